@@ -1,0 +1,156 @@
+# runai toolsuite: one non-recursive GNU Makefile.
+#
+#   make                 build runai, runai-adm, rntop (in build/default)
+#   make check           -Werror build, C unit tests, Bats e2e against real peers
+#   make check SANITIZE=1   the same under ASan+UBSan (in build/sanitize)
+#   make check-valgrind  the same under valgrind
+#   make docs            regenerate man/ and completions/ from the command tables
+#   make demo            start the emulated cluster and try runai against it
+#   make install [PREFIX=/usr/local] [DESTDIR=...]   / make uninstall
+#   make deps            install the Debian/npm packages the build and tests need
+#   make V=1             show full command lines
+
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+BASHCOMPDIR	?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR	?= $(PREFIX)/share/zsh/site-functions
+DESTDIR		?=
+
+CC		?= cc
+PKG_CONFIG	?= pkg-config
+PYTHON		?= /usr/bin/python3
+PKGS		:= libcurl libcjson yaml-0.1 openssl libssh2 ncursesw readline
+
+CFLAGS		?= -O2 -g
+WARNINGS	:= -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes \
+		   -Wstrict-prototypes -Wwrite-strings -Wformat=2 -Wcast-qual \
+		   -Wpointer-arith -Wvla -Wno-unused-parameter \
+		   -Wno-missing-field-initializers
+ifeq ($(WERROR),1)
+WARNINGS	+= -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+O		?= build/sanitize
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+else
+O		?= build/default
+SAN_FLAGS	:=
+endif
+
+PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+GIT_COMMIT	:= $(shell git rev-parse --short HEAD 2>/dev/null)
+
+ALL_CPPFLAGS	:= -D_DEFAULT_SOURCE -Ilib -DRAI_VERSION='"$(VERSION)"' \
+		   -DRAI_GIT_COMMIT='"$(GIT_COMMIT)"' $(CPPFLAGS)
+ALL_CFLAGS	:= $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS)
+LIBS		:= $(PKG_LIBS) -lm
+
+ifneq ($(V),1)
+Q_CC		= @echo '   CC      $@';
+Q_AR		= @echo '   AR      $@';
+Q_LINK		= @echo '   LINK    $@';
+Q_GEN		= @echo '   GEN     $@';
+endif
+
+LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_OBJS	:= $(LIB_SRCS:%.c=$(O)/%.o)
+LIBRAI		:= $(O)/lib/librai.a
+
+RUNAI_SRCS	:= $(sort $(wildcard cmd/runai/*.c))
+ADM_SRCS	:= $(sort $(wildcard cmd/runai-adm/*.c))
+RNTOP_SRCS	:= $(sort $(wildcard cmd/rntop/*.c))
+PROGRAMS	:= $(O)/runai $(O)/runai-adm $(O)/rntop
+
+UNIT_SRCS	:= $(sort $(wildcard tests/unit/t_*.c))
+UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/unit/%)
+HELPER_SRCS	:= $(sort $(wildcard tests/helper/*.c))
+HELPER_BIN	:= $(if $(HELPER_SRCS),$(O)/tests/helper/rai-test-tool)
+
+.PHONY: all check check-valgrind test-bins docs demo install uninstall \
+	deps clean fuzz
+.DEFAULT_GOAL := all
+
+all: $(PROGRAMS)
+ifeq ($(O),build/default)
+	@ln -sf $(O)/runai runai; ln -sf $(O)/runai-adm runai-adm; ln -sf $(O)/rntop rntop
+endif
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(Q_CC)$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIBRAI): $(LIB_OBJS)
+	$(Q_AR)rm -f $@ && $(AR) rcs $@ $^
+
+$(O)/runai: $(RUNAI_SRCS:%.c=$(O)/%.o) $(LIBRAI)
+	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/runai-adm: $(ADM_SRCS:%.c=$(O)/%.o) $(LIBRAI)
+	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/rntop: $(RNTOP_SRCS:%.c=$(O)/%.o) $(LIBRAI)
+	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIBRAI)
+	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+$(O)/tests/helper/rai-test-tool: $(HELPER_SRCS:%.c=$(O)/%.o) $(LIBRAI)
+	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+test-bins: $(PROGRAMS) $(UNIT_BINS) $(HELPER_BIN)
+
+# The README's test command. tests/run ends with "N passed, N failed".
+check:
+	@$(MAKE) --no-print-directory WERROR=1 test-bins all
+	@RAI_BUILD_DIR=$(O) SANITIZE=$(SANITIZE) tests/run
+
+check-valgrind:
+	@$(MAKE) --no-print-directory WERROR=1 test-bins all
+	@RAI_BUILD_DIR=$(O) RAI_VALGRIND=1 tests/run
+
+docs: $(PROGRAMS)
+	@rm -rf $(O)/docs && mkdir -p $(O)/docs/man
+	@for p in runai runai-adm rntop; do \
+		$(O)/$$p __gen man $(O)/docs/man || exit 1; \
+		$(O)/$$p __gen completion bash >completions/$$p.bash || exit 1; \
+		$(O)/$$p __gen completion zsh >completions/_$$p || exit 1; \
+	done
+	@rm -f man/*.[18] && cp $(O)/docs/man/* man/
+	@echo '   GEN     man/ completions/'
+
+demo: all
+	@contrib/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 755 $(O)/runai $(O)/rntop $(DESTDIR)$(BINDIR)/
+	install -m 755 $(O)/runai-adm $(DESTDIR)$(SBINDIR)/
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(MANDIR)/man1/
+	$(if $(wildcard man/*.8),install -m 644 $(wildcard man/*.8) $(DESTDIR)$(MANDIR)/man8/)
+	for p in runai runai-adm rntop; do \
+		install -m 644 completions/$$p.bash $(DESTDIR)$(BASHCOMPDIR)/$$p; \
+		install -m 644 completions/_$$p $(DESTDIR)$(ZSHCOMPDIR)/_$$p; \
+	done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/runai $(DESTDIR)$(BINDIR)/rntop \
+		$(DESTDIR)$(SBINDIR)/runai-adm
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(wildcard man/*.1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
+	for p in runai runai-adm rntop; do \
+		rm -f $(DESTDIR)$(BASHCOMPDIR)/$$p $(DESTDIR)$(ZSHCOMPDIR)/_$$p; \
+	done
+
+deps:
+	@contrib/install-deps.sh
+
+clean:
+	rm -rf build runai runai-adm rntop
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -1,0 +1,135 @@
+# Shared setup for the Bats end-to-end tests.
+#
+# Every test file does:
+#     load lib/common
+# and then, in setup_file, starts the peers it needs (kubesim_start), and in
+# teardown_file stops them (kubesim_stop). Each test gets its own HOME,
+# KUBECONFIG and cache directories under $BATS_TEST_TMPDIR, so no test can
+# touch the developer's real ~/.kube or another test's files.
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+TOP=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+export TOP
+# The binaries under test: the build tree by default, an installed tree with
+# RAI_BIN_DIR=/usr/bin.
+RAI_BIN_DIR=${RAI_BIN_DIR:-$TOP}
+PATH="$RAI_BIN_DIR:$PATH"
+export PATH
+PYTHON=${PYTHON:-/usr/bin/python3}
+KUBECTL_132=${KUBECTL_132:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
+
+# Point every per-user location into the test's own directory.
+isolate_env() {
+	export HOME="$BATS_TEST_TMPDIR/home"
+	export XDG_CONFIG_HOME="$HOME/.config"
+	export XDG_CACHE_HOME="$HOME/.cache"
+	export KUBECACHEDIR="$HOME/.kube/cache"
+	mkdir -p "$HOME/.kube" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
+	unset KUBECONFIG RUNAI_VERBOSITY NO_COLOR RUNAI_PROJECT
+	export LC_ALL=C.UTF-8
+}
+
+# kubesim_start [kube-sim options...]
+# Starts the cluster emulator on a free loopback port with its state under
+# $BATS_FILE_TMPDIR/sim and waits until it serves. Exports:
+#   KUBESIM_DIR KUBESIM_URL KUBESIM_PORT KUBESIM_CA KUBESIM_TOKEN
+#   KUBESIM_KUBECONFIG (admin, bearer token)  KUBESIM_PID
+kubesim_start() {
+	KUBESIM_DIR="$BATS_FILE_TMPDIR/sim"
+	mkdir -p "$KUBESIM_DIR"
+	"$PYTHON" "$TOP/contrib/kube-sim/kube-sim" --state-dir "$KUBESIM_DIR" \
+		--port 0 "$@" >"$KUBESIM_DIR/server.log" 2>&1 &
+	KUBESIM_PID=$!
+	local i
+	for i in $(seq 1 200); do
+		[ -s "$KUBESIM_DIR/ready.json" ] && break
+		if ! kill -0 "$KUBESIM_PID" 2>/dev/null; then
+			cat "$KUBESIM_DIR/server.log" >&2
+			echo "kube-sim exited before it was ready" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+	[ -s "$KUBESIM_DIR/ready.json" ] || { echo "kube-sim not ready after 10 s" >&2; return 1; }
+	KUBESIM_URL=$(jq -r .url "$KUBESIM_DIR/ready.json")
+	KUBESIM_PORT=$(jq -r .port "$KUBESIM_DIR/ready.json")
+	KUBESIM_CA=$(jq -r .ca "$KUBESIM_DIR/ready.json")
+	KUBESIM_TOKEN=$(jq -r .token "$KUBESIM_DIR/ready.json")
+	KUBESIM_KUBECONFIG=$(jq -r .kubeconfig "$KUBESIM_DIR/ready.json")
+	export KUBESIM_DIR KUBESIM_URL KUBESIM_PORT KUBESIM_CA KUBESIM_TOKEN \
+		KUBESIM_KUBECONFIG KUBESIM_PID
+}
+
+# Stops the emulator started by kubesim_start, by its PID.
+kubesim_stop() {
+	[ -n "${KUBESIM_PID:-}" ] || return 0
+	kill "$KUBESIM_PID" 2>/dev/null || true
+	local i
+	for i in $(seq 1 100); do
+		kill -0 "$KUBESIM_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -9 "$KUBESIM_PID" 2>/dev/null || true
+	wait "$KUBESIM_PID" 2>/dev/null || true
+	KUBESIM_PID=
+}
+
+# sim METHOD PATH [JSON-BODY]: calls the emulator's /_sim control API and
+# prints the response body. Fails on a non-2xx answer.
+sim() {
+	local method=$1 path=$2 body=${3:-}
+	if [ -n "$body" ]; then
+		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
+			-H 'Content-Type: application/json' --data-binary "$body" \
+			"$KUBESIM_URL$path"
+	else
+		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
+			"$KUBESIM_URL$path"
+	fi
+}
+
+# A private copy of the admin kubeconfig for one test, as $KUBECONFIG.
+use_sim_kubeconfig() {
+	cp "$KUBESIM_KUBECONFIG" "$HOME/.kube/config"
+	chmod 600 "$HOME/.kube/config"
+	export KUBECONFIG="$HOME/.kube/config"
+}
+
+# Marks the current end of the emulator's request log; requests_since_mark
+# then prints the JSON lines received after it.
+mark_requests() {
+	REQ_MARK=$(wc -l <"$KUBESIM_DIR/requests.jsonl" 2>/dev/null || echo 0)
+}
+requests_since_mark() {
+	tail -n +"$((${REQ_MARK:-0} + 1))" "$KUBESIM_DIR/requests.jsonl"
+}
+
+# assert_request METHOD PATH [JQ-PREDICATE]: some request after the mark had
+# this method and path (and satisfies the predicate, evaluated on the log
+# line). Prints the requests seen when none matches.
+assert_request() {
+	local method=$1 path=$2 pred=${3:-true}
+	local n
+	n=$(requests_since_mark | jq -c --arg m "$method" --arg p "$path" \
+		"select(.method == \$m and .path == \$p) | select($pred)" | wc -l)
+	if [ "$n" -eq 0 ]; then
+		echo "no $method $path request matching '$pred'; requests seen:" >&2
+		requests_since_mark | jq -c '{method, path, query, status}' >&2
+		return 1
+	fi
+}
+
+# refute_request METHOD PATH: no request after the mark had this method and path.
+refute_request() {
+	local method=$1 path=$2 n
+	n=$(requests_since_mark | jq -c --arg m "$method" --arg p "$path" \
+		'select(.method == $m and .path == $p)' | wc -l)
+	[ "$n" -eq 0 ] || { echo "unexpected $method $path request" >&2; return 1; }
+}
+
+have_kubectl_132() {
+	[ -x "$KUBECTL_132" ]
+}
