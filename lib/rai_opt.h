@@ -52,7 +52,10 @@ enum rai_opt_flags {
 	RAI_OPT_NEGATABLE	= 1 << 3,	/* BOOL also accepts --no-X */
 };
 
-/* RAI_OPT_LIST storage. Strings are borrowed from argv (or owned copies). */
+/*
+ * RAI_OPT_LIST storage and completion candidates. rai_strv_push stores
+ * a copy of the string; rai_strv_release frees the copies and the array.
+ */
 struct rai_strv {
 	const char	**v;
 	size_t		  n;
@@ -151,6 +154,13 @@ struct rai_ctx {
 	char			*namespace;	/* its namespace */
 	void			*app;		/* program-specific */
 };
+
+/*
+ * A command's run() returns 0 on success, a positive exit code when it
+ * has printed its own diagnostics, or -1: the engine then prints
+ * *rai_ctx_err(ctx) and exits with rai_err_exit_code() of it.
+ */
+struct rai_err *rai_ctx_err(struct rai_ctx *);
 
 /* Parses argv, runs the command, prints errors; returns the exit code. */
 int	 rai_main(const struct rai_prog *, int argc, char **argv);

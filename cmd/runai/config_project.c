@@ -1,0 +1,61 @@
+/* runai config project <name>: make a project the default. */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kube_config.h"
+#include "rai_project.h"
+#include "runai.h"
+
+#include "banned.h"
+
+static int
+cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	const char *project = argv[0];
+	char *ns = NULL;
+	int rc = -1;
+
+	if (ctx->conn.context == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "no current context to set the "
+		    "project in");
+		rai_err_set_hint(err, "run 'runai config cluster <context>' "
+		    "first");
+		return -1;
+	}
+	if (rai_project_namespace(ctx->client, project, &ns, err) == -1)
+		return -1;
+	if (kube_config_set_context_namespace(ctx->kcfg, ctx->conn.context, ns,
+	    err) == -1)
+		goto out;
+	fprintf(ctx->out, "Project %s has been set as default project\n",
+	    project);
+	rc = 0;
+out:
+	free(ns);
+	return rc;
+}
+
+static const struct rai_example config_project_examples[] = {
+	{ "runai config project team-a", "submit to team-a when -p is not "
+	    "given" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_config_project = {
+	.name = "project",
+	.aliases = (const char *const[]){ "projects", NULL },
+	.summary = "set the default project",
+	.synopsis = "<project>",
+	.description = "Finds the namespace of <project> (the one labelled "
+	    "runai/queue=<project>) and makes it the namespace of the current "
+	    "kubeconfig context, in the file that defines that context. "
+	    "Commands without -p then use this project.",
+	.examples = config_project_examples,
+	.args_min = 1,
+	.args_max = 1,
+	.args_comp = RAI_COMP_PROJECT,
+	.flags = RAI_CMD_NEED_CLIENT,
+	.run = cmd_config_project,
+};

@@ -1,0 +1,216 @@
+/*
+ * runai list nodes: CPU, memory and GPU capacity and use per node, from
+ * the Node objects and the pods bound to them.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "rai_buf.h"
+#include "rai_node.h"
+#include "rai_out.h"
+#include "rai_quantity.h"
+#include "runai.h"
+
+#include "banned.h"
+
+struct list_nodes_opts {
+	const char	*output;
+};
+
+static const struct rai_opt list_nodes_opts[] = {
+	RUNAI_OPT_OUTPUT(struct list_nodes_opts, output),
+	RAI_OPT_END
+};
+
+static const struct rai_col node_cols[] = {
+	{ "NAME", NULL, 0 },
+	{ "STATUS", NULL, 0 },
+	{ "IP Address", NULL, 0 },
+	{ "ROLE", NULL, 0 },
+	{ "ALLOCATABLE", "CPU", 0 },
+	{ "ALLOCATED", "CPU", 0 },
+	{ "ALLOCATABLE", "MEMORY", 0 },
+	{ "ALLOCATED", "MEMORY", 0 },
+	{ "TYPE", "GPU", 0 },
+	{ "ALLOCATABLE", "GPU", 0 },
+	{ "FREE", "GPU", 0 },
+	{ "ALLOCATED", "GPU", RAI_COL_WIDE },
+	{ "UNHEALTHY", "GPU", RAI_COL_WIDE },
+	{ NULL, NULL, 0 }
+};
+
+static void
+add_node_row(struct rai_table *t, const struct rai_node_view *v)
+{
+	char a[32], b[32];
+
+	rai_table_add(t, v->name);
+	rai_table_add(t, v->status);
+	rai_table_add(t, v->ip);
+	rai_table_add(t, v->role);
+	rai_table_addf(t, "%.2f", v->cpu_allocatable);
+	rai_table_addf(t, "%.2f", v->cpu_allocated);
+	rai_table_add(t, rai_fmt_iec(v->mem_allocatable, a, sizeof(a)));
+	rai_table_add(t, rai_fmt_iec(v->mem_allocated, b, sizeof(b)));
+	rai_table_add(t, v->gpu_type[0] ? v->gpu_type : "-");
+	rai_table_add(t, rai_fmt_num(v->gpu_allocatable, a, sizeof(a)));
+	rai_table_add(t, rai_fmt_num(v->gpu_free, b, sizeof(b)));
+	rai_table_add(t, rai_fmt_num(v->gpu_allocated, a, sizeof(a)));
+	rai_table_add(t, rai_fmt_num(v->gpu_unhealthy, b, sizeof(b)));
+	rai_table_end_row(t);
+}
+
+/* The documented -o json|yaml schema: one object per node. */
+static cJSON *
+node_json(const struct rai_node_view *v)
+{
+	cJSON *o = cJSON_CreateObject(), *g;
+
+	cJSON_AddStringToObject(o, "name", v->name);
+	cJSON_AddStringToObject(o, "status", v->status);
+	cJSON_AddStringToObject(o, "ip", v->ip);
+	cJSON_AddStringToObject(o, "role", v->role);
+	g = cJSON_AddObjectToObject(o, "cpu");
+	cJSON_AddNumberToObject(g, "allocatable", v->cpu_allocatable);
+	cJSON_AddNumberToObject(g, "allocated", v->cpu_allocated);
+	g = cJSON_AddObjectToObject(o, "memory");
+	cJSON_AddNumberToObject(g, "allocatableBytes", v->mem_allocatable);
+	cJSON_AddNumberToObject(g, "allocatedBytes", v->mem_allocated);
+	g = cJSON_AddObjectToObject(o, "gpu");
+	cJSON_AddStringToObject(g, "type", v->gpu_type);
+	cJSON_AddNumberToObject(g, "capacity", v->gpu_capacity);
+	cJSON_AddNumberToObject(g, "allocatable", v->gpu_allocatable);
+	cJSON_AddNumberToObject(g, "allocated", v->gpu_allocated);
+	cJSON_AddNumberToObject(g, "free", v->gpu_free);
+	cJSON_AddNumberToObject(g, "unhealthy", v->gpu_unhealthy);
+	return o;
+}
+
+static int
+wanted(int argc, char **argv, const char *name)
+{
+	int i;
+
+	if (argc == 0)
+		return 1;
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Every name asked for must exist: a typo is an error, not an empty list. */
+static int
+check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
+    char **argv)
+{
+	struct rai_buf known = RAI_BUF_INIT;
+	size_t i;
+	int a, found;
+
+	for (a = 0; a < argc; a++) {
+		for (i = 0, found = 0; i < nl->n && !found; i++)
+			found = strcmp(nl->v[i].name, argv[a]) == 0;
+		if (found)
+			continue;
+		for (i = 0; i < nl->n; i++)
+			rai_buf_addf(&known, "%s%s", i ? ", " : "",
+			    nl->v[i].name);
+		rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND,
+		    "node '%s' not found", argv[a]);
+		rai_err_set_hint(rai_ctx_err(ctx), "nodes in the cluster: %s",
+		    known.len ? rai_buf_str(&known) : "(none)");
+		rai_buf_release(&known);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
+    enum rai_out_fmt fmt, int argc, char **argv)
+{
+	struct rai_table *t;
+	cJSON *arr;
+	size_t i;
+	int rc = 0;
+
+	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
+		arr = cJSON_CreateArray();
+		for (i = 0; i < nl->n; i++)
+			if (wanted(argc, argv, nl->v[i].name))
+				cJSON_AddItemToArray(arr, node_json(&nl->v[i]));
+		if (fmt == RAI_OUT_JSON)
+			rai_out_json(ctx->out, arr);
+		else
+			rc = rai_out_yaml(ctx->out, arr, rai_ctx_err(ctx));
+		cJSON_Delete(arr);
+		return rc;
+	}
+	if (fmt == RAI_OUT_NAME) {
+		for (i = 0; i < nl->n; i++)
+			if (wanted(argc, argv, nl->v[i].name))
+				fprintf(ctx->out, "node/%s\n", nl->v[i].name);
+		return 0;
+	}
+	if (nl->n == 0) {
+		fprintf(ctx->out, "No available node found in cluster\n");
+		return 0;
+	}
+	t = rai_table_new(node_cols, fmt == RAI_OUT_WIDE);
+	for (i = 0; i < nl->n; i++)
+		if (wanted(argc, argv, nl->v[i].name))
+			add_node_row(t, &nl->v[i]);
+	rai_table_print(t, ctx->out);
+	rai_table_free(t);
+	return 0;
+}
+
+static int
+cmd_list_nodes(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct list_nodes_opts *o = opts;
+	struct rai_node_list nl = { 0 };
+	enum rai_out_fmt fmt;
+	int rc = -1;
+
+	if (runai_output_format(ctx, o->output, &fmt) == -1)
+		return -1;
+	if (rai_nodes_fetch(ctx->client, &nl, rai_ctx_err(ctx)) == -1)
+		return -1;
+	if (check_names(ctx, &nl, argc, argv) == 0)
+		rc = print_nodes(ctx, &nl, fmt, argc, argv);
+	rai_node_list_release(&nl);
+	return rc;
+}
+
+static const struct rai_example list_nodes_examples[] = {
+	{ "runai list nodes", "capacity and use of every node" },
+	{ "runai list nodes node-1 -o json", "one node, for scripts" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_list_nodes = {
+	.name = "nodes",
+	.aliases = (const char *const[]){ "node", NULL },
+	.summary = "list the nodes with their CPU, memory and GPU use",
+	.synopsis = "[<node>...] [-o wide|json|yaml|name]",
+	.description = "Shows each node's status, address and role, then "
+	    "allocatable and allocated CPU and memory, and its GPU type, "
+	    "allocatable and free GPUs. Allocated counts the requests of the "
+	    "node's running and pending pods; fractional GPUs count by their "
+	    "gpu-fraction. -o wide adds allocated and unhealthy GPUs. With "
+	    "names, only those nodes are shown, and an unknown name is an "
+	    "error.",
+	.examples = list_nodes_examples,
+	.opts = list_nodes_opts,
+	.opts_size = sizeof(struct list_nodes_opts),
+	.args_min = 0,
+	.args_max = -1,
+	.args_comp = RAI_COMP_NODE,
+	.flags = RAI_CMD_NEED_CLIENT,
+	.run = cmd_list_nodes,
+};
