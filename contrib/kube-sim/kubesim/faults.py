@@ -1,0 +1,87 @@
+"""Injected faults: make the next N matching requests misbehave.
+
+A fault matches on a path prefix (and optionally a method) and is used up
+after `count` requests. What it does, in order: wait `delay` seconds;
+then either answer `status` with a chosen body (a Status, an HTML page,
+nothing, garbage, or a body cut short of its Content-Length), or (no
+status, or a 2xx with body "truncated") let the real answer through,
+trickled one byte a second (`trickle`) or cut after `cut_after_bytes`.
+"""
+
+import threading
+
+from kubesim.errors import bad_request
+
+BODIES = ("status", "html", "empty", "garbage", "truncated")
+
+
+class Fault:
+    def __init__(self, spec):
+        if not isinstance(spec, dict):
+            raise bad_request("a fault is a JSON object")
+        self.path_prefix = spec.get("path_prefix", "/")
+        self.method = (spec.get("method") or "").upper() or None
+        self.count = int(spec.get("count", 1))
+        self.status = int(spec["status"]) if spec.get("status") is not None else None
+        self.retry_after = spec.get("retry_after")
+        self.body = spec.get("body", "status")
+        self.message = spec.get("message")
+        self.delay = float(spec.get("delay") or 0)
+        self.trickle = bool(spec.get("trickle", False))
+        cut = spec.get("cut_after_bytes")
+        self.cut_after_bytes = int(cut) if cut is not None else None
+        if self.body not in BODIES:
+            raise bad_request("fault body must be one of %s" % ", ".join(BODIES))
+        if not self.path_prefix.startswith("/") or self.count < 1:
+            raise bad_request("fault needs a path_prefix starting with / and count >= 1")
+
+    def matches(self, method, path):
+        return path.startswith(self.path_prefix) and self.method in (None, method)
+
+    def answers_itself(self):
+        """True when the fault replaces the real answer."""
+        if self.status is None:
+            return False
+        return not (200 <= self.status < 300 and self.body in ("status", "truncated"))
+
+    def to_json(self):
+        out = {"path_prefix": self.path_prefix, "count": self.count, "body": self.body}
+        for key in ("method", "status", "retry_after", "message", "cut_after_bytes"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        if self.delay:
+            out["delay"] = self.delay
+        if self.trickle:
+            out["trickle"] = True
+        return out
+
+
+class FaultInjector:
+    def __init__(self):
+        self._faults = []
+        self._lock = threading.Lock()
+
+    def add(self, spec):
+        fault = Fault(spec)
+        with self._lock:
+            self._faults.append(fault)
+        return fault
+
+    def clear(self):
+        with self._lock:
+            self._faults = []
+
+    def list(self):
+        with self._lock:
+            return [f.to_json() for f in self._faults]
+
+    def take(self, method, path):
+        """The first fault matching this request, used up by one; or None."""
+        with self._lock:
+            for fault in self._faults:
+                if fault.matches(method, path):
+                    fault.count -= 1
+                    if fault.count <= 0:
+                        self._faults.remove(fault)
+                    return fault
+        return None

@@ -1,0 +1,150 @@
+"""Command line and start-up: state directory, PKI, tokens, kubeconfigs,
+the store and its start-up contents, the runtime, the server, ready.json,
+and a clean exit on SIGTERM/SIGINT."""
+
+import argparse
+import ipaddress
+import json
+import os
+import signal
+import sys
+import threading
+
+from kubesim import auth, certs, demo
+from kubesim.reqlog import RequestLog
+from kubesim.resources import Registry
+from kubesim.server import ApiServer, make_ssl_context
+from kubesim.sim import Sim, runtime_module
+from kubesim.store import Store
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="kube-sim",
+        description="An emulator of the Kubernetes API server with Run:ai objects, "
+                    "for tests and demos. Listens on loopback only.")
+    p.add_argument("--state-dir", required=True,
+                   help="directory for certificates, tokens, kubeconfigs and logs")
+    p.add_argument("--listen", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=0, help="port; 0 picks a free one (default)")
+    p.add_argument("--demo", action="store_true",
+                   help="start with two GPU nodes and projects team-a..team-d")
+    p.add_argument("--plain-http", action="store_true", help="serve http instead of https")
+    p.add_argument("--tick", type=float, default=1.0,
+                   help="seconds between controller steps (default 1.0)")
+    p.add_argument("--oidc-issuer-url", help="accept id-tokens from this OIDC issuer")
+    p.add_argument("--oidc-client-id", help="the audience id-tokens must carry")
+    p.add_argument("--oidc-ca-file", help="CA bundle for the issuer's HTTPS endpoints")
+    p.add_argument("--oidc-username-claim", default="sub", help="claim naming the user")
+    p.add_argument("--oidc-groups-claim", help="claim listing the user's groups")
+    p.add_argument("--max-list-bytes", type=int, default=None,
+                   help="mark list answers larger than this (X-Kube-Sim-Oversize); "
+                        "they are still sent")
+    args = p.parse_args(argv)
+    if bool(args.oidc_issuer_url) != bool(args.oidc_client_id):
+        p.error("--oidc-issuer-url and --oidc-client-id go together")
+    return args
+
+
+def _loopback_host(listen):
+    """The address to bind; refuses anything but loopback."""
+    host = "127.0.0.1" if listen == "localhost" else listen
+    try:
+        if not ipaddress.ip_address(host).is_loopback:
+            raise ValueError
+    except ValueError:
+        sys.exit("kube-sim: --listen must be a loopback address, not %r" % listen)
+    return host
+
+
+def _url(host, port, tls):
+    shown = "[%s]" % host if ":" in host else host
+    return "%s://%s:%d" % ("https" if tls else "http", shown, port)
+
+
+def _load_runtime(sim):
+    """Attaches the controller and pod I/O when those modules exist."""
+    controller, podio = runtime_module("controller"), runtime_module("podio")
+    if controller is None or podio is None:
+        print("kube-sim: runtime modules (controller, podio) absent; serving the API only",
+              file=sys.stderr, flush=True)
+        return None
+    sim.logs = podio.PodLogs(sim)
+    sim.controller = controller.Controller(sim)
+    podio.register_sim_routes(sim)
+    controller.register_sim_routes(sim)
+    return sim.controller
+
+
+def _build(args, state_dir):
+    pki = certs.Pki(state_dir).ensure()
+    tokens = auth.TokenFile(os.path.join(state_dir, "tokens.csv"))
+    admin_token = tokens.ensure()
+    store = Store(Registry())
+    demo.install_base(store)
+    if args.demo:
+        demo.install_demo(store)
+    sim = Sim(store, state_dir, args)
+    sim.tokens, sim.admin_token = tokens, admin_token
+    # a fresh request log per run: tests count its lines from zero
+    open(os.path.join(state_dir, "requests.jsonl"), "w").close()
+    sim.reqlog = RequestLog(os.path.join(state_dir, "requests.jsonl"))
+    oidc = None
+    if args.oidc_issuer_url:
+        oidc = auth.OIDCVerifier(args.oidc_issuer_url, args.oidc_client_id,
+                                 args.oidc_ca_file, args.oidc_username_claim,
+                                 args.oidc_groups_claim)
+    sim.authn = auth.Authenticator(tokens, oidc)
+    sim.authz = auth.Authorizer(store)
+    return sim, pki
+
+
+def _write_ready(state_dir, sim, port, pki, kubeconfigs):
+    ready = {"url": sim.url, "port": port, "pid": os.getpid(),
+             "ca": os.path.abspath(pki.ca_crt), "token": sim.admin_token,
+             "kubeconfig": os.path.abspath(kubeconfigs[0]),
+             "kubeconfig_cert": os.path.abspath(kubeconfigs[1])}
+    certs.write_private(os.path.join(state_dir, "ready.json"),
+                        json.dumps(ready, indent=2) + "\n")
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    host = _loopback_host(args.listen)
+    state_dir = os.path.abspath(args.state_dir)
+    os.makedirs(state_dir, exist_ok=True)
+    # a ready.json from an earlier run must not be mistaken for this one's
+    try:
+        os.unlink(os.path.join(state_dir, "ready.json"))
+    except FileNotFoundError:
+        pass
+    sim, pki = _build(args, state_dir)
+    tls = not args.plain_http
+    server = ApiServer((host, args.port), sim, make_ssl_context(pki) if tls else None)
+    port = server.server_address[1]
+    sim.url = _url(host, port, tls)
+    sim.server_address = "%s:%d" % (host, port)
+    kubeconfigs = certs.write_kubeconfigs(state_dir, sim.url, sim.admin_token, pki, tls)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: sim.stop_event.set())
+    controller = _load_runtime(sim)
+    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                               name="kube-sim-serve", daemon=True)
+    serving.start()
+    if controller is not None:
+        controller.start()
+    _write_ready(state_dir, sim, port, pki, kubeconfigs)
+    print("kube-sim: serving %s (state in %s)" % (sim.url, state_dir),
+          file=sys.stderr, flush=True)
+
+    while not sim.stop_event.wait(0.5):
+        pass
+    print("kube-sim: stopping", file=sys.stderr, flush=True)
+    server.shutdown()  # no new connections
+    sim.stop()         # let open streams end cleanly
+    if controller is not None:
+        controller.stop()
+    server.server_close()
+    sim.reqlog.close()
+    return 0
