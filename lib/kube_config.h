@@ -8,9 +8,10 @@
  * is an empty config, not an error.
  *
  * Write-back goes to the file that defines the thing being changed, via
- * a temp file in the same directory + fsync + rename, mode 0600, under
- * an flock on "<file>.lock". Unknown fields survive (the whole document
- * is kept as a tree); comments do not (libyaml has no comment events).
+ * a temp file in the same directory + fsync + rename, mode 0600, while
+ * holding "<file>.lock" (created with O_EXCL and removed afterwards, the
+ * protocol kubectl uses). Unknown fields survive (the whole document is
+ * kept as a tree); comments do not (libyaml has no comment events).
  */
 #ifndef KUBE_CONFIG_H
 #define KUBE_CONFIG_H
