@@ -122,7 +122,10 @@ docs: $(PROGRAMS)
 	@rm -f man/*.[18] && cp $(O)/docs/man/* man/
 	@echo '   GEN     man/ completions/'
 
-demo: all
+# A sub-make, so "make deps demo" on a fresh machine sees the libraries
+# deps just installed (pkg-config ran when this Makefile was read).
+demo:
+	@$(MAKE) --no-print-directory all
 	@contrib/demo.sh
 
 install: all

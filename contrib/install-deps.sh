@@ -9,7 +9,7 @@ PACKAGES="build-essential pkg-config git ca-certificates curl jq openssl
  libncurses-dev libreadline-dev zlib1g-dev
  python3 python3-cryptography python3-jwt
  bats bats-support bats-assert
- valgrind groff-base man-db shellcheck"
+ valgrind groff-base man-db shellcheck zsh bash-completion"
 
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(echo $PACKAGES)"
 

@@ -62,14 +62,6 @@ rai_log(int level, const char *fmt, ...)
 	free(msg);
 }
 
-int
-rai_log_redacting(void)
-{
-	const char *v = getenv("RUNAI_TRACE_REDACT");
-
-	return !(v != NULL && strcmp(v, "0") == 0);
-}
-
 static int
 ends_with_ci(const char *s, size_t len, const char *suffix)
 {
@@ -146,10 +138,6 @@ rai_redact_header(const char *text, size_t len, struct rai_buf *out)
 {
 	const char *p = text, *end = text + len, *nl;
 
-	if (!rai_log_redacting()) {
-		rai_buf_add(out, text, len);
-		return;
-	}
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL) {
@@ -274,10 +262,6 @@ rai_redact_body(const char *body, size_t len, struct rai_buf *out)
 	struct rai_buf tmp = RAI_BUF_INIT;
 	size_t i;
 
-	if (!rai_log_redacting()) {
-		rai_buf_add(out, body, len);
-		return;
-	}
 	i = skip_ws(body, len, 0);
 	if (i < len && (body[i] == '{' || body[i] == '['))
 		redact_json(body, len, &tmp);

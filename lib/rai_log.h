@@ -32,8 +32,7 @@ int	 rai_log_enabled(int level);
 void	 rai_log_set_sink(rai_log_sink_fn *, void *ud);
 void	 rai_log(int level, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-/* Redaction is on unless RUNAI_TRACE_REDACT=0 (documented as dangerous). */
-int	 rai_log_redacting(void);
+/* Redaction is always on: there is no switch that shows secrets. */
 
 /*
  * Redaction helpers; each appends the redacted text to out.
