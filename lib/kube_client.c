@@ -441,22 +441,14 @@ list_items(const struct kube_client *c, const char *path, cJSON *list,
 	return 0;
 }
 
-static void
-move_items(cJSON *dst, cJSON *src)
-{
-	cJSON *it;
-
-	while ((it = cJSON_DetachItemFromArray(src, 0)) != NULL)
-		cJSON_AddItemToArray(dst, it);
-}
-
 /* One page: parsed, checked, its continue token copied out. */
 static int
 list_page(struct kube_client *c, const struct kube_res *res, const char *ns,
     const struct kube_list_opts *lo, const char *cont, cJSON **page,
-    cJSON **items, char **next, struct rai_err *err)
+    char **next, struct rai_err *err)
 {
 	char *path = list_path(res, ns, lo, cont);
+	cJSON *items;
 	const char *tok;
 	int rc = -1;
 
@@ -464,7 +456,7 @@ list_page(struct kube_client *c, const struct kube_res *res, const char *ns,
 	if (request_json(c, "GET", path, NULL, NULL, KUBE_REQ_IDEMPOTENT, page,
 	    err) == -1)
 		goto out;
-	if (list_items(c, path, *page, items, err) == -1) {
+	if (list_items(c, path, *page, &items, err) == -1) {
 		cJSON_Delete(*page);
 		*page = NULL;
 		goto out;
@@ -477,34 +469,30 @@ out:
 	return rc;
 }
 
+/*
+ * Walks the pages, handing each to fn. *expired tells the caller that
+ * the snapshot behind a continue token was compacted (410), the one
+ * failure worth starting over for.
+ */
 static int
-list_all(struct kube_client *c, const struct kube_res *res, const char *ns,
-    const struct kube_list_opts *lo, cJSON **out, int *expired,
-    struct rai_err *err)
+list_walk(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, kube_page_fn *fn, void *ud,
+    int *expired, struct rai_err *err)
 {
-	cJSON *result = NULL, *ritems = NULL, *page = NULL, *items = NULL;
+	cJSON *page = NULL;
 	char *cont = NULL, *next = NULL;
-	const char *rv;
 	int rc = -1;
 
 	*expired = 0;
 	for (;;) {
-		if (list_page(c, res, ns, lo, cont, &page, &items, &next,
-		    err) == -1) {
+		if (list_page(c, res, ns, lo, cont, &page, &next, err) == -1) {
 			*expired = cont != NULL && err->http_status == 410;
 			goto out;
 		}
-		if (result == NULL) {
-			result = page;
-			ritems = items;
-		} else {
-			move_items(ritems, items);
-			rv = rai_json_str(page, "metadata.resourceVersion");
-			if (rv != NULL)
-				rai_json_set_str(result,
-				    "metadata.resourceVersion", rv);
-			cJSON_Delete(page);
-		}
+		if (fn(ud, page, err) == -1)
+			goto out;
+		cJSON_Delete(page);
+		page = NULL;
 		if (lo->single_page || next == NULL)
 			break;
 		if (cont != NULL && strcmp(cont, next) == 0) {
@@ -517,27 +505,18 @@ list_all(struct kube_client *c, const struct kube_res *res, const char *ns,
 		cont = next;
 		next = NULL;
 	}
-	if (!lo->single_page) {
-		cJSON_DeleteItemFromObjectCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(result, "metadata"),
-		    "continue");
-		cJSON_DeleteItemFromObjectCaseSensitive(
-		    cJSON_GetObjectItemCaseSensitive(result, "metadata"),
-		    "remainingItemCount");
-	}
-	*out = result;
-	result = NULL;
 	rc = 0;
 out:
-	cJSON_Delete(result);
+	cJSON_Delete(page);
 	free(cont);
 	free(next);
 	return rc;
 }
 
 int
-kube_list(struct kube_client *c, const struct kube_res *res, const char *ns,
-    const struct kube_list_opts *lo, cJSON **out, struct rai_err *err)
+kube_list_pages(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo, kube_page_fn *fn,
+    void *ud, struct rai_err *err)
 {
 	struct kube_list_opts none;
 	int expired;
@@ -548,7 +527,7 @@ kube_list(struct kube_client *c, const struct kube_res *res, const char *ns,
 	}
 	if (!res->namespaced)
 		ns = NULL;
-	if (list_all(c, res, ns, lo, out, &expired, err) == 0)
+	if (list_walk(c, res, ns, lo, fn, ud, &expired, err) == 0)
 		return 0;
 	if (!expired)
 		return -1;
@@ -556,7 +535,67 @@ kube_list(struct kube_client *c, const struct kube_res *res, const char *ns,
 	rai_log(RAI_LOG_NOTE, "listing %s: continue token expired, "
 	    "starting again", res->plural);
 	rai_err_release(err);
-	return list_all(c, res, ns, lo, out, &expired, err);
+	if (fn(ud, NULL, err) == -1)
+		return -1;
+	return list_walk(c, res, ns, lo, fn, ud, &expired, err);
+}
+
+/* kube_list's collector: the first page becomes the result. */
+struct list_merge {
+	cJSON	*result;
+};
+
+static int
+merge_page(void *ud, cJSON *page, struct rai_err *err)
+{
+	struct list_merge *m = ud;
+	cJSON *items, *it;
+	const char *rv;
+
+	(void)err;
+	if (page == NULL) {		/* starting over */
+		cJSON_Delete(m->result);
+		m->result = NULL;
+		return 0;
+	}
+	if (m->result == NULL) {
+		/* take the page's members; the walk frees the empty shell */
+		m->result = cJSON_CreateObject();
+		while ((it = page->child) != NULL) {
+			cJSON_DetachItemViaPointer(page, it);
+			cJSON_AddItemToObject(m->result, it->string, it);
+		}
+		return 0;
+	}
+	items = cJSON_GetObjectItemCaseSensitive(m->result, "items");
+	while ((it = cJSON_DetachItemFromArray(
+	    cJSON_GetObjectItemCaseSensitive(page, "items"), 0)) != NULL)
+		cJSON_AddItemToArray(items, it);
+	rv = rai_json_str(page, "metadata.resourceVersion");
+	if (rv != NULL)
+		rai_json_set_str(m->result, "metadata.resourceVersion", rv);
+	return 0;
+}
+
+int
+kube_list(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, cJSON **out, struct rai_err *err)
+{
+	struct list_merge m = { NULL };
+	cJSON *meta;
+
+	if (kube_list_pages(c, res, ns, lo, merge_page, &m, err) == -1) {
+		cJSON_Delete(m.result);
+		return -1;
+	}
+	if (lo == NULL || !lo->single_page) {
+		meta = cJSON_GetObjectItemCaseSensitive(m.result, "metadata");
+		cJSON_DeleteItemFromObjectCaseSensitive(meta, "continue");
+		cJSON_DeleteItemFromObjectCaseSensitive(meta,
+		    "remainingItemCount");
+	}
+	*out = m.result;
+	return 0;
 }
 
 /* ---- writes ---- */

@@ -103,6 +103,17 @@ int	 kube_get(struct kube_client *, const struct kube_res *, const char *ns,
 /* All pages merged into one List object with every item. */
 int	 kube_list(struct kube_client *, const struct kube_res *, const char *ns,
 	    const struct kube_list_opts *, cJSON **out, struct rai_err *);
+/*
+ * Page by page, for lists too big to hold at once: fn gets each page (a
+ * List object, borrowed; it may detach items from it). When the snapshot
+ * behind a continue token expires (410), the list starts over once and
+ * fn is first called with page NULL: forget what earlier pages gave.
+ * fn returns 0 to go on, or -1 with err set to stop with that error.
+ */
+typedef int kube_page_fn(void *ud, cJSON *page, struct rai_err *err);
+int	 kube_list_pages(struct kube_client *, const struct kube_res *,
+	    const char *ns, const struct kube_list_opts *, kube_page_fn *,
+	    void *ud, struct rai_err *);
 
 enum kube_write_flags {
 	KUBE_DRY_RUN	= 1 << 0,	/* dryRun=All */

@@ -2,6 +2,8 @@
  * Node accounting. Only pods that hold resources count: bound to the
  * node and Running or Pending; a node that is not Ready holds none.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,31 +162,52 @@ view_cmp(const void *a, const void *b)
 	    ((const struct rai_node_view *)b)->name);
 }
 
+/* The views are sorted by name: a pod finds its node by bisection. */
+static struct rai_node_view *
+find_view(struct rai_node_list *nl, const char *name)
+{
+	struct rai_node_view key;
+
+	memset(&key, 0, sizeof(key));
+	key.name = (char *)(uintptr_t)name;
+	return bsearch(&key, nl->v, nl->n, sizeof(*nl->v), view_cmp);
+}
+
 static void
 account_pods(struct rai_node_list *nl, const cJSON *pods)
 {
 	const cJSON *pod;
+	struct rai_node_view *v;
 	const char *node;
-	size_t i;
 
 	cJSON_ArrayForEach(pod, rai_json_array(pods, "items")) {
 		node = rai_json_str(pod, "spec.nodeName");
 		if (node == NULL || !pod_is_active(pod))
 			continue;
-		for (i = 0; i < nl->n; i++)
-			if (strcmp(nl->v[i].name, node) == 0 && nl->v[i].ready)
-				pod_add_requests(&nl->v[i], pod);
+		v = find_view(nl, node);
+		if (v != NULL && v->ready)
+			pod_add_requests(v, pod);
 	}
 }
 
-void
-rai_nodes_view(const cJSON *nodes, const cJSON *pods,
-    struct rai_node_list *nl)
+static void
+forget_pods(struct rai_node_list *nl)
+{
+	size_t i;
+
+	for (i = 0; i < nl->n; i++) {
+		nl->v[i].cpu_allocated = 0;
+		nl->v[i].mem_allocated = 0;
+		nl->v[i].gpu_allocated = 0;
+	}
+}
+
+static void
+views_from_nodes(const cJSON *nodes, struct rai_node_list *nl)
 {
 	const cJSON *node;
 	struct rai_node_view *v;
 	const char *name;
-	size_t i;
 
 	memset(nl, 0, sizeof(*nl));
 	cJSON_ArrayForEach(node, rai_json_array(nodes, "items")) {
@@ -200,15 +223,58 @@ rai_nodes_view(const cJSON *nodes, const cJSON *pods,
 		v->role = node_role(node);
 		node_capacity(v, node);
 	}
-	account_pods(nl, pods);
+	if (nl->n > 1)
+		qsort(nl->v, nl->n, sizeof(*nl->v), view_cmp);
+}
+
+/*
+ * Sums of many small quantities drift (1100 x 1m is 3.5999...): CPU and
+ * GPUs come in thousandths at most and memory in bytes, so round there.
+ */
+static double
+round_to(double x, double unit)
+{
+	return round(x / unit) * unit;
+}
+
+static void
+compute_free(struct rai_node_list *nl)
+{
+	struct rai_node_view *v;
+	size_t i;
+
 	for (i = 0; i < nl->n; i++) {
 		v = &nl->v[i];
+		v->cpu_allocated = round_to(v->cpu_allocated, 0.001);
+		v->mem_allocated = round_to(v->mem_allocated, 1);
+		v->gpu_allocated = round_to(v->gpu_allocated, 0.001);
 		v->gpu_free = v->gpu_capacity - v->gpu_allocated;
 		if (v->gpu_free < 0)
 			v->gpu_free = 0;
 	}
-	if (nl->n > 1)
-		qsort(nl->v, nl->n, sizeof(*nl->v), view_cmp);
+}
+
+void
+rai_nodes_view(const cJSON *nodes, const cJSON *pods,
+    struct rai_node_list *nl)
+{
+	views_from_nodes(nodes, nl);
+	account_pods(nl, pods);
+	compute_free(nl);
+}
+
+/* Pods arrive page by page so a large cluster is never held at once. */
+static int
+account_page(void *ud, cJSON *page, struct rai_err *err)
+{
+	struct rai_node_list *nl = ud;
+
+	(void)err;
+	if (page == NULL)
+		forget_pods(nl);	/* the list starts over */
+	else
+		account_pods(nl, page);
+	return 0;
 }
 
 int
@@ -216,18 +282,19 @@ rai_nodes_fetch(struct kube_client *c, struct rai_node_list *nl,
     struct rai_err *err)
 {
 	struct kube_list_opts lo = { 0 };
-	cJSON *nodes = NULL, *pods = NULL;
+	cJSON *nodes = NULL;
 
 	if (kube_list(c, &KUBE_RES_NODES, NULL, &lo, &nodes, err) == -1)
 		return -1;
+	views_from_nodes(nodes, nl);
+	cJSON_Delete(nodes);
 	lo.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-	if (kube_list(c, &KUBE_RES_PODS, NULL, &lo, &pods, err) == -1) {
-		cJSON_Delete(nodes);
+	if (kube_list_pages(c, &KUBE_RES_PODS, NULL, &lo, account_page, nl,
+	    err) == -1) {
+		rai_node_list_release(nl);
 		return -1;
 	}
-	rai_nodes_view(nodes, pods, nl);
-	cJSON_Delete(nodes);
-	cJSON_Delete(pods);
+	compute_free(nl);
 	return 0;
 }
 

@@ -31,12 +31,6 @@ fault() {
 	sim POST /_sim/faults "$1" >/dev/null
 }
 
-# How many logged requests after the mark had this method and path.
-count_requests() {
-	requests_since_mark | jq -s --arg m "$1" --arg p "$2" \
-		'[.[] | select(.method == $m and .path == $p)] | length'
-}
-
 # Waits (up to 10 s) until N such requests are logged: kube-sim logs a
 # request when it answers, so one that a client gave up on during a
 # delay shows up late and must not leak into the next test's counts.
@@ -122,6 +116,19 @@ teardown() {
 	run -0 kube list configmaps -n bulk --limit 500 -o count
 	assert_output 1234
 	# page 1, page 2 (410), then pages 1-3 again
+	assert_equal "$(count_requests GET /api/v1/namespaces/bulk/configmaps)" 5
+}
+
+@test "page by page, every page reaches the caller and the list is never merged" {
+	run -0 kube list configmaps -n bulk --limit 500 -o pages
+	assert_output "$(printf 'page 500\npage 500\npage 234\ntotal 1234')"
+}
+
+@test "page by page, a 410 tells the caller to start over, then pages again" {
+	fault '{"path_prefix": "/api/v1/namespaces/bulk/configmaps", "count": 1}'
+	fault '{"path_prefix": "/api/v1/namespaces/bulk/configmaps", "count": 1, "status": 410}'
+	run -0 kube list configmaps -n bulk --limit 500 -o pages
+	assert_output "$(printf 'page 500\nrestart\npage 500\npage 500\npage 234\ntotal 1234')"
 	assert_equal "$(count_requests GET /api/v1/namespaces/bulk/configmaps)" 5
 }
 

@@ -103,3 +103,19 @@ project/gamma"
 	assert_request GET /api/v1/pods '.query.fieldSelector == ["status.phase!=Succeeded,status.phase!=Failed"]'
 	assert_request GET /api/v1/nodes
 }
+
+# Last in the file: it adds pods the tests above do not expect.
+@test "list nodes counts pods from every page of a long pod list" {
+	# 1,100 running pods on gpu-a, 1m CPU each: three pages of 500
+	jq -n '{apiVersion: "v1", kind: "List", items: [
+	  range(1100) | {apiVersion: "v1", kind: "Pod",
+	    metadata: {name: "many-\(.)", namespace: "runai-alpha"},
+	    spec: {nodeName: "gpu-a", containers: [{name: "c", image: "busybox",
+	      resources: {requests: {cpu: "1m"}}}]},
+	    status: {phase: "Running"}}]}' | sim POST /_sim/seed - >/dev/null
+	mark_requests
+	run -0 runai list nodes -o json
+	run -0 jq -c '.[0] | [.name, .cpu.allocated]' <<<"$output"
+	assert_output '["gpu-a",3.6]'
+	assert_equal "$(count_requests GET /api/v1/pods)" 3
+}

@@ -4,7 +4,9 @@
  *
  *   rai-test-tool kube get RES NAME            [-n NS]
  *   rai-test-tool kube list RES                [-n NS] [-l SEL] [--field-selector SEL]
- *                                              [--limit N] [--single-page] [-o json|names|count]
+ *                                              [--limit N] [--single-page] [-o json|names|count|pages]
+ *        (-o pages lists page by page: "page N" per page, "restart"
+ *        when the list starts over, then "total N")
  *   rai-test-tool kube watch RES               [-n NS] [-l SEL] [--resource-version RV]
  *                                              [--watch-timeout S] [--max-events N]
  *   rai-test-tool kube stream PATH             [--max-lines N]
@@ -293,10 +295,29 @@ do_get(struct tool *t, struct rai_err *err)
 }
 
 static int
+on_page(void *ud, cJSON *page, struct rai_err *err)
+{
+	long *total = ud;
+	int n;
+
+	(void)err;
+	if (page == NULL) {
+		printf("restart\n");
+		*total = 0;
+		return 0;
+	}
+	n = cJSON_GetArraySize(rai_json_array(page, "items"));
+	printf("page %d\n", n);
+	*total += n;
+	return 0;
+}
+
+static int
 do_list(struct tool *t, struct rai_err *err)
 {
 	struct kube_list_opts lo;
 	cJSON *list = NULL;
+	long total = 0;
 	int rc;
 
 	memset(&lo, 0, sizeof(lo));
@@ -305,6 +326,13 @@ do_list(struct tool *t, struct rai_err *err)
 	lo.limit = t->limit;
 	lo.single_page = t->single_page;
 	lo.resource_version = t->resource_version;
+	if (t->output != NULL && strcmp(t->output, "pages") == 0) {
+		if (kube_list_pages(t->client, &t->res, t->ns, &lo, on_page,
+		    &total, err) == -1)
+			return -1;
+		printf("total %ld\n", total);
+		return 0;
+	}
 	if (kube_list(t->client, &t->res, t->ns, &lo, &list, err) == -1)
 		return -1;
 	rc = print_list(t, list);

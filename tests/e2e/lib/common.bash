@@ -78,10 +78,15 @@ kubesim_stop() {
 }
 
 # sim METHOD PATH [JSON-BODY]: calls the emulator's /_sim control API and
-# prints the response body. Fails on a non-2xx answer.
+# prints the response body. Fails on a non-2xx answer. A body of "-" is
+# read from stdin (for bodies too big for an argument).
 sim() {
 	local method=$1 path=$2 body=${3:-}
-	if [ -n "$body" ]; then
+	if [ "$body" = - ]; then
+		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
+			-H 'Content-Type: application/json' --data-binary @- \
+			"$KUBESIM_URL$path"
+	elif [ -n "$body" ]; then
 		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
 			-H 'Content-Type: application/json' --data-binary "$body" \
 			"$KUBESIM_URL$path"
@@ -105,6 +110,13 @@ mark_requests() {
 }
 requests_since_mark() {
 	tail -n +"$((${REQ_MARK:-0} + 1))" "$KUBESIM_DIR/requests.jsonl"
+}
+
+# count_requests METHOD PATH: how many logged requests after the mark
+# had this method and path.
+count_requests() {
+	requests_since_mark | jq -s --arg m "$1" --arg p "$2" \
+		'[.[] | select(.method == $m and .path == $p)] | length'
 }
 
 # assert_request METHOD PATH [JQ-PREDICATE]: some request after the mark had
