@@ -73,68 +73,6 @@ dup_or_null(const char *s)
 	return s != NULL ? xstrdup(s) : NULL;
 }
 
-static char **
-strv_dup(char *const *v)
-{
-	size_t n = 0, i;
-	char **d;
-
-	while (v != NULL && v[n] != NULL)
-		n++;
-	d = xcalloc(n + 1, sizeof(*d));
-	for (i = 0; i < n; i++)
-		d[i] = xstrdup(v[i]);
-	return d;
-}
-
-static void
-strv_free(char **v)
-{
-	size_t i;
-
-	if (v == NULL)
-		return;
-	for (i = 0; v[i] != NULL; i++)
-		rai_free_secret(v[i]);
-	free(v);
-}
-
-static void
-copy_oidc(struct kube_oidc_cfg *d, const struct kube_oidc_cfg *s)
-{
-	d->client_id = dup_or_null(s->client_id);
-	d->client_secret = dup_or_null(s->client_secret);
-	d->issuer_url = dup_or_null(s->issuer_url);
-	d->id_token = dup_or_null(s->id_token);
-	d->refresh_token = dup_or_null(s->refresh_token);
-	d->auth_flow = dup_or_null(s->auth_flow);
-	d->realm = dup_or_null(s->realm);
-	d->redirect_uri = dup_or_null(s->redirect_uri);
-	d->additional_scope = dup_or_null(s->additional_scope);
-	d->airgapped = s->airgapped;
-	if (s->idp_ca.len > 0) {
-		d->idp_ca.data = xmalloc(s->idp_ca.len);
-		memcpy(d->idp_ca.data, s->idp_ca.data, s->idp_ca.len);
-		d->idp_ca.len = s->idp_ca.len;
-	}
-}
-
-static void
-release_oidc(struct kube_oidc_cfg *o)
-{
-	free(o->client_id);
-	rai_free_secret(o->client_secret);
-	free(o->issuer_url);
-	rai_free_secret(o->id_token);
-	rai_free_secret(o->refresh_token);
-	free(o->auth_flow);
-	free(o->realm);
-	free(o->redirect_uri);
-	free(o->additional_scope);
-	free(o->idp_ca.data);
-	memset(o, 0, sizeof(*o));
-}
-
 static char *
 b64_encode(const unsigned char *p, size_t n)
 {
@@ -199,18 +137,11 @@ kube_auth_new(const struct kube_conn *c)
 	a->username = dup_or_null(c->username);
 	a->password = dup_or_null(c->password);
 	if (c->auth == KUBE_AUTH_EXEC) {
-		a->exec.api_version = dup_or_null(c->exec.api_version);
-		a->exec.command = dup_or_null(c->exec.command);
-		a->exec.args = strv_dup(c->exec.args);
-		a->exec.env = strv_dup(c->exec.env);
-		a->exec.install_hint = dup_or_null(c->exec.install_hint);
-		a->exec.interactive_mode = dup_or_null(
-		    c->exec.interactive_mode);
-		a->exec.provide_cluster_info = c->exec.provide_cluster_info;
+		kube_exec_cfg_copy(&a->exec, &c->exec);
 		a->exec_info = exec_info(c);
 	}
 	if (c->auth == KUBE_AUTH_OIDC)
-		copy_oidc(&a->oidc, &c->oidc);
+		kube_oidc_cfg_copy(&a->oidc, &c->oidc);
 	return a;
 }
 
@@ -223,15 +154,10 @@ kube_auth_free(struct kube_auth *a)
 	free(a->token_file);
 	free(a->username);
 	rai_free_secret(a->password);
-	free(a->exec.api_version);
-	free(a->exec.command);
-	strv_free(a->exec.args);
-	strv_free(a->exec.env);
-	free(a->exec.install_hint);
-	free(a->exec.interactive_mode);
+	kube_exec_cfg_release(&a->exec);
 	free(a->exec_info);
 	rai_free_secret(a->exec_token);
-	release_oidc(&a->oidc);
+	kube_oidc_cfg_release(&a->oidc);
 	free(a);
 }
 

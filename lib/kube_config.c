@@ -1077,23 +1077,83 @@ kube_conn_release(struct kube_conn *c)
 	free(c->token_file);
 	free(c->username);
 	rai_free_secret(c->password);
-	free(c->exec.api_version);
-	free(c->exec.command);
-	free_strv(c->exec.args, 0);
-	free_strv(c->exec.env, 1);
-	free(c->exec.install_hint);
-	free(c->exec.interactive_mode);
-	free(c->oidc.client_id);
-	rai_free_secret(c->oidc.client_secret);
-	free(c->oidc.issuer_url);
-	rai_free_secret(c->oidc.id_token);
-	rai_free_secret(c->oidc.refresh_token);
-	free(c->oidc.auth_flow);
-	free(c->oidc.realm);
-	free(c->oidc.redirect_uri);
-	free(c->oidc.additional_scope);
-	blob_release(&c->oidc.idp_ca, 0);
+	kube_exec_cfg_release(&c->exec);
+	kube_oidc_cfg_release(&c->oidc);
 	memset(c, 0, sizeof(*c));
+}
+
+static char **
+strv_dup(char *const *v)
+{
+	size_t n = 0, i;
+	char **d;
+
+	while (v != NULL && v[n] != NULL)
+		n++;
+	d = xcalloc(n + 1, sizeof(*d));
+	for (i = 0; i < n; i++)
+		d[i] = xstrdup(v[i]);
+	return d;
+}
+
+void
+kube_exec_cfg_copy(struct kube_exec_cfg *d, const struct kube_exec_cfg *s)
+{
+	d->api_version = dup_or_null(s->api_version);
+	d->command = dup_or_null(s->command);
+	d->args = strv_dup(s->args);
+	d->env = strv_dup(s->env);
+	d->install_hint = dup_or_null(s->install_hint);
+	d->interactive_mode = dup_or_null(s->interactive_mode);
+	d->provide_cluster_info = s->provide_cluster_info;
+}
+
+void
+kube_exec_cfg_release(struct kube_exec_cfg *x)
+{
+	free(x->api_version);
+	free(x->command);
+	free_strv(x->args, 0);
+	free_strv(x->env, 1);		/* plugins get secrets through env */
+	free(x->install_hint);
+	free(x->interactive_mode);
+	memset(x, 0, sizeof(*x));
+}
+
+void
+kube_oidc_cfg_copy(struct kube_oidc_cfg *d, const struct kube_oidc_cfg *s)
+{
+	d->client_id = dup_or_null(s->client_id);
+	d->client_secret = dup_or_null(s->client_secret);
+	d->issuer_url = dup_or_null(s->issuer_url);
+	d->id_token = dup_or_null(s->id_token);
+	d->refresh_token = dup_or_null(s->refresh_token);
+	d->auth_flow = dup_or_null(s->auth_flow);
+	d->realm = dup_or_null(s->realm);
+	d->redirect_uri = dup_or_null(s->redirect_uri);
+	d->additional_scope = dup_or_null(s->additional_scope);
+	d->airgapped = s->airgapped;
+	if (s->idp_ca.len > 0) {
+		d->idp_ca.data = xmalloc(s->idp_ca.len);
+		memcpy(d->idp_ca.data, s->idp_ca.data, s->idp_ca.len);
+		d->idp_ca.len = s->idp_ca.len;
+	}
+}
+
+void
+kube_oidc_cfg_release(struct kube_oidc_cfg *o)
+{
+	free(o->client_id);
+	rai_free_secret(o->client_secret);
+	free(o->issuer_url);
+	rai_free_secret(o->id_token);
+	rai_free_secret(o->refresh_token);
+	free(o->auth_flow);
+	free(o->realm);
+	free(o->redirect_uri);
+	free(o->additional_scope);
+	blob_release(&o->idp_ca, 0);
+	memset(o, 0, sizeof(*o));
 }
 
 /* ---- write-back ---- */

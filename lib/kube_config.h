@@ -94,6 +94,12 @@ struct kube_conn {
 	struct kube_oidc_cfg	 oidc;
 };
 
+/* Deep copies and releases, for holders of credentials (kube_auth). */
+void	 kube_exec_cfg_copy(struct kube_exec_cfg *, const struct kube_exec_cfg *);
+void	 kube_exec_cfg_release(struct kube_exec_cfg *);
+void	 kube_oidc_cfg_copy(struct kube_oidc_cfg *, const struct kube_oidc_cfg *);
+void	 kube_oidc_cfg_release(struct kube_oidc_cfg *);
+
 struct kube_context_info {
 	const char	*name;
 	const char	*cluster;

@@ -1344,40 +1344,6 @@ show_help(struct parse *p)
 
 /* ---- man pages ---- */
 
-/* Decodes one UTF-8 sequence; returns its length (1 for invalid bytes). */
-static size_t
-utf8_decode(const unsigned char *s, unsigned long *cp)
-{
-	size_t n, i;
-	unsigned long c;
-
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		goto bad;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			goto bad;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 ||
-	    c > 0x10ffff)) || (c >= 0xd800 && c <= 0xdfff))
-		goto bad;
-	*cp = c;
-	return n;
-bad:
-	*cp = 0xfffd;
-	return 1;
-}
-
 /*
  * Roff-escaped text for one output line: backslashes, hyphens as \-,
  * a leading '.' or '\'' neutralised, non-ASCII as \[uXXXX] so groff
@@ -1387,7 +1353,7 @@ static void
 roff_text(FILE *fp, const char *s, int line_start)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	unsigned long cp;
+	long cp;
 
 	if (line_start) {
 		while (*u == ' ')
@@ -1401,8 +1367,9 @@ roff_text(FILE *fp, const char *s, int line_start)
 		else if (*u == '-')
 			fputs("\\-", fp);
 		else if (*u >= 0x80) {
-			u += utf8_decode(u, &cp) - 1;
-			fprintf(fp, "\\[u%04lX]", cp);
+			u += rai_utf8_next(u, &cp) - 1;
+			/* invalid bytes show as U+FFFD */
+			fprintf(fp, "\\[u%04lX]", cp < 0 ? 0xfffdL : cp);
 		} else if (*u >= 0x20 && *u != 0x7f)
 			fputc(*u, fp);
 		u++;

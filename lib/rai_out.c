@@ -53,13 +53,8 @@ rai_out_parse(const char *s, enum rai_out_fmt *fmt, struct rai_err *err)
 
 /* ---- UTF-8 ---- */
 
-/*
- * One UTF-8 sequence at s: its length, and the code point in *cp, or
- * length 1 and *cp = -1 for a byte that does not start a valid sequence
- * (overlong forms, surrogates and values past U+10FFFF included).
- */
-static size_t
-utf8_next(const unsigned char *s, long *cp)
+size_t
+rai_utf8_next(const unsigned char *s, long *cp)
 {
 	size_t n, i;
 	long c;
@@ -183,7 +178,7 @@ display_width(const char *s)
 	long cp;
 
 	while (*u != '\0') {
-		u += utf8_next(u, &cp);
+		u += rai_utf8_next(u, &cp);
 		w += cp < 0 ? 1 : (size_t)cp_width(cp);
 	}
 	return w;
@@ -211,7 +206,7 @@ rai_out_sanitize(const char *s)
 
 	rai_buf_init(&b, (size_t)-1);
 	while (*u != '\0') {
-		n = utf8_next(u, &cp);
+		n = rai_utf8_next(u, &cp);
 		if (unsafe_cp(cp))
 			rai_buf_addch(&b, '?');
 		else
@@ -488,7 +483,7 @@ json_string(FILE *fp, const char *s)
 
 	fputc('"', fp);
 	while (*u != '\0') {
-		n = utf8_next(u, &cp);
+		n = rai_utf8_next(u, &cp);
 		if (cp < 0)
 			fputs("\\ufffd", fp);	/* keep the output valid JSON */
 		else if (*u == '"' || *u == '\\')

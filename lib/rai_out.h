@@ -59,6 +59,12 @@ char	*rai_out_sanitize(const char *);
 const char *rai_out_age(time_t t, time_t now, char buf[16]);
 /* RFC 3339 "2024-01-02T03:04:05Z" -> time_t; -1 when malformed. */
 time_t	 rai_parse_rfc3339(const char *);
+/*
+ * One UTF-8 sequence at s (NUL-terminated): its length, and the code
+ * point in *cp, or length 1 and *cp = -1 for a byte that does not start
+ * a valid sequence (overlong forms, surrogates, past U+10FFFF).
+ */
+size_t	 rai_utf8_next(const unsigned char *s, long *cp);
 /* Colour on a tty without NO_COLOR. */
 int	 rai_out_color(FILE *);
 
