@@ -54,4 +54,10 @@ for n in 1000 10000; do
 	km=$(( km1 > km2 ? km1 : km2 ))
 	printf '%-8s %-16s %10s %10s %10s %10s %8s %8s\n' "$n" "list nodes" \
 		"$rt" "$kt" "$rm" "$km" "$(ratio "$rt" "$kt")" "$(ratio "$rm" "$km")"
+	# list -A reads the workloads, their pods and the name-reservation
+	# ConfigMaps of every project; kubectl prints the RunaiJobs alone
+	read -r rt rm < <(measure "$BIN/runai" list -A)
+	read -r kt km < <(measure "$KUBECTL" get runaijobs -A -o wide)
+	printf '%-8s %-16s %10s %10s %10s %10s %8s %8s\n' "$n" "list -A" \
+		"$rt" "$kt" "$rm" "$km" "$(ratio "$rt" "$kt")" "$(ratio "$rm" "$km")"
 done

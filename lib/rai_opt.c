@@ -77,6 +77,9 @@ struct parse {
 	int			 help;		/* 1 = -h, 2 = --help */
 	int			 version;	/* --version with no command */
 	int			 lenient;	/* __complete: never fail */
+	int			 dashdash;	/* npos at "--", -1 = none */
+	int			 argc;		/* the command line (borrowed) */
+	char			**argv;
 	struct rai_err		 err;
 };
 
@@ -332,6 +335,7 @@ parse_init(struct parse *p, const struct rai_prog *prog)
 {
 	memset(p, 0, sizeof(*p));
 	p->prog = prog;
+	p->dashdash = -1;
 	rai_buf_init(&p->path, 0);
 	p->globals = xcalloc(1, prog->globals_size ? prog->globals_size : 1);
 	p->gseen = xcalloc(opt_count(prog->global_opts) + 1, 1);
@@ -815,6 +819,7 @@ parse_args(struct parse *p, int argc, char **argv)
 			push_pos(p, argv[i]);
 		} else if (strcmp(argv[i], "--") == 0) {
 			dashdash = 1;
+			p->dashdash = p->npos;
 		} else if (argv[i][1] == '-') {
 			if (parse_long(p, argc, argv, &i) == -1)
 				return -1;
@@ -989,6 +994,8 @@ parse_command_line(struct parse *p, int argc, char **argv)
 	const struct rai_cmd *c;
 	int i, n = 0, rc = -1;
 
+	p->argc = argc;
+	p->argv = argv;
 	if (apply_defaults(p, p->prog->global_opts, p->globals) == -1 ||
 	    find_command(p, argc, argv, used) == -1)
 		goto out;
@@ -2229,6 +2236,9 @@ run_command(struct parse *p)
 	ctx->out = stdout;
 	ctx->out_tty = isatty(fileno(stdout));
 	ctx->color = rai_out_color(stdout);
+	ctx->dashdash = p->dashdash;
+	ctx->raw_argc = p->argc;
+	ctx->raw_argv = p->argv;
 	if (prog->setup != NULL &&
 	    prog->setup(ctx, p->cmd->flags, &run->err) == -1)
 		rc = -1;

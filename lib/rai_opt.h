@@ -153,6 +153,15 @@ struct rai_ctx {
 	char			*project;	/* resolved project, or NULL */
 	char			*namespace;	/* its namespace */
 	void			*app;		/* program-specific */
+	/*
+	 * Where "--" stood: the number of positionals before it, or -1
+	 * when the command line had none (submit and exec tell a job name
+	 * from the container's command line by it).
+	 */
+	int			 dashdash;
+	/* The words after the program name, as typed (borrowed). */
+	int			 raw_argc;
+	char			**raw_argv;
 };
 
 /*

@@ -7,6 +7,7 @@
 
 static const struct rai_cmd *const list_subcmds[] = {
 	&runai_cmd_list_clusters,
+	&runai_cmd_list_jobs,
 	&runai_cmd_list_nodes,
 	&runai_cmd_list_projects,
 	NULL
@@ -14,11 +15,16 @@ static const struct rai_cmd *const list_subcmds[] = {
 
 const struct rai_cmd runai_cmd_list = {
 	.name = "list",
-	.summary = "list clusters, projects or nodes",
-	.synopsis = "clusters|projects|nodes [options]",
+	.summary = "list jobs, clusters, projects or nodes",
+	.synopsis = "[jobs|clusters|projects|nodes] [options]",
 	.description = "Shows one kind of object as a table, or with -o as "
-	    "JSON, YAML or names for scripts.",
+	    "JSON, YAML or names for scripts. Without a kind it lists jobs, "
+	    "as \"list jobs\".",
+	.opts = runai_list_jobs_opts,
+	.opts_size = sizeof(struct runai_list_jobs_opts),
 	.args_min = 0,
-	.args_max = -1,
+	.args_max = 0,
+	.flags = RAI_CMD_NEED_CLIENT,
 	.subcmds = list_subcmds,
+	.run = runai_list_jobs_run,
 };

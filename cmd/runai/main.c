@@ -16,6 +16,7 @@
 #include "rai_alloc.h"
 #include "rai_log.h"
 #include "rai_opt.h"
+#include "rai_job.h"
 #include "rai_project.h"
 #include "rai_version.h"
 #include "runai.h"
@@ -52,7 +53,12 @@ static const struct rai_opt runai_global_opts[] = {
 static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_completion,
 	&runai_cmd_config,
+	&runai_cmd_delete,
+	&runai_cmd_describe,
 	&runai_cmd_list,
+	&runai_cmd_resume,
+	&runai_cmd_suspend,
+	&runai_cmd_top,
 	&rai_cmd_version,
 	NULL
 };
@@ -223,6 +229,29 @@ complete_nodes(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
 	cJSON_Delete(list);
 }
 
+/* Jobs (valid and invalid) of -p's project, else the context namespace. */
+static void
+complete_jobs(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
+    struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	char **names = NULL, *ns = NULL;
+	size_t i, n = 0;
+
+	if (g->project != NULL && *g->project != '\0' &&
+	    rai_project_namespace(ctx->client, g->project, &ns, err) == -1)
+		return;
+	if (rai_job_names(ctx->client, ns ? ns : ctx->conn.namespace, &names,
+	    &n, err) == 0)
+		for (i = 0; i < n; i++)
+			if (strncmp(names[i], prefix, strlen(prefix)) == 0)
+				rai_strv_push(out, names[i]);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(ns);
+}
+
 /*
  * Names for the shell. Failures are silent (a completion that prints
  * errors into the command line is worse than none) and bounded in time.
@@ -239,13 +268,16 @@ runai_complete(struct rai_ctx *ctx, enum rai_comp comp, const char *prefix,
 		complete_contexts(ctx, prefix, out);
 		goto out;
 	}
-	if (comp != RAI_COMP_PROJECT && comp != RAI_COMP_NODE)
+	if (comp != RAI_COMP_PROJECT && comp != RAI_COMP_NODE &&
+	    comp != RAI_COMP_JOB)
 		goto out;
 	if (ctx->client == NULL &&
 	    make_client(ctx, COMPLETE_TIMEOUT_MS, 0, &err) == -1)
 		goto out;
 	if (comp == RAI_COMP_PROJECT)
 		complete_projects(ctx, prefix, out, &err);
+	else if (comp == RAI_COMP_JOB)
+		complete_jobs(ctx, prefix, out, &err);
 	else
 		complete_nodes(ctx, prefix, out, &err);
 out:

@@ -38,7 +38,41 @@ extern const struct rai_cmd runai_cmd_list;
 extern const struct rai_cmd runai_cmd_list_clusters;
 extern const struct rai_cmd runai_cmd_list_nodes;
 extern const struct rai_cmd runai_cmd_list_projects;
+extern const struct rai_cmd runai_cmd_list_jobs;
+extern const struct rai_cmd runai_cmd_submit;
+extern const struct rai_cmd runai_cmd_describe;
+extern const struct rai_cmd runai_cmd_describe_job;
+extern const struct rai_cmd runai_cmd_describe_node;
+extern const struct rai_cmd runai_cmd_top;
+extern const struct rai_cmd runai_cmd_top_job;
+extern const struct rai_cmd runai_cmd_top_node;
+extern const struct rai_cmd runai_cmd_delete;
+extern const struct rai_cmd runai_cmd_suspend;
+extern const struct rai_cmd runai_cmd_resume;
 
 extern const struct rai_prog runai_prog;
+
+/* "list jobs", which plain "list" also runs (list_jobs.c). */
+struct runai_list_jobs_opts {
+	const char	*output;
+	int		 all;
+	int		 watch;
+};
+extern const struct rai_opt runai_list_jobs_opts[];
+int	runai_list_jobs_run(struct rai_ctx *, void *, int, char **);
+
+/* delete.c, shared with suspend/resume: JOB... or -A, a 403 in plain words. */
+struct rai_err;
+int	runai_job_names(struct rai_ctx *, int all, int argc, char **argv,
+	    char ***names, size_t *n);
+void	runai_job_names_free(char **, size_t);
+void	runai_job_err_forbidden(struct rai_err *);
+/* suspend.c, shared with resume.c. */
+struct runai_suspend_opts {
+	int	all;
+};
+extern const struct rai_opt runai_suspend_opts[];
+int	runai_suspend_run(struct rai_ctx *, const struct runai_suspend_opts *,
+	    int argc, char **argv, int suspend);
 
 #endif

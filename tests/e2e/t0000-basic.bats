@@ -65,11 +65,14 @@ setup() {
 	[[ "$stderr" == *"config cluster"* ]]
 }
 
-@test "list without a subcommand names the subcommands" {
-	run -2 --separate-stderr runai list
-	[[ "$stderr" == *"clusters"* ]]
-	[[ "$stderr" == *"projects"* ]]
-	[[ "$stderr" == *"nodes"* ]]
+@test "list -h names the kinds it lists" {
+	run -0 runai list -h
+	[[ "$output" == *"jobs|clusters|projects|nodes"* ]]
+}
+
+@test "list takes no stray argument" {
+	run -2 --separate-stderr runai list bogus
+	[[ "$stderr" == *"list"* ]]
 }
 
 @test "a subcommand's -h shows its synopsis and options" {

@@ -197,6 +197,8 @@ def _serve_resource(handler, parts):
     if (req.namespace and not res.namespaced) or \
             (res.namespaced and not req.namespace and req.name):
         raise resource_not_found()
+    if res.plural == "services" and req.subresource.split("/")[0] == "proxy":
+        return _service_proxy(handler, res, req)
     if req.subresource and req.subresource not in res.subresources:
         raise resource_not_found()
     verb = req.verb(handler.command, handler.query)
@@ -628,6 +630,16 @@ def _self_subject_access_review(handler):
     handler.send_json(201, {
         "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
         "metadata": {"creationTimestamp": None}, "spec": spec, "status": status})
+
+
+def _service_proxy(handler, res, req):
+    """services/<svc>/proxy/...: handed to the Prometheus emulation."""
+    _authorize(handler, res, req, "get")
+    prometheus = runtime_module("prometheus")
+    if prometheus is None:
+        raise ApiError(503, "ServiceUnavailable",
+                       'no endpoints available for service "%s"' % req.name)
+    return prometheus.handle_proxy(handler, handler.sim, req)
 
 
 def _pod_stream(handler, res, req):

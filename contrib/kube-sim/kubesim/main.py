@@ -73,6 +73,9 @@ def _load_runtime(sim):
     sim.controller = controller.Controller(sim)
     podio.register_sim_routes(sim)
     controller.register_sim_routes(sim)
+    prometheus = runtime_module("prometheus")
+    if prometheus is not None:
+        prometheus.register_sim_routes(sim)
     return sim.controller
 
 

@@ -1,0 +1,228 @@
+/*
+ * runai describe node [NODE...]: a key/value block per node and the
+ * GPUs it holds with what is allocated on each (contract §3.7).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "kube_client.h"
+#include "rai_alloc.h"
+#include "rai_buf.h"
+#include "rai_json.h"
+#include "rai_node.h"
+#include "rai_out.h"
+#include "rai_quantity.h"
+#include "runai.h"
+
+#include "banned.h"
+
+#define MAX_NODE_GPUS	64	/* more is not a real node */
+
+static const struct rai_col gpu_cols[] = {
+	{ "GPU", NULL, 0 },
+	{ "ALLOCATED", NULL, 0 },
+	{ NULL, NULL, 0 }
+};
+
+static int
+wanted(int argc, char **argv, const char *name)
+{
+	int i;
+
+	if (argc == 0)
+		return 1;
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* §6: "No match found for node(s) '[a b]'" with the names there are. */
+static int
+check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
+    char **argv)
+{
+	struct rai_buf missing = RAI_BUF_INIT, known = RAI_BUF_INIT;
+	size_t i;
+	int a, found;
+
+	for (a = 0; a < argc; a++) {
+		for (i = 0, found = 0; i < nl->n && !found; i++)
+			found = strcmp(nl->v[i].name, argv[a]) == 0;
+		if (!found)
+			rai_buf_addf(&missing, "%s%s", missing.len ? " " : "",
+			    argv[a]);
+	}
+	if (missing.len == 0)
+		return 0;
+	for (i = 0; i < nl->n; i++)
+		rai_buf_addf(&known, "%s%s", i ? ", " : "", nl->v[i].name);
+	rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND,
+	    "No match found for node(s) '[%s]'", rai_buf_str(&missing));
+	rai_err_set_hint(rai_ctx_err(ctx), "available nodes: %s",
+	    known.len ? rai_buf_str(&known) : "(none)");
+	rai_buf_release(&missing);
+	rai_buf_release(&known);
+	return -1;
+}
+
+static int
+active(const cJSON *pod)
+{
+	const char *ph = rai_json_str_or(pod, "status.phase", "");
+
+	return strcmp(ph, "Running") == 0 || strcmp(ph, "Pending") == 0;
+}
+
+/*
+ * Per GPU index: fractions where the pod says which GPU (runai-gpu),
+ * then whole GPUs on the first free indexes.
+ */
+static void
+gpu_use(const cJSON *pods, const char *node, double *use, int ngpu)
+{
+	const cJSON *p, *lim;
+	const char *idx, *frac;
+	double whole = 0, v;
+	int i;
+
+	cJSON_ArrayForEach(p, rai_json_array(pods, "items")) {
+		if (!active(p) || strcmp(rai_json_str_or(p, "spec.nodeName",
+		    ""), node) != 0)
+			continue;
+		frac = rai_json_annotation(p, "gpu-fraction");
+		idx = rai_json_annotation(p, "runai-gpu");
+		if (frac != NULL && idx != NULL &&
+		    rai_quantity_parse(frac, &v) == 0) {
+			i = (int)strtol(idx, NULL, 10);
+			if (i >= 0 && i < ngpu)
+				use[i] += v;
+			continue;
+		}
+		cJSON_ArrayForEach(lim, rai_json_array(p, "spec.containers")) {
+			const char *g = rai_json_str(rai_json_child(rai_json_get(
+			    lim, "resources.limits"), "nvidia.com/gpu"), "");
+
+			if (g != NULL && rai_quantity_parse(g, &v) == 0)
+				whole += v;
+		}
+	}
+	for (i = 0; i < ngpu && whole >= 1; i++)
+		if (use[i] == 0) {
+			use[i] = 1;
+			whole -= 1;
+		}
+}
+
+static void
+print_node(struct rai_ctx *ctx, const struct rai_node_view *v,
+    const cJSON *pods)
+{
+	double use[MAX_NODE_GPUS] = { 0 };
+	struct rai_table *t;
+	char a[32], b[32];
+	int i, ngpu = (int)v->gpu_capacity;
+
+	if (ngpu > MAX_NODE_GPUS)
+		ngpu = MAX_NODE_GPUS;
+	fprintf(ctx->out, "NAME: %s\n", v->name);
+	fprintf(ctx->out, "STATUS: %s\n", v->status);
+	fprintf(ctx->out, "IP ADDRESS: %s\n", v->ip);
+	fprintf(ctx->out, "ROLE: %s\n", v->role);
+	fprintf(ctx->out, "GPU TYPE: %s\n", v->gpu_type[0] ? v->gpu_type :
+	    "-");
+	fprintf(ctx->out, "TOTAL GPUS: %s\n", rai_fmt_num(v->gpu_capacity, a,
+	    sizeof(a)));
+	fprintf(ctx->out, "ALLOCATABLE GPUS: %s\n", rai_fmt_num(
+	    v->gpu_allocatable, a, sizeof(a)));
+	fprintf(ctx->out, "ALLOCATED GPUS: %s\n", rai_fmt_num(
+	    v->gpu_allocated, a, sizeof(a)));
+	fprintf(ctx->out, "FREE GPUS: %s\n", rai_fmt_num(v->gpu_free, a,
+	    sizeof(a)));
+	fprintf(ctx->out, "UNHEALTHY GPUS: %s\n", rai_fmt_num(
+	    v->gpu_unhealthy, a, sizeof(a)));
+	fprintf(ctx->out, "TOTAL CPU CORES: %.2f\n", v->cpu_allocatable);
+	fprintf(ctx->out, "ALLOCATED CPU CORES: %.2f\n", v->cpu_allocated);
+	fprintf(ctx->out, "TOTAL MEMORY: %s\n", rai_fmt_iec(
+	    v->mem_allocatable, a, sizeof(a)));
+	fprintf(ctx->out, "ALLOCATED MEMORY: %s\n", rai_fmt_iec(
+	    v->mem_allocated, b, sizeof(b)));
+	fprintf(ctx->out, "\nNODE GPUs INFO:\n");
+	gpu_use(pods, v->name, use, ngpu);
+	t = rai_table_new(gpu_cols, 0);
+	for (i = 0; i < ngpu; i++) {
+		rai_table_addf(t, "%d", i);
+		rai_table_add(t, rai_fmt_num(use[i], a, sizeof(a)));
+		rai_table_end_row(t);
+	}
+	rai_table_print(t, ctx->out);
+	rai_table_free(t);
+}
+
+static int
+cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	struct rai_node_list nl = { 0 };
+	struct kube_list_opts lo = { 0 };
+	cJSON *pods = NULL;
+	size_t i;
+	int rc = -1, first = 1;
+
+	(void)opts;
+	if (rai_nodes_fetch(ctx->client, &nl, rai_ctx_err(ctx)) == -1)
+		return -1;
+	if (nl.n == 0) {
+		fprintf(ctx->out, "No available node found in cluster\n");
+		rc = 0;
+		goto out;
+	}
+	if (check_names(ctx, &nl, argc, argv) == -1)
+		goto out;
+	lo.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+	if (kube_list(ctx->client, &KUBE_RES_PODS, NULL, &lo, &pods,
+	    rai_ctx_err(ctx)) == -1)
+		goto out;
+	for (i = 0; i < nl.n; i++) {
+		if (!wanted(argc, argv, nl.v[i].name))
+			continue;
+		if (!first)
+			fprintf(ctx->out, "\n");
+		first = 0;
+		print_node(ctx, &nl.v[i], pods);
+	}
+	rc = 0;
+out:
+	cJSON_Delete(pods);
+	rai_node_list_release(&nl);
+	return rc;
+}
+
+static const struct rai_example describe_node_examples[] = {
+	{ "runai describe node", "every node" },
+	{ "runai describe node node-1", "one node and its GPUs" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_describe_node = {
+	.name = "node",
+	.aliases = (const char *const[]){ "nodes", NULL },
+	.summary = "show nodes with their GPUs and what is allocated on each",
+	.synopsis = "[<node>...]",
+	.description = "Shows a \"KEY: value\" block per node (status, "
+	    "address, role, GPU type, GPU, CPU and memory totals and "
+	    "allocations), then a NODE GPUs INFO table: the GPUs by index "
+	    "with the share allocated on each (fractions where the "
+	    "scheduler recorded the GPU, whole GPUs on the first free "
+	    "ones). An unknown name is an error that lists the nodes there "
+	    "are.",
+	.examples = describe_node_examples,
+	.args_min = 0,
+	.args_max = -1,
+	.args_comp = RAI_COMP_NODE,
+	.flags = RAI_CMD_NEED_CLIENT,
+	.run = cmd_describe_node,
+};

@@ -1,0 +1,315 @@
+/*
+ * runai list jobs: the Run:ai workloads of a project (or of all with -A)
+ * with status, GPUs and pods as the reference CLI shows them.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "kube_client.h"
+#include "rai_alloc.h"
+#include "rai_job.h"
+#include "rai_json.h"
+#include "rai_out.h"
+#include "rai_project.h"
+#include "runai.h"
+
+#include "banned.h"
+
+const struct rai_opt runai_list_jobs_opts[] = {
+	RUNAI_OPT_OUTPUT(struct runai_list_jobs_opts, output),
+	{ 'A', "all-projects", RAI_OPT_BOOL,
+	    offsetof(struct runai_list_jobs_opts, all), NULL,
+	    "list the jobs of every project", NULL, NULL, RAI_COMP_NONE, 0,
+	    NULL },
+	{ 'w', "watch", RAI_OPT_BOOL,
+	    offsetof(struct runai_list_jobs_opts, watch), NULL,
+	    "print the list again whenever a job changes", NULL, NULL,
+	    RAI_COMP_NONE, 0, NULL },
+	RAI_OPT_END
+};
+
+static const struct rai_col job_cols[] = {
+	{ "NAME", NULL, 0 },
+	{ "STATUS", NULL, 0 },
+	{ "AGE", NULL, 0 },
+	{ "NODE", NULL, 0 },
+	{ "IMAGE", NULL, 0 },
+	{ "TYPE", NULL, 0 },
+	{ "PROJECT", NULL, 0 },
+	{ "USER", NULL, 0 },
+	{ "GPUs Allocated (Requested)", NULL, 0 },
+	{ "PODs Running (Pending)", NULL, 0 },
+	{ "SERVICE URL(S)", NULL, 0 },
+	{ NULL, NULL, 0 }
+};
+
+static void
+add_job_row(struct rai_table *t, const struct rai_job_view *v, time_t now)
+{
+	char age[16];
+	int i;
+
+	rai_table_add(t, v->name);
+	rai_table_add(t, v->status);
+	if (v->invalid) {
+		for (i = 0; i < 9; i++)
+			rai_table_add(t, "");
+		rai_table_end_row(t);
+		return;
+	}
+	rai_table_add(t, rai_out_age(v->created, now, age));
+	rai_table_add(t, v->node);
+	rai_table_add(t, v->image);
+	rai_table_add(t, v->type);
+	rai_table_add(t, v->project);
+	rai_table_add(t, v->user);
+	rai_table_add(t, v->gpus);
+	rai_table_addf(t, "%d (%d)", v->pods_running, v->pods_pending);
+	rai_table_add(t, v->service_urls);
+	rai_table_end_row(t);
+}
+
+/* The documented -o json|yaml schema: one object per job view. */
+static cJSON *
+job_json(const struct rai_job_view *v)
+{
+	cJSON *o = cJSON_CreateObject(), *g;
+
+	cJSON_AddStringToObject(o, "name", v->name);
+	cJSON_AddStringToObject(o, "namespace", v->namespace);
+	cJSON_AddStringToObject(o, "project", v->project);
+	cJSON_AddStringToObject(o, "status", v->status);
+	cJSON_AddBoolToObject(o, "invalid", v->invalid);
+	if (v->invalid)
+		return o;
+	cJSON_AddStringToObject(o, "kind", v->kind);
+	cJSON_AddStringToObject(o, "uid", v->uid);
+	cJSON_AddStringToObject(o, "type", v->type);
+	cJSON_AddStringToObject(o, "user", v->user);
+	cJSON_AddStringToObject(o, "node", v->node);
+	cJSON_AddStringToObject(o, "image", v->image);
+	g = cJSON_AddObjectToObject(o, "gpus");
+	cJSON_AddNumberToObject(g, "allocated", v->gpus_allocated);
+	cJSON_AddNumberToObject(g, "requested", v->gpus_requested);
+	cJSON_AddNumberToObject(g, "requestedMemoryBytes",
+	    v->gpu_mem_requested);
+	g = cJSON_AddObjectToObject(o, "pods");
+	cJSON_AddNumberToObject(g, "running", v->pods_running);
+	cJSON_AddNumberToObject(g, "pending", v->pods_pending);
+	cJSON_AddStringToObject(o, "serviceUrls", v->service_urls);
+	cJSON_AddBoolToObject(o, "createdByCli", v->created_by_cli);
+	cJSON_AddNumberToObject(o, "creationTimestamp", (double)v->created);
+	return o;
+}
+
+static int
+print_jobs(struct rai_ctx *ctx, const struct rai_job_list *jl,
+    enum rai_out_fmt fmt, const char *project)
+{
+	struct rai_table *t;
+	cJSON *list, *items;
+	time_t now = time(NULL);
+	size_t i;
+	int rc = 0;
+
+	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
+		list = cJSON_CreateObject();
+		cJSON_AddStringToObject(list, "kind", "List");
+		items = cJSON_AddArrayToObject(list, "items");
+		for (i = 0; i < jl->n; i++)
+			cJSON_AddItemToArray(items, job_json(&jl->v[i]));
+		if (fmt == RAI_OUT_JSON)
+			rai_out_json(ctx->out, list);
+		else
+			rc = rai_out_yaml(ctx->out, list, rai_ctx_err(ctx));
+		cJSON_Delete(list);
+		return rc;
+	}
+	if (fmt == RAI_OUT_NAME) {
+		for (i = 0; i < jl->n; i++)
+			fprintf(ctx->out, "job/%s\n", jl->v[i].name);
+		return 0;
+	}
+	if (project != NULL)
+		fprintf(ctx->out, "Showing jobs for project %s\n", project);
+	t = rai_table_new(job_cols, fmt == RAI_OUT_WIDE);
+	for (i = 0; i < jl->n; i++)
+		add_job_row(t, &jl->v[i], now);
+	rai_table_print(t, ctx->out);
+	rai_table_free(t);
+	return 0;
+}
+
+static int
+list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
+    const char *project)
+{
+	struct rai_job_fetch_opts fo = { NULL, 1, project };
+	struct rai_job_list jl = { 0 };
+	int rc;
+
+	if (rai_jobs_fetch(ctx->client, ns, &fo, &jl, rai_ctx_err(ctx)) == -1)
+		return -1;
+	rc = print_jobs(ctx, &jl, fmt, project);
+	rai_job_list_release(&jl);
+	fflush(ctx->out);
+	return rc;
+}
+
+/*
+ * A job changed: stop the stream (the client cannot list while it
+ * streams) and remember where to resume.
+ */
+static int
+on_event(void *ud, const char *type, const cJSON *obj)
+{
+	char **rv = ud;
+	const char *v = rai_json_str(obj, "metadata.resourceVersion");
+
+	if (v != NULL) {
+		free(*rv);
+		*rv = xstrdup(v);
+	}
+	return strcmp(type, "BOOKMARK") != 0;
+}
+
+/* Redraws after each change until the server ends the stream (or ^C). */
+static int
+watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
+    enum rai_out_fmt fmt, const char *project)
+{
+	struct kube_list_opts lo = { 0 };
+	char *seen;
+
+	for (;;) {
+		seen = xstrdup(*rv);
+		lo.resource_version = seen;
+		if (kube_watch(ctx->client, &KUBE_RES_RUNAIJOBS, ns, &lo, 0,
+		    on_event, rv, rai_ctx_err(ctx)) == -1) {
+			free(seen);
+			return -1;
+		}
+		if (strcmp(seen, *rv) == 0) {
+			free(seen);
+			return 0;	/* ended without news */
+		}
+		free(seen);
+		if (ctx->out_tty)
+			fputs("\033[H\033[2J", ctx->out);
+		else
+			fputc('\n', ctx->out);
+		if (list_once(ctx, ns, fmt, project) == -1)
+			return -1;
+	}
+}
+
+/* Where a watch starts so that it misses nothing after the list. */
+static char *
+current_rv(struct rai_ctx *ctx, const char *ns)
+{
+	struct kube_list_opts lo = { 0 };
+	cJSON *l = NULL;
+	char *rv;
+
+	lo.limit = 1;
+	lo.single_page = 1;
+	if (kube_list(ctx->client, &KUBE_RES_RUNAIJOBS, ns, &lo, &l,
+	    rai_ctx_err(ctx)) == -1)
+		return NULL;
+	rv = xstrdup(rai_json_str_or(l, "metadata.resourceVersion", ""));
+	cJSON_Delete(l);
+	return rv;
+}
+
+/* -p, else the context namespace's project; -A needs neither. */
+static int
+resolve(struct rai_ctx *ctx, char **project, char **ns)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	struct rai_err *err = rai_ctx_err(ctx);
+
+	if (g->project != NULL && *g->project != '\0') {
+		*project = xstrdup(g->project);
+		return rai_project_namespace(ctx->client, g->project, ns, err);
+	}
+	if (rai_namespace_project(ctx->client, ctx->conn.namespace, project,
+	    err) == -1)
+		return -1;
+	if (*project == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
+		rai_err_set_hint(err, "run 'runai config project <name>', use "
+		    "-p <name>, or -A for every project");
+		return -1;
+	}
+	*ns = xstrdup(ctx->conn.namespace);
+	return 0;
+}
+
+int
+runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct runai_list_jobs_opts *o = opts;
+	enum rai_out_fmt fmt;
+	char *project = NULL, *ns = NULL, *rv = NULL;
+	int rc = -1;
+
+	(void)argc;
+	(void)argv;
+	if (runai_output_format(ctx, o->output, &fmt) == -1)
+		return -1;
+	if (!o->all && resolve(ctx, &project, &ns) == -1)
+		goto out;
+	if (o->watch && (rv = current_rv(ctx, ns)) == NULL)
+		goto out;
+	rc = list_once(ctx, ns, fmt, project);
+	if (rc == 0 && o->watch)
+		rc = watch_jobs(ctx, ns, &rv, fmt, project);
+out:
+	free(rv);
+	free(project);
+	free(ns);
+	return rc;
+}
+
+static const struct rai_example list_jobs_examples[] = {
+	{ "runai list jobs", "the jobs of the current project" },
+	{ "runai list -A", "the jobs of every project" },
+	{ "runai list jobs -p team-a -o json", "for scripts" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_list_jobs = {
+	.name = "jobs",
+	.aliases = (const char *const[]){ "job", NULL },
+	.summary = "list the jobs of a project",
+	.synopsis = "[-A] [-w] [-o wide|json|yaml|name]",
+	.description = "Shows each job of the project (or, with -A, of every "
+	    "project): its status, age, node, image, type, project, user, "
+	    "GPUs allocated and requested, running and pending pods and "
+	    "service URLs. A job is a RunaiJob, Job, Deployment or "
+	    "StatefulSet scheduled by the runai-scheduler. A name "
+	    "reservation left without its workload shows as \"Invalid "
+	    "job\". Jobs are sorted by project, then name.\n\n"
+	    "-o json and -o yaml print a List whose items are these job "
+	    "views (name, namespace, project, status, invalid, kind, uid, "
+	    "type, user, node, image, gpus.allocated, gpus.requested, "
+	    "gpus.requestedMemoryBytes, pods.running, pods.pending, "
+	    "serviceUrls, createdByCli, creationTimestamp in Unix "
+	    "seconds), not the raw workloads; -o name prints job/<name>.\n\n"
+	    "--watch prints the list again whenever a RunaiJob changes "
+	    "(their scheduler annotations follow their pods): over the old "
+	    "one on a terminal, after it otherwise, until the server ends "
+	    "the watch or Ctrl-C.",
+	.examples = list_jobs_examples,
+	.opts = runai_list_jobs_opts,
+	.opts_size = sizeof(struct runai_list_jobs_opts),
+	.args_min = 0,
+	.args_max = 0,
+	.flags = RAI_CMD_NEED_CLIENT,
+	.run = runai_list_jobs_run,
+};

@@ -1,0 +1,166 @@
+#!/usr/bin/env bats
+# runai list jobs against the emulator: jobs seeded as the reference CLI
+# writes them, driven through Pending/Running/Succeeded/Failed/Suspended
+# by the emulator's controller, then listed as table, JSON, YAML, names.
+
+load lib/common
+
+setup_file() {
+	kubesim_start --demo
+	sim POST /_sim/controller '{"paused": true}' >/dev/null
+	sim POST /_sim/seed "$(cat "$BATS_TEST_DIRNAME/../fixtures/jobs/e2e-seed.json")" >/dev/null
+	sim POST /_sim/tick '{"steps": 3}' >/dev/null
+	sim POST /_sim/phase '{"namespace":"runai-team-a","workload":"done","phase":"Succeeded"}' >/dev/null
+	sim POST /_sim/phase '{"namespace":"runai-team-a","workload":"boom","phase":"Failed"}' >/dev/null
+	sim POST /_sim/tick '{"steps": 3}' >/dev/null
+}
+
+teardown_file() {
+	kubesim_stop
+}
+
+setup() {
+	isolate_env
+	use_sim_kubeconfig
+	sed -i "s/namespace: .*/namespace: runai-team-a/" "$KUBECONFIG"
+}
+
+HEADER='NAME       STATUS         AGE  NODE    IMAGE      TYPE         PROJECT  USER   GPUs Allocated (Requested)  PODs Running (Pending)  SERVICE URL(S)'
+
+# The table without the AGE column (it moves with the clock).
+without_age() {
+	sed -E 's/^(.{26}).{5}/\1/; s/ +$//'
+}
+
+@test "list prints the reference header and every status" {
+	run -0 --separate-stderr runai list
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "Showing jobs for project team-a" ]
+	[ "${lines[1]}" = "$HEADER" ]
+	run -0 --separate-stderr runai list
+	run -0 without_age <<<"$(tail -n +3 <<<"$output")"
+	assert_output "boom       Failed         node-1  img:boom   Train        team-a          - (1)                       0 (0)
+done       Succeeded      node-1  img:done   Train        team-a          - (1)                       0 (0)
+frac       Running        node-1  img:frac   Train        team-a   bob    0.5 (0.5)                   1 (0)
+huge       Unschedulable          img:huge   Train        team-a          0 (64)                      0 (1)
+multi      Running        node-1  img:multi  Interactive  team-a          2 (2)                       1 (0)
+orphan     Invalid job
+ref-train  Running        node-1  busybox    Train        team-a   alice  1 (1)                       1 (0)
+susp       Suspended              img:susp   Train        team-a          0 (1)                       0 (0)"
+}
+
+@test "list jobs is list; -A adds the other projects without the header line" {
+	run -0 runai list jobs
+	[ "${lines[0]}" = "Showing jobs for project team-a" ]
+	run -0 runai list -A
+	[ "${lines[0]}" = "$HEADER" ]
+	assert_line --regexp '^other +Running .* team-b '
+	[ "${#lines[@]}" -eq 10 ]
+}
+
+@test "list -p selects the project's namespace" {
+	run -0 runai list -p team-b -o name
+	assert_output "job/other"
+}
+
+@test "list -o json is a List of job views" {
+	run -0 runai list -o json
+	run -0 jq -c '[.items[] | {name, status, gpus, pods, user, createdByCli}] | .[0:3]' <<<"$output"
+	assert_output '[{"name":"boom","status":"Failed","gpus":{"allocated":0,"requested":1,"requestedMemoryBytes":0},"pods":{"running":0,"pending":0},"user":"","createdByCli":false},{"name":"done","status":"Succeeded","gpus":{"allocated":0,"requested":1,"requestedMemoryBytes":0},"pods":{"running":0,"pending":0},"user":"","createdByCli":false},{"name":"frac","status":"Running","gpus":{"allocated":0.5,"requested":0.5,"requestedMemoryBytes":0},"pods":{"running":1,"pending":0},"user":"bob","createdByCli":false}]'
+	run -0 runai list -o json
+	run -0 jq -c '.items[] | select(.name == "ref-train") | {kind, createdByCli, user, node}' <<<"$output"
+	assert_output '{"kind":"RunaiJob","createdByCli":true,"user":"alice","node":"node-1"}'
+}
+
+@test "list -o yaml and -o name" {
+	run -0 runai list -o yaml
+	assert_line 'kind: List'
+	assert_line --regexp '^- name: orphan$'
+	run -0 runai list -o name
+	assert_output "job/boom
+job/done
+job/frac
+job/huge
+job/multi
+job/orphan
+job/ref-train
+job/susp"
+}
+
+@test "list asks only for Run:ai pods and the name-reservation ConfigMaps" {
+	mark_requests
+	run -0 runai list
+	assert_request GET /api/v1/namespaces/runai-team-a/pods '.query.fieldSelector == ["spec.schedulerName=runai-scheduler"]'
+	assert_request GET /api/v1/namespaces/runai-team-a/configmaps '.query.labelSelector == ["base-name"]'
+	assert_request GET /apis/run.ai/v1/namespaces/runai-team-a/runaijobs
+	refute_request GET /api/v1/nodes
+}
+
+@test "a 503 mid-list is retried" {
+	sim POST /_sim/faults '{"path_prefix":"/apis/run.ai/v1/namespaces/runai-team-a/runaijobs","count":1,"status":503,"retry_after":0}' >/dev/null
+	run -0 runai list -o name
+	assert_line job/ref-train
+}
+
+@test "a server that keeps failing is a clear error, exit 1" {
+	sim POST /_sim/faults '{"path_prefix":"/apis/run.ai/v1/namespaces/runai-team-a/runaijobs","count":20,"status":500}' >/dev/null
+	run -1 --separate-stderr runai list
+	[ -z "$output" ]
+	[[ "$stderr" == *500* || "$stderr" == *nternal* ]]
+	sim DELETE /_sim/faults >/dev/null
+}
+
+@test "a connection cut mid-answer is a clear error, exit 1" {
+	sim POST /_sim/faults '{"path_prefix":"/apis/run.ai/v1/namespaces/runai-team-a/runaijobs","count":20,"cut_after_bytes":40}' >/dev/null
+	run -1 --separate-stderr runai list
+	[ -n "$stderr" ]
+	sim DELETE /_sim/faults >/dev/null
+}
+
+@test "list --watch prints the list again when a job changes" {
+	timeout 6 runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 50); do
+		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	sim POST /_sim/seed '{"apiVersion":"run.ai/v1","kind":"RunaiJob","metadata":{"name":"late","namespace":"runai-team-b"},"spec":{"template":{"spec":{"schedulerName":"runai-scheduler","containers":[{"name":"late","image":"img:late"}]}}}}' >/dev/null
+	for i in $(seq 1 50); do
+		grep -q job/late "$BATS_TEST_TMPDIR/watch" && break
+		sleep 0.1
+	done
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	run cat "$BATS_TEST_TMPDIR/watch"
+	assert_output "job/other
+
+job/late
+job/other"
+}
+
+# Last: hiding run.ai removes the RunaiJobs for good.
+@test "without run.ai served, the other workloads and reservations still list" {
+	sim POST /_sim/crd '{"runai": false}' >/dev/null
+	mark_requests
+	run -0 runai list -o name
+	assert_output "job/orphan
+job/ref-train"
+	assert_request GET /apis/batch/v1/namespaces/runai-team-a/jobs
+}
+
+@test "a Deployment's pods are found through its ReplicaSet" {
+	sim POST /_sim/seed '{"kind":"List","apiVersion":"v1","items":[
+	 {"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"infer","namespace":"runai-team-d","uid":"11111111-0000-0000-0000-000000000001"},
+	  "spec":{"selector":{"matchLabels":{"app":"infer"}},"template":{"metadata":{"labels":{"app":"infer"}},"spec":{"schedulerName":"runai-scheduler","containers":[{"name":"infer","image":"img:infer"}]}}}},
+	 {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"infer-abc","namespace":"runai-team-d","uid":"11111111-0000-0000-0000-000000000002",
+	  "ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"infer","uid":"11111111-0000-0000-0000-000000000001","controller":true}]},
+	  "spec":{"selector":{"matchLabels":{"app":"infer"}},"template":{"metadata":{"labels":{"app":"infer"}},"spec":{"containers":[{"name":"infer","image":"img:infer"}]}}}},
+	 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"infer-abc-x1","namespace":"runai-team-d","labels":{"app":"infer","project":"team-d"},
+	  "ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"infer-abc","uid":"11111111-0000-0000-0000-000000000002","controller":true}]},
+	  "spec":{"schedulerName":"runai-scheduler","nodeName":"node-2","containers":[{"name":"infer","image":"img:infer"}]},
+	  "status":{"phase":"Running"}}]}' >/dev/null
+	run -0 runai list -p team-d -o json
+	run -0 jq -c '.items[] | {name, kind, type, node, status, pods}' <<<"$output"
+	assert_output '{"name":"infer","kind":"Deployment","type":"Inference","node":"node-2","status":"Running","pods":{"running":1,"pending":0}}'
+}
