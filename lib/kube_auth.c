@@ -825,30 +825,41 @@ b64url_decode(const char *s, size_t n, size_t *lenp)
 	return d;
 }
 
-long long
-kube_jwt_exp(const char *jwt)
+cJSON *
+kube_jwt_claims(const char *jwt)
 {
 	const char *p1, *p2;
 	unsigned char *payload;
-	const cJSON *exp;
 	cJSON *claims;
-	long long rc = -1;
 	size_t len = 0;
 
 	if (jwt == NULL || (p1 = strchr(jwt, '.')) == NULL ||
 	    (p2 = strchr(p1 + 1, '.')) == NULL || strchr(p2 + 1, '.') != NULL)
-		return -1;
+		return NULL;
 	p1++;
 	if ((size_t)(p2 - p1) > JWT_PAYLOAD_MAX ||
 	    (payload = b64url_decode(p1, (size_t)(p2 - p1), &len)) == NULL)
-		return -1;
+		return NULL;
 	claims = cJSON_ParseWithLength((const char *)payload, len);
-	exp = rai_json_child(claims, "exp");
+	free(payload);
+	if (claims != NULL && !cJSON_IsObject(claims)) {
+		cJSON_Delete(claims);
+		claims = NULL;
+	}
+	return claims;
+}
+
+long long
+kube_jwt_exp(const char *jwt)
+{
+	cJSON *claims = kube_jwt_claims(jwt);
+	const cJSON *exp = rai_json_child(claims, "exp");
+	long long rc = -1;
+
 	/* Out of range values are as good as absent. */
 	if (cJSON_IsNumber(exp) && exp->valuedouble >= 0 &&
 	    exp->valuedouble < 1e15)
 		rc = (long long)exp->valuedouble;
 	cJSON_Delete(claims);
-	free(payload);
 	return rc;
 }

@@ -10,6 +10,8 @@
 
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "kube_config.h"
 #include "rai_err.h"
 
@@ -38,5 +40,11 @@ void	 kube_auth_set_oidc_refresh(struct kube_auth *, kube_oidc_refresh_fn *,
 
 /* exp claim of a JWT (unverified), or -1 when it has none or is malformed. */
 long long kube_jwt_exp(const char *jwt);
+/*
+ * The claims object of a JWT, decoded but not verified (for display and
+ * defaults such as the user name, never for trust), or NULL when it is
+ * malformed. Caller frees with cJSON_Delete.
+ */
+cJSON	*kube_jwt_claims(const char *jwt);
 
 #endif

@@ -41,6 +41,8 @@ const struct kube_res KUBE_RES_DEPLOYMENTS = { "apps", "v1", "deployments", 1 };
 const struct kube_res KUBE_RES_STATEFULSETS = { "apps", "v1", "statefulsets",
     1 };
 const struct kube_res KUBE_RES_RUNAIJOBS = { "run.ai", "v1", "runaijobs", 1 };
+const struct kube_res KUBE_RES_INGRESSES = { "networking.k8s.io", "v1",
+    "ingresses", 1 };
 const struct kube_res KUBE_RES_PROJECTS = { "run.ai", "v1", "projects", 0 };
 const struct kube_res KUBE_RES_SSAR = { "authorization.k8s.io", "v1",
     "selfsubjectaccessreviews", 0 };

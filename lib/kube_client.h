@@ -39,6 +39,7 @@ extern const struct kube_res KUBE_RES_JOBS;		/* batch/v1 */
 extern const struct kube_res KUBE_RES_DEPLOYMENTS;	/* apps/v1 */
 extern const struct kube_res KUBE_RES_STATEFULSETS;
 extern const struct kube_res KUBE_RES_RUNAIJOBS;	/* run.ai/v1 */
+extern const struct kube_res KUBE_RES_INGRESSES;	/* networking.k8s.io/v1 */
 extern const struct kube_res KUBE_RES_PROJECTS;		/* run.ai/v1, cluster */
 extern const struct kube_res KUBE_RES_SSAR;	/* selfsubjectaccessreviews */
 

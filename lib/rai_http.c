@@ -65,13 +65,20 @@ struct xfer {
 
 int
 rai_http_retryable(unsigned flags, int curl_code, long status,
-    size_t streamed)
+    int retry_after, size_t streamed)
 {
 	if ((flags & RAI_HTTP_NO_RETRY) || streamed > 0)
 		return 0;
-	/* Without idempotence only a request that never left is repeated. */
+	/*
+	 * Without idempotence a request is repeated only when it never left,
+	 * or when the server says it did not act on it: a 429 (the API
+	 * server's rate limits turn requests away before handling them), or
+	 * a 5xx that asks to come back (Retry-After), as client-go does.
+	 */
 	if (!(flags & RAI_HTTP_IDEMPOTENT))
-		return curl_code == CURLE_COULDNT_CONNECT;
+		return curl_code == CURLE_COULDNT_CONNECT ||
+		    (curl_code == CURLE_OK && (status == 429 ||
+		    (status >= 500 && status <= 599 && retry_after > 0)));
 	switch (curl_code) {
 	case CURLE_OK:
 		break;
@@ -1010,7 +1017,7 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 		}
 		if (retries >= h->max_retries ||
 		    !rai_http_retryable(req->flags, (int)code, resp->status,
-		    resp->streamed))
+		    err->retry_after, resp->streamed))
 			return -1;
 		retries++;
 		delay = rai_http_backoff_ms(retries, err->retry_after,

@@ -125,11 +125,12 @@ size_t	 rai_http_max_response(const struct rai_http *);
 
 /*
  * Whether a failed attempt may be repeated: curl_code (0 = the transfer
- * completed) and status (0 = none) describe it; streamed is how many
+ * completed), status (0 = none) and retry_after (the answer's
+ * Retry-After in seconds, 0 = none) describe it; streamed is how many
  * body bytes a stream sink has already consumed.
  */
 int	 rai_http_retryable(unsigned flags, int curl_code, long status,
-	    size_t streamed);
+	    int retry_after, size_t streamed);
 /*
  * Delay before retry number attempt (1 = the first retry): the server's
  * retry_after (seconds, capped at RAI_HTTP_RETRY_AFTER_CAP_S) when > 0,

@@ -538,6 +538,8 @@ set_value(struct parse *p, const struct rai_opt *o, void *base,
 	case RAI_OPT_INT:
 		if (parse_long_int(arg, &l) == -1)
 			return bad_value(p, o, arg, "an integer");
+		if ((o->flags & RAI_OPT_TRISTATE) && l < 0)
+			return bad_value(p, o, arg, "an integer of 0 or more");
 		*(long *)f = l;
 		return 0;
 	case RAI_OPT_DOUBLE:
@@ -586,6 +588,14 @@ apply_defaults(struct parse *p, const struct rai_opt *t, void *base)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
+		/* -1 tells "not given" from --x=false or --n=0 */
+		if (t[i].flags & RAI_OPT_TRISTATE) {
+			if (t[i].type == RAI_OPT_BOOL)
+				*(int *)field(base, &t[i]) = -1;
+			else if (t[i].type == RAI_OPT_INT ||
+			    t[i].type == RAI_OPT_DURATION)
+				*(long *)field(base, &t[i]) = -1;
+		}
 		if (t[i].def == NULL)
 			continue;
 		if (set_value(p, &t[i], base, t[i].def) == -1) {

@@ -22,9 +22,6 @@
 
 #define RUNAI_SCHEDULER	"runai-scheduler"
 
-static const struct kube_res RES_INGRESSES = {
-	"networking.k8s.io", "v1", "ingresses", 1
-};
 static const struct kube_res RES_MPIJOBS = {
 	"kubeflow.org", "v1", "mpijobs", 1
 };
@@ -41,8 +38,8 @@ static const struct {
 	{ "statefulset.apps", &KUBE_RES_STATEFULSETS },
 	{ "mpijob.kubeflow.org", &RES_MPIJOBS },
 	{ "service", &KUBE_RES_SERVICES },
-	{ "ingress.networking.k8s.io", &RES_INGRESSES },
-	{ "ingress.extensions", &RES_INGRESSES },
+	{ "ingress.networking.k8s.io", &KUBE_RES_INGRESSES },
+	{ "ingress.extensions", &KUBE_RES_INGRESSES },
 	{ "persistentvolumeclaim", &KUBE_RES_PVCS },
 	{ "configmap", &KUBE_RES_CONFIGMAPS },
 	{ "secret", &KUBE_RES_SECRETS },
@@ -289,7 +286,7 @@ delete_by_kind(struct kube_client *c, const char *ns, const char *job,
 	/* Best effort: submit makes these only for some jobs. */
 	(void)delete_one(c, &KUBE_RES_SERVICES, ns, job, &ignored);
 	rai_err_release(&ignored);
-	(void)delete_one(c, &RES_INGRESSES, ns, job, &ignored);
+	(void)delete_one(c, &KUBE_RES_INGRESSES, ns, job, &ignored);
 	rai_err_release(&ignored);
 	(void)delete_one(c, &KUBE_RES_CONFIGMAPS, ns, job, &ignored);
 	rai_err_release(&ignored);

@@ -57,6 +57,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_describe,
 	&runai_cmd_list,
 	&runai_cmd_resume,
+	&runai_cmd_submit,
 	&runai_cmd_suspend,
 	&runai_cmd_top,
 	&rai_cmd_version,
@@ -147,6 +148,26 @@ resolve_project(struct rai_ctx *ctx, struct rai_err *err)
 	return 0;
 }
 
+int
+runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+
+	if (!(flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT |
+	    RAI_CMD_NEED_PROJECT)))
+		return 0;
+	if (ctx->kcfg == NULL && load_config(ctx, err) == -1)
+		return -1;
+	if (!(flags & (RAI_CMD_NEED_CLIENT | RAI_CMD_NEED_PROJECT)))
+		return 0;
+	if (ctx->client == NULL &&
+	    make_client(ctx, g->request_timeout * 1000, -1, err) == -1)
+		return -1;
+	if ((flags & RAI_CMD_NEED_PROJECT) && ctx->namespace == NULL)
+		return resolve_project(ctx, err);
+	return 0;
+}
+
 static int
 runai_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
@@ -154,18 +175,7 @@ runai_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 	int level = g->verbosity ? g->verbosity : verbosity_from_env();
 
 	rai_log_set_level(level);
-	if (!(flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT |
-	    RAI_CMD_NEED_PROJECT)))
-		return 0;
-	if (load_config(ctx, err) == -1)
-		return -1;
-	if (!(flags & (RAI_CMD_NEED_CLIENT | RAI_CMD_NEED_PROJECT)))
-		return 0;
-	if (make_client(ctx, g->request_timeout * 1000, -1, err) == -1)
-		return -1;
-	if (flags & RAI_CMD_NEED_PROJECT)
-		return resolve_project(ctx, err);
-	return 0;
+	return runai_prepare(ctx, flags, err);
 }
 
 static void

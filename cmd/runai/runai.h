@@ -27,6 +27,13 @@ struct runai_globals {
 	    "output format: wide, json, yaml or name", NULL,		\
 	    rai_out_choices, RAI_COMP_CHOICES, 0, NULL }
 
+/*
+ * What the program's setup does for a command's RAI_CMD_NEED_* flags,
+ * for commands that check their own arguments before they connect
+ * (submit). Steps already done are skipped.
+ */
+int	runai_prepare(struct rai_ctx *, unsigned flags, struct rai_err *);
+
 /* Parses an -o value ("" or NULL = table) into fmt. */
 int	runai_output_format(struct rai_ctx *, const char *, enum rai_out_fmt *);
 

@@ -48,6 +48,8 @@ struct submit_opts {
 	int		 hidden;
 	const char	*label;
 	const char	*workdir;
+	int		 shm;		/* tri-state */
+	long		 retries;	/* tri-state */
 };
 
 struct output_opts {
@@ -233,6 +235,12 @@ static const struct rai_opt submit_opts[] = {
 	    RAI_COMP_NONE, 0, label_cb },
 	{ 0, "workdir", RAI_OPT_STRING, offsetof(struct submit_opts, workdir),
 	    "<dir>", "working directory", NULL, NULL, RAI_COMP_DIR, 0, NULL },
+	{ 0, "shm", RAI_OPT_BOOL, offsetof(struct submit_opts, shm), NULL,
+	    "a large /dev/shm", NULL, NULL, RAI_COMP_NONE,
+	    RAI_OPT_TRISTATE | RAI_OPT_NEGATABLE, NULL },
+	{ 0, "retries", RAI_OPT_INT, offsetof(struct submit_opts, retries),
+	    "<n>", "retries of a failed pod", NULL, NULL, RAI_COMP_NONE,
+	    RAI_OPT_TRISTATE, NULL },
 	RAI_OPT_END
 };
 
@@ -731,6 +739,24 @@ TEST(flags_clusters_counts_and_negation)
 	T_INT_EQ(rec.so.hidden, 1);
 }
 
+TEST(tristate_options_tell_unset_from_off)
+{
+	T_RUNS("submit", "--image", "u");
+	T_INT_EQ(rec.so.shm, -1);
+	T_INT_EQ(rec.so.retries, -1);
+	T_RUNS("submit", "--image", "u", "--shm", "--retries", "0");
+	T_INT_EQ(rec.so.shm, 1);
+	T_INT_EQ(rec.so.retries, 0);
+	T_RUNS("submit", "--image", "u", "--shm=false");
+	T_INT_EQ(rec.so.shm, 0);
+	T_RUNS("submit", "--image", "u", "--no-shm");
+	T_INT_EQ(rec.so.shm, 0);
+	/* -1 means "unset", so it cannot be given */
+	T_USAGE_ERR("tprog submit: invalid value '-1' for --retries: expected "
+	    "an integer of 0 or more\nsee 'tprog submit -h'\n", "submit",
+	    "--image", "u", "--retries", "-1");
+}
+
 TEST(lists_replace_their_default)
 {
 	T_RUNS("submit", "--image", "u", "-e", "A=1", "--env=B=2", "-eC=3");
@@ -1160,7 +1186,7 @@ TEST(complete_options_and_values)
 	T_COMPLETES("--output=json\n:4\n", "list", "projects", "--output=j");
 	T_COMPLETES("train\ninteractive\n:4\n", "submit", "--mode", "");
 	T_COMPLETES("--interactive\n--image\n:4\n", "submit", "--i");
-	T_COMPLETES("--no-interactive\n:4\n", "submit", "--no");
+	T_COMPLETES("--no-interactive\n--no-shm\n:4\n", "submit", "--no");
 	/* hidden options are never offered */
 	T_COMPLETES("--help\n:4\n", "submit", "--h");
 	/* files and directories are left to the shell */
@@ -1331,6 +1357,7 @@ main(int argc, char **argv)
 	RUN(aliases_and_defaults);
 	RUN(value_forms);
 	RUN(flags_clusters_counts_and_negation);
+	RUN(tristate_options_tell_unset_from_off);
 	RUN(lists_replace_their_default);
 	RUN(callbacks_get_the_value);
 	RUN(secrets_are_copied_and_wiped_from_argv);

@@ -17,6 +17,7 @@ static const struct {
 	long		 status;
 	size_t		 streamed;
 	int		 want;
+	int		 retry_after;	/* seconds; 0 when the row omits it */
 } retry_cases[] = {
 	/* idempotent: transport failures that may be transient */
 	{ IDEM, CURLE_COULDNT_CONNECT, 0, 0, 1 },
@@ -51,7 +52,13 @@ static const struct {
 	{ 0, CURLE_GOT_NOTHING, 0, 0, 0 },
 	{ 0, CURLE_SEND_ERROR, 0, 0, 0 },
 	{ 0, CURLE_OK, 503, 0, 0 },
-	{ 0, CURLE_OK, 429, 0, 0 },
+	{ 0, CURLE_OK, 500, 0, 0 },
+	/* not idempotent, but the server did not act on it */
+	{ 0, CURLE_OK, 429, 0, 1 },
+	{ 0, CURLE_OK, 503, 0, 1, 5 },
+	{ 0, CURLE_OK, 500, 0, 1, 1 },
+	{ 0, CURLE_OK, 409, 0, 0, 5 },
+	{ NORETRY, CURLE_OK, 429, 0, 0 },
 	/* never when told so, or once a stream delivered data */
 	{ IDEM | NORETRY, CURLE_COULDNT_CONNECT, 0, 0, 0 },
 	{ IDEM | NORETRY, CURLE_OK, 503, 0, 0 },
@@ -67,7 +74,7 @@ TEST(retry_decisions)
 	for (i = 0; i < sizeof(retry_cases) / sizeof(retry_cases[0]); i++) {
 		int got = rai_http_retryable(retry_cases[i].flags,
 		    retry_cases[i].code, retry_cases[i].status,
-		    retry_cases[i].streamed);
+		    retry_cases[i].retry_after, retry_cases[i].streamed);
 
 		if (got != retry_cases[i].want)
 			printf("# case %zu: flags %u code %d status %ld\n", i,

@@ -1,0 +1,499 @@
+/*
+ * runai submit: starts a training or interactive job. The flags are
+ * checked before anything is sent; then the project is resolved, the
+ * objects rendered (lib/rai_submit.c) and created behind a
+ * name-reservation ConfigMap (lib/rai_submit_apply.c), exactly as the
+ * reference CLI's chart would make them (contract §1.3, §2).
+ */
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kube_auth.h"
+#include "rai_alloc.h"
+#include "rai_buf.h"
+#include "rai_json.h"
+#include "rai_log.h"
+#include "rai_submit.h"
+#include "rai_yaml.h"
+#include "runai.h"
+
+#include "banned.h"
+
+#define MAX_GROUPS	RAI_SUBMIT_MAX_GROUPS
+
+struct submit_opts {
+	const char	*name;
+	const char	*prefix;
+	const char	*image;
+	const char	*pull_policy;
+	const char	*working_dir;
+	struct rai_strv	 env;
+	int		 command;
+	int		 tty;
+	int		 stdin_open;
+	double		 gpu;
+	const char	*gpu_memory;
+	const char	*cpu;
+	const char	*cpu_limit;
+	const char	*memory;
+	const char	*memory_limit;
+	struct rai_strv	 volumes;
+	struct rai_strv	 pvcs;
+	int		 large_shm;
+	struct rai_strv	 ports;
+	const char	*service_type;
+	int		 host_ipc;
+	int		 host_network;
+	int		 interactive;
+	int		 preemptible;
+	long		 backoff_limit;
+	long		 completions;
+	long		 parallelism;
+	long		 ttl;
+	int		 run_as_user;
+	int		 create_home_dir;
+	int		 prevent_pe;
+	const char	*node_type;
+	int		 dry_run;
+	const char	*output;
+};
+
+static const char *const pull_policies[] = { "Always", "IfNotPresent",
+	"Never", NULL };
+static const char *const service_types[] = { "nodeport", "loadbalancer",
+	"ingress", NULL };
+static const char *const dry_run_formats[] = { "yaml", "json", NULL };
+
+#define OPT(s, l, type, field, argh, help, flags)			\
+	{ s, l, type, offsetof(struct submit_opts, field), argh, help,	\
+	    NULL, NULL, RAI_COMP_NONE, flags, NULL }
+#define CHOICE(s, l, field, argh, help, choices)			\
+	{ s, l, RAI_OPT_ENUM, offsetof(struct submit_opts, field), argh,	\
+	    help, NULL, choices, RAI_COMP_CHOICES, 0, NULL }
+
+static const struct rai_opt submit_opts[] = {
+	OPT(0, "name", RAI_OPT_STRING, name, "<name>",
+	    "the job's name (default: job-<n>)", 0),
+	OPT(0, "job-name-prefix", RAI_OPT_STRING, prefix, "<prefix>",
+	    "generate the name as <prefix>-<n>", 0),
+	OPT('i', "image", RAI_OPT_STRING, image, "<image>",
+	    "container image to run (required)", 0),
+	CHOICE(0, "image-pull-policy", pull_policy, "<policy>",
+	    "Always (default), IfNotPresent or Never", pull_policies),
+	OPT('e', "environment", RAI_OPT_LIST, env, "<name=value>",
+	    "environment variable; value SECRET:<secret>,<key> reads a Secret",
+	    0),
+	OPT(0, "command", RAI_OPT_BOOL, command, NULL,
+	    "the words after -- replace the image's entrypoint", 0),
+	OPT(0, "working-dir", RAI_OPT_STRING, working_dir, "<dir>",
+	    "the container's working directory", 0),
+	OPT('t', "tty", RAI_OPT_BOOL, tty, NULL,
+	    "allocate a terminal for the container (needs --stdin)", 0),
+	OPT(0, "stdin", RAI_OPT_BOOL, stdin_open, NULL,
+	    "keep the container's standard input open", 0),
+	OPT('g', "gpu", RAI_OPT_DOUBLE, gpu, "<gpus>",
+	    "GPUs: a whole number, or a fraction below 1 of one GPU", 0),
+	OPT(0, "gpu-memory", RAI_OPT_STRING, gpu_memory, "<size>",
+	    "GPU memory instead of GPUs, e.g. 4G (at least 100M)", 0),
+	OPT(0, "cpu", RAI_OPT_STRING, cpu, "<cpus>",
+	    "CPU cores requested, e.g. 2 or 500m", 0),
+	OPT(0, "cpu-limit", RAI_OPT_STRING, cpu_limit, "<cpus>",
+	    "CPU cores at most", 0),
+	OPT(0, "memory", RAI_OPT_STRING, memory, "<size>",
+	    "memory requested, e.g. 4G", 0),
+	OPT(0, "memory-limit", RAI_OPT_STRING, memory_limit, "<size>",
+	    "memory at most", 0),
+	OPT('v', "volume", RAI_OPT_LIST, volumes, "<host:path[:ro]>",
+	    "mount a directory of the node", 0),
+	OPT(0, "pvc", RAI_OPT_LIST, pvcs, "<claim>",
+	    "mount a claim: [class]:size:path[:ro] makes one, name:path[:ro] "
+	    "uses one", 0),
+	OPT(0, "large-shm", RAI_OPT_BOOL, large_shm, NULL,
+	    "mount a memory-backed /dev/shm", 0),
+	OPT(0, "port", RAI_OPT_LIST, ports, "<port[:target]>",
+	    "expose a container port (with --service-type)", 0),
+	CHOICE('s', "service-type", service_type, "<type>",
+	    "expose the ports: nodeport, loadbalancer or ingress",
+	    service_types),
+	OPT(0, "host-ipc", RAI_OPT_BOOL, host_ipc, NULL,
+	    "share the node's IPC namespace", 0),
+	OPT(0, "host-network", RAI_OPT_BOOL, host_network, NULL,
+	    "use the node's network", 0),
+	OPT(0, "interactive", RAI_OPT_BOOL, interactive, NULL,
+	    "an interactive job (runs until stopped, not preempted)", 0),
+	OPT(0, "preemptible", RAI_OPT_BOOL, preemptible, NULL,
+	    "with --interactive: may be preempted to free GPUs", 0),
+	OPT(0, "backoff-limit", RAI_OPT_INT, backoff_limit, "<n>",
+	    "times a failed pod is retried (cluster default: 6)",
+	    RAI_OPT_TRISTATE),
+	OPT(0, "completions", RAI_OPT_INT, completions, "<n>",
+	    "pods that must succeed", RAI_OPT_TRISTATE),
+	OPT(0, "parallelism", RAI_OPT_INT, parallelism, "<n>",
+	    "pods that may run at once (needs --completions)",
+	    RAI_OPT_TRISTATE),
+	OPT(0, "ttl-after-finish", RAI_OPT_DURATION, ttl, "<duration>",
+	    "delete the job this long after it ends, e.g. 2h",
+	    RAI_OPT_TRISTATE),
+	OPT(0, "run-as-user", RAI_OPT_BOOL, run_as_user, NULL,
+	    "run as your user and groups, not the image's user", 0),
+	OPT(0, "create-home-dir", RAI_OPT_BOOL, create_home_dir, NULL,
+	    "a temporary home directory (default: with --run-as-user)",
+	    RAI_OPT_TRISTATE),
+	OPT(0, "prevent-privilege-escalation", RAI_OPT_BOOL, prevent_pe, NULL,
+	    "forbid gaining privileges (setuid) in the container", 0),
+	{ 0, "node-type", RAI_OPT_STRING, offsetof(struct submit_opts,
+	    node_type), "<type>", "run on nodes labelled run.ai/type=<type>",
+	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	OPT(0, "dry-run", RAI_OPT_BOOL, dry_run, NULL,
+	    "print the objects instead of creating them", 0),
+	CHOICE('o', "output", output, "<format>",
+	    "with --dry-run: yaml (default) or json", dry_run_formats),
+	RAI_OPT_END
+};
+
+/* ---- the command line ---- */
+
+/* The words before "--" name the job; those after are its command. */
+static int
+split_args(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
+    char **argv, const char **name, int *ncmd)
+{
+	int npos = ctx->dashdash >= 0 ? ctx->dashdash : argc;
+
+	*ncmd = argc - npos;
+	*name = o->name;
+	if (npos == 0)
+		return 0;
+	if (o->name != NULL || npos > 1) {
+		struct rai_buf b = RAI_BUF_INIT;
+		int i;
+
+		for (i = o->name != NULL ? 0 : 1; i < npos; i++)
+			rai_buf_addf(&b, "%s%s", b.len ? " " : "", argv[i]);
+		rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "unexpected "
+		    "arguments [%s]", rai_buf_str(&b));
+		rai_err_set_hint(rai_ctx_err(ctx), "name the job once, with "
+		    "--name; the container's command goes after \"--\"");
+		rai_buf_release(&b);
+		return -1;
+	}
+	*name = argv[0];
+	return 0;
+}
+
+static void
+spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
+{
+	rai_submit_spec_init(s);
+	s->image = o->image;
+	s->image_pull_policy = o->pull_policy;
+	s->working_dir = o->working_dir;
+	s->env = o->env;
+	s->is_command = o->command;
+	s->tty = o->tty;
+	s->stdin_open = o->stdin_open;
+	s->gpu = o->gpu;
+	s->gpu_memory = o->gpu_memory;
+	s->cpu = o->cpu;
+	s->cpu_limit = o->cpu_limit;
+	s->memory = o->memory;
+	s->memory_limit = o->memory_limit;
+	s->volumes = o->volumes;
+	s->pvcs = o->pvcs;
+	s->large_shm = o->large_shm;
+	s->ports = o->ports;
+	s->service_type = o->service_type;
+	s->host_ipc = o->host_ipc;
+	s->host_network = o->host_network;
+	s->interactive = o->interactive;
+	s->preemptible = o->preemptible;
+	s->backoff_limit = o->backoff_limit;
+	s->completions = o->completions;
+	s->parallelism = o->parallelism;
+	s->ttl_after_finish = o->ttl;
+	s->run_as_user = o->run_as_user;
+	s->create_home_dir = o->create_home_dir;
+	s->prevent_privilege_escalation = o->prevent_pe;
+	s->node_type = o->node_type;
+}
+
+/*
+ * Everything the flags alone can get wrong, before any request: the
+ * render runs once with stand-in names and is thrown away.
+ */
+static int
+check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
+    const struct rai_submit_spec *spec)
+{
+	struct rai_submit_spec s = *spec;
+	struct rai_submit_objs objs;
+	char *probe = NULL;
+	int rc;
+
+	if (o->output != NULL && !o->dry_run)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "-o/--output "
+		    "is for --dry-run");
+	if (s.name == NULL) {
+		probe = xasprintf("%s-0", o->prefix ? o->prefix : "job");
+		if (rai_submit_check_name(probe, rai_ctx_err(ctx)) == -1) {
+			rai_err_prefix(rai_ctx_err(ctx), "--job-name-prefix "
+			    "'%s'", o->prefix);
+			free(probe);
+			return -1;
+		}
+		s.name = probe;
+	}
+	s.project = "project";
+	s.namespace = "namespace";
+	rc = rai_submit_render(&s, &objs, rai_ctx_err(ctx));
+	if (rc == 0)
+		rai_submit_objs_release(&objs);
+	free(probe);
+	return rc;
+}
+
+/* "runai submit ...", as typed, for the runai-cli-command annotation. */
+static char *
+command_line(struct rai_ctx *ctx)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	int i;
+
+	rai_buf_addstr(&b, ctx->prog->name);
+	for (i = 0; i < ctx->raw_argc; i++)
+		rai_buf_addf(&b, " %s", ctx->raw_argv[i]);
+	return rai_buf_detach(&b, NULL);
+}
+
+/* ---- who submits ---- */
+
+/* The id-token's claims when the kubeconfig user logs in with OIDC. */
+static cJSON *
+token_claims(struct rai_ctx *ctx)
+{
+	if (ctx->conn.auth != KUBE_AUTH_OIDC || ctx->conn.oidc.id_token == NULL)
+		return NULL;
+	return kube_jwt_claims(ctx->conn.oidc.id_token);
+}
+
+/* ---- talking to the cluster ---- */
+
+static volatile sig_atomic_t submit_stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	submit_stop = 1;
+}
+
+/* While objects are being created a signal asks for a clean stop. */
+static void
+catch_signals(int on)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on ? on_signal : SIG_DFL;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+/* RunaiJob where the cluster serves it, else batch/v1 Job (§2.1). */
+static int
+use_batch_job(struct rai_ctx *ctx, int *batch)
+{
+	int found = 0;
+
+	if (kube_has_group_version(ctx->client, "run.ai", "v1", &found,
+	    rai_ctx_err(ctx)) == -1)
+		return -1;
+	*batch = !found;
+	if (*batch)
+		rai_log(RAI_LOG_NOTE, "run.ai/v1 is not served: submitting a "
+		    "batch/v1 Job");
+	return 0;
+}
+
+static void
+print_dry_run(struct rai_ctx *ctx, const struct rai_submit_result *res,
+    int json)
+{
+	cJSON *list = cJSON_CreateObject(), *items;
+	struct rai_err err = RAI_ERR_INIT;
+	size_t i;
+
+	cJSON_AddStringToObject(list, "apiVersion", "v1");
+	cJSON_AddStringToObject(list, "kind", "List");
+	items = cJSON_AddArrayToObject(list, "items");
+	cJSON_AddItemReferenceToArray(items, res->configmap);
+	for (i = 0; i < res->objs.n; i++)
+		cJSON_AddItemReferenceToArray(items, res->objs.v[i].obj);
+	if (json) {
+		rai_out_json(ctx->out, list);
+	} else {
+		for (i = 0; i < (size_t)cJSON_GetArraySize(items); i++) {
+			if (i > 0)
+				fputs("---\n", ctx->out);
+			if (rai_out_yaml(ctx->out, cJSON_GetArrayItem(items,
+			    (int)i), &err) == -1)
+				break;
+		}
+	}
+	rai_err_release(&err);
+	cJSON_Delete(list);
+}
+
+/* Reference messages for what the cluster said no to. */
+static void
+explain_failure(struct rai_ctx *ctx)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+
+	if (err->http_status == 403)
+		runai_job_err_forbidden(err);
+}
+
+static int
+submit(struct rai_ctx *ctx, const struct submit_opts *o,
+    struct rai_submit_spec *spec)
+{
+	struct rai_submit_result res;
+	unsigned flags = o->dry_run ? RAI_SUBMIT_DRY_RUN : 0;
+	const char *base = NULL;
+	int rc;
+
+	if (spec->name == NULL)
+		base = o->prefix ? o->prefix : "job";
+	submit_stop = 0;
+	catch_signals(1);
+	rc = rai_submit_apply(ctx->client, spec, base, flags, &submit_stop,
+	    &res, rai_ctx_err(ctx));
+	catch_signals(0);
+	if (rc == -1) {
+		explain_failure(ctx);
+		if (submit_stop) {
+			rai_err_print(rai_ctx_err(ctx), stderr, ctx->prog->name);
+			return 130;
+		}
+		return -1;
+	}
+	if (o->dry_run) {
+		print_dry_run(ctx, &res, o->output != NULL &&
+		    strcmp(o->output, "json") == 0);
+	} else {
+		fprintf(ctx->out, "The job '%s' has been submitted "
+		    "successfully\n", res.name);
+		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
+		    "to check the job status\n", res.name, ctx->project);
+	}
+	rai_submit_result_release(&res);
+	return 0;
+}
+
+static int
+cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct submit_opts *o = opts;
+	struct rai_submit_spec spec;
+	struct rai_cluster_policy policy;
+	long groups[MAX_GROUPS];
+	char *user = NULL, *cmdline = NULL;
+	cJSON *claims = NULL;
+	int ncmd, rc = -1;
+
+	spec_from_opts(&spec, o);
+	if (split_args(ctx, o, argc, argv, &spec.name, &ncmd) == -1)
+		return -1;
+	spec.cmd = (const char *const *)argv + (argc - ncmd);
+	spec.ncmd = (size_t)ncmd;
+	if (check_offline(ctx, o, &spec) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
+		return -1;
+	spec.project = ctx->project;
+	spec.namespace = ctx->namespace;
+
+	rai_cluster_policy_read(ctx->client, &policy);
+	if (policy.enforce_run_as_user)
+		spec.run_as_user = 1;
+	if (policy.enforce_prevent_privilege_escalation)
+		spec.prevent_privilege_escalation = 1;
+	claims = token_claims(ctx);
+	spec.user = user = rai_submit_default_user(claims);
+	if (spec.run_as_user)
+		rai_submit_ids(&spec, claims, groups, MAX_GROUPS);
+	spec.cli_command = cmdline = command_line(ctx);
+	if (use_batch_job(ctx, &spec.batch_job) == -1)
+		goto out;
+	spec.job_index = rai_job_index_next(ctx->client, o->dry_run);
+	if (o->preemptible && o->interactive)
+		fprintf(stderr, "Warning: Using the preemptible flag may lead "
+		    "to your resources being preempted without notice\n");
+	rc = submit(ctx, o, &spec);
+out:
+	cJSON_Delete(claims);
+	free(user);
+	free(cmdline);
+	return rc;
+}
+
+static const struct rai_example submit_examples[] = {
+	{ "runai submit --name train1 -i gcr.io/run-ai-demo/quickstart -g 1",
+	    "a training job on one GPU" },
+	{ "runai submit -i pytorch/pytorch -g 0.5 --interactive -- sleep infinity",
+	    "an interactive job on half a GPU, with the image's entrypoint "
+	    "given sleep infinity as arguments" },
+	{ "runai submit -i ubuntu --command -- python3 train.py --epochs 10",
+	    "replace the image's entrypoint" },
+	{ "runai submit -i img -g 4 -v /data:/data:ro --pvc :10Gi:/ckpt",
+	    "four GPUs, a node directory read-only and a new 10Gi claim" },
+	{ "runai submit -i jupyter/base-notebook --interactive --port 8888 -s nodeport",
+	    "expose port 8888 on every node" },
+	{ "runai submit -i img --dry-run -o json",
+	    "print what would be created" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_submit = {
+	.name = "submit",
+	.summary = "submit a training or interactive job",
+	.synopsis = "[<name>] -i <image> [options] [-- <command> [<arg>...]]",
+	.description = "Creates a job in the project: a run.ai/v1 RunaiJob "
+	    "(a batch/v1 Job where the cluster has no Run:ai CRD) scheduled "
+	    "by the Run:ai scheduler, with a Service and an Ingress for "
+	    "--port, and claims for --pvc. A ConfigMap of the job's name is "
+	    "created first to reserve the name and to list these objects, "
+	    "so \"runai delete\" (and the original Run:ai CLI) finds them. "
+	    "If anything fails, or submit is interrupted, what was created "
+	    "is removed again.\n\n"
+	    "Without --name the job is called job-<n> (or <prefix>-<n> with "
+	    "--job-name-prefix), n being the smallest number not in use. A "
+	    "name given as the first argument is the same as --name.\n\n"
+	    "The words after \"--\" are passed to the image's entrypoint as "
+	    "its arguments, or replace the entrypoint with --command.\n\n"
+	    "-g takes whole GPUs or a fraction of one GPU (0.5); "
+	    "--gpu-memory asks for GPU memory instead. An interactive job "
+	    "runs one pod and is not retried; it is not preempted unless "
+	    "--preemptible is given. The user is the email of the "
+	    "kubeconfig's OIDC id-token, else the local user. When the "
+	    "cluster's policy (ConfigMap runai/cluster-config) enforces "
+	    "--run-as-user or --prevent-privilege-escalation, they are "
+	    "applied.\n\n"
+	    "Here -v is --volume: for verbosity write --verbosity=N, or put "
+	    "-v before \"submit\".\n\n"
+	    "--dry-run prints the objects that would be created, in the "
+	    "order they would be, as YAML documents (or a JSON List with "
+	    "-o json), and writes nothing.",
+	.examples = submit_examples,
+	.opts = submit_opts,
+	.opts_size = sizeof(struct submit_opts),
+	.args_min = 0,
+	.args_max = -1,
+	.run = cmd_submit,
+};
