@@ -30,6 +30,11 @@ show runai list clusters
 show runai config project team-a
 show runai list projects
 show runai list nodes
+show runai submit train1 -i pytorch/pytorch -g 1 -- python3 train.py
+show runai submit -i jupyter/base-notebook -g 0.5 --interactive --port 8888 -s nodeport
+sleep 2	# the emulated scheduler places the pods
+show runai list
+show runai describe job train1
 
 if [ -t 0 ] && [ -t 1 ]; then
 	printf '\nA shell with KUBECONFIG=%s and runai on PATH; exit to stop the emulator.\n' "$KUBECONFIG"

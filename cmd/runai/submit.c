@@ -236,6 +236,10 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 	if (o->output != NULL && !o->dry_run)
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "-o/--output "
 		    "is for --dry-run");
+	if (s.name != NULL && o->prefix != NULL)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE,
+		    "--job-name-prefix is for generated names: give it or a "
+		    "name, not both");
 	if (s.name == NULL) {
 		probe = xasprintf("%s-0", o->prefix ? o->prefix : "job");
 		if (rai_submit_check_name(probe, rai_ctx_err(ctx)) == -1) {

@@ -319,6 +319,8 @@ POST /api/v1/namespaces/$NS/services"
 	stderr_has "unexpected arguments [b]"
 	run -2 --separate-stderr runai submit a --name b -i x
 	stderr_has "unexpected arguments [a]"
+	run -2 --separate-stderr runai submit a --job-name-prefix b -i x
+	stderr_has "--job-name-prefix is for generated names"
 	run -2 --separate-stderr runai submit Bad -i x
 	stderr_has "Job names must consist of lower case alphanumeric characters"
 	run -2 --separate-stderr runai submit -i x -v /only
