@@ -41,27 +41,18 @@ rai_submit_spec_init(struct rai_submit_spec *s)
 
 /* ---- small checks ---- */
 
+/*
+ * An RFC 1123 label (lowercase alphanumerics and '-', alphanumeric at
+ * both ends, at most 63), or with first_alpha an RFC 1035 label, which
+ * also starts with a letter (job and Service names).
+ */
 static int
-is_dns1035_label(const char *s)
+is_dns_label(const char *s, int first_alpha)
 {
 	size_t i, n = strlen(s);
 
-	if (n == 0 || n > NAME_MAX_LEN || !islower((unsigned char)s[0]) ||
-	    s[n - 1] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!islower((unsigned char)s[i]) &&
-		    !isdigit((unsigned char)s[i]) && s[i] != '-')
-			return 0;
-	return 1;
-}
-
-static int
-is_dns1123_label(const char *s)
-{
-	size_t i, n = strlen(s);
-
-	if (n == 0 || n > NAME_MAX_LEN || s[0] == '-' || s[n - 1] == '-')
+	if (n == 0 || n > NAME_MAX_LEN || s[0] == '-' || s[n - 1] == '-' ||
+	    (first_alpha && !islower((unsigned char)s[0])))
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!islower((unsigned char)s[i]) &&
@@ -113,7 +104,7 @@ is_quantity(const char *s)
 int
 rai_submit_check_name(const char *name, struct rai_err *err)
 {
-	if (is_dns1035_label(name))
+	if (is_dns_label(name, 1))
 		return 0;
 	return rai_err_set(err, RAI_E_USAGE, "Job names must consist of lower "
 	    "case alphanumeric characters or '-' and start with an alphabetic "
@@ -231,7 +222,7 @@ pvc_dynamic(char **p, size_t n, struct rai_pvc *pvc, struct rai_err *err)
 	if (!is_quantity(p[1]))
 		return rai_err_set(err, RAI_E_USAGE, "persistent volume size "
 		    "'%s' is not a quantity (for example 10Gi)", p[1]);
-	if (*p[0] != '\0' && !is_dns1123_label(p[0]))
+	if (*p[0] != '\0' && !is_dns_label(p[0], 0))
 		return rai_err_set(err, RAI_E_USAGE, "storage class '%s' must "
 		    "be a lowercase RFC 1123 label", p[0]);
 	if (*p[2] == '\0')

@@ -23,24 +23,6 @@ setup() {
 	sim DELETE /_sim/faults >/dev/null
 }
 
-stderr_has() {
-	[[ "$stderr" == *"$1"* ]] || { echo "stderr: $stderr" >&2; return 1; }
-}
-
-api() {
-	curl -sS --cacert "$KUBESIM_CA" -H "Authorization: Bearer $KUBESIM_TOKEN" \
-		"$@"
-}
-
-get_obj() {
-	api --fail "$KUBESIM_URL$1"
-}
-
-# exists PATH: the emulator has the object.
-exists() {
-	[ "$(api -o /dev/null -w '%{http_code}' "$KUBESIM_URL$1")" = 200 ]
-}
-
 cm_path() { echo "/api/v1/namespaces/$NS/configmaps/$1"; }
 rj_path() { echo "/apis/run.ai/v1/namespaces/$NS/runaijobs/$1"; }
 
@@ -199,7 +181,7 @@ POST /api/v1/namespaces/$NS/services"
 	run -2 --separate-stderr runai submit -i ubuntu --job-name-prefix Exp
 	stderr_has "Job names must consist of lower case"
 	runai delete job-0 job-1 job-3 exp-0
-	api -X DELETE "$KUBESIM_URL$(cm_path job-2)" >/dev/null
+	kube_api -X DELETE "$KUBESIM_URL$(cm_path job-2)" >/dev/null
 }
 
 @test "a taken name fails and changes nothing" {
@@ -216,7 +198,7 @@ POST /api/v1/namespaces/$NS/services"
 	run -1 --separate-stderr runai submit dup2 -i ubuntu
 	stderr_has "the job dup2 already exists"
 	! exists "$(cm_path dup2)"
-	api -X DELETE "$KUBESIM_URL$(rj_path dup2)" >/dev/null
+	kube_api -X DELETE "$KUBESIM_URL$(rj_path dup2)" >/dev/null
 }
 
 @test "a failure after the reservation removes what was created" {
@@ -301,7 +283,7 @@ POST /api/v1/namespaces/$NS/services"
 		(.spec.template.spec.containers[0].env | any(.name == "HOME")) and
 		.metadata.labels["runai/job-index"] == "8"'
 	[ "$(get_obj /api/v1/namespaces/runai/configmaps/runai-cli-index | jq -r .data.index)" = 8 ]
-	api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai/configmaps/runai-cluster-config" >/dev/null
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai/configmaps/runai-cluster-config" >/dev/null
 	runai delete pol1
 }
 

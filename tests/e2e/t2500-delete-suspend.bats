@@ -62,27 +62,8 @@ persistentvolumeclaim/pvc-$name-0"
 		sim POST /_sim/seed - >/dev/null
 }
 
-# bats-assert here has no assert_stderr.
-stderr_has() {
-	[[ "$stderr" == *"$1"* ]] || { echo "stderr: $stderr" >&2; return 1; }
-}
-stderr_is() {
-	[ "$stderr" = "$1" ] || { echo "stderr: $stderr" >&2; return 1; }
-}
-
 tick() {
 	sim POST /_sim/tick '{"steps": 2}' >/dev/null
-}
-
-# exists PATH: the emulator has the object (admin token).
-exists() {
-	curl -s -o /dev/null -w '%{http_code}' --cacert "$KUBESIM_CA" \
-		-H "Authorization: Bearer $KUBESIM_TOKEN" "$KUBESIM_URL$1" | grep -qx 200
-}
-
-get_obj() {
-	curl -sS --fail --cacert "$KUBESIM_CA" \
-		-H "Authorization: Bearer $KUBESIM_TOKEN" "$KUBESIM_URL$1"
 }
 
 # pods_of JOB: how many pods the job has.

@@ -145,3 +145,26 @@ refute_request() {
 have_kubectl_132() {
 	[ -x "$KUBECTL_132" ]
 }
+
+# bats-assert here has no assert_stderr.
+stderr_has() {
+	[[ "$stderr" == *"$1"* ]] || { echo "stderr: $stderr" >&2; return 1; }
+}
+stderr_is() {
+	[ "$stderr" = "$1" ] || { echo "stderr: $stderr" >&2; return 1; }
+}
+
+# kube_api CURL-ARGS...: curl with the emulator's CA and admin token.
+kube_api() {
+	curl -sS --cacert "$KUBESIM_CA" -H "Authorization: Bearer $KUBESIM_TOKEN" "$@"
+}
+
+# get_obj PATH: prints the object; fails when the emulator has none.
+get_obj() {
+	kube_api --fail "$KUBESIM_URL$1"
+}
+
+# exists PATH: the emulator has the object.
+exists() {
+	[ "$(kube_api -o /dev/null -w '%{http_code}' "$KUBESIM_URL$1")" = 200 ]
+}
