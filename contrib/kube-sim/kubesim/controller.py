@@ -8,14 +8,21 @@ One step, under the store lock:
      `kube-sim/exit-code` (default 0): Succeeded or Failed;
   2. workloads (run.ai/v1 RunaiJobs, batch/v1 Jobs) get the pods they lack,
      lose them when suspended, retry failed ones up to backoffLimit;
-  3. pending pods are placed on nodes: whole GPUs (limits nvidia.com/gpu)
-     and fractions (annotation gpu-fraction, packed onto shared GPUs,
-     recorded as annotation runai-gpu), node capacity, and project quota
-     for non-preemptible interactive work. A workload's pods are placed
-     all together or not at all (Run:ai's gang scheduling);
-  4. pods this controller started print a log line;
-  5. workloads get their status and the Run:ai scheduler annotations
-     (runai-calculated-status, runai-running-pods, ...).
+  3. persistent volume claims are bound (the PV controller and a dynamic
+     provisioner): a claim of an existing StorageClass gets a volume, one
+     of a WaitForFirstConsumer class once a pod using it is scheduled;
+  4. pending pods are placed on nodes: whole GPUs (limits nvidia.com/gpu)
+     and fractions (annotation gpu-fraction, or gpu-memory in MB as a
+     share of the node GPU's memory; packed onto shared GPUs, recorded
+     as annotation runai-gpu), node capacity, the pod's claims, and
+     project quota for non-preemptible interactive work. A workload's
+     pods are placed all together or not at all (Run:ai's gang
+     scheduling);
+  5. pods this controller started print a log line;
+  6. workloads get their status and the Run:ai scheduler annotations
+     (runai-calculated-status, runai-running-pods, ...);
+  7. LoadBalancer services get an ingress IP (127.0.0.N) one step after
+     they are first seen, as from a cloud's load balancer controller.
 
 Writes happen only when something changed, so resourceVersions mean
 something to watchers. GPU use is recomputed from the pods each step, so
@@ -35,6 +42,7 @@ import threading
 import time
 import traceback
 
+from kubesim import admission
 from kubesim.errors import ApiError, bad_request, not_found
 
 PODS = ("", "v1", "pods")
@@ -44,9 +52,16 @@ PROJECTS = ("run.ai", "v1", "projects")
 RUNAIJOBS = ("run.ai", "v1", "runaijobs")
 JOBS = ("batch", "v1", "jobs")
 WORKLOADS = (RUNAIJOBS, JOBS)
+SERVICES = ("", "v1", "services")
+CLAIMS = ("", "v1", "persistentvolumeclaims")
+STORAGECLASSES = ("storage.k8s.io", "v1", "storageclasses")
 
 RUNAI_SCHEDULER = "runai-scheduler"
 GPU = "nvidia.com/gpu"
+# MiB of memory per GPU, as NVIDIA GPU feature discovery labels a node;
+# nodes without the label have an A100-80GB's.
+GPU_MEMORY_LABEL = "nvidia.com/gpu.memory"
+DEFAULT_GPU_MEMORY_MIB = 81920
 EPS = 1e-6
 HOLD = "kube-sim/hold"
 DURATION = "kube-sim/duration"
@@ -169,9 +184,28 @@ def _clone(o):
     return o
 
 
-def _gpu_request(pod):
-    """(whole GPUs, fraction) a pod (or a pod template) asks for; a
-    fraction in (0, 1) from annotation gpu-fraction wins."""
+def _gpu_memory_request(pod):
+    """Run:ai's gpu-memory annotation: whole megabytes of one GPU, or None."""
+    try:
+        mb = int(str(_annotation(pod, "gpu-memory")).strip())
+    except (TypeError, ValueError):
+        return None
+    return mb if mb > 0 else None
+
+
+def _node_gpu_memory(node):
+    mib = _number(_label(node or {}, GPU_MEMORY_LABEL), 0.0)
+    return mib if mib > 0 else float(DEFAULT_GPU_MEMORY_MIB)
+
+
+def _gpu_request(pod, gpu_memory=DEFAULT_GPU_MEMORY_MIB):
+    """(whole GPUs, fraction) a pod (or a pod template) asks for. Memory
+    (annotation gpu-memory) is the share of a GPU of `gpu_memory` MiB it
+    needs (more than 1 when it cannot fit); else a fraction in (0, 1) from
+    annotation gpu-fraction wins over whole GPUs."""
+    mb = _gpu_memory_request(pod)
+    if mb is not None:
+        return 0.0, mb / float(gpu_memory)
     frac = _number(_annotation(pod, "gpu-fraction"), 0.0)
     if 0 < frac < 1:
         return 0.0, frac
@@ -185,9 +219,32 @@ def _gpu_request(pod):
     return whole, 0.0
 
 
-def _gpus(pod):
-    whole, frac = _gpu_request(pod)
+def _gpus(pod, gpu_memory=DEFAULT_GPU_MEMORY_MIB):
+    whole, frac = _gpu_request(pod, gpu_memory)
     return whole + frac
+
+
+def _claim_names(pod):
+    """The persistentVolumeClaims a pod's volumes name."""
+    out = []
+    for v in (pod.get("spec") or {}).get("volumes") or []:
+        claim = (v.get("persistentVolumeClaim") or {}) if isinstance(v, dict) else {}
+        if isinstance(claim, dict) and claim.get("claimName"):
+            out.append(claim["claimName"])
+    return out
+
+
+def _claim_class(pvc):
+    spec = pvc.get("spec") or {}
+    name = spec.get("storageClassName")
+    if name is None:
+        name = (_meta(pvc).get("annotations") or {}).get(admission.BETA_CLASS_ANNOTATION)
+    return name
+
+
+def _claim_bound(pvc):
+    return bool((pvc.get("spec") or {}).get("volumeName")) or \
+        (pvc.get("status") or {}).get("phase") == "Bound"
 
 
 # --- a snapshot of the cluster for one step -----------------------------------
@@ -216,6 +273,26 @@ class _World:
                          for p in _select(store, PROJECTS)}
         self.workloads = [(gvr, w) for gvr in WORKLOADS for w in _select(store, gvr)]
         self.by_uid = {_meta(w).get("uid"): (gvr, w) for gvr, w in self.workloads}
+        self.claims = {_key(c): c for c in _select(store, CLAIMS)}
+        self.classes = {_meta(c).get("name"): c for c in _select(store, STORAGECLASSES)}
+        gpu_nodes = [n for n in self.nodes.values()
+                     if _number(((n.get("status") or {}).get("allocatable") or {}).get(GPU),
+                                0.0) >= 1]
+        # a pod not yet on a node: counted against the smallest GPU it may get
+        self.pending_gpu_memory = min((_node_gpu_memory(n) for n in gpu_nodes),
+                                      default=float(DEFAULT_GPU_MEMORY_MIB))
+
+    def gpu_memory_of(self, pod):
+        """MiB per GPU where the pod is (or, unbound, may be) placed."""
+        node = self.nodes.get(_node_name(pod))
+        return _node_gpu_memory(node) if node is not None else self.pending_gpu_memory
+
+    def gpus_of(self, pod):
+        """GPUs a pod takes, a gpu-memory request as a share of its GPU."""
+        return _gpus(pod, self.gpu_memory_of(pod))
+
+    def claim_of(self, pod, name):
+        return self.claims.get((_key(pod)[0], name))
 
     def owned(self):
         """workload uid -> its pods (by controller ownerReference)."""
@@ -251,6 +328,7 @@ class _NodeState:
         self.cordoned = bool(spec.get("unschedulable"))
         alloc = status.get("allocatable") or status.get("capacity") or {}
         self.gpus = _number(alloc.get(GPU), 0.0)
+        self.gpu_memory = _node_gpu_memory(node)
         self.whole = 0.0
         self.shared = {}
 
@@ -298,6 +376,10 @@ class _NodeState:
         selector = (pod.get("spec") or {}).get("nodeSelector") or {}
         if any(self.labels.get(k) != v for k, v in selector.items()):
             return "node(s) didn't match Pod's node affinity/selector"
+        mb = _gpu_memory_request(pod)
+        if mb is not None and self.gpus >= 1 and mb > self.gpu_memory + EPS:
+            return ("node(s) had GPUs with less memory than the %d MB requested (gpu-memory)"
+                    % mb)
         if frac and self.shared_slot(frac) is None and self.new_slot() is None:
             return "Insufficient " + GPU
         if whole and self.free_whole() < whole - EPS:
@@ -322,6 +404,8 @@ class Controller:
         self._printing = {}             # pod uid -> log lines printed (pods we run)
         self._unsched_msg = {}          # pod uid -> last Unschedulable message
         self._failed_create = {}        # workload uid -> last FailedCreate message
+        self._claim_said = {}           # claim uid -> reason of the last event about it
+        self._lb_seen = {}              # LoadBalancer service uid -> step first seen
         # workload uid -> fingerprint of the inputs last seen to need no
         # work: at benchmark scale (10k jobs) most steps change nothing
         self._settled = {}              # ... by the job controller
@@ -380,11 +464,11 @@ class Controller:
             uid = _meta(obj).get("uid")
             for table in (self._running_since, self._printing, self._unsched_msg,
                           self._durations, self._settled, self._status_seen,
-                          self._failed_create):
+                          self._failed_create, self._claim_said, self._lb_seen):
                 table.pop(uid, None)
         if getattr(self._local, "active", False):
             return
-        if gvr in WORKLOADS or gvr in (NODES, PROJECTS) or \
+        if gvr in WORKLOADS or gvr in (NODES, PROJECTS, SERVICES, CLAIMS, STORAGECLASSES) or \
                 (gvr == PODS and event_type in ("ADDED", "DELETED")):
             self._wake.set()
 
@@ -403,10 +487,13 @@ class Controller:
                 world = _World(self.store)
                 self._progress_pods(world, now)
                 self._reconcile_workloads(world, now)
+                self._bind_claims(world, now)
                 self._schedule(world, now)
+                self._bind_claims(world, now)   # claims waiting for a pod just placed
                 self._print_logs(world)
                 self._update_workloads(world, now)
                 self._annotate_pods(world)
+                self._load_balancers(now)
             finally:
                 self._local.active = False
             rv_after = self._store_rv()
@@ -596,8 +683,10 @@ class Controller:
         try:
             out = self.store.create(PODS, ns, pod)
         except ApiError as e:
-            if self._failed_create.get(uid) != e.message:
-                self._failed_create[uid] = e.message
+            # one event per cause, not per random pod name it was tried with
+            said = e.message.replace(pod["metadata"]["name"], "")
+            if self._failed_create.get(uid) != said:
+                self._failed_create[uid] = said
                 self._event(wl, "FailedCreate", "Error creating: %s" % e.message, "Warning",
                             component="job-controller")
             return
@@ -635,7 +724,7 @@ class Controller:
             st = states.get(_node_name(pod))
             if st is None:
                 continue
-            whole, frac = _gpu_request(pod)
+            whole, frac = _gpu_request(pod, st.gpu_memory)
             idx = _annotation(pod, "runai-gpu")
             st.take(whole, frac, int(_number(idx, 0)) if idx is not None and frac else None)
         return states
@@ -645,7 +734,7 @@ class Controller:
         for pod in world.pods.values():
             project = world.ns_project.get(_key(pod)[0])
             if project and _bound_active(pod):
-                use[project] = use.get(project, 0.0) + _gpus(pod)
+                use[project] = use.get(project, 0.0) + world.gpus_of(pod)
         return use
 
     def _schedule(self, world, now):
@@ -674,7 +763,8 @@ class Controller:
                 self._bind(world, pod, node, idx, now)
                 project = world.ns_project.get(_key(pod)[0])
                 if project:
-                    use[project] = use.get(project, 0.0) + _gpus(pod)
+                    use[project] = use.get(project, 0.0) + _gpus(
+                        pod, _node_gpu_memory(world.nodes.get(node)))
 
     def _place_group(self, world, group, states, use):
         """Places every pod of a group (tentatively, on `states`): returns
@@ -682,7 +772,11 @@ class Controller:
         ns = _key(group[0])[0]
         project = world.ns_project.get(ns)
         deserved = world.deserved.get(project) if project else None
-        asked = sum(_gpus(p) for p in group)
+        for pod in group:
+            why = self._claims_problem(world, pod)
+            if why:
+                return None, "0/%d nodes are available: %s." % (len(world.nodes), why)
+        asked = sum(world.gpus_of(p) for p in group)
         if deserved is not None and asked > 0 and self._non_preemptible(world, group[0]) \
                 and use.get(project, 0.0) + asked > deserved + EPS:
             return None, ("Non-preemptible workload is over quota: project %s has %s deserved "
@@ -706,18 +800,38 @@ class Controller:
         return (cls or _label(pod, "priorityClassName")) == "build"
 
     @staticmethod
+    def _claims_problem(world, pod):
+        """The volume binding check: every claim the pod names exists, and is
+        bound unless its class waits for the first consumer (then it is
+        bound once the pod has a node). The scheduler's own wording."""
+        unbound = False
+        for name in _claim_names(pod):
+            pvc = world.claim_of(pod, name)
+            if pvc is None:
+                return 'persistentvolumeclaim "%s" not found' % name
+            if _meta(pvc).get("deletionTimestamp"):
+                return 'persistentvolumeclaim "%s" is being deleted' % name
+            if _claim_bound(pvc):
+                continue
+            sc = world.classes.get(_claim_class(pvc) or "")
+            if sc is None or sc.get("volumeBindingMode") != "WaitForFirstConsumer":
+                unbound = True
+        return "pod has unbound immediate PersistentVolumeClaims" if unbound else None
+
+    @staticmethod
     def _place(pod, states):
-        whole, frac = _gpu_request(pod)
         reasons = {}
         names = sorted(states)
-        if frac:
-            # first a GPU already shared that has room, then a free one
-            for name in names:
-                st = states[name]
-                if st.why_not(pod, 0, 0) is None and st.shared_slot(frac) is not None:
-                    return name, st.take(0, frac, st.shared_slot(frac)), None
+        asks = {name: _gpu_request(pod, states[name].gpu_memory) for name in names}
+        # a fraction: first a GPU already shared that has room, then a free one
         for name in names:
             st = states[name]
+            frac = asks[name][1]
+            if frac and st.why_not(pod, 0, 0) is None and st.shared_slot(frac) is not None:
+                return name, st.take(0, frac, st.shared_slot(frac)), None
+        for name in names:
+            st = states[name]
+            whole, frac = asks[name]
             why = st.why_not(pod, whole, frac)
             if why is None:
                 idx = st.take(whole, frac, st.new_slot() if frac else None)
@@ -760,6 +874,139 @@ class Controller:
                         component=(out.get("spec") or {}).get("schedulerName") or
                         RUNAI_SCHEDULER)
 
+    # volumes: the PV controller and a dynamic provisioner ---------------------
+
+    def _bind_claims(self, world, now):
+        """Binds pending claims as a cluster with a dynamic provisioner does:
+        a claim with no class at all first gets the default class (the PV
+        controller's retroactive assignment); a claim of an existing class is
+        bound to a new volume `pvc-<uid>` at once, or, for a
+        WaitForFirstConsumer class, once a pod using it is on a node. A
+        missing class is a ProvisioningFailed warning; "" (no class) waits
+        for a static volume, which never comes here."""
+        for key in sorted(world.claims):
+            pvc = world.claims[key]
+            if _meta(pvc).get("deletionTimestamp") or _claim_bound(pvc):
+                continue
+            if _claim_class(pvc) is None:
+                pvc = self._assign_default_class(world, pvc)
+            name = _claim_class(pvc)
+            sc = world.classes.get(name) if name else None
+            if not name:
+                self._claim_event(pvc, "FailedBinding", "no persistent volumes available for "
+                                  "this claim and no storage class is set")
+            elif sc is None:
+                self._claim_event(pvc, "ProvisioningFailed",
+                                  'storageclass.storage.k8s.io "%s" not found' % name, "Warning")
+            elif sc.get("volumeBindingMode") == "WaitForFirstConsumer":
+                node = self._consumer_node(world, pvc)
+                if node is None:
+                    self._claim_event(pvc, "WaitForFirstConsumer", "waiting for first consumer "
+                                      "to be created before binding")
+                else:
+                    self._provision(world, pvc, sc, node)
+            else:
+                self._provision(world, pvc, sc, None)
+
+    def _assign_default_class(self, world, pvc):
+        default = admission.default_storage_class(self.store)
+        if not default:
+            return pvc
+        new = _clone(pvc)
+        new.setdefault("spec", {})["storageClassName"] = default
+        out = self._write(world, CLAIMS, new)
+        if out is None:
+            return pvc
+        world.claims[_key(out)] = out
+        return out
+
+    def _claim_event(self, pvc, reason, message, type_="Normal",
+                     component="persistentvolume-controller"):
+        """An event about a claim, once per reason (not every step)."""
+        uid = _meta(pvc).get("uid")
+        if self._claim_said.get(uid) == reason:
+            return
+        self._claim_said[uid] = reason
+        self._event(pvc, reason, message, type_, component=component)
+
+    @staticmethod
+    def _consumer_node(world, pvc):
+        ns, name = _key(pvc)
+        for (pns, _), pod in sorted(world.pods.items()):
+            if pns == ns and _bound_active(pod) and name in _claim_names(pod):
+                return _node_name(pod)
+        return None
+
+    def _provision(self, world, pvc, sc, node):
+        """The claim bound to a freshly provisioned volume of its size."""
+        new = _clone(pvc)
+        meta, spec = new["metadata"], new.setdefault("spec", {})
+        provisioner = sc.get("provisioner") or ""
+        ann = meta.setdefault("annotations", {})
+        ann.update({"pv.kubernetes.io/bind-completed": "yes",
+                    "pv.kubernetes.io/bound-by-controller": "yes",
+                    "volume.beta.kubernetes.io/storage-provisioner": provisioner,
+                    "volume.kubernetes.io/storage-provisioner": provisioner})
+        if node:
+            ann["volume.kubernetes.io/selected-node"] = node
+        volume = "pvc-%s" % meta.get("uid", "")
+        spec["volumeName"] = volume
+        storage = ((spec.get("resources") or {}).get("requests") or {}).get("storage")
+        new["status"] = {"phase": "Bound", "accessModes": list(spec.get("accessModes") or []),
+                         "capacity": {"storage": storage}}
+        out = self._write(world, CLAIMS, new)
+        if out is None:
+            return
+        world.claims[_key(out)] = out
+        ns, name = _key(out)
+        self._claim_event(out, "ExternalProvisioning", "Waiting for a volume to be created "
+                          "either by the external provisioner '%s' or manually by the system "
+                          "administrator. If volume creation is delayed, please verify that the "
+                          "provisioner is running and correctly registered." % provisioner)
+        self._event(out, "Provisioning", 'External provisioner is provisioning volume for '
+                    'claim "%s/%s"' % (ns, name), component=provisioner)
+        self._event(out, "ProvisioningSucceeded", "Successfully provisioned volume %s" % volume,
+                    component=provisioner)
+
+    # load balancers: a cloud's service controller ------------------------------
+
+    def _load_balancers(self, now):
+        """A LoadBalancer service (without a loadBalancerClass, which names
+        some other controller) gets `status.loadBalancer.ingress[0].ip`, a
+        loopback address of its own, one step after this controller first
+        sees it: clients see <pending> first, as on a cloud."""
+        services = _select(self.store, SERVICES)
+        taken = {ing.get("ip") for svc in services
+                 for ing in ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress")
+                 or [] if isinstance(ing, dict)}
+        for svc in services:
+            uid, spec = _meta(svc).get("uid"), svc.get("spec") or {}
+            if spec.get("type") != "LoadBalancer" or spec.get("loadBalancerClass"):
+                self._lb_seen.pop(uid, None)
+                continue
+            if ((svc.get("status") or {}).get("loadBalancer") or {}).get("ingress"):
+                continue
+            self._timed = True
+            if uid not in self._lb_seen:
+                self._lb_seen[uid] = self.steps
+                self._event(svc, "EnsuringLoadBalancer", "Ensuring load balancer",
+                            component="service-controller")
+                continue
+            ip = next(("127.0.0.%d" % n for n in range(2, 255)
+                       if "127.0.0.%d" % n not in taken), None)
+            if ip is None:
+                continue
+            new = _clone(svc)
+            new["status"] = {"loadBalancer": {"ingress": [{"ip": ip, "ipMode": "VIP"}]}}
+            try:
+                self.store.update(SERVICES, _key(svc)[0], new, status_only=True)
+            except (ApiError, TypeError):
+                traceback.print_exc()
+                continue
+            taken.add(ip)
+            self._event(svc, "EnsuredLoadBalancer", "Ensured load balancer",
+                        component="service-controller")
+
     # 4. log lines ----------------------------------------------------------
 
     def _print_logs(self, world):
@@ -794,12 +1041,12 @@ class Controller:
             seen = world.fingerprint(current, pods)
             if self._status_seen.get(uid) == seen:
                 continue
-            new = self._workload_state(gvr, current, pods, now)
+            new = self._workload_state(world, gvr, current, pods, now)
             if new != current:
                 new = self._write(world, gvr, new) or current
             self._status_seen[uid] = world.fingerprint(new, pods)
 
-    def _workload_state(self, gvr, wl, pods, now):
+    def _workload_state(self, world, gvr, wl, pods, now):
         new = _clone(wl)
         spec = new.get("spec") or {}
         status = new.setdefault("status", {})
@@ -823,7 +1070,7 @@ class Controller:
         if not status:
             new.pop("status")
         if gvr == RUNAIJOBS or _template_scheduler(wl) == RUNAI_SCHEDULER:
-            _scheduler_annotations(new, pods, suspended)
+            _scheduler_annotations(new, pods, suspended, world)
         return new
 
     def _suspension(self, wl, conds, suspended, now):
@@ -954,7 +1201,7 @@ class Controller:
         current = self.store.get(gvr, *_key(wl))
         if current is not None:
             pods = world.owned().get(_meta(wl).get("uid"), [])
-            new = self._workload_state(gvr, current, pods, now)
+            new = self._workload_state(world, gvr, current, pods, now)
             if new != current:
                 self._write(world, gvr, new)
 
@@ -973,7 +1220,7 @@ class Controller:
                                "Job has reached the specified backoff limit")
             status["completionTime"] = _rfc3339(now)
         pods = world.owned().get(_meta(wl).get("uid"), [])
-        new = self._workload_state(gvr, current, pods, now)
+        new = self._workload_state(world, gvr, current, pods, now)
         self._write(world, gvr, new)
 
 
@@ -1069,9 +1316,12 @@ def _terminated_status(container, old, code, reason, now):
                                      "finishedAt": _rfc3339(now), "containerID": cid}}}
 
 
-def _scheduler_annotations(wl, pods, suspended):
+def _scheduler_annotations(wl, pods, suspended, world):
     """The annotations Run:ai's scheduler keeps on a workload, which
-    `runai list` and `describe` read (runai-cli-contract §2.3, §3.2)."""
+    `runai list` and `describe` read (runai-cli-contract §2.3, §3.2).
+    GPU counts are fractions of a GPU also for gpu-memory requests (the
+    share of the GPU of the node each pod is on); the *-gpus-memory ones,
+    in MB, are kept for workloads that ask by memory."""
     ann = wl["metadata"].setdefault("annotations", {})
     active = [p for p in pods if _active(p)]
     running = [p for p in active if _phase(p) == "Running"]
@@ -1088,17 +1338,27 @@ def _scheduler_annotations(wl, pods, suspended):
     else:
         status = "Pending"
     tmpl = (wl.get("spec") or {}).get("template") or {}
-    per_pod = _gpus({"metadata": tmpl.get("metadata") or {}, "spec": tmpl.get("spec") or {}})
+    tmpl_pod = {"metadata": tmpl.get("metadata") or {}, "spec": tmpl.get("spec") or {}}
+    per_pod = _gpus(tmpl_pod, world.gpu_memory_of(bound[0]) if bound
+                    else world.pending_gpu_memory)
     parallelism = int(_number((wl.get("spec") or {}).get("parallelism"), 1))
     ann.update({
         "runai-calculated-status": status,
         "runai-running-pods": str(len(running)),
         "runai-pending-pods": str(len(pending)),
-        "runai-current-allocated-gpus": fmt_gpus(sum(_gpus(p) for p in bound)),
-        "runai-current-requested-gpus": fmt_gpus(sum(_gpus(p) for p in active)),
+        "runai-current-allocated-gpus": fmt_gpus(sum(world.gpus_of(p) for p in bound)),
+        "runai-current-requested-gpus": fmt_gpus(sum(world.gpus_of(p) for p in active)),
         "runai-podgroup-requested-gpus": fmt_gpus(per_pod * parallelism),
         "runai-total-requested-gpus": fmt_gpus(per_pod * parallelism),
     })
+    mb = _gpu_memory_request(tmpl_pod)
+    if mb is not None:
+        ann.update({
+            "runai-current-allocated-gpus-memory": str(
+                sum(_gpu_memory_request(p) or 0 for p in bound)),
+            "runai-podgroup-requested-gpus-memory": str(mb * parallelism),
+            "runai-total-requested-gpus-memory": str(mb * parallelism),
+        })
     nodes = sorted({_node_name(p) for p in bound})
     if nodes:
         ann["runai-used-nodes"] = ", ".join(nodes)  # kept after the pods end

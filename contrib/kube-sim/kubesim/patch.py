@@ -75,13 +75,25 @@ def _smp_map(target, patch):
             else:
                 out[key] = merged
         elif isinstance(value, list) and key in MERGE_KEYS:
-            out[key] = _smp_list_by_key(out.get(key) or [], value, MERGE_KEYS[key])
+            out[key] = _smp_list_by_key(out.get(key) or [], value,
+                                        _merge_key(key, out.get(key) or [], value))
         elif isinstance(value, list) and key in MERGE_PRIMITIVES:
             cur = list(out.get(key) or [])
             out[key] = cur + [v for v in value if v not in cur]
         else:
             out[key] = copy.deepcopy(value)
     return out
+
+
+def _merge_key(key, current, patch):
+    """The merge key of a list; `ports` is a container's (containerPort) or
+    a Service's (port), told apart by the elements."""
+    if key != "ports":
+        return MERGE_KEYS[key]
+    items = [i for i in list(current) + list(patch) if isinstance(i, dict)]
+    if any("port" in i for i in items) and not any("containerPort" in i for i in items):
+        return "port"
+    return MERGE_KEYS[key]
 
 
 def _hashable(v):

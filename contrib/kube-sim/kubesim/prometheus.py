@@ -59,7 +59,16 @@ def _requests(pod, key):
 
 
 def _gpus(pod):
-    ann = (pod["metadata"].get("annotations") or {}).get("gpu-fraction")
+    """GPUs a pod uses: a gpu-memory request (MB) as a share of an 80 GiB
+    GPU, a gpu-fraction, or whole GPUs."""
+    annotations = pod["metadata"].get("annotations") or {}
+    try:
+        mb = int(str(annotations.get("gpu-memory")).strip())
+    except ValueError:
+        mb = 0
+    if mb > 0:
+        return mb * 2 ** 20 / GPU_MEMORY
+    ann = annotations.get("gpu-fraction")
     try:
         frac = float(ann) if ann is not None else 0.0
     except ValueError:

@@ -18,7 +18,7 @@ import time
 import traceback
 import uuid
 
-from kubesim import validation
+from kubesim import admission, validation
 from kubesim.errors import ApiError, already_exists, conflict, not_found, resource_not_found
 from kubesim.resources import CRD_GVR
 from kubesim.selectors import FieldSelector, LabelSelector
@@ -252,6 +252,7 @@ class Store:
         if not meta.get("name") and meta.get("generateName"):
             meta["name"] = meta["generateName"] + _random_suffix()
         self._default(res, new)
+        admission.on_create(self, res, new)
         validation.validate(res, new)
         name = meta["name"]
         if self._bucket(gvr, ns).get(name) is not None:
@@ -284,19 +285,34 @@ class Store:
             if isinstance(status, dict):
                 status.setdefault("phase", "Pending")
         elif res.plural == "services" and isinstance(spec, dict):
-            spec.setdefault("type", "ClusterIP")
-            if not spec.get("clusterIP"):
-                self._ip_counter += 1
-                spec["clusterIP"] = "10.96.%d.%d" % (self._ip_counter // 250,
-                                                     self._ip_counter % 250 + 1)
-            for port in spec.get("ports") or []:
-                if isinstance(port, dict):
-                    port.setdefault("protocol", "TCP")
-                    port.setdefault("targetPort", port.get("port"))
+            self._default_service(spec)
+        elif res.plural == "persistentvolumeclaims" and isinstance(spec, dict):
+            spec.setdefault("volumeMode", "Filesystem")
+            status = obj.setdefault("status", {})
+            if isinstance(status, dict):
+                status.setdefault("phase", "Pending")
         elif res.group == "batch" and res.plural == "jobs" and isinstance(spec, dict):
             spec.setdefault("completions", 1)
             spec.setdefault("parallelism", 1)
             spec.setdefault("backoffLimit", 6)
+
+    def _default_service(self, spec):
+        """A clusterIP (not for ExternalName) and the v1 defaults; node ports
+        are the allocator's (admission.py)."""
+        spec.setdefault("type", "ClusterIP")
+        spec.setdefault("sessionAffinity", "None")
+        if spec["type"] != "ExternalName":
+            if not spec.get("clusterIP"):
+                self._ip_counter += 1
+                spec["clusterIP"] = "10.96.%d.%d" % (self._ip_counter // 250,
+                                                     self._ip_counter % 250 + 1)
+            spec.setdefault("clusterIPs", [spec["clusterIP"]])
+            spec.setdefault("ipFamilies", ["IPv4"])
+            spec.setdefault("ipFamilyPolicy", "SingleStack")
+        for port in spec.get("ports") or []:
+            if isinstance(port, dict):
+                port.setdefault("protocol", "TCP")
+                port.setdefault("targetPort", port.get("port"))
 
     def update(self, gvr, namespace, obj, check_rv=False, dry_run=False,
                status_only=False, keep_status=False):
@@ -325,6 +341,7 @@ class Store:
         if check_rv and given_rv and given_rv != old["metadata"].get("resourceVersion"):
             raise conflict(res.plural, name, res.group)
         new = self._merge_update(res, old, obj, status_only, keep_status)
+        admission.on_update(self, res, old, new, status_only)
         validation.validate(res, new)
         if _without_rv(new) == _without_rv(old):
             return old  # a no-op write changes nothing, not even the rv
