@@ -393,3 +393,13 @@ comp-b
 	runai delete comp-a comp-b
 	runai delete -p team-b comp-other
 }
+
+@test "a GPU memory request runs on a shared GPU and lists by memory" {
+	runai submit gm1 -i ubuntu --gpu-memory 20G
+	get_obj "$(rj_path gm1)" | jq -e \
+		'.spec.template.metadata.annotations["gpu-memory"] == "20000"'
+	wait_status gm1 Running
+	run job_row gm1
+	[[ "$output" =~ \ Train\ +team-a\ .*\ 0\.[0-9]+\ \(20G\)\ +1\ \(0\) ]] || { echo "$output"; false; }
+	runai delete gm1
+}
