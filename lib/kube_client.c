@@ -600,6 +600,201 @@ kube_list(struct kube_client *c, const struct kube_res *res, const char *ns,
 	return 0;
 }
 
+/* ---- lists item by item ---- */
+
+struct item_page {
+	const char	*what;		/* "response from GET <url>" */
+	kube_item_fn	*fn;
+	void		*ud;
+	struct kube_items framer;
+	char		*cont;		/* metadata.continue */
+	char		*rv;		/* metadata.resourceVersion */
+	int		 sink_failed;	/* the error is ours, not the wire's */
+	int		 value_failed;	/* ... and not the framer's */
+};
+
+static void
+set_owned(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = nonempty(v) ? xstrdup(v) : NULL;
+}
+
+/* One value of the List: an item, the metadata, or what we skip. */
+static int
+item_value1(struct item_page *p, const char *key, const char *json,
+    size_t len, struct rai_err *err)
+{
+	cJSON *obj = NULL;
+
+	if (key != NULL && strcmp(key, "items") == 0) {
+		if (len == 4 && memcmp(json, "null", 4) == 0)
+			return 0;
+		return rai_err_set(err, RAI_E_PROTO, "%s: expected a list "
+		    "with an 'items' array", p->what);
+	}
+	if (key != NULL && strcmp(key, "metadata") != 0)
+		return 0;	/* kind, apiVersion */
+	rai_http_log_body(key != NULL ? "Response Body (metadata)" :
+	    "Response Body (item)", json, len);
+	if (rai_json_parse(json, len, p->what, &obj, err) == -1)
+		return -1;
+	if (!cJSON_IsObject(obj)) {
+		cJSON_Delete(obj);
+		return rai_err_set(err, RAI_E_PROTO, "%s: %s is not a JSON "
+		    "object", p->what, key != NULL ? "metadata" : "an item");
+	}
+	if (key != NULL) {
+		set_owned(&p->cont, rai_json_str(obj, "continue"));
+		set_owned(&p->rv, rai_json_str(obj, "resourceVersion"));
+		cJSON_Delete(obj);
+		return 0;
+	}
+	return p->fn(p->ud, obj, err);
+}
+
+static int
+item_value(void *ud, const char *key, const char *json, size_t len,
+    struct rai_err *err)
+{
+	struct item_page *p = ud;
+
+	if (item_value1(p, key, json, len, err) == -1) {
+		p->value_failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+item_data(void *ud, const char *data, size_t len, struct rai_err *err)
+{
+	struct item_page *p = ud;
+
+	if (kube_items_feed(&p->framer, data, len, err) == -1) {
+		p->sink_failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+/* One page, streamed into fn; *next gets its continue token. */
+static int
+item_page(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, const char *cont, kube_item_fn *fn,
+    void *ud, char **next, char **rv, struct rai_err *err)
+{
+	struct rai_http_req hr;
+	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
+	struct item_page p;
+	char *path = list_path(res, ns, lo, cont);
+	char *url = url_of(c, path), *msg;
+	int rc;
+
+	memset(&p, 0, sizeof(p));
+	p.what = msg = xasprintf("response from GET %s", url);
+	p.fn = fn;
+	p.ud = ud;
+	kube_items_init(&p.framer, rai_http_max_response(c->http), item_value,
+	    &p);
+	memset(&hr, 0, sizeof(hr));
+	hr.method = "GET";
+	hr.url = url;
+	hr.flags = RAI_HTTP_IDEMPOTENT;
+	hr.on_data = item_data;
+	hr.on_data_ud = &p;
+	hr.stream_timeout_ms = rai_http_request_timeout_ms(c->http);
+	rc = rai_http_do(c->http, &hr, &resp, err);
+	if (rc == 0 && kube_items_finish(&p.framer, err) == -1) {
+		p.sink_failed = 1;
+		rc = -1;
+	}
+	/* the framer's own words lack the URL */
+	if (rc == -1 && p.sink_failed && !p.value_failed) {
+		char *m = xasprintf("%s: %s", p.what, err->message);
+
+		rai_err_set(err, RAI_E_PROTO, "%s", m);
+		free(m);
+	}
+	if (rc == 0) {
+		*next = p.cont;
+		p.cont = NULL;
+		if (rv != NULL && p.rv != NULL) {
+			free(*rv);
+			*rv = p.rv;
+			p.rv = NULL;
+		}
+	}
+	free(p.cont);
+	free(p.rv);
+	kube_items_release(&p.framer);
+	rai_http_resp_release(&resp);
+	free(msg);
+	free(url);
+	free(path);
+	return rc;
+}
+
+static int
+item_walk(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, kube_item_fn *fn, void *ud, char **rv,
+    int *expired, struct rai_err *err)
+{
+	char *cont = NULL, *next = NULL;
+	int rc = -1;
+
+	*expired = 0;
+	for (;;) {
+		if (item_page(c, res, ns, lo, cont, fn, ud, &next, rv,
+		    err) == -1) {
+			*expired = cont != NULL && err->http_status == 410;
+			goto out;
+		}
+		if (lo->single_page || next == NULL)
+			break;
+		if (cont != NULL && strcmp(cont, next) == 0) {
+			rai_err_set(err, RAI_E_PROTO, "the server sent the "
+			    "same continue token twice while listing %s",
+			    res->plural);
+			goto out;
+		}
+		free(cont);
+		cont = next;
+		next = NULL;
+	}
+	rc = 0;
+out:
+	free(cont);
+	free(next);
+	return rc;
+}
+
+int
+kube_list_items(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo, kube_item_fn *fn,
+    void *ud, char **rv, struct rai_err *err)
+{
+	struct kube_list_opts none;
+	int expired;
+
+	if (lo == NULL) {
+		memset(&none, 0, sizeof(none));
+		lo = &none;
+	}
+	if (!res->namespaced)
+		ns = NULL;
+	if (item_walk(c, res, ns, lo, fn, ud, rv, &expired, err) == 0)
+		return 0;
+	if (!expired)
+		return -1;
+	rai_log(RAI_LOG_NOTE, "listing %s: continue token expired, "
+	    "starting again", res->plural);
+	rai_err_release(err);
+	if (fn(ud, NULL, err) == -1)
+		return -1;
+	return item_walk(c, res, ns, lo, fn, ud, rv, &expired, err);
+}
+
 /* ---- writes ---- */
 
 static char *

@@ -115,6 +115,20 @@ typedef int kube_page_fn(void *ud, cJSON *page, struct rai_err *err);
 int	 kube_list_pages(struct kube_client *, const struct kube_res *,
 	    const char *ns, const struct kube_list_opts *, kube_page_fn *,
 	    void *ud, struct rai_err *);
+/*
+ * Item by item, for the biggest lists: each page is read as it arrives
+ * (kube_items) and fn gets every item as soon as its bytes are in, so
+ * neither a page's body nor its tree is ever held. fn takes the item
+ * (it keeps it or cJSON_Deletes it) and returns 0, or -1 with err set
+ * to stop. A restart after a 410 first calls fn with item NULL, as
+ * kube_list_pages does. A body cut off after it began is not retried
+ * (items were delivered): the call fails. *rv (may be NULL) gets the
+ * list's resourceVersion, where a watch of the same list starts.
+ */
+typedef int kube_item_fn(void *ud, cJSON *item, struct rai_err *err);
+int	 kube_list_items(struct kube_client *, const struct kube_res *,
+	    const char *ns, const struct kube_list_opts *, kube_item_fn *,
+	    void *ud, char **rv, struct rai_err *);
 
 enum kube_write_flags {
 	KUBE_DRY_RUN	= 1 << 0,	/* dryRun=All */

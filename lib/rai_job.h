@@ -5,8 +5,9 @@
  * pods it owns; a name-reservation ConfigMap without its workload is an
  * "Invalid job". Columns follow the reference CLI (contract §3.2, §3.3).
  *
- * Views are compact copies: the cJSON lists they come from are freed
- * page by page, so memory stays bounded with many jobs.
+ * Views are compact copies (one block of strings each): lists are read
+ * item by item as they arrive (kube_list_items) and each object is freed
+ * once its view is made, so memory stays bounded with many jobs.
  */
 #ifndef RAI_JOB_H
 #define RAI_JOB_H
@@ -42,11 +43,13 @@ struct rai_job_view {
 	int	 created_by_cli;	/* label app == runaijob */
 	int	 invalid;		/* orphan ConfigMap: only name/ns set */
 	int	 finished;		/* status is a finished status */
+	char	*mem;			/* the strings, when packed in one block */
 };
 
 struct rai_job_list {
 	struct rai_job_view	*v;	/* sorted by project, then name */
 	size_t			 n;
+	char			*resource_version; /* of the RunaiJob list */
 };
 
 /*
@@ -74,7 +77,9 @@ struct rai_job_fetch_opts {
 
 /*
  * Lists workloads, pods, services and configmaps in ns (NULL = all
- * namespaces, -A) and builds sorted views.
+ * namespaces, -A) and builds sorted views. jl->resource_version is where
+ * a watch of the RunaiJobs starts without missing a change (NULL when
+ * run.ai is not served).
  */
 int	 rai_jobs_fetch(struct kube_client *, const char *ns,
 	    const struct rai_job_fetch_opts *, struct rai_job_list *,

@@ -27,6 +27,7 @@
 #define GROUP_SEP	"\xe2\x94\x82 "		/* "│ " */
 #define GROUP_SEP_WIDTH	2
 #define COL_PADDING	2
+#define TABLE_FLUSH	65536	/* bytes of table text held before a write */
 
 const char *const rai_out_choices[] = { "wide", "json", "yaml", "name", NULL };
 
@@ -204,6 +205,12 @@ rai_out_sanitize(const char *s)
 	size_t n;
 	long cp;
 
+	/* the common case, nothing to replace: an exact-size copy */
+	while (*u >= 0x20 && *u < 0x7f)
+		u++;
+	if (*u == '\0')
+		return xstrdup(s);
+	u = (const unsigned char *)s;
 	rai_buf_init(&b, (size_t)-1);
 	while (*u != '\0') {
 		n = rai_utf8_next(u, &cp);
@@ -225,6 +232,7 @@ struct rai_table {
 	size_t			 nshown;
 	char			**cells;	/* nrows * nshown, row by row */
 	size_t			 nrows;
+	size_t			 cap_rows;	/* rows cells has room for */
 	size_t			 next;		/* cols[] index of next cell */
 	int			 open;		/* last row takes more cells */
 };
@@ -250,8 +258,11 @@ table_open_row(struct rai_table *t)
 {
 	if (t->open)
 		return;
-	t->cells = xreallocarray(t->cells, (t->nrows + 1) * (t->nshown + 1),
-	    sizeof(*t->cells));
+	if (t->nrows == t->cap_rows) {	/* geometric: no copy per row */
+		t->cap_rows = t->cap_rows ? t->cap_rows * 2 : 16;
+		t->cells = xreallocarray(t->cells, t->cap_rows *
+		    (t->nshown + 1), sizeof(*t->cells));
+	}
 	memset(&t->cells[t->nrows * t->nshown], 0,
 	    t->nshown * sizeof(*t->cells));
 	t->nrows++;
@@ -460,7 +471,12 @@ rai_table_print(const struct rai_table *t, FILE *fp)
 		cells[k] = shown_col(t, k)->header;
 	table_line(t, w, grouped, 1, cells, &b);
 	rai_buf_addch(&b, '\n');
+	/* line by line: a table of 10,000 rows is not built twice over */
 	for (r = 0; r < t->nrows; r++) {
+		if (b.len >= TABLE_FLUSH) {
+			fwrite(b.data, 1, b.len, fp);
+			rai_buf_reset(&b);
+		}
 		for (k = 0; k < t->nshown; k++)
 			cells[k] = cell(t, r, k);
 		table_line(t, w, grouped, 1, cells, &b);

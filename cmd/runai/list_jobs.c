@@ -2,6 +2,7 @@
  * runai list jobs: the Run:ai workloads of a project (or of all with -A)
  * with status, GPUs and pods as the reference CLI shows them.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,8 +108,13 @@ job_json(const struct rai_job_view *v)
 	return o;
 }
 
+/*
+ * Prints the views and releases each as soon as it is printed (or
+ * copied into the table), so the list and its output are not both held
+ * whole.
+ */
 static int
-print_jobs(struct rai_ctx *ctx, const struct rai_job_list *jl,
+print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
     enum rai_out_fmt fmt, const char *project)
 {
 	struct rai_table *t;
@@ -121,8 +127,10 @@ print_jobs(struct rai_ctx *ctx, const struct rai_job_list *jl,
 		list = cJSON_CreateObject();
 		cJSON_AddStringToObject(list, "kind", "List");
 		items = cJSON_AddArrayToObject(list, "items");
-		for (i = 0; i < jl->n; i++)
+		for (i = 0; i < jl->n; i++) {
 			cJSON_AddItemToArray(items, job_json(&jl->v[i]));
+			rai_job_view_release(&jl->v[i]);
+		}
 		if (fmt == RAI_OUT_JSON)
 			rai_out_json(ctx->out, list);
 		else
@@ -138,16 +146,19 @@ print_jobs(struct rai_ctx *ctx, const struct rai_job_list *jl,
 	if (project != NULL)
 		fprintf(ctx->out, "Showing jobs for project %s\n", project);
 	t = rai_table_new(job_cols, fmt == RAI_OUT_WIDE);
-	for (i = 0; i < jl->n; i++)
+	for (i = 0; i < jl->n; i++) {
 		add_job_row(t, &jl->v[i], now);
+		rai_job_view_release(&jl->v[i]);
+	}
 	rai_table_print(t, ctx->out);
 	rai_table_free(t);
 	return 0;
 }
 
+/* One list, printed; *rv (if not NULL) gets where a watch starts. */
 static int
 list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
-    const char *project)
+    const char *project, char **rv)
 {
 	struct rai_job_fetch_opts fo = { NULL, 1, project };
 	struct rai_job_list jl = { 0 };
@@ -156,59 +167,116 @@ list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
 	if (rai_jobs_fetch(ctx->client, ns, &fo, &jl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	rc = print_jobs(ctx, &jl, fmt, project);
+	if (rv != NULL) {
+		free(*rv);
+		*rv = jl.resource_version;
+		jl.resource_version = NULL;
+	}
 	rai_job_list_release(&jl);
 	fflush(ctx->out);
 	return rc;
 }
 
+/* Redraws at most this often, however fast the events come. */
+#define REDRAW_MIN_MS	1000
+
+struct watch_state {
+	char	*rv;		/* where the next watch starts */
+	int	 changed;	/* a job was added, modified or deleted */
+};
+
 /*
  * A job changed: stop the stream (the client cannot list while it
- * streams) and remember where to resume.
+ * streams). A bookmark only moves where the watch resumes.
  */
 static int
 on_event(void *ud, const char *type, const cJSON *obj)
 {
-	char **rv = ud;
+	struct watch_state *ws = ud;
 	const char *v = rai_json_str(obj, "metadata.resourceVersion");
 
-	if (v != NULL) {
-		free(*rv);
-		*rv = xstrdup(v);
+	if (strcmp(type, "BOOKMARK") != 0) {
+		ws->changed = 1;
+		return 1;
 	}
-	return strcmp(type, "BOOKMARK") != 0;
+	if (v != NULL) {
+		free(ws->rv);
+		ws->rv = xstrdup(v);
+	}
+	return 0;
 }
 
-/* Redraws after each change until the server ends the stream (or ^C). */
+static long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/*
+ * Redraws after changes until the server ends the stream (or ^C). A
+ * burst of events costs one list, not one each: the stream stops at the
+ * first change, the list then shows every change made so far, and the
+ * next watch starts at the list's resourceVersion, so the rest of the
+ * burst is not replayed; lists are also at least REDRAW_MIN_MS apart.
+ */
 static int
 watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
     enum rai_out_fmt fmt, const char *project)
 {
 	struct kube_list_opts lo = { 0 };
-	char *seen;
+	struct watch_state ws = { *rv, 0 };
+	long drawn = now_ms();
+	char *from;
+	int rc = -1;
 
+	*rv = NULL;
 	for (;;) {
-		seen = xstrdup(*rv);
-		lo.resource_version = seen;
-		if (kube_watch(ctx->client, &KUBE_RES_RUNAIJOBS, ns, &lo, 0,
-		    on_event, rv, rai_ctx_err(ctx)) == -1) {
-			free(seen);
-			return -1;
-		}
-		if (strcmp(seen, *rv) == 0) {
-			free(seen);
-			return 0;	/* ended without news */
-		}
-		free(seen);
+		from = xstrdup(ws.rv);
+		lo.resource_version = from;
+		ws.changed = 0;
+		rc = kube_watch(ctx->client, &KUBE_RES_RUNAIJOBS, ns, &lo, 0,
+		    on_event, &ws, rai_ctx_err(ctx));
+		free(from);
+		if (rc == -1)
+			break;
+		if (!ws.changed)
+			break;	/* the server ended the watch */
+		sleep_ms(REDRAW_MIN_MS - (now_ms() - drawn));
 		if (ctx->out_tty)
 			fputs("\033[H\033[2J", ctx->out);
 		else
 			fputc('\n', ctx->out);
-		if (list_once(ctx, ns, fmt, project) == -1)
-			return -1;
+		if ((rc = list_once(ctx, ns, fmt, project, &ws.rv)) == -1)
+			break;
+		drawn = now_ms();
+		if (ws.rv == NULL) {
+			rc = rai_err_set(rai_ctx_err(ctx), RAI_E_PROTO,
+			    "the RunaiJob list has no resourceVersion to "
+			    "watch from");
+			break;
+		}
 	}
+	free(ws.rv);
+	return rc;
 }
 
-/* Where a watch starts so that it misses nothing after the list. */
+/* Where a watch starts when the list gave none (run.ai not served). */
 static char *
 current_rv(struct rai_ctx *ctx, const char *ns)
 {
@@ -264,9 +332,10 @@ runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		return -1;
 	if (!o->all && resolve(ctx, &project, &ns) == -1)
 		goto out;
-	if (o->watch && (rv = current_rv(ctx, ns)) == NULL)
-		goto out;
-	rc = list_once(ctx, ns, fmt, project);
+	rc = list_once(ctx, ns, fmt, project, o->watch ? &rv : NULL);
+	if (rc == 0 && o->watch && rv == NULL &&
+	    (rv = current_rv(ctx, ns)) == NULL)
+		rc = -1;
 	if (rc == 0 && o->watch)
 		rc = watch_jobs(ctx, ns, &rv, fmt, project);
 out:

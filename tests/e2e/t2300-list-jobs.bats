@@ -139,6 +139,60 @@ job/late
 job/other"
 }
 
+@test "a burst of job changes under --watch costs a few lists, not one each" {
+	local burst i
+	burst=$(jq -nc '{kind: "List", apiVersion: "v1", items: [range(30) | {apiVersion: "run.ai/v1", kind: "RunaiJob",
+		metadata: {name: "burst-\(.)", namespace: "runai-team-b"},
+		spec: {template: {spec: {schedulerName: "runai-scheduler", containers: [{name: "b", image: "img:b"}]}}}}]}')
+	timeout 8 runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	local pid=$!
+	for i in $(seq 1 50); do
+		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
+		sleep 0.1
+	done
+	mark_requests
+	sim POST /_sim/seed "$burst" >/dev/null
+	for i in $(seq 1 60); do
+		[ "$(tail -n 1 "$BATS_TEST_TMPDIR/watch")" = job/other ] &&
+			grep -q '^job/burst-29$' "$BATS_TEST_TMPDIR/watch" && break
+		sleep 0.1
+	done
+	sleep 1.5	# a list per event would still be going on
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	# the last list shows the whole burst
+	run -0 awk 'BEGIN { RS = "\n\n" } END { print }' "$BATS_TEST_TMPDIR/watch"
+	assert_line job/burst-0
+	assert_line job/burst-29
+	# 30 events, at most 3 lists (the first may catch the seed half done)
+	run -0 jq -s '[.[] | select(.method == "GET" and .path == "/apis/run.ai/v1/namespaces/runai-team-b/runaijobs" and .query.watch == null)] | length' \
+		< <(requests_since_mark)
+	[ "$output" -ge 1 ] && [ "$output" -le 3 ]
+}
+
+@test "a list of many jobs streams in a few requests and prints every job" {
+	sim POST /_sim/bulk '{"plural": "runaijobs", "namespace": "runai-team-c", "count": 1200, "prefix": "bulk-"}' >/dev/null
+	mark_requests
+	run -0 --separate-stderr runai list -p team-c
+	[ -z "$stderr" ]
+	[ "${lines[0]}" = "Showing jobs for project team-c" ]
+	[ "${#lines[@]}" -eq 1202 ]
+	assert_line --regexp '^bulk-0 +Running +[0-9]+s +node-[12] +gcr.io/run-ai-demo/quickstart +Train +team-c +demo-user +1 \(1\) +1 \(0\) *$'
+	assert_line --regexp '^bulk-1199 +Running '
+	# one page: the scheduler's annotations spare the pods
+	[ "$(count_requests GET /apis/run.ai/v1/namespaces/runai-team-c/runaijobs)" -eq 1 ]
+	refute_request GET /api/v1/namespaces/runai-team-c/pods
+}
+
+@test "a connection cut after some jobs came is one line of error, exit 1, no table" {
+	sim POST /_sim/faults '{"path_prefix":"/apis/run.ai/v1/namespaces/runai-team-c/runaijobs","count":5,"cut_after_bytes":20000}' >/dev/null
+	run -1 --separate-stderr runai list -p team-c
+	sim DELETE /_sim/faults >/dev/null
+	assert_output ""
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ "$stderr" == "runai: error: reading the response from GET $KUBESIM_URL/apis/run.ai/v1/namespaces/runai-team-c/runaijobs?limit="*" failed: "* ]]
+}
+
 # Last: hiding run.ai removes the RunaiJobs for good.
 @test "without run.ai served, the other workloads and reservations still list" {
 	sim POST /_sim/crd '{"runai": false}' >/dev/null
@@ -163,4 +217,26 @@ job/ref-train"
 	run -0 runai list -p team-d -o json
 	run -0 jq -c '.items[] | {name, kind, type, node, status, pods}' <<<"$output"
 	assert_output '{"name":"infer","kind":"Deployment","type":"Inference","node":"node-2","status":"Running","pods":{"running":1,"pending":0}}'
+}
+
+# Really last: the emulator is stopped (run.ai is hidden by now, so the
+# list cut off is the name-reservation ConfigMaps').
+@test "a server that dies in the middle of a list is one line of error, exit 1" {
+	sim POST /_sim/faults '{"path_prefix":"/api/v1/namespaces/runai-team-c/configmaps","count":1,"trickle":true}' >/dev/null
+	runai list -p team-c >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	local pid=$! rc=0 i
+	for i in $(seq 1 50); do	# until the list has begun to trickle in
+		grep -q '"path":"/api/v1/namespaces/runai-team-c/services"' \
+			"$KUBESIM_DIR/requests.jsonl" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 2.5
+	kill "$KUBESIM_PID"	# it hangs up the list it was sending, and exits
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 1 ]
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_output ""
+	run cat "$BATS_TEST_TMPDIR/err"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == "runai: error: reading the response from GET $KUBESIM_URL/api/v1/namespaces/runai-team-c/configmaps?labelSelector=base-name&limit=500 failed: "* ]]
 }

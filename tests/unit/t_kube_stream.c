@@ -1,7 +1,7 @@
 /*
- * kube_lines: however a byte stream is chunked (whole, byte by byte, or
- * random sizes under many seeds), the same lines come out, each as soon
- * as its '\n' arrives.
+ * kube_lines and kube_items: however a byte stream is chunked (whole,
+ * byte by byte, or random sizes under many seeds), the same lines (List
+ * items) come out, each as soon as its '\n' (its last byte) arrives.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -296,6 +296,231 @@ TEST(a_long_line_fed_byte_by_byte_arrives_whole)
 	free(in);
 }
 
+/* ---- kube_items: List framing ---- */
+
+/* Values seen, each as "key=<json>|" (key "-" for an item). */
+struct items_seen {
+	struct rai_buf	 log;
+	int		 fail_at;	/* fail on this value (1-based), 0 never */
+	int		 n;
+};
+
+static int
+collect_item(void *ud, const char *key, const char *json, size_t len,
+    struct rai_err *err)
+{
+	struct items_seen *s = ud;
+
+	rai_buf_addf(&s->log, "%s=", key != NULL ? key : "-");
+	rai_buf_add(&s->log, json, len);
+	rai_buf_addch(&s->log, '|');
+	if (++s->n == s->fail_at)
+		return rai_err_set(err, RAI_E_PROTO, "callback says no");
+	return 0;
+}
+
+/*
+ * Feeds in chunks (0 = random sizes from seed); returns what came out,
+ * or "ERR: <message>" when feeding or finishing failed.
+ */
+static char *
+frame_items(const char *in, size_t len, size_t chunk, uint32_t seed,
+    size_t max, int fail_at)
+{
+	struct kube_items it;
+	struct items_seen s;
+	struct rai_err err = RAI_ERR_INIT;
+	size_t off = 0, n;
+	int rc = 0;
+	char *out;
+
+	memset(&s, 0, sizeof(s));
+	s.fail_at = fail_at;
+	rai_buf_init(&s.log, 0);
+	kube_items_init(&it, max, collect_item, &s);
+	while (off < len && rc == 0) {
+		n = chunk ? chunk : 1 + lcg(&seed) % 23;
+		if (n > len - off)
+			n = len - off;
+		rc = kube_items_feed(&it, in + off, n, &err);
+		off += n;
+	}
+	if (rc == 0)
+		rc = kube_items_finish(&it, &err);
+	kube_items_release(&it);
+	if (rc != 0) {
+		rai_buf_reset(&s.log);
+		rai_buf_addf(&s.log, "ERR: %s", err.message);
+	}
+	rai_err_release(&err);
+	out = rai_buf_detach(&s.log, NULL);
+	return out != NULL ? out : strdup("");
+}
+
+static const struct {
+	const char	*in;
+	const char	*want;
+} list_cases[] = {
+	{ "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+	    "{\"resourceVersion\":\"7\",\"continue\":\"x\"},\"items\":"
+	    "[{\"a\":1},{\"b\":[1,{\"c\":\"]}\"}]}]}\n",
+	    "kind=\"PodList\"|apiVersion=\"v1\"|metadata={\"resourceVersion\":"
+	    "\"7\",\"continue\":\"x\"}|-={\"a\":1}|-={\"b\":[1,{\"c\":\"]}\"}]}|" },
+	/* blanks anywhere between tokens; kept inside values */
+	{ " \r\n{ \"items\" : [ { \"a\" : \"x y\" } ,\n{ } ] , \"metadata\" :"
+	    " { } }\n\n",
+	    "-={ \"a\" : \"x y\" }|-={ }|metadata={ }|" },
+	{ "{\"items\":[]}", "" },
+	{ "{\"items\":null,\"metadata\":{}}", "items=null|metadata={}|" },
+	{ "{}", "" },
+	/* escapes: a quote and a backslash do not end a string */
+	{ "{\"items\":[{\"s\":\"a\\\"]}\\\\\"},\"t\"]}",
+	    "-={\"s\":\"a\\\"]}\\\\\"}|-=\"t\"|" },
+	{ "{\"items\":[1, -2.5e3 ,true,null]}",
+	    "-=1|-=-2.5e3|-=true|-=null|" },
+	/* a non-array items is a member: the caller decides */
+	{ "{\"items\":{\"a\":[]}}", "items={\"a\":[]}|" },
+	/* UTF-8 passes untouched */
+	{ "{\"items\":[\"\xc3\xb1\xe2\x82\xac\"]}", "-=\"\xc3\xb1\xe2\x82\xac\"|" },
+};
+
+TEST(list_items_come_out_whole_however_chunked)
+{
+	size_t i, chunk;
+	uint32_t seed;
+	char *got;
+
+	for (i = 0; i < sizeof(list_cases) / sizeof(list_cases[0]); i++) {
+		for (chunk = 1; chunk <= 4096; chunk *= 4) {
+			got = frame_items(list_cases[i].in,
+			    strlen(list_cases[i].in), chunk, 0, 0, 0);
+			T_STR_EQ(got, list_cases[i].want);
+			free(got);
+		}
+		for (seed = 1; seed <= 50; seed++) {
+			got = frame_items(list_cases[i].in,
+			    strlen(list_cases[i].in), 0, seed, 0, 0);
+			T_STR_EQ(got, list_cases[i].want);
+			free(got);
+		}
+	}
+}
+
+static const struct {
+	const char	*in;
+	const char	*want;
+} bad_lists[] = {
+	{ "", "ERR: malformed JSON list at byte 0: expected a JSON object" },
+	{ "[1]", "ERR: malformed JSON list at byte 0: expected a JSON object" },
+	{ "<html>", "ERR: malformed JSON list at byte 0: expected a JSON "
+	    "object" },
+	{ "{\"items\":[{\"a\":1}", "ERR: the list ended after 17 bytes, in "
+	    "the middle" },
+	{ "{\"items\":[{\"a\":1},]}", "ERR: malformed JSON list at byte 18: "
+	    "expected an item" },
+	{ "{\"items\":[{} {}]}", "ERR: malformed JSON list at byte 13: "
+	    "expected ',' or ']'" },
+	{ "{\"a\" 1}", "ERR: malformed JSON list at byte 5: expected ':'" },
+	{ "{\"a\":1 \"b\":2}", "ERR: malformed JSON list at byte 7: "
+	    "expected ',' or '}'" },
+	{ "{\"a\":}", "ERR: malformed JSON list at byte 5: expected a value" },
+	{ "{,}", "ERR: malformed JSON list at byte 1: expected a member "
+	    "name" },
+	{ "{} x", "ERR: malformed JSON list at byte 3: data after the list" },
+	{ "{\"items\":[\"unterminated]}", "ERR: the list ended after 25 "
+	    "bytes, in the middle" },
+};
+
+TEST(malformed_lists_are_protocol_errors)
+{
+	size_t i;
+	char *got;
+
+	for (i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
+		got = frame_items(bad_lists[i].in, strlen(bad_lists[i].in),
+		    1, 0, 0, 0);
+		T_STR_EQ(got, bad_lists[i].want);
+		free(got);
+		got = frame_items(bad_lists[i].in, strlen(bad_lists[i].in),
+		    4096, 0, 0, 0);
+		T_STR_EQ(got, bad_lists[i].want);
+		free(got);
+	}
+}
+
+TEST(an_item_over_the_cap_fails_one_at_it_passes)
+{
+	const char *at = "{\"items\":[\"12345678\"]}";	/* item: 10 bytes */
+	char *got;
+
+	got = frame_items(at, strlen(at), 3, 0, 10, 0);
+	T_STR_EQ(got, "-=\"12345678\"|");
+	free(got);
+	got = frame_items(at, strlen(at), 3, 0, 9, 0);
+	T_STR_EQ(got, "ERR: a list item is larger than 9 bytes");
+	free(got);
+}
+
+TEST(a_callback_error_stops_the_list)
+{
+	const char *in = "{\"items\":[1,2,3]}";
+	char *got = frame_items(in, strlen(in), 1, 0, 0, 2);
+
+	T_STR_EQ(got, "ERR: callback says no");
+	free(got);
+}
+
+/* Each item goes out as soon as its last byte is in, not at the end. */
+TEST(an_item_is_delivered_when_its_last_byte_arrives)
+{
+	const char *in = "{\"items\":[{\"a\":1},{\"b\":2}]}";
+	struct kube_items it;
+	struct items_seen s;
+	struct rai_err err = RAI_ERR_INIT;
+
+	memset(&s, 0, sizeof(s));
+	rai_buf_init(&s.log, 0);
+	kube_items_init(&it, 0, collect_item, &s);
+	T_INT_EQ(kube_items_feed(&it, in, 16, &err), 0);	/* ...{"a":1 */
+	T_INT_EQ(s.n, 0);
+	T_INT_EQ(kube_items_feed(&it, in + 16, 1, &err), 0);	/* } */
+	T_INT_EQ(s.n, 1);
+	T_INT_EQ(kube_items_feed(&it, in + 17, strlen(in) - 17, &err), 0);
+	T_INT_EQ(s.n, 2);
+	T_INT_EQ(kube_items_finish(&it, &err), 0);
+	T_UINT_EQ(it.nitems, 2);
+	kube_items_release(&it);
+	rai_buf_release(&s.log);
+}
+
+/* 10,000 items through a small buffer: memory is one item, not the list. */
+TEST(a_long_list_is_held_one_item_at_a_time)
+{
+	struct rai_buf in = RAI_BUF_INIT;
+	struct kube_items it;
+	struct items_seen s;
+	struct rai_err err = RAI_ERR_INIT;
+	int i;
+
+	rai_buf_init(&in, 0);
+	rai_buf_addstr(&in, "{\"metadata\":{},\"items\":[");
+	for (i = 0; i < 10000; i++)
+		rai_buf_addf(&in, "%s{\"name\":\"job-%05d\",\"x\":[[[]]]}",
+		    i ? "," : "", i);
+	rai_buf_addstr(&in, "]}");
+	memset(&s, 0, sizeof(s));
+	rai_buf_init(&s.log, 0);
+	kube_items_init(&it, 64, collect_item, &s);
+	T_INT_EQ(kube_items_feed(&it, in.data, in.len, &err), 0);
+	T_INT_EQ(kube_items_finish(&it, &err), 0);
+	T_UINT_EQ(it.nitems, 10000);
+	T_OK(it.val.alloc <= 64);
+	kube_items_release(&it);
+	rai_buf_release(&s.log);
+	rai_buf_release(&in);
+	rai_err_release(&err);
+}
+
 int
 main(void)
 {
@@ -309,5 +534,11 @@ main(void)
 	RUN(default_cap_is_one_mib);
 	RUN(a_callback_asking_to_stop_gets_no_more_lines);
 	RUN(a_long_line_fed_byte_by_byte_arrives_whole);
+	RUN(list_items_come_out_whole_however_chunked);
+	RUN(malformed_lists_are_protocol_errors);
+	RUN(an_item_over_the_cap_fails_one_at_it_passes);
+	RUN(a_callback_error_stops_the_list);
+	RUN(an_item_is_delivered_when_its_last_byte_arrives);
+	RUN(a_long_list_is_held_one_item_at_a_time);
 	return t_done();
 }
