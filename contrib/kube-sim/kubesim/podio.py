@@ -636,6 +636,12 @@ class Console:
         self._subscribers = set()    # write ends of the sessions' pipes
         self._pairs = {}             # read end -> write end
         self._partial = b""
+        # Input that comes before the shell's first prompt is held back:
+        # an interactive shell flushes its terminal's input queue when it
+        # starts, so early keystrokes (a client that types the moment the
+        # upgrade answer arrives) would be lost.
+        self._started = False
+        self._early = b""
         self.proc, self.master, _ = _spawn(["/bin/sh", "-i"], cwd, env, tty=True, stdin=True)
         self._thread = threading.Thread(target=self._pump, name="console-%s" % pod,
                                         daemon=True)
@@ -671,6 +677,11 @@ class Console:
         with self._lock:
             if self.master is None:
                 return -1
+            if not self._started:
+                if len(self._early) + len(data) > MAX_LINE:
+                    return 0  # the session waits, as on a full PTY
+                self._early += data
+                return len(data)
             try:
                 return os.write(self.master, data)
             except (BlockingIOError, InterruptedError):
@@ -707,6 +718,7 @@ class Console:
                     break
                 self._broadcast(data)
                 self._log(data)
+                self._release_early_input()
         finally:
             self._log(b"", flush=True)
             with self._lock:
@@ -718,6 +730,22 @@ class Console:
                 self._pairs.clear()
             _kill_group(self.proc)
             _reap(self.proc)
+
+    def _release_early_input(self):
+        """The shell has spoken, so its terminal is set up: send what was
+        typed before."""
+        with self._lock:
+            if self._started or self.master is None:
+                return
+            self._started = True
+            early, self._early = self._early, b""
+            while early:
+                try:
+                    early = early[os.write(self.master, early):]
+                except (BlockingIOError, InterruptedError):
+                    select.select([], [self.master], [], 1.0)
+                except OSError:
+                    return
 
     def _broadcast(self, data):
         with self._lock:

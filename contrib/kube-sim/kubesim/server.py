@@ -71,6 +71,10 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "kube-sim"
     sys_version = ""
     timeout = IDLE_TIMEOUT
+    # Headers and body go out in separate writes; without TCP_NODELAY each
+    # answer waits ~40 ms on the client's delayed ACK. Go's net/http (and
+    # so kube-apiserver) sets it on every connection.
+    disable_nagle_algorithm = True
 
     # --- connection -------------------------------------------------------
 
