@@ -373,7 +373,8 @@ const struct rai_cmd runai_cmd_list_jobs = {
 	    "--watch prints the list again whenever a RunaiJob changes "
 	    "(their scheduler annotations follow their pods): over the old "
 	    "one on a terminal, after it otherwise, until the server ends "
-	    "the watch or Ctrl-C.",
+	    "the watch or Ctrl-C. A burst of changes gives one new list, "
+	    "and lists come at most once a second.",
 	.examples = list_jobs_examples,
 	.opts = runai_list_jobs_opts,
 	.opts_size = sizeof(struct runai_list_jobs_opts),
