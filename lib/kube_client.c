@@ -472,29 +472,42 @@ out:
 }
 
 /*
- * Walks the pages, handing each to fn. *expired tells the caller that
- * the snapshot behind a continue token was compacted (410), the one
- * failure worth starting over for.
+ * One paged walk for both kube_list_pages and kube_list_items: step
+ * fetches the page at cont, hands on what it holds, and sets *next to
+ * the following page's token; restart tells the caller to forget what
+ * earlier pages gave when the walk starts over.
+ */
+struct walker {
+	int	(*step)(struct kube_client *, const struct kube_res *,
+		    const char *ns, const struct kube_list_opts *,
+		    const char *cont, struct walker *, char **next,
+		    struct rai_err *);
+	int	(*restart)(struct walker *, struct rai_err *);
+	kube_page_fn	*page_fn;
+	kube_item_fn	*item_fn;
+	void		*ud;
+	char		**rv;		/* items: the list's resourceVersion */
+};
+
+/*
+ * Walks the pages. *expired tells the caller that the snapshot behind a
+ * continue token was compacted (410), the one failure worth starting
+ * over for.
  */
 static int
-list_walk(struct kube_client *c, const struct kube_res *res, const char *ns,
-    const struct kube_list_opts *lo, kube_page_fn *fn, void *ud,
-    int *expired, struct rai_err *err)
+walk_once(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, struct walker *w, int *expired,
+    struct rai_err *err)
 {
-	cJSON *page = NULL;
 	char *cont = NULL, *next = NULL;
 	int rc = -1;
 
 	*expired = 0;
 	for (;;) {
-		if (list_page(c, res, ns, lo, cont, &page, &next, err) == -1) {
+		if (w->step(c, res, ns, lo, cont, w, &next, err) == -1) {
 			*expired = cont != NULL && err->http_status == 410;
 			goto out;
 		}
-		if (fn(ud, page, err) == -1)
-			goto out;
-		cJSON_Delete(page);
-		page = NULL;
 		if (lo->single_page || next == NULL)
 			break;
 		if (cont != NULL && strcmp(cont, next) == 0) {
@@ -509,16 +522,15 @@ list_walk(struct kube_client *c, const struct kube_res *res, const char *ns,
 	}
 	rc = 0;
 out:
-	cJSON_Delete(page);
 	free(cont);
 	free(next);
 	return rc;
 }
 
-int
-kube_list_pages(struct kube_client *c, const struct kube_res *res,
-    const char *ns, const struct kube_list_opts *lo, kube_page_fn *fn,
-    void *ud, struct rai_err *err)
+/* The walk, started over once when its snapshot expires. */
+static int
+walk(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, struct walker *w, struct rai_err *err)
 {
 	struct kube_list_opts none;
 	int expired;
@@ -529,17 +541,56 @@ kube_list_pages(struct kube_client *c, const struct kube_res *res,
 	}
 	if (!res->namespaced)
 		ns = NULL;
-	if (list_walk(c, res, ns, lo, fn, ud, &expired, err) == 0)
+	if (walk_once(c, res, ns, lo, w, &expired, err) == 0)
 		return 0;
 	if (!expired)
 		return -1;
-	/* the snapshot behind the continue token was compacted: start over */
 	rai_log(RAI_LOG_NOTE, "listing %s: continue token expired, "
 	    "starting again", res->plural);
 	rai_err_release(err);
-	if (fn(ud, NULL, err) == -1)
+	if (w->restart(w, err) == -1)
 		return -1;
-	return list_walk(c, res, ns, lo, fn, ud, &expired, err);
+	return walk_once(c, res, ns, lo, w, &expired, err);
+}
+
+static int
+page_step(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, const char *cont, struct walker *w,
+    char **next, struct rai_err *err)
+{
+	cJSON *page = NULL;
+	int rc;
+
+	if (list_page(c, res, ns, lo, cont, &page, next, err) == -1)
+		return -1;
+	rc = w->page_fn(w->ud, page, err);
+	cJSON_Delete(page);
+	if (rc == -1) {
+		free(*next);
+		*next = NULL;
+	}
+	return rc;
+}
+
+static int
+page_restart(struct walker *w, struct rai_err *err)
+{
+	return w->page_fn(w->ud, NULL, err);
+}
+
+int
+kube_list_pages(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo, kube_page_fn *fn,
+    void *ud, struct rai_err *err)
+{
+	struct walker w;
+
+	memset(&w, 0, sizeof(w));
+	w.step = page_step;
+	w.restart = page_restart;
+	w.page_fn = fn;
+	w.ud = ud;
+	return walk(c, res, ns, lo, &w, err);
 }
 
 /* kube_list's collector: the first page becomes the result. */
@@ -678,12 +729,15 @@ item_data(void *ud, const char *data, size_t len, struct rai_err *err)
 	return 0;
 }
 
-/* One page, streamed into fn; *next gets its continue token. */
+/* One page, streamed into the walker's item_fn; *next gets its token. */
 static int
-item_page(struct kube_client *c, const struct kube_res *res, const char *ns,
-    const struct kube_list_opts *lo, const char *cont, kube_item_fn *fn,
-    void *ud, char **next, char **rv, struct rai_err *err)
+item_step(struct kube_client *c, const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, const char *cont, struct walker *w,
+    char **next, struct rai_err *err)
 {
+	kube_item_fn *fn = w->item_fn;
+	void *ud = w->ud;
+	char **rv = w->rv;
 	struct rai_http_req hr;
 	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
 	struct item_page p;
@@ -736,37 +790,9 @@ item_page(struct kube_client *c, const struct kube_res *res, const char *ns,
 }
 
 static int
-item_walk(struct kube_client *c, const struct kube_res *res, const char *ns,
-    const struct kube_list_opts *lo, kube_item_fn *fn, void *ud, char **rv,
-    int *expired, struct rai_err *err)
+item_restart(struct walker *w, struct rai_err *err)
 {
-	char *cont = NULL, *next = NULL;
-	int rc = -1;
-
-	*expired = 0;
-	for (;;) {
-		if (item_page(c, res, ns, lo, cont, fn, ud, &next, rv,
-		    err) == -1) {
-			*expired = cont != NULL && err->http_status == 410;
-			goto out;
-		}
-		if (lo->single_page || next == NULL)
-			break;
-		if (cont != NULL && strcmp(cont, next) == 0) {
-			rai_err_set(err, RAI_E_PROTO, "the server sent the "
-			    "same continue token twice while listing %s",
-			    res->plural);
-			goto out;
-		}
-		free(cont);
-		cont = next;
-		next = NULL;
-	}
-	rc = 0;
-out:
-	free(cont);
-	free(next);
-	return rc;
+	return w->item_fn(w->ud, NULL, err);
 }
 
 int
@@ -774,25 +800,15 @@ kube_list_items(struct kube_client *c, const struct kube_res *res,
     const char *ns, const struct kube_list_opts *lo, kube_item_fn *fn,
     void *ud, char **rv, struct rai_err *err)
 {
-	struct kube_list_opts none;
-	int expired;
+	struct walker w;
 
-	if (lo == NULL) {
-		memset(&none, 0, sizeof(none));
-		lo = &none;
-	}
-	if (!res->namespaced)
-		ns = NULL;
-	if (item_walk(c, res, ns, lo, fn, ud, rv, &expired, err) == 0)
-		return 0;
-	if (!expired)
-		return -1;
-	rai_log(RAI_LOG_NOTE, "listing %s: continue token expired, "
-	    "starting again", res->plural);
-	rai_err_release(err);
-	if (fn(ud, NULL, err) == -1)
-		return -1;
-	return item_walk(c, res, ns, lo, fn, ud, rv, &expired, err);
+	memset(&w, 0, sizeof(w));
+	w.step = item_step;
+	w.restart = item_restart;
+	w.item_fn = fn;
+	w.ud = ud;
+	w.rv = rv;
+	return walk(c, res, ns, lo, &w, err);
 }
 
 /* ---- writes ---- */
