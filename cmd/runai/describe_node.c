@@ -28,19 +28,6 @@ static const struct rai_col gpu_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
-static int
-wanted(int argc, char **argv, const char *name)
-{
-	int i;
-
-	if (argc == 0)
-		return 1;
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 /* §6: "No match found for node(s) '[a b]'" with the names there are. */
 static int
 check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
@@ -187,7 +174,7 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    rai_ctx_err(ctx)) == -1)
 		goto out;
 	for (i = 0; i < nl.n; i++) {
-		if (!wanted(argc, argv, nl.v[i].name))
+		if (!runai_node_wanted(argc, argv, nl.v[i].name))
 			continue;
 		if (!first)
 			fprintf(ctx->out, "\n");
