@@ -4,20 +4,19 @@
  */
 #include <locale.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <curl/curl.h>
 
+#include "adm.h"
+#include "kube_client.h"
+#include "kube_config.h"
+#include "rai_err.h"
 #include "rai_log.h"
 #include "rai_opt.h"
 #include "rai_version.h"
 
 #include "banned.h"
-
-struct adm_globals {
-	const char	*kubeconfig;
-	const char	*context;
-	int		 verbosity;
-};
 
 static const struct rai_opt adm_global_opts[] = {
 	{ 0, "kubeconfig", RAI_OPT_STRING,
@@ -32,6 +31,10 @@ static const struct rai_opt adm_global_opts[] = {
 	    offsetof(struct adm_globals, verbosity), "<level>",
 	    "log level: -v notes, -v=6 requests, -v=8 bodies (secrets redacted)",
 	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "request-timeout", RAI_OPT_DURATION,
+	    offsetof(struct adm_globals, request_timeout), "<duration>",
+	    "time limit for each API request (default 60s)", NULL, NULL,
+	    RAI_COMP_NONE, 0, NULL },
 	RAI_OPT_END
 };
 
@@ -40,13 +43,47 @@ static const struct rai_cmd *const adm_cmds[] = {
 	NULL
 };
 
+static void
+log_to_stderr(int level, const char *msg, void *ud)
+{
+	(void)level;
+	(void)ud;
+	fprintf(stderr, "%s\n", msg);
+}
+
+/* The kubeconfig (and a client) for the commands that want them. */
 static int
 adm_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
-	const struct adm_globals *g = ctx->globals;
+	const struct adm_globals *g = ADM_GLOBALS(ctx);
+	struct kube_config_opts ko = { 0 };
+	struct kube_client_opts co = { 0 };
 
 	rai_log_set_level(g->verbosity);
-	return 0;
+	if (!(flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT)))
+		return 0;
+	ko.kubeconfig = g->kubeconfig;
+	ko.context = g->context;
+	if (ctx->kcfg == NULL && kube_config_load(&ctx->kcfg, &ko, err) == -1)
+		return -1;
+	if (!(flags & RAI_CMD_NEED_CLIENT) || ctx->client != NULL)
+		return 0;
+	if (kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1)
+		return -1;
+	co.request_timeout_ms = g->request_timeout * 1000;
+	co.max_retries = -1;
+	co.user_agent = "runai-adm/" RAI_VERSION;
+	return kube_client_new(&ctx->client, &ctx->conn, &co, err);
+}
+
+static void
+adm_teardown(struct rai_ctx *ctx)
+{
+	kube_client_free(ctx->client);
+	ctx->client = NULL;
+	kube_conn_release(&ctx->conn);
+	kube_config_free(ctx->kcfg);
+	ctx->kcfg = NULL;
 }
 
 static const struct rai_prog adm_prog = {
@@ -62,6 +99,7 @@ static const struct rai_prog adm_prog = {
 	.globals_size = sizeof(struct adm_globals),
 	.cmds = adm_cmds,
 	.setup = adm_setup,
+	.teardown = adm_teardown,
 };
 
 int
@@ -71,6 +109,7 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
+	rai_log_set_sink(log_to_stderr, NULL);
 	rc = rai_main(&adm_prog, argc, argv);
 	curl_global_cleanup();
 	return rc;
