@@ -8,6 +8,7 @@
 #   make demo            start the emulated cluster and try runai against it
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   / make uninstall
 #   make deps            install the Debian/npm packages the build and tests need
+#   make fuzz [FUZZ_TIME=60]  run each libFuzzer target (clang) for FUZZ_TIME s
 #   make V=1             show full command lines
 
 VERSION		:= 0.1.0
@@ -148,6 +149,47 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard man/*.8)))
 	for p in runai runai-adm rntop; do \
 		rm -f $(DESTDIR)$(BASHCOMPDIR)/$$p $(DESTDIR)$(ZSHCOMPDIR)/_$$p; \
+	done
+
+# make fuzz [FUZZ_TIME=60]: clang's libFuzzer (Debian: clang and
+# libclang-rt-14-dev). Each tests/fuzz/fuzz_<name>.c is linked with the
+# library, all built with ASan+UBSan, into $(O)/fuzz/, then run for
+# FUZZ_TIME seconds from the seeds in tests/fuzz/corpus/<name>/. New
+# inputs go to a temporary directory, so the committed corpus never
+# changes; a crash is kept as $(O)/fuzz/crash-<sha1> and fails the run.
+FUZZ_CC		?= clang
+FUZZ_TIME	?= 60
+FUZZ_CFLAGS	?= -O1 -g
+FUZZ_SAN	:= -fsanitize=address,undefined -fno-omit-frame-pointer \
+		   -fno-sanitize-recover=undefined
+# gcc's -Werror build is the warnings gate; clang's -Wformat=2 differs
+FUZZ_WARNINGS	:= $(filter-out -Werror,$(WARNINGS)) -Wno-format-nonliteral
+FUZZ_SRCS	:= $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS	:= $(FUZZ_SRCS:tests/fuzz/%.c=$(O)/fuzz/%)
+FUZZ_LIB	:= $(O)/fuzz/librai.a
+
+$(O)/fuzz/%.o: %.c
+	@mkdir -p $(@D)
+	$(Q_CC)$(FUZZ_CC) $(ALL_CPPFLAGS) $(FUZZ_WARNINGS) $(FUZZ_CFLAGS) \
+		$(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS) -MMD -MP \
+		-c -o $@ $<
+$(FUZZ_LIB): $(LIB_SRCS:%.c=$(O)/fuzz/%.o)
+	$(Q_AR)rm -f $@ && $(AR) rcs $@ $^
+$(FUZZ_BINS): $(O)/fuzz/%: $(O)/fuzz/tests/fuzz/%.o $(FUZZ_LIB)
+	$(Q_LINK)$(FUZZ_CC) $(LDFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ \
+		$^ $(LIBS)
+
+fuzz: $(FUZZ_BINS)
+	@for f in $(FUZZ_BINS); do \
+		n=$${f##*/fuzz_}; log=$(O)/fuzz/$$n.log; \
+		tmp=$$(mktemp -d) || exit 1; \
+		echo "   FUZZ    $$n for $(FUZZ_TIME) s (log: $$log)"; \
+		$$f -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 \
+			-artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
+			$$tmp tests/fuzz/corpus/$$n >$$log 2>&1; rc=$$?; \
+		rm -rf "$$tmp"; \
+		if [ $$rc -ne 0 ]; then tail -n 40 $$log; exit 1; fi; \
+		grep -E '^(Done|stat::number_of_executed_units)' $$log || :; \
 	done
 
 deps:

@@ -271,6 +271,18 @@ url_of(const struct kube_client *c, const char *path)
 	return xasprintf("%s%s", c->server, path);
 }
 
+char *
+kube_client_url(const struct kube_client *c, const char *path)
+{
+	return url_of(c, path);
+}
+
+struct rai_http *
+kube_client_http(struct kube_client *c)
+{
+	return c->http;
+}
+
 int
 kube_client_do(struct kube_client *c, const struct kube_req *req,
     struct kube_resp *resp, struct rai_err *err)
@@ -1139,6 +1151,46 @@ kube_stream(struct kube_client *c, const char *path, kube_line_fn *fn,
 	s.line_fn = fn;
 	s.ud = ud;
 	return run_stream(c, path, 0, &s, err);
+}
+
+struct raw_stream {
+	kube_bytes_fn	*fn;
+	void		*ud;
+};
+
+static int
+raw_data(void *ud, const char *data, size_t len, struct rai_err *err)
+{
+	struct raw_stream *s = ud;
+
+	(void)err;
+	rai_http_log_body("Stream Data", data, len);
+	return s->fn(s->ud, data, len) != 0;
+}
+
+int
+kube_stream_raw(struct kube_client *c, const char *path, kube_bytes_fn *fn,
+    void *ud, struct rai_err *err)
+{
+	struct rai_http_req hr;
+	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
+	struct raw_stream s;
+	char *url = url_of(c, path);
+	int rc;
+
+	s.fn = fn;
+	s.ud = ud;
+	memset(&hr, 0, sizeof(hr));
+	hr.method = "GET";
+	hr.url = url;
+	hr.accept = STREAM_ACCEPT;
+	hr.flags = RAI_HTTP_IDEMPOTENT;
+	hr.on_data = raw_data;
+	hr.on_data_ud = &s;
+	rc = rai_http_do(c->http, &hr, &resp, err);
+	rai_http_resp_release(&resp);
+	free(url);
+	return rc;
 }
 
 int

@@ -56,6 +56,10 @@ int	 kube_client_new(struct kube_client **out, const struct kube_conn *conn,
 void	 kube_client_free(struct kube_client *);
 /* The connection it was made from (borrowed). */
 const struct kube_conn *kube_client_conn(const struct kube_client *);
+/* For upgraded streams (kube_exec): the transport, and path's full URL. */
+struct rai_http;
+struct rai_http	*kube_client_http(struct kube_client *);
+char	*kube_client_url(const struct kube_client *, const char *path);
 
 enum kube_req_flags {
 	KUBE_REQ_IDEMPOTENT	= 1 << 0,	/* may be retried */
@@ -169,6 +173,17 @@ int	 kube_server_version(struct kube_client *, char **git_version,
 typedef int kube_line_fn(void *ud, const char *line, size_t len);
 int	 kube_stream(struct kube_client *, const char *path,
 	    kube_line_fn *, void *ud, struct rai_err *);
+/*
+ * The same body as raw bytes, as they arrive (logs, where a line cut off
+ * by a broken connection must not pass for a whole one): fn gets every
+ * chunk and returns non-zero to stop (the call then returns 0). 0 when
+ * the body ended cleanly or fn stopped it; -1 otherwise, RAI_E_NET when
+ * the connection failed or broke (not retried once bytes came),
+ * RAI_E_HTTP for a non-2xx answer.
+ */
+typedef int kube_bytes_fn(void *ud, const char *data, size_t len);
+int	 kube_stream_raw(struct kube_client *, const char *path,
+	    kube_bytes_fn *, void *ud, struct rai_err *);
 
 /* Watch events: type is ADDED/MODIFIED/DELETED/BOOKMARK/ERROR. */
 typedef int kube_watch_fn(void *ud, const char *type, const cJSON *obj);

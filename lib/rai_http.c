@@ -42,6 +42,7 @@ struct rai_http {
 	int			 max_retries;
 	size_t			 max_response;
 	char			*tls_server_name;
+	char			*user_agent;
 	rai_http_auth_fn	*auth;
 	rai_http_renew_fn	*renew;
 	void			*auth_ud;
@@ -610,7 +611,7 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
 	ua = user_agent(o->user_agent);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, ua);	/* curl copies */
-	free(ua);
+	h->user_agent = ua;
 	if (o->proxy != NULL && *o->proxy != '\0')
 		curl_easy_setopt(c, CURLOPT_PROXY, o->proxy);
 	if (setup_tls(h, o, err) == -1) {
@@ -628,6 +629,7 @@ rai_http_free(struct rai_http *h)
 		return;
 	curl_easy_cleanup(h->curl);
 	free(h->tls_server_name);
+	free(h->user_agent);
 	free(h);
 }
 
@@ -1025,4 +1027,139 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 		log_retry(req, resp, code, delay);
 		sleep_ms(delay);
 	}
+}
+
+/* ---- raw connections (after an Upgrade) ---- */
+
+struct rai_http_conn {
+	CURL	*curl;
+	char	 errbuf[CURL_ERROR_SIZE];
+	int	 fd;
+};
+
+int
+rai_http_connect(struct rai_http *h, const char *url,
+    struct rai_http_conn **out, struct rai_err *err)
+{
+	struct rai_http_conn *rc;
+	struct curl_slist *connect_to = NULL;
+	curl_socket_t sock = CURL_SOCKET_BAD;
+	char *eff = NULL;
+	CURLcode code;
+
+	*out = NULL;
+	if (target(h, url, &eff, &connect_to, err) == -1)
+		return -1;
+	rc = xcalloc(1, sizeof(*rc));
+	/* a copy keeps TLS, proxy and timeouts; the pool stays for requests */
+	if ((rc->curl = curl_easy_duphandle(h->curl)) == NULL)
+		rai_die("out of memory copying a libcurl handle");
+	curl_easy_setopt(rc->curl, CURLOPT_ERRORBUFFER, rc->errbuf);
+	curl_easy_setopt(rc->curl, CURLOPT_URL, eff);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, connect_to);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
+	/* a plain-http server behind a proxy still needs a tunnel */
+	curl_easy_setopt(rc->curl, CURLOPT_HTTPPROXYTUNNEL, 1L);
+	curl_easy_setopt(rc->curl, CURLOPT_TIMEOUT_MS, 0L);
+	curl_easy_setopt(rc->curl, CURLOPT_VERBOSE,
+	    rai_log_enabled(RAI_LOG_CURL) ? 1L : 0L);
+	code = curl_easy_perform(rc->curl);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, NULL);
+	curl_slist_free_all(connect_to);
+	if (code == CURLE_OK)
+		code = curl_easy_getinfo(rc->curl, CURLINFO_ACTIVESOCKET, &sock);
+	if (code != CURLE_OK || sock == CURL_SOCKET_BAD) {
+		rai_err_from_curl(err, (int)code, url, rc->errbuf);
+		free(eff);
+		rai_http_conn_close(rc);
+		return -1;
+	}
+	free(eff);
+	rc->fd = (int)sock;
+	*out = rc;
+	return 0;
+}
+
+static int
+conn_error(struct rai_http_conn *c, CURLcode code, const char *what,
+    struct rai_err *err)
+{
+	rai_err_set(err, RAI_E_NET, "%s the connection failed: %s (curl %d)",
+	    what, c->errbuf[0] ? c->errbuf : curl_easy_strerror(code),
+	    (int)code);
+	err->curl_code = (int)code;
+	return -1;
+}
+
+int
+rai_http_conn_send(struct rai_http_conn *c, const void *data, size_t len,
+    size_t *n, struct rai_err *err)
+{
+	CURLcode code;
+
+	*n = 0;
+	c->errbuf[0] = '\0';
+	code = curl_easy_send(c->curl, data, len, n);
+	if (code == CURLE_AGAIN) {
+		*n = 0;
+		return 0;
+	}
+	if (code != CURLE_OK)
+		return conn_error(c, code, "writing to", err);
+	return 0;
+}
+
+int
+rai_http_conn_recv(struct rai_http_conn *c, void *data, size_t len,
+    size_t *n, struct rai_err *err)
+{
+	CURLcode code;
+
+	*n = 0;
+	c->errbuf[0] = '\0';
+	code = curl_easy_recv(c->curl, data, len, n);
+	if (code == CURLE_AGAIN) {
+		*n = 0;
+		return 0;
+	}
+	if (code != CURLE_OK)
+		return conn_error(c, code, "reading from", err);
+	return *n == 0 ? 1 : 0;
+}
+
+int
+rai_http_conn_fd(const struct rai_http_conn *c)
+{
+	return c->fd;
+}
+
+void
+rai_http_conn_close(struct rai_http_conn *c)
+{
+	if (c == NULL)
+		return;
+	if (c->curl != NULL)
+		curl_easy_cleanup(c->curl);
+	free(c);
+}
+
+int
+rai_http_authorization(struct rai_http *h, char **out, struct rai_err *err)
+{
+	*out = NULL;
+	if (h->auth == NULL)
+		return 0;
+	return h->auth(h->auth_ud, out, err);
+}
+
+int
+rai_http_renew(struct rai_http *h)
+{
+	return h->renew != NULL && h->renew(h->auth_ud);
+}
+
+const char *
+rai_http_user_agent(const struct rai_http *h)
+{
+	return h->user_agent;
 }

@@ -121,6 +121,37 @@ void	 rai_http_log_body(const char *label, const char *data, size_t len);
 long	 rai_http_request_timeout_ms(const struct rai_http *);
 size_t	 rai_http_max_response(const struct rai_http *);
 
+/*
+ * A raw connection, for protocols that take the socket over after an
+ * HTTP/1.1 Upgrade (WebSocket for exec and attach). libcurl makes it
+ * (CURLOPT_CONNECT_ONLY on a handle of its own, copied from the
+ * client's), so proxies, TLS verification, the CA and the client
+ * certificate are exactly those of ordinary requests; the caller then
+ * speaks the bytes. Non-blocking after the connect.
+ */
+struct rai_http_conn;
+
+/* Connects to url's host within the connect timeout; RAI_E_NET on failure. */
+int	 rai_http_connect(struct rai_http *, const char *url,
+	    struct rai_http_conn **, struct rai_err *);
+/*
+ * Moves up to len bytes. 0 with *n > 0: moved; 0 with *n == 0: it would
+ * block (poll the fd); recv returns 1 at the peer's EOF; -1 on errors
+ * (RAI_E_NET).
+ */
+int	 rai_http_conn_send(struct rai_http_conn *, const void *, size_t len,
+	    size_t *n, struct rai_err *);
+int	 rai_http_conn_recv(struct rai_http_conn *, void *, size_t len,
+	    size_t *n, struct rai_err *);
+int	 rai_http_conn_fd(const struct rai_http_conn *);
+void	 rai_http_conn_close(struct rai_http_conn *);
+/* The Authorization value requests get now (NULL = none); rai_free_secret it. */
+int	 rai_http_authorization(struct rai_http *, char **out, struct rai_err *);
+/* After a 401 on a raw connection: 1 when fresh credentials may help. */
+int	 rai_http_renew(struct rai_http *);
+/* "runai/0.1.0 (linux) libcurl/7.88.1", as requests send it. */
+const char *rai_http_user_agent(const struct rai_http *);
+
 /* ---- pure helpers, exported for unit tests ---- */
 
 /*

@@ -68,40 +68,6 @@ res_of(const char *kind)
 }
 
 static int
-owned_by(const cJSON *pod, const char *uid)
-{
-	const cJSON *r;
-
-	cJSON_ArrayForEach(r, rai_json_array(pod, "metadata.ownerReferences"))
-		if (rai_json_bool(r, "controller", 0) &&
-		    strcmp(rai_json_str_or(r, "uid", ""), uid) == 0)
-			return 1;
-	return 0;
-}
-
-static int
-fetch_pods(struct kube_client *c, const char *ns, struct job_detail *d,
-    struct rai_err *err)
-{
-	struct kube_list_opts lo = { 0 };
-	cJSON *list = NULL, *items, *p;
-
-	lo.field_selector = "spec.schedulerName=runai-scheduler";
-	if (kube_list(c, &KUBE_RES_PODS, ns, &lo, &list, err) == -1)
-		return -1;
-	d->pods = cJSON_CreateArray();
-	items = cJSON_GetObjectItemCaseSensitive(list, "items");
-	while ((p = cJSON_DetachItemFromArray(items, 0)) != NULL) {
-		if (owned_by(p, d->v.uid))
-			cJSON_AddItemToArray(d->pods, p);
-		else
-			cJSON_Delete(p);
-	}
-	cJSON_Delete(list);
-	return 0;
-}
-
-static int
 event_about(const cJSON *ev, const struct job_detail *d)
 {
 	const char *uid = rai_json_str_or(ev, "involvedObject.uid", "");
@@ -171,37 +137,6 @@ detail_release(struct job_detail *d)
 	cJSON_Delete(d->pods);
 	cJSON_Delete(d->events);
 	cJSON_Delete(d->wl);
-}
-
-/* §3.4's lookup and its three messages. */
-static int
-find_job(struct rai_ctx *ctx, const char *name, struct job_detail *d)
-{
-	struct rai_job_fetch_opts fo = { name, 1, ctx->project };
-	struct rai_job_list jl = { 0 };
-	struct rai_err *err = rai_ctx_err(ctx);
-	int rc = -1;
-
-	if (rai_jobs_fetch(ctx->client, ctx->namespace, &fo, &jl, err) == -1)
-		return -1;
-	if (jl.n == 0)
-		rai_err_set(err, RAI_E_NOTFOUND, "The job %s does not exist in "
-		    "project %s. If the job exists in a different project, "
-		    "use -p <project name>.", name, ctx->project);
-	else if (jl.n > 1)
-		rai_err_set(err, RAI_E_NOTFOUND, "There are more than 1 "
-		    "training jobs with the same name %s, please check it "
-		    "with `runai list | grep %s`", name, name);
-	else if (jl.v[0].invalid)
-		rai_err_set(err, RAI_E_NOTFOUND, "The job %s is invalid. "
-		    "Please delete it", name);
-	else {
-		d->v = jl.v[0];
-		jl.n = 0;
-		rc = 0;
-	}
-	rai_job_list_release(&jl);
-	return rc;
 }
 
 static void
@@ -383,18 +318,12 @@ static cJSON *
 detail_json(const struct job_detail *d)
 {
 	cJSON *o = cJSON_CreateObject(), *inst, *i;
-	const cJSON *p, *chief = NULL;
-	const char *chief_t = "", *t;
+	const cJSON *p, *chief = runai_chief_pod(d->pods);
+	const char *chief_t = chief ? rai_json_str_or(chief,
+	    "metadata.creationTimestamp", "") : "";
 	char st[64], age[16];
 	time_t now = time(NULL);
 
-	cJSON_ArrayForEach(p, d->pods) {
-		t = rai_json_str_or(p, "metadata.creationTimestamp", "");
-		if (chief == NULL || strcmp(t, chief_t) > 0) {
-			chief = p;
-			chief_t = t;
-		}
-	}
 	cJSON_AddStringToObject(o, "name", d->v.name);
 	cJSON_AddStringToObject(o, "namespace", d->v.namespace);
 	cJSON_AddStringToObject(o, "duration", "");
@@ -436,10 +365,11 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (find_job(ctx, argv[0], &d) == -1 ||
+	if (runai_job_find(ctx, ctx->namespace, argv[0], &d.v, err) == -1 ||
 	    kube_get(ctx->client, res_of(d.v.kind), ctx->namespace, d.v.name,
 	    &d.wl, err) == -1 ||
-	    fetch_pods(ctx->client, ctx->namespace, &d, err) == -1 ||
+	    runai_job_pods(ctx->client, ctx->namespace, d.v.uid, &d.pods,
+	    err) == -1 ||
 	    fetch_events(ctx->client, ctx->namespace, &d, err) == -1)
 		goto out;
 	rc = 0;

@@ -51,11 +51,15 @@ static const struct rai_opt runai_global_opts[] = {
 };
 
 static const struct rai_cmd *const runai_cmds[] = {
+	&runai_cmd_attach,
+	&runai_cmd_bash,
 	&runai_cmd_completion,
 	&runai_cmd_config,
 	&runai_cmd_delete,
 	&runai_cmd_describe,
+	&runai_cmd_exec,
 	&runai_cmd_list,
+	&runai_cmd_logs,
 	&runai_cmd_resume,
 	&runai_cmd_submit,
 	&runai_cmd_suspend,

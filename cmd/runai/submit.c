@@ -34,6 +34,7 @@ struct submit_opts {
 	int		 command;
 	int		 tty;
 	int		 stdin_open;
+	int		 attach;
 	double		 gpu;
 	const char	*gpu_memory;
 	const char	*cpu;
@@ -94,6 +95,9 @@ static const struct rai_opt submit_opts[] = {
 	    "allocate a terminal for the container (needs --stdin)", 0),
 	OPT(0, "stdin", RAI_OPT_BOOL, stdin_open, NULL,
 	    "keep the container's standard input open", 0),
+	OPT(0, "attach", RAI_OPT_BOOL, attach, NULL,
+	    "attach to the job's console once it runs (implies --tty --stdin)",
+	    0),
 	OPT('g', "gpu", RAI_OPT_DOUBLE, gpu, "<gpus>",
 	    "GPUs: a whole number, or a fraction below 1 of one GPU", 0),
 	OPT(0, "gpu-memory", RAI_OPT_STRING, gpu_memory, "<size>",
@@ -193,8 +197,9 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->working_dir = o->working_dir;
 	s->env = o->env;
 	s->is_command = o->command;
-	s->tty = o->tty;
-	s->stdin_open = o->stdin_open;
+	/* attaching means talking to the console: it needs both */
+	s->tty = o->tty || o->attach;
+	s->stdin_open = o->stdin_open || o->attach;
 	s->gpu = o->gpu;
 	s->gpu_memory = o->gpu_memory;
 	s->cpu = o->cpu;
@@ -364,6 +369,9 @@ explain_failure(struct rai_ctx *ctx)
 		runai_job_err_forbidden(err);
 }
 
+/* How long submit --attach waits for the pod to run (contract §4.3). */
+#define ATTACH_WAIT_S	30
+
 static int
 submit(struct rai_ctx *ctx, const struct submit_opts *o,
     struct rai_submit_spec *spec)
@@ -397,8 +405,12 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
 		    "to check the job status\n", res.name, ctx->project);
 	}
+	if (o->attach && !o->dry_run) {
+		fflush(ctx->out);
+		rc = runai_attach(ctx, res.name, NULL, ATTACH_WAIT_S);
+	}
 	rai_submit_result_release(&res);
-	return 0;
+	return rc;
 }
 
 static int

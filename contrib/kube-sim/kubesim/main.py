@@ -40,6 +40,8 @@ def parse_args(argv):
     p.add_argument("--max-list-bytes", type=int, default=None,
                    help="mark list answers larger than this (X-Kube-Sim-Oversize); "
                         "they are still sent")
+    p.add_argument("--log-buffer-mib", type=float, default=None,
+                   help="keep this much log per container (default 1 MiB or 5000 lines)")
     args = p.parse_args(argv)
     if bool(args.oidc_issuer_url) != bool(args.oidc_client_id):
         p.error("--oidc-issuer-url and --oidc-client-id go together")

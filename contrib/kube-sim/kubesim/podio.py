@@ -192,6 +192,11 @@ class PodLogs:
         self.sim = sim
         self._cond = threading.Condition(threading.Lock())
         self._bufs = {}          # (ns, pod, container) -> _Buffer
+        # --log-buffer-mib raises the per-container cap (benchmarks want
+        # logs of 100 MiB); lines then count at one per 16 bytes
+        mib = getattr(getattr(sim, "options", None), "log_buffer_mib", None)
+        self.max_bytes = int(mib * (1 << 20)) if mib else MAX_BUFFER_BYTES
+        self.max_lines = max(MAX_LINES, self.max_bytes // 16) if mib else MAX_LINES
         self._seq = 0
         self.processes = ProcessTable(sim, self)
         sim.store.add_listener(self._on_change)
@@ -212,8 +217,8 @@ class PodLogs:
                 self._seq += 1
                 buf.entries.append((self._seq, ts_ns, text))
                 buf.nbytes += len(text) + 1
-            while buf.entries and (len(buf.entries) > MAX_LINES
-                                   or buf.nbytes > MAX_BUFFER_BYTES):
+            while buf.entries and (len(buf.entries) > self.max_lines
+                                   or buf.nbytes > self.max_bytes):
                 buf.nbytes -= len(buf.entries.popleft()[2]) + 1
             self._cond.notify_all()
 
@@ -504,6 +509,24 @@ def _lookup(argv0, path):
     if found is None:
         raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
     return found
+
+
+# Images known to ship without bash: exec of bash there fails as runc
+# reports it, so clients' fallbacks to /bin/sh can be tested.
+_IMAGES_WITHOUT_BASH = ("busybox", "alpine")
+
+
+def _check_image_has(pod, container, argv0):
+    image = ""
+    for c in (pod.get("spec") or {}).get("containers") or []:
+        if c.get("name") == container:
+            image = c.get("image") or ""
+    repo = image.rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0]
+    if repo in _IMAGES_WITHOUT_BASH and argv0.rsplit("/", 1)[-1] == "bash":
+        if "/" in argv0:
+            raise ExecNotFound('exec: "%s": stat %s: no such file or directory'
+                               % (argv0, argv0))
+        raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
 
 
 def _spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
@@ -1178,7 +1201,7 @@ def _negotiate(handler):
     offered = wsproto.offered_protocols(h.get_all("Sec-WebSocket-Protocol") or [])
     if not offered:
         return ""  # the legacy protocol (kube's "" = channel.k8s.io)
-    proto = wsproto.choose_protocol(offered)
+    proto = wsproto.choose_protocol(offered, _served_protocols)
     if proto is None:
         raise ApiError(403, "Forbidden",
                        "requested protocol(s) are not supported: [%s]; supports [%s]"
@@ -1243,6 +1266,7 @@ def handle_exec(handler, sim, ns, pod_name, query, attach=False):
         if attach:
             backend = AttachBackend(procs.console(pod, container), stdin)
         else:
+            _check_image_has(pod, container, argv[0])
             backend = ExecBackend(argv, cwd, pod_env(pod, container, tty, cwd), tty, stdin,
                                   stdout, stderr)
     except (ExecNotFound, OSError) as e:
@@ -1297,9 +1321,33 @@ def _sim_logs_get(sim, handler):
                       for _, ts, text in sim.logs.entries(ns, name, container)]}
 
 
+# The exec/attach subprotocols served, most preferred first: an API server
+# older than 1.30 has no v5 (POST /_sim/ws {"protocols": [...]}).
+_served_protocols = wsproto.SUPPORTED
+
+
+def _sim_ws(body):
+    global _served_protocols
+    if body is not None:
+        protos = body.get("protocols") if isinstance(body, dict) else None
+        if not isinstance(protos, list) or not protos or \
+                any(p not in wsproto.SUPPORTED for p in protos):
+            raise bad_request("protocols must be a non-empty list out of [%s]"
+                              % " ".join(wsproto.SUPPORTED))
+        _served_protocols = tuple(protos)
+    return {"protocols": list(_served_protocols)}
+
+
 def register_sim_routes(sim):
-    """POST /_sim/logs appends lines; GET /_sim/logs?namespace=&pod= reads them."""
+    """POST /_sim/logs appends lines; GET /_sim/logs?namespace=&pod= reads them;
+    GET/POST /_sim/ws reads or sets the exec subprotocols served."""
     def route(handler, method, path, body):
+        if path.rstrip("/") == "/_sim/ws" and method in ("GET", "POST"):
+            try:
+                handler.send_json(200, _sim_ws(body if method == "POST" else None))
+            except ApiError as e:
+                handler.send_api_error(e)
+            return True
         if path.rstrip("/") != "/_sim/logs" or method not in ("GET", "POST"):
             return False
         try:

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Streaming throughput: a stream of MIB MiB (default 100) through
+#   runai exec -i JOB -- cat     against  kubectl exec -i POD -- cat
+#   runai logs JOB               against  kubectl logs POD
+# on one emulator, whose pod runs a real cat and serves a log of the
+# same size. Prints the median wall time and peak RSS of both, the
+# throughput, and the ratios (runai / kubectl: below 1 means runai is
+# faster or smaller). Both clients pay the emulator's (Python) cost per
+# byte, so the ratios understate the clients' own difference; the
+# line "emulator alone" shows that floor, a raw curl of the same log.
+# Numbers, not a pass/fail: compare runs on the same machine only.
+#
+#   bench/stream.sh [RUNS] [MIB]      (default 3 runs, median; 100 MiB)
+#
+# Needs kubectl 1.32 at $KUBECTL (default the gcloud SDK's kubectl.1.32).
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${1:-3}
+MIB=${2:-100}
+BIN=${RAI_BIN_DIR:-$TOP/build/default}
+KUBECTL=${KUBECTL:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
+PY=/usr/bin/python3
+NS=runai-team-a
+[ -x "$BIN/runai" ] || { echo "build first: make" >&2; exit 1; }
+[ -x "$KUBECTL" ] || { echo "kubectl 1.32 not found at $KUBECTL" >&2; exit 1; }
+
+STATE=$(mktemp -d)
+trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
+"$TOP/tests/peers/peers" start "$STATE" --demo --log-buffer-mib "$((MIB + 8))"
+# shellcheck disable=SC1091
+. "$STATE/env"
+export KUBECONFIG="$STATE/kubeconfig" KUBECACHEDIR="$STATE/kcache"
+sed "s/namespace: .*/namespace: $NS/" "$KUBESIM_KUBECONFIG" >"$KUBECONFIG"
+simapi() {
+	curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST \
+		-H 'Content-Type: application/json' --data-binary "$2" \
+		"$KUBESIM_URL$1" >/dev/null
+}
+simapi /_sim/controller '{"paused": true}'
+"$BIN/runai" submit bench -i ubuntu --interactive >/dev/null
+simapi /_sim/tick '{"steps": 2}'
+POD=$(curl -sS --cacert "$KUBESIM_CA" -H "Authorization: Bearer $KUBESIM_TOKEN" \
+	"$KUBESIM_URL/api/v1/namespaces/$NS/pods" |
+	jq -r '.items[] | select(.metadata.name | startswith("bench-")) | .metadata.name')
+
+measure() { "$PY" "$TOP/bench/measure.py" "$RUNS" "$@"; }
+ratio() { "$PY" -c "import sys; a, b = map(float, sys.argv[1:]); print('%.2f' % (a / b if b else float('nan')))" "$1" "$2"; }
+rate() { "$PY" -c "import sys; print('%.0f' % ($MIB / float(sys.argv[1])))" "$1"; }
+
+# The input: MIB MiB of random bytes (exec), and a log of MIB MiB made
+# of 100-byte lines (logs), appended 5,000 lines at a time.
+INPUT="$STATE/input"
+head -c "$((MIB << 20))" /dev/urandom >"$INPUT"
+lines=$(((MIB << 20) / 100))
+"$PY" - "$lines" "$NS" "$POD" <<'EOF' >"$STATE/batches"
+import json, sys
+n, ns, pod = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+for start in range(0, n, 5000):
+    batch = ["%09d %s" % (i, "x" * 89) for i in range(start, min(n, start + 5000))]
+    print(json.dumps({"namespace": ns, "pod": pod, "lines": batch}))
+EOF
+while IFS= read -r batch; do
+	printf '%s' "$batch" | curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST \
+		-H 'Content-Type: application/json' --data-binary @- \
+		"$KUBESIM_URL/_sim/logs" >/dev/null
+done <"$STATE/batches"
+
+# Both clients must carry the bytes intact before their speed means anything.
+want=$(sha256sum <"$INPUT")
+got=$("$BIN/runai" exec -i bench -- sha256sum <"$INPUT")
+[ "$got" = "$want" ] || { echo "runai exec changed the bytes: $got" >&2; exit 1; }
+n=$("$BIN/runai" logs bench | grep -c "^[0-9]\{9\} x") || true; [ "$n" -eq "$lines" ] || { echo "runai logs gave $n lines of $lines" >&2; exit 1; }
+
+FMT='%-26s  %9s  %9s  %10s  %10s  %9s  %9s  %7s  %7s\n'
+# shellcheck disable=SC2059
+printf "$FMT" "$MIB MiB" 'runai s' 'kubectl s' 'runai MiB/s' 'kubectl MiB/s' 'runai KiB' 'kubectl KiB' 'time x' 'mem x'
+row() {
+	# shellcheck disable=SC2059
+	printf "$FMT" "$1" "$2" "$3" "$(rate "$2")" "$(rate "$3")" "$4" "$5" \
+		"$(ratio "$2" "$3")" "$(ratio "$4" "$5")"
+}
+read -r rt rm < <(measure sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'")
+read -r kt km < <(measure sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")
+row "exec -i -- cat" "$rt" "$kt" "$rm" "$km"
+read -r rt rm < <(measure "$BIN/runai" logs bench)
+read -r kt km < <(measure "$KUBECTL" logs "$POD")
+row "logs" "$rt" "$kt" "$rm" "$km"
+read -r ct _ < <(measure curl -sS -o /dev/null --cacert "$KUBESIM_CA" \
+	-H "Authorization: Bearer $KUBESIM_TOKEN" \
+	"$KUBESIM_URL/api/v1/namespaces/$NS/pods/$POD/log")
+echo
+echo "emulator alone: curl of the same log takes ${ct}s ($(rate "$ct") MiB/s)"
+echo "s: median wall time; KiB: median peak RSS; x: runai / kubectl"

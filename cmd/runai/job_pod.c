@@ -1,0 +1,166 @@
+/*
+ * A job's pods, for the commands that talk to one of them: describe job
+ * (all of them), logs, exec, bash and attach (the chief, or --pod).
+ * Lookup and messages follow contract §3.4; the chief is the pod with
+ * the newest creationTimestamp (§3.1).
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "kube_client.h"
+#include "rai_buf.h"
+#include "rai_job.h"
+#include "rai_json.h"
+#include "runai.h"
+
+#include "banned.h"
+
+static int
+owned_by(const cJSON *pod, const char *uid)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, rai_json_array(pod, "metadata.ownerReferences"))
+		if (rai_json_bool(r, "controller", 0) &&
+		    strcmp(rai_json_str_or(r, "uid", ""), uid) == 0)
+			return 1;
+	return 0;
+}
+
+int
+runai_job_pods(struct kube_client *c, const char *ns, const char *uid,
+    cJSON **pods, struct rai_err *err)
+{
+	struct kube_list_opts lo = { 0 };
+	cJSON *list = NULL, *items, *p, *out;
+
+	lo.field_selector = "spec.schedulerName=runai-scheduler";
+	if (kube_list(c, &KUBE_RES_PODS, ns, &lo, &list, err) == -1)
+		return -1;
+	out = cJSON_CreateArray();
+	items = cJSON_GetObjectItemCaseSensitive(list, "items");
+	while ((p = cJSON_DetachItemFromArray(items, 0)) != NULL) {
+		if (owned_by(p, uid))
+			cJSON_AddItemToArray(out, p);
+		else
+			cJSON_Delete(p);
+	}
+	cJSON_Delete(list);
+	*pods = out;
+	return 0;
+}
+
+/* The view of one job; services only when its SERVICE URL(S) are shown. */
+static int
+find_job(struct rai_ctx *ctx, const char *ns, const char *job,
+    int want_services, struct rai_job_view *v, struct rai_err *err)
+{
+	struct rai_job_fetch_opts fo = { job, want_services, ctx->project };
+	struct rai_job_list jl = { 0 };
+	int rc = -1;
+
+	if (rai_jobs_fetch(ctx->client, ns, &fo, &jl, err) == -1)
+		return -1;
+	if (jl.n == 0)
+		rai_err_set(err, RAI_E_NOTFOUND, "The job %s does not exist in "
+		    "project %s. If the job exists in a different project, "
+		    "use -p <project name>.", job, ctx->project);
+	else if (jl.n > 1)
+		rai_err_set(err, RAI_E_NOTFOUND, "There are more than 1 "
+		    "training jobs with the same name %s, please check it "
+		    "with `runai list | grep %s`", job, job);
+	else if (jl.v[0].invalid)
+		rai_err_set(err, RAI_E_NOTFOUND, "The job %s is invalid. "
+		    "Please delete it", job);
+	else {
+		*v = jl.v[0];
+		jl.n = 0;
+		rc = 0;
+	}
+	rai_job_list_release(&jl);
+	return rc;
+}
+
+int
+runai_job_find(struct rai_ctx *ctx, const char *ns, const char *job,
+    struct rai_job_view *v, struct rai_err *err)
+{
+	return find_job(ctx, ns, job, 1, v, err);
+}
+
+const cJSON *
+runai_chief_pod(const cJSON *pods)
+{
+	const cJSON *p, *chief = NULL;
+	const char *chief_t = "", *t;
+
+	cJSON_ArrayForEach(p, pods) {
+		t = rai_json_str_or(p, "metadata.creationTimestamp", "");
+		if (chief == NULL || strcmp(t, chief_t) > 0) {
+			chief = p;
+			chief_t = t;
+		}
+	}
+	return chief;
+}
+
+static int
+not_job_pod(const char *want, const char *job, const cJSON *pods,
+    struct rai_err *err)
+{
+	struct rai_buf names = RAI_BUF_INIT;
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, pods)
+		rai_buf_addf(&names, "%s%s", names.len ? ", " : "",
+		    rai_json_str_or(p, "metadata.name", ""));
+	rai_err_set(err, RAI_E_NOTFOUND, "pod %s is not a pod of job %s "
+	    "(its pods: %s)", want, job, rai_buf_str(&names));
+	snprintf(err->reason, sizeof(err->reason), "%s",
+	    RUNAI_REASON_NOT_JOB_POD);
+	rai_buf_release(&names);
+	return -1;
+}
+
+int
+runai_job_pod(struct rai_ctx *ctx, const char *ns, const char *job,
+    const char *want_pod, cJSON **pod, struct rai_err *err)
+{
+	struct rai_job_view v;
+	const cJSON *p, *pick = NULL;
+	cJSON *pods = NULL;
+	int rc = -1;
+
+	memset(&v, 0, sizeof(v));
+	if (find_job(ctx, ns, job, 0, &v, err) == -1)
+		return -1;
+	if (runai_job_pods(ctx->client, ns, v.uid, &pods, err) == -1)
+		goto out;
+	if (cJSON_GetArraySize(pods) == 0) {
+		rai_err_set(err, RAI_E_NOTFOUND, "job %s has no pods yet", job);
+		snprintf(err->reason, sizeof(err->reason), "%s",
+		    RUNAI_REASON_NO_PODS);
+		goto out;
+	}
+	if (want_pod != NULL) {
+		cJSON_ArrayForEach(p, pods)
+			if (strcmp(rai_json_str_or(p, "metadata.name", ""),
+			    want_pod) == 0)
+				pick = p;
+		if (pick == NULL) {
+			not_job_pod(want_pod, job, pods, err);
+			goto out;
+		}
+	} else
+		pick = runai_chief_pod(pods);
+	*pod = cJSON_Duplicate(pick, 1);
+	rc = 0;
+out:
+	cJSON_Delete(pods);
+	rai_job_view_release(&v);
+	return rc;
+}
