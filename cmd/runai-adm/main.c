@@ -39,6 +39,9 @@ static const struct rai_opt adm_global_opts[] = {
 };
 
 static const struct rai_cmd *const adm_cmds[] = {
+	&adm_cmd_node,
+	&adm_cmd_remove,
+	&adm_cmd_set,
 	&rai_cmd_version,
 	NULL
 };

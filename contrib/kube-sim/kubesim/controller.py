@@ -24,6 +24,12 @@ One step, under the store lock:
   7. LoadBalancer services get an ingress IP (127.0.0.N) one step after
      they are first seen, as from a cloud's load balancer controller.
 
+Between 1 and 2, the taint manager: a pod bound to a node with a
+NoExecute taint it does not tolerate is deleted (after the smallest
+matching tolerationSeconds, counted from when it was first seen so),
+with a TaintManagerEviction event; step 4 places no pod on a node with
+a NoSchedule or NoExecute taint it does not tolerate.
+
 Writes happen only when something changed, so resourceVersions mean
 something to watchers. GPU use is recomputed from the pods each step, so
 deleting a workload (the store cascades to its pods) frees its GPUs for
@@ -249,6 +255,49 @@ def _claim_bound(pvc):
 
 # --- a snapshot of the cluster for one step -----------------------------------
 
+def _tolerates(tol, taint):
+    """v1 Toleration.ToleratesTaint."""
+    effect = tol.get("effect") or ""
+    if effect and effect != taint.get("effect"):
+        return False
+    key = tol.get("key") or ""
+    if key and key != taint.get("key"):
+        return False
+    op = tol.get("operator") or "Equal"
+    if op == "Equal":
+        return (tol.get("value") or "") == (taint.get("value") or "")
+    return op == "Exists"
+
+
+def _untolerated(pod, taints, effects):
+    """The first of `taints` with one of `effects` the pod does not
+    tolerate, or None."""
+    tols = (pod.get("spec") or {}).get("tolerations") or []
+    for taint in taints:
+        if taint.get("effect") in effects and not any(_tolerates(t, taint) for t in tols):
+            return taint
+    return None
+
+
+def _toleration_seconds(pod, taints):
+    """How long the pod may stay on a node with these NoExecute taints:
+    0 when one is not tolerated, None for ever, else the smallest
+    tolerationSeconds of the tolerations used (the taint manager's
+    getMinTolerationTime)."""
+    tols = (pod.get("spec") or {}).get("tolerations") or []
+    used = []
+    for taint in taints:
+        if taint.get("effect") != "NoExecute":
+            continue
+        matching = [t for t in tols if _tolerates(t, taint)]
+        if not matching:
+            return 0
+        used.extend(matching)
+    secs = [_number(t.get("tolerationSeconds"), 0) for t in used
+            if t.get("tolerationSeconds") is not None]
+    return max(min(secs), 0) if secs else None
+
+
 def _select(store, gvr):
     """Stored objects (refs when the store offers them: no copies of
     thousands of objects per step); [] when the kind isn't served."""
@@ -326,6 +375,7 @@ class _NodeState:
         self.ready = any(c.get("type") == "Ready" and c.get("status") == "True"
                          for c in status.get("conditions") or [])
         self.cordoned = bool(spec.get("unschedulable"))
+        self.taints = [t for t in spec.get("taints") or [] if isinstance(t, dict)]
         alloc = status.get("allocatable") or status.get("capacity") or {}
         self.gpus = _number(alloc.get(GPU), 0.0)
         self.gpu_memory = _node_gpu_memory(node)
@@ -373,6 +423,10 @@ class _NodeState:
             return "node(s) were unschedulable"
         if not self.ready:
             return "node(s) were not ready"
+        taint = _untolerated(pod, self.taints, ("NoSchedule", "NoExecute"))
+        if taint is not None:
+            return "node(s) had untolerated taint {%s: %s}" % (taint.get("key", ""),
+                                                                taint.get("value", ""))
         selector = (pod.get("spec") or {}).get("nodeSelector") or {}
         if any(self.labels.get(k) != v for k, v in selector.items()):
             return "node(s) didn't match Pod's node affinity/selector"
@@ -417,6 +471,7 @@ class Controller:
         self._idle_rv = None
         self._timed = False             # this step saw work that waits on the clock
         self._ips = {}                  # node -> last host part handed out
+        self._tainted_since = {}        # pod uid -> when a NoExecute taint was first seen
         self.store.add_listener(self._on_change)
 
     # thread ---------------------------------------------------------------
@@ -464,7 +519,8 @@ class Controller:
             uid = _meta(obj).get("uid")
             for table in (self._running_since, self._printing, self._unsched_msg,
                           self._durations, self._settled, self._status_seen,
-                          self._failed_create, self._claim_said, self._lb_seen):
+                          self._failed_create, self._claim_said, self._lb_seen,
+                          self._tainted_since):
                 table.pop(uid, None)
         if getattr(self._local, "active", False):
             return
@@ -486,6 +542,7 @@ class Controller:
                 now = self.clock()
                 world = _World(self.store)
                 self._progress_pods(world, now)
+                self._evict_tainted(world, now)
                 self._reconcile_workloads(world, now)
                 self._bind_claims(world, now)
                 self._schedule(world, now)
@@ -637,6 +694,35 @@ class Controller:
             for c in (new.get("spec") or {}).get("containers") or []]
         _runai_pod_status(new, phase)
         self._write(world, PODS, new)
+
+    # 1b. taint manager: NoExecute ----------------------------------------
+
+    def _evict_tainted(self, world, now):
+        """Deletes the pods that do not tolerate their node's NoExecute
+        taints (at once, or when their tolerationSeconds are up). Pods that
+        have finished are left alone: the job controller counts them."""
+        for key, pod in sorted(world.pods.items()):
+            uid = _meta(pod).get("uid")
+            node = world.nodes.get(_node_name(pod)) if _node_name(pod) else None
+            taints = [t for t in ((node or {}).get("spec") or {}).get("taints") or []
+                      if isinstance(t, dict) and t.get("effect") == "NoExecute"]
+            if not taints or _phase(pod) in ("Succeeded", "Failed") or \
+                    _meta(pod).get("deletionTimestamp"):
+                self._tainted_since.pop(uid, None)
+                continue
+            secs = _toleration_seconds(pod, taints)
+            if secs is None:
+                self._tainted_since.pop(uid, None)
+                continue
+            since = self._tainted_since.setdefault(uid, now)
+            if now < since + secs:
+                self._timed = True
+                continue
+            ns, name = key
+            self._event(pod, "TaintManagerEviction", "Marking for deletion Pod %s/%s"
+                        % (ns, name), component="taint-eviction-controller")
+            self.store.delete(PODS, ns, name)
+            world.pods.pop(key, None)
 
     # 2. job controller -----------------------------------------------------
 
