@@ -1,0 +1,381 @@
+/*
+ * runai-adm generate-values: the runai-backend values file for the
+ * control plane's Helm chart (Run:ai 2.4 to 2.12), from the documented
+ * flags, checked strictly, through a template of key paths.
+ */
+#include <sys/stat.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "adm.h"
+#include "adm_values.h"
+#include "rai_alloc.h"
+#include "rai_buf.h"
+#include "rai_err.h"
+#include "rai_file.h"
+#include "rai_opt.h"
+
+#include "banned.h"
+
+#define GV_DEFAULT_OUTPUT	"runai-backend-values.yaml"
+#define GV_MAX_FILE		((size_t)1 << 20)
+
+struct gv_opts {
+	const char	*domain;
+	const char	*external_ips;
+	const char	*tls_cert;
+	const char	*tls_key;
+	const char	*ca_file;
+	const char	*nfs_server;
+	const char	*nfs_path;
+	int		 airgapped;
+	const char	*registry;
+	int		 openshift;
+	const char	*first_admin;
+	const char	*output;
+	int		 force;
+	const char	*template;
+	struct rai_strv	 set;
+};
+
+#define OPT(s, l, t, f, a, h, d, c) \
+	{ s, l, t, offsetof(struct gv_opts, f), a, h, d, NULL, c, 0, NULL }
+
+static const struct rai_opt gv_opts[] = {
+	OPT(0, "domain", RAI_OPT_STRING, domain, "<fqdn>",
+	    "the control plane's DNS name, e.g. runai.example.com", NULL,
+	    RAI_COMP_HOST),
+	OPT(0, "external-ips", RAI_OPT_STRING, external_ips, "<ip[,ip...]>",
+	    "addresses users reach the ingress on (IPv4 or IPv6, comma list)",
+	    NULL, RAI_COMP_NONE),
+	OPT(0, "tls-cert", RAI_OPT_STRING, tls_cert, "<file>",
+	    "PEM certificate for the domain (leaf first, then the chain)",
+	    NULL, RAI_COMP_FILE),
+	OPT(0, "tls-key", RAI_OPT_STRING, tls_key, "<file>",
+	    "PEM private key of that certificate", NULL, RAI_COMP_FILE),
+	OPT(0, "ca-file", RAI_OPT_STRING, ca_file, "<file>",
+	    "PEM CA certificates the chain must verify against", NULL,
+	    RAI_COMP_FILE),
+	OPT(0, "nfs-server", RAI_OPT_STRING, nfs_server, "<host>",
+	    "NFS server for the control plane's volumes (with --nfs-path)",
+	    NULL, RAI_COMP_HOST),
+	OPT(0, "nfs-path", RAI_OPT_STRING, nfs_path, "<path>",
+	    "absolute path on the NFS server (with --nfs-server)", NULL,
+	    RAI_COMP_NONE),
+	OPT(0, "airgapped", RAI_OPT_BOOL, airgapped, NULL,
+	    "values for an air-gapped installation", NULL, RAI_COMP_NONE),
+	OPT(0, "registry", RAI_OPT_STRING, registry, "<name:port>",
+	    "private registry for the images, no scheme (implies --airgapped)",
+	    NULL, RAI_COMP_NONE),
+	OPT(0, "openshift", RAI_OPT_BOOL, openshift, NULL,
+	    "values for OpenShift (routes and the OpenShift identity provider)",
+	    NULL, RAI_COMP_NONE),
+	OPT(0, "first-admin", RAI_OPT_STRING, first_admin, "<user>",
+	    "first administrator in the OpenShift identity provider", NULL,
+	    RAI_COMP_NONE),
+	OPT(0, "output", RAI_OPT_STRING, output, "<file>",
+	    "file to write, or - for stdout", GV_DEFAULT_OUTPUT,
+	    RAI_COMP_FILE),
+	OPT(0, "force", RAI_OPT_BOOL, force, NULL,
+	    "replace the output file if it exists", NULL, RAI_COMP_NONE),
+	OPT(0, "template", RAI_OPT_STRING, template, "<file>",
+	    "values template for another chart layout (default: built in)",
+	    NULL, RAI_COMP_FILE),
+	OPT(0, "set", RAI_OPT_LIST, set, "<key.path=value>",
+	    "set one more key after the template (value: JSON or a string)",
+	    NULL, RAI_COMP_NONE),
+	RAI_OPT_END
+};
+
+static void
+warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void
+warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("runai-adm: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Flag combinations and syntax, before any file is read. */
+static int
+check_flags(const struct gv_opts *o, struct rai_strv *ips,
+    struct rai_err *err)
+{
+	struct stat st;
+
+	if (o->domain == NULL && !o->openshift)
+		return rai_err_set(err, RAI_E_USAGE, "--domain is required "
+		    "(unless --openshift)");
+	if (o->domain != NULL &&
+	    adm_check_domain("--domain", o->domain, ADM_NAME_FQDN, err) == -1)
+		return -1;
+	if (o->external_ips != NULL &&
+	    adm_check_ips("--external-ips", o->external_ips, ips, err) == -1)
+		return -1;
+	if (o->tls_cert != NULL && o->tls_key == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--tls-cert needs "
+		    "--tls-key");
+	if (o->tls_key != NULL && o->tls_cert == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--tls-key needs "
+		    "--tls-cert");
+	if (o->tls_cert == NULL && !o->openshift)
+		return rai_err_set(err, RAI_E_USAGE, "--tls-cert and --tls-key "
+		    "are required (unless --openshift)");
+	if (o->ca_file != NULL && o->tls_cert == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--ca-file needs "
+		    "--tls-cert");
+	if (adm_check_nfs(o->nfs_server, o->nfs_path, err) == -1)
+		return -1;
+	if (o->registry != NULL &&
+	    adm_check_registry("--registry", o->registry, err) == -1)
+		return -1;
+	if (o->first_admin != NULL && *o->first_admin == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "--first-admin must not "
+		    "be empty");
+	if (o->openshift && o->first_admin == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--openshift needs "
+		    "--first-admin (the first administrator of the OpenShift "
+		    "identity provider)");
+	if (*o->output == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "--output must not be "
+		    "empty");
+	if (strcmp(o->output, "-") != 0 && !o->force &&
+	    lstat(o->output, &st) == 0) {
+		rai_err_set(err, RAI_E_IO, "'%s' exists; use --force to "
+		    "replace it", o->output);
+		err->sys_errno = EEXIST;
+		return -1;
+	}
+	return 0;
+}
+
+struct gv_files {
+	char	*cert, *key, *ca;
+	size_t	 cert_len, key_len, ca_len;
+};
+
+static void
+gv_files_release(struct gv_files *f)
+{
+	free(f->cert);
+	free(f->ca);
+	if (f->key != NULL)
+		rai_free_secret_mem(f->key, f->key_len + 1);
+	memset(f, 0, sizeof(*f));
+}
+
+static int
+read_files(const struct gv_opts *o, struct gv_files *f, struct rai_err *err)
+{
+	if (o->tls_cert == NULL)
+		return 0;
+	if (rai_file_read(o->tls_cert, GV_MAX_FILE, &f->cert, &f->cert_len,
+	    err) == -1 ||
+	    rai_file_read(o->tls_key, GV_MAX_FILE, &f->key, &f->key_len,
+	    err) == -1)
+		return -1;
+	if (o->ca_file != NULL && rai_file_read(o->ca_file, GV_MAX_FILE,
+	    &f->ca, &f->ca_len, err) == -1)
+		return -1;
+	return 0;
+}
+
+/* The certificate and key as the chart wants them, after the checks. */
+static int
+check_tls(const struct gv_opts *o, const struct gv_files *f,
+    struct rai_err *err)
+{
+	struct adm_tls_in in;
+	struct adm_tls_out out;
+	size_t i;
+	int rc;
+
+	memset(&in, 0, sizeof(in));
+	in.cert_pem = f->cert;
+	in.cert_len = f->cert_len;
+	in.key_pem = f->key;
+	in.key_len = f->key_len;
+	in.ca_pem = f->ca;
+	in.ca_len = f->ca_len;
+	in.host = o->domain;
+	in.now = time(NULL);
+	rc = adm_tls_check(&in, &out, err);
+	if (rc == -1) {
+		switch (out.problem) {
+		case ADM_TLS_NO_KEY:
+		case ADM_TLS_KEY_MISMATCH:
+			rai_err_prefix(err, "--tls-key '%s'", o->tls_key);
+			break;
+		case ADM_TLS_BAD_CA:
+			rai_err_prefix(err, "--ca-file '%s'", o->ca_file);
+			break;
+		default:
+			rai_err_prefix(err, "--tls-cert '%s'", o->tls_cert);
+			break;
+		}
+	} else {
+		for (i = 0; i < out.warnings.n; i++)
+			warn("--tls-cert '%s': %s", o->tls_cert,
+			    out.warnings.v[i]);
+	}
+	adm_tls_out_release(&out);
+	return rc;
+}
+
+static int
+load_template(const struct gv_opts *o, char **tmpl, size_t *len,
+    const char **name, struct rai_err *err)
+{
+	if (o->template == NULL) {
+		*tmpl = xstrdup(adm_values_template);
+		*len = strlen(adm_values_template);
+		*name = adm_values_template_name;
+		return 0;
+	}
+	*name = o->template;
+	return rai_file_read(o->template, GV_MAX_FILE, tmpl, len, err);
+}
+
+static int
+cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct gv_opts *o = opts;
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct rai_strv ips = { NULL, 0 };
+	struct gv_files f;
+	struct adm_values v;
+	struct rai_buf out = RAI_BUF_INIT;
+	const char *tmpl_name = NULL;
+	char *tmpl = NULL, *crt64 = NULL, *key64 = NULL;
+	size_t tmpl_len = 0;
+	int rc = -1;
+
+	(void)argc;
+	(void)argv;
+	memset(&f, 0, sizeof(f));
+	if (check_flags(o, &ips, err) == -1)
+		goto out;
+	if (o->first_admin != NULL && !o->openshift)
+		warn("--first-admin has no effect without --openshift");
+	if (o->external_ips != NULL && o->openshift)
+		warn("--external-ips has no effect with --openshift (OpenShift "
+		    "routes replace the NGINX ingress)");
+	if (read_files(o, &f, err) == -1 ||
+	    (o->tls_cert != NULL && check_tls(o, &f, err) == -1))
+		goto out;
+	if (load_template(o, &tmpl, &tmpl_len, &tmpl_name, err) == -1)
+		goto out;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = o->domain;
+	v.external_ips = &ips;
+	if (f.cert != NULL) {
+		crt64 = adm_base64(f.cert, f.cert_len);
+		key64 = adm_base64(f.key, f.key_len);
+	}
+	v.tls_crt_b64 = crt64;
+	v.tls_key_b64 = key64;
+	v.nfs_server = o->nfs_server;
+	v.nfs_path = o->nfs_path;
+	v.airgapped = o->airgapped;
+	v.registry = o->registry;
+	v.openshift = o->openshift;
+	v.first_admin = o->openshift ? o->first_admin : NULL;
+	if (adm_values_render(tmpl, tmpl_len, tmpl_name, &v, &o->set, &out,
+	    err) == -1)
+		goto out;
+
+	if (strcmp(o->output, "-") == 0) {
+		fwrite(out.data, 1, out.len, ctx->out);
+	} else {
+		if (rai_file_write_atomic(o->output, out.data, out.len, 0600,
+		    o->force ? 0 : RAI_FILE_NO_REPLACE, err) == -1) {
+			if (err->sys_errno == EEXIST)
+				rai_err_set(err, RAI_E_IO, "'%s' exists; use "
+				    "--force to replace it", o->output);
+			goto out;
+		}
+		fprintf(ctx->out, "wrote %s (mode 0600)\n", o->output);
+	}
+	rc = 0;
+out:
+	rai_buf_release_secret(&out);
+	rai_free_secret(key64);
+	free(crt64);
+	free(tmpl);
+	gv_files_release(&f);
+	rai_strv_release(&ips);
+	return rc;
+}
+
+static const struct rai_example gv_examples[] = {
+	{ "runai-adm generate-values --domain runai.example.com "
+	    "--tls-cert fullchain.pem --tls-key key.pem --ca-file root-ca.pem "
+	    "--external-ips 10.0.0.5",
+	    "a connected installation" },
+	{ "runai-adm generate-values --domain runai.example.com "
+	    "--tls-cert fullchain.pem --tls-key key.pem "
+	    "--registry registry.example.com:5000 --nfs-server nfs.example.com "
+	    "--nfs-path /export/runai",
+	    "an air-gapped installation with NFS storage" },
+	{ "runai-adm generate-values --openshift "
+	    "--first-admin admin@example.com", "OpenShift" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd adm_cmd_generate_values = {
+	.name = "generate-values",
+	.summary = "write the values file for the control plane's Helm chart",
+	.synopsis = "--domain <fqdn> --tls-cert <file> --tls-key <file> "
+	    "[--ca-file <file>] [--external-ips <ip,...>] [--nfs-server <host> "
+	    "--nfs-path <path>] [--airgapped] [--registry <name:port>] "
+	    "[--openshift --first-admin <user>] [--output <file>] [--force]",
+	.description = "Writes runai-backend-values.yaml, the values file for "
+	    "\"helm install runai-backend ... -f runai-backend-values.yaml\" "
+	    "(the runai-backend chart of Run:ai 2.4 to 2.12), in the current "
+	    "directory unless --output says otherwise.\n\n"
+	    "Every value is checked first, and the first problem stops the "
+	    "command with a one-line error: --domain must be a lower-case "
+	    "fully qualified DNS name (no scheme, port or IP address); "
+	    "--external-ips a comma list of IPv4 or IPv6 addresses; "
+	    "--tls-cert and --tls-key readable PEM files whose key matches "
+	    "the certificate, whose subject alternative names cover the "
+	    "domain (wildcards count) and which has not expired; with "
+	    "--ca-file the chain must verify against it; --nfs-server and "
+	    "--nfs-path go together and the path is absolute; --registry is "
+	    "NAME[:PORT][/PATH] without http:// or https://. A certificate "
+	    "that expires within 30 days, a self-signed one, or one without "
+	    "its intermediate certificates (when no --ca-file is given) is "
+	    "only a warning.\n\n"
+	    "The certificate and key files go into the values as single-line "
+	    "base64 of their bytes (backend.https.crt and backend.https.key). "
+	    "Because the file holds the private key it is written with mode "
+	    "0600, through a temporary file in the same directory and a "
+	    "rename, and an existing file is never replaced without "
+	    "--force.\n\n"
+	    "The key paths come from a template: one per chart layout, the "
+	    "default built in (shipped as "
+	    "contrib/values/runai-backend-2.x.tmpl, which describes the "
+	    "syntax). --template uses another, and --set "
+	    "adds or replaces single keys after it.\n\n"
+	    "Exit status: 0 when the file was written, 2 for a bad flag value "
+	    "or combination, 1 for a file that cannot be read or written, a "
+	    "certificate or key that fails its checks, or a template error.",
+	.examples = gv_examples,
+	.opts = gv_opts,
+	.opts_size = sizeof(struct gv_opts),
+	.args_min = 0,
+	.args_max = 0,
+	.run = cmd_generate_values,
+};
