@@ -172,10 +172,12 @@ pod_of() {
 
 @test "exec ends with 128+N when a signal stops it, and says nothing" {
 	running ex6
+	mark_requests
 	runai exec ex6 -- sleep 60 >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	local pid=$! i
-	for ((i = 0; i < 100; i++)); do
-		sim GET /_sim/requests | jq -e 'any(.[]; .path | endswith("/exec"))' >/dev/null && break
+	# the stream is up once the emulator has answered the upgrade
+	for ((i = 0; i < 300; i++)); do
+		requests_since_mark | jq -se 'any(.[]; .path | endswith("/exec"))' >/dev/null && break
 		sleep 0.1
 	done
 	sleep 0.3
@@ -276,9 +278,18 @@ tmux_wait() {
 @test "attach without a terminal streams the console's output" {
 	running con2 --tty --stdin
 	# the console outlives the session: a stop (SIGINT here) ends only ours
-	run -130 bash -c "(printf 'echo piped-\$((4*4))\n'; sleep 4) |
-	    timeout --preserve-status -s INT 2 runai attach --no-tty con2"
-	assert_line --partial piped-16
+	local fifo="$BATS_TEST_TMPDIR/in" out="$BATS_TEST_TMPDIR/out" pid i rc=0
+	mkfifo "$fifo"
+	env --default-signal=INT runai attach --no-tty con2 <"$fifo" >"$out" 2>&1 &
+	pid=$!
+	exec 5>"$fifo"
+	printf 'echo piped-$((4*4))\n' >&5
+	for ((i = 0; i < 300; i++)); do grep -q '^piped-16' "$out" && break; sleep 0.1; done
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	exec 5>&-
+	[ "$rc" -eq 130 ]
+	grep -q '^piped-16' "$out"
 	run -0 runai exec con2 -- true
 }
 
