@@ -9,7 +9,7 @@ PACKAGES="build-essential pkg-config git ca-certificates curl jq openssl
  libcurl4-openssl-dev libcjson-dev libyaml-dev libssl-dev libssh2-1-dev
  libncurses-dev libreadline-dev zlib1g-dev
  python3 python3-cryptography python3-jwt
- bats bats-support bats-assert docker-registry apache2-utils
+ bats bats-support bats-assert docker-registry skopeo apache2-utils
  valgrind groff-base man-db shellcheck zsh bash-completion tmux
  clang libclang-rt-14-dev"
 PACKAGES=$(echo $PACKAGES)

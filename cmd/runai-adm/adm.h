@@ -20,6 +20,7 @@ extern const struct rai_cmd adm_cmd_set;		/* set node-role */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */
 extern const struct rai_cmd adm_cmd_node;		/* node list|drain|undrain */
 extern const struct rai_cmd adm_cmd_generate_values;
+extern const struct rai_cmd adm_cmd_images;		/* images list */
 extern const struct rai_cmd adm_cmd_preflight;
 
 #endif

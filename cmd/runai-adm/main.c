@@ -40,6 +40,7 @@ static const struct rai_opt adm_global_opts[] = {
 
 static const struct rai_cmd *const adm_cmds[] = {
 	&adm_cmd_generate_values,
+	&adm_cmd_images,
 	&adm_cmd_node,
 	&adm_cmd_preflight,
 	&adm_cmd_remove,

@@ -1,0 +1,258 @@
+/*
+ * runai-adm images list: what image archives hold, read in place
+ * without a Docker daemon (reference §3.2). The push and verify
+ * subcommands come later, over the same model (lib/adm_image.h).
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "adm.h"
+#include "adm_image.h"
+#include "rai_out.h"
+#include "rai_quantity.h"
+
+#include "banned.h"
+
+struct images_list_opts {
+	const char	*output;
+	int		 verify;
+};
+
+static const struct rai_opt images_list_opts[] = {
+	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct images_list_opts, output),
+	    "<format>", "output format: wide, json, yaml or name", NULL,
+	    rai_out_choices, RAI_COMP_CHOICES, 0, NULL },
+	{ 0, "verify", RAI_OPT_BOOL, offsetof(struct images_list_opts, verify),
+	    NULL, "hash every config and layer and check it against its "
+	    "digest (reads everything)", NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	RAI_OPT_END
+};
+
+static const struct rai_col list_cols[] = {
+	{ "REFERENCE", NULL, 0 },
+	{ "DIGEST", NULL, 0 },
+	{ "SIZE", NULL, RAI_COL_RIGHT },
+	{ "LAYERS", NULL, RAI_COL_RIGHT },
+	{ "FORMAT", NULL, 0 },
+	{ NULL, NULL, 0 }
+};
+
+static const struct rai_col wide_cols[] = {
+	{ "REFERENCE", NULL, 0 },
+	{ "DIGEST", NULL, 0 },
+	{ "SIZE", NULL, RAI_COL_RIGHT },
+	{ "LAYERS", NULL, RAI_COL_RIGHT },
+	{ "FORMAT", NULL, 0 },
+	{ "CONFIG", NULL, 0 },
+	{ "ARCHIVE", NULL, 0 },
+	{ NULL, NULL, 0 }
+};
+
+static cJSON *
+blob_json(const struct adm_blob *b)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "digest", b->digest);
+	cJSON_AddStringToObject(o, "mediaType", b->media_type);
+	cJSON_AddNumberToObject(o, "size", (double)b->size);
+	cJSON_AddStringToObject(o, "path", b->path);
+	return o;
+}
+
+static cJSON *
+image_json(const struct adm_archive *a, const struct adm_image *im,
+    int verified)
+{
+	cJSON *o = cJSON_CreateObject(), *refs, *layers;
+	size_t i;
+
+	cJSON_AddStringToObject(o, "archive", a->path);
+	cJSON_AddStringToObject(o, "format", adm_image_format_name(a->format));
+	refs = cJSON_AddArrayToObject(o, "references");
+	for (i = 0; i < im->nrefs; i++)
+		cJSON_AddItemToArray(refs, cJSON_CreateString(im->refs[i]));
+	cJSON_AddStringToObject(o, "digest", im->manifest_digest);
+	cJSON_AddStringToObject(o, "mediaType", im->manifest_media_type);
+	cJSON_AddBoolToObject(o, "synthesized", im->synthesized);
+	cJSON_AddNumberToObject(o, "manifestSize", (double)im->manifest_len);
+	cJSON_AddNumberToObject(o, "size", (double)im->total_size);
+	cJSON_AddItemToObject(o, "config", blob_json(&im->config));
+	layers = cJSON_AddArrayToObject(o, "layers");
+	for (i = 0; i < im->nlayers; i++)
+		cJSON_AddItemToArray(layers, blob_json(&im->layers[i]));
+	cJSON_AddBoolToObject(o, "verified", verified);
+	return o;
+}
+
+/* "sha256:" and the first 12 hex digits, like docker's short IDs */
+static const char *
+short_digest(const char *d, char buf[32])
+{
+	snprintf(buf, 32, "%.19s", d);
+	return buf;
+}
+
+static void
+add_rows(struct rai_table *t, const struct adm_archive *a,
+    const struct adm_image *im, int wide)
+{
+	char dbuf[32], cbuf[32], sbuf[32];
+	size_t r, nrows = im->nrefs ? im->nrefs : 1;
+
+	for (r = 0; r < nrows; r++) {
+		rai_table_add(t, im->nrefs ? im->refs[r] : "<none>");
+		rai_table_add(t, short_digest(im->manifest_digest, dbuf));
+		rai_table_add(t, rai_fmt_iec((double)im->total_size, sbuf,
+		    sizeof(sbuf)));
+		rai_table_addf(t, "%zu", im->nlayers);
+		rai_table_add(t, adm_image_format_name(a->format));
+		if (wide) {
+			rai_table_add(t, short_digest(im->config.digest, cbuf));
+			rai_table_add(t, a->path);
+		}
+		rai_table_end_row(t);
+	}
+}
+
+static int
+cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct images_list_opts *o = opts;
+	struct adm_archive **arcs;
+	struct rai_table *t;
+	enum rai_out_fmt fmt;
+	cJSON *arr;
+	size_t i, j;
+	int a, rc = -1;
+
+	if (rai_out_parse(o->output, &fmt, rai_ctx_err(ctx)) == -1)
+		return -1;
+	arcs = calloc((size_t)argc, sizeof(*arcs));
+	if (arcs == NULL)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_NOMEM, "out of "
+		    "memory");
+	for (a = 0; a < argc; a++) {
+		if (adm_archive_open(argv[a], &arcs[a], rai_ctx_err(ctx)) == -1)
+			goto out;
+		if (o->verify && adm_archive_verify(arcs[a],
+		    rai_ctx_err(ctx)) == -1)
+			goto out;
+	}
+	rc = 0;
+	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
+		arr = cJSON_CreateArray();
+		for (a = 0; a < argc; a++)
+			for (i = 0; i < arcs[a]->nimages; i++)
+				cJSON_AddItemToArray(arr, image_json(arcs[a],
+				    &arcs[a]->images[i], o->verify));
+		if (fmt == RAI_OUT_JSON)
+			rai_out_json(ctx->out, arr);
+		else
+			rc = rai_out_yaml(ctx->out, arr, rai_ctx_err(ctx));
+		cJSON_Delete(arr);
+	} else if (fmt == RAI_OUT_NAME) {
+		for (a = 0; a < argc; a++)
+			for (i = 0; i < arcs[a]->nimages; i++) {
+				const struct adm_image *im =
+				    &arcs[a]->images[i];
+
+				for (j = 0; j < im->nrefs; j++)
+					fprintf(ctx->out, "%s\n", im->refs[j]);
+				if (im->nrefs == 0)
+					fprintf(ctx->out, "%s\n",
+					    im->manifest_digest);
+			}
+	} else {
+		t = rai_table_new(fmt == RAI_OUT_WIDE ? wide_cols : list_cols,
+		    0);
+		for (a = 0; a < argc; a++)
+			for (i = 0; i < arcs[a]->nimages; i++)
+				add_rows(t, arcs[a], &arcs[a]->images[i],
+				    fmt == RAI_OUT_WIDE);
+		rai_table_print(t, ctx->out);
+		rai_table_free(t);
+	}
+out:
+	for (a = 0; a < argc; a++)
+		adm_archive_free(arcs[a]);
+	free(arcs);
+	return rc;
+}
+
+static const struct rai_example images_list_examples[] = {
+	{ "runai-adm images list runai-images.tar",
+	    "references, digests and sizes of the images in a docker save "
+	    "archive" },
+	{ "runai-adm images list ./oci-layout images.oci.tar -o json",
+	    "an OCI layout directory and an oci-archive, with every layer" },
+	{ "runai-adm images list --verify runai-images.tar",
+	    "also hash every blob, to find a corrupt copy before pushing" },
+	{ NULL, NULL }
+};
+
+static const struct rai_cmd adm_cmd_images_list = {
+	.name = "list",
+	.aliases = (const char *const[]){ "ls", NULL },
+	.summary = "list the images in image archives and OCI layouts",
+	.synopsis = "[--verify] [-o wide|json|yaml|name] <archive>...",
+	.description = "Reads each archive in place, without extracting it "
+	    "and without a Docker daemon, and lists its images: one row per "
+	    "reference (<none> when the image has none) with the manifest "
+	    "digest, the size of config and layers, the number of layers and "
+	    "the archive format. Archives may be \"docker save\" tarballs "
+	    "(docker-legacy, or docker-oci from Docker 25 on), OCI image "
+	    "layout directories (oci-dir) or OCI layouts in a tar "
+	    "(oci-archive); one archive may hold several images. A "
+	    "compressed outer archive (.tar.gz, .tar.zst, ...) is refused "
+	    "with the command that decompresses it, since blobs are read in "
+	    "place.\n\n"
+	    "For OCI layouts the digest is that of the stored manifest. A "
+	    "legacy docker save archive has no manifest: the digest shown is "
+	    "that of the OCI manifest a push of the layers as they are "
+	    "would create (uncompressed layers, whose digest is the "
+	    "config's diff_id), and -o json marks it \"synthesized\".\n\n"
+	    "Manifests and configs are always checked against their "
+	    "digests, and every blob must be present with its declared "
+	    "size. --verify also hashes every layer, which reads the whole "
+	    "archive. -o json gives full digests, media types and sizes of "
+	    "the config and each layer.",
+	.examples = images_list_examples,
+	.opts = images_list_opts,
+	.opts_size = sizeof(struct images_list_opts),
+	.args_min = 1,
+	.args_max = -1,
+	.args_comp = RAI_COMP_FILE,
+	.run = cmd_images_list,
+};
+
+static const struct rai_cmd *const images_subcmds[] = {
+	&adm_cmd_images_list,
+	NULL
+};
+
+static const struct rai_example images_examples[] = {
+	{ "runai-adm images list runai-images.tar",
+	    "what an air-gapped bundle's image archive holds" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd adm_cmd_images = {
+	.name = "images",
+	.aliases = (const char *const[]){ "image", NULL },
+	.summary = "inspect image archives for an air-gapped install",
+	.synopsis = "list [options] <archive>...",
+	.description = "Works with the image archives of an air-gapped "
+	    "install without a Docker daemon. \"images list\" shows the "
+	    "images in docker save tarballs, OCI layout directories and "
+	    "oci-archive tarballs, with their digests and sizes.",
+	.examples = images_examples,
+	.args_min = 0,
+	.args_max = 0,
+	.subcmds = images_subcmds,
+};
