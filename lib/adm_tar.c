@@ -531,6 +531,23 @@ fail:
 	return -1;
 }
 
+/* A gzip archive is read from its inflated copy from here on. */
+static int
+stage_gzip(struct adm_tar *t, struct rai_err *err)
+{
+	struct stat st;
+	int fd;
+
+	if (adm_gunzip_stage(t->fd, t->path, &fd, err) == -1)
+		return -1;
+	close(t->fd);
+	t->fd = fd;
+	if (fstat(fd, &st) == -1)
+		return rai_err_errno(err, errno, "'%s'", t->path);
+	t->file_size = (uint64_t)st.st_size;
+	return 0;
+}
+
 int
 adm_tar_open_fd(int fd, const char *path, struct adm_tar **out,
     struct rai_err *err)
@@ -561,6 +578,11 @@ adm_tar_open_fd(int fd, const char *path, struct adm_tar **out,
 		goto fail;
 	}
 	c = adm_compress_detect(magic, (size_t)n);
+	if (c == ADM_COMPRESS_GZIP) {
+		if (stage_gzip(t, err) == -1)
+			goto fail;
+		c = ADM_COMPRESS_NONE;
+	}
 	if (c != ADM_COMPRESS_NONE) {
 		rai_err_set(err, RAI_E_PROTO, "'%s' is %s-compressed; "
 		    "images need an uncompressed tar", path,

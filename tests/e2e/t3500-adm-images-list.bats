@@ -188,15 +188,37 @@ print([m for m in t.getmembers() if m.name.endswith("/layer.tar") and m.isfile()
 	stderr_has "digest mismatch in blob"
 }
 
-@test "a gzip-compressed outer archive is refused with the command to run" {
+@test "a gzip-compressed outer archive lists as the plain one, told by its magic bytes" {
+	run -0 runai-adm images list -o json "$D/legacy.tar"
+	local want=$output
 	gzip -n -c "$D/legacy.tar" >bundle.tar.gz
-	run -1 --separate-stderr runai-adm images list bundle.tar.gz
-	stderr_has "is gzip-compressed"
-	stderr_has "gunzip -k 'bundle.tar.gz'"
-	# by magic bytes, not by name
-	cp bundle.tar.gz plain.tar
-	run -1 --separate-stderr runai-adm images list plain.tar
-	stderr_has "is gzip-compressed"
+	mkdir stage
+	run -0 env TMPDIR="$PWD/stage" runai-adm images list -o json --verify bundle.tar.gz
+	assert_equal "$(jq -c 'map(del(.archive, .verified))' <<<"$output")" \
+		"$(jq -c 'map(del(.archive, .verified))' <<<"$want")"
+	jq -e 'all(.verified)' <<<"$output"
+	# the inflated copy was never a name in the directory, and is gone
+	[ -z "$(ls -A stage)" ]
+	# by magic bytes, not by name; gzip's concatenated members too
+	head -c 3000 "$D/legacy.tar" | gzip -n >plain.tar
+	tail -c +3001 "$D/legacy.tar" | gzip -n >>plain.tar
+	run -0 runai-adm images list -o json plain.tar
+	assert_equal "$(jq -c 'map(del(.archive))' <<<"$output")" "$(jq -c 'map(del(.archive))' <<<"$want")"
+}
+
+@test "a gzip archive that is cut short or cannot be staged fails clearly" {
+	gzip -n -c "$D/legacy.tar" >bundle.tar.gz
+	head -c "$(($(stat -c %s bundle.tar.gz) / 2))" bundle.tar.gz >short.tar.gz
+	run -1 --separate-stderr runai-adm images list short.tar.gz
+	stderr_has "'short.tar.gz' is truncated: the gzip stream ends early"
+	run -1 --separate-stderr env TMPDIR="$PWD/no-such-dir" runai-adm images list bundle.tar.gz
+	stderr_has "no-such-dir"
+	stderr_has "hint: set TMPDIR"
+	# the other compressions are named, with the command that undoes them
+	printf '\x28\xb5\x2f\xfd' >z.tar
+	cat "$D/legacy.tar" >>z.tar
+	run -1 --separate-stderr runai-adm images list z.tar
+	stderr_has "is zstd-compressed"
 }
 
 @test "missing file" {

@@ -483,12 +483,19 @@ TEST(archive_errors)
 	T_STR_CONTAINS(err.message, "is empty");
 	unlink(path);
 
-	/* gzip magic: refused with the command to run */
+	/* gzip magic but no gzip stream: inflating it fails clearly */
 	memcpy(w.p, "\x1f\x8b\x08\x00", 4);
 	path = w_file(&w);
 	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
-	T_STR_CONTAINS(err.message, "is gzip-compressed");
-	T_STR_CONTAINS(err.hint, "gunzip -k");
+	T_STR_CONTAINS(err.message, "is not valid gzip");
+	unlink(path);
+
+	/* zstd magic: refused with the command to run */
+	memcpy(w.p, "\x28\xb5\x2f\xfd", 4);
+	path = w_file(&w);
+	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_STR_CONTAINS(err.message, "is zstd-compressed");
+	T_STR_CONTAINS(err.hint, "zstd -d");
 	unlink(path);
 
 	T_INT_EQ(adm_tar_open("/nonexistent/x.tar", &t, &err), -1);
