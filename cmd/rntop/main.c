@@ -1,14 +1,20 @@
 /*
  * rntop: live GPU utilisation across many nodes, gathered over SSH from
- * nvidia-smi. This is the program table; the monitor itself arrives
- * with its own files.
+ * nvidia-smi. This is the program table. "monitor" is the default
+ * command: a command line that names no command gets it, so
+ * "rntop --local --once" is "rntop monitor --local --once".
  */
 #include <locale.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "rai_alloc.h"
 #include "rai_log.h"
 #include "rai_opt.h"
 #include "rai_version.h"
+#include "rntop.h"
 
 #include "banned.h"
 
@@ -24,6 +30,7 @@ static const struct rai_opt rntop_global_opts[] = {
 };
 
 static const struct rai_cmd *const rntop_cmds[] = {
+	&rntop_cmd_monitor,
 	&rai_cmd_version,
 	NULL
 };
@@ -42,7 +49,8 @@ static const struct rai_prog rntop_prog = {
 	.summary = "monitor GPU utilisation across many nodes",
 	.description = "rntop shows the GPUs of many nodes at once, "
 	    "gathered over SSH from nvidia-smi, as a live screen or as "
-	    "batch, JSON or CSV output.",
+	    "batch, JSON or CSV output. With no command it runs \"monitor\"; "
+	    "today that watches this machine (--local).",
 	.version = RAI_VERSION,
 	.man_section = 1,
 	.global_opts = rntop_global_opts,
@@ -51,9 +59,50 @@ static const struct rai_prog rntop_prog = {
 	.setup = rntop_setup,
 };
 
+/* Whether argv (after the program name) names a command itself. */
+static int
+names_command(int argc, char **argv)
+{
+	const struct rai_cmd *const *c;
+	int i, only_help = argc > 0;
+
+	if (argc == 0)
+		return 0;
+	if (strcmp(argv[0], "__complete") == 0 ||
+	    strcmp(argv[0], "__gen") == 0)
+		return 1;
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (argv[i][0] != '-') {
+			for (c = rntop_cmds; *c != NULL; c++)
+				if (strcmp(argv[i], (*c)->name) == 0)
+					return 1;
+			return 0;
+		}
+		if (strcmp(argv[i], "-h") != 0 &&
+		    strcmp(argv[i], "--help") != 0 &&
+		    strcmp(argv[i], "--version") != 0)
+			only_help = 0;
+	}
+	/* "rntop -h", "rntop --version": the program's own */
+	return only_help;
+}
+
 int
 main(int argc, char **argv)
 {
+	char **args;
+	int rc;
+
 	setlocale(LC_ALL, "");
-	return rai_main(&rntop_prog, argc, argv);
+	if (argc < 1 || names_command(argc - 1, argv + 1))
+		return rai_main(&rntop_prog, argc, argv);
+	args = xcalloc((size_t)argc + 2, sizeof(*args));
+	args[0] = argv[0];
+	args[1] = (char *)(uintptr_t)rntop_cmd_monitor.name;
+	memcpy(args + 2, argv + 1, (size_t)(argc - 1) * sizeof(*args));
+	rc = rai_main(&rntop_prog, argc + 1, args);
+	free(args);
+	return rc;
 }

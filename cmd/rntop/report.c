@@ -1,0 +1,260 @@
+/*
+ * rntop's reports: a JSON snapshot of every host (pretty for --once, one
+ * line per refresh for --batch) and the original rntop's CSV log, which
+ * rntop-board reads: "timestamp,node,index,utilization,memory_used,
+ * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "rai_alloc.h"
+#include "rai_buf.h"
+#include "rai_out.h"
+#include "rntop.h"
+
+#include "banned.h"
+
+const char *
+rntop_host_state_name(enum rntop_host_state s)
+{
+	switch (s) {
+	case RNTOP_HOST_WAITING: return "waiting";
+	case RNTOP_HOST_OK: return "ok";
+	case RNTOP_HOST_STALE: return "stale";
+	case RNTOP_HOST_TIMEOUT: return "timeout";
+	case RNTOP_HOST_ERROR: return "error";
+	}
+	return "unknown";
+}
+
+static void
+add_num(cJSON *o, const char *key, const struct rntop_gpu *g, int f,
+    double v)
+{
+	if (g->valid & RNTOP_V(f))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void
+add_str(cJSON *o, const char *key, const char *s)
+{
+	if (s != NULL && *s != '\0')
+		cJSON_AddStringToObject(o, key, s);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* The reasons of the unknown fields: {"utilization": "N/A", ...}. */
+static cJSON *
+unknown_reasons(const struct rntop_gpu *g)
+{
+	static const char *const keys[RNTOP_GPU_NFIELDS] = {
+		"index", "uuid", "utilization", "memory_used",
+		"memory_total", "temperature", "power", "mig", "name",
+	};
+	cJSON *o = cJSON_CreateObject();
+	int f;
+
+	for (f = 1; f < RNTOP_GPU_NFIELDS; f++)
+		if (!(g->valid & RNTOP_V(f)))
+			cJSON_AddStringToObject(o, keys[f],
+			    rntop_na_name(g->na[f]));
+	return o;
+}
+
+static cJSON *
+gpu_json(const struct rntop_gpu *g)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "index", (double)g->index);
+	add_str(o, "uuid", g->uuid);
+	add_str(o, "name", g->name);
+	add_num(o, "utilization", g, RNTOP_F_UTIL, g->util);
+	add_num(o, "memory_used", g, RNTOP_F_MEM_USED, g->mem_used);
+	add_num(o, "memory_total", g, RNTOP_F_MEM_TOTAL, g->mem_total);
+	add_num(o, "temperature", g, RNTOP_F_TEMP, g->temp);
+	add_num(o, "power", g, RNTOP_F_POWER, g->power);
+	if (g->valid & RNTOP_V(RNTOP_F_MIG))
+		cJSON_AddBoolToObject(o, "mig", g->mig);
+	else
+		cJSON_AddNullToObject(o, "mig");
+	cJSON_AddBoolToObject(o, "lost", rntop_gpu_lost(g));
+	cJSON_AddItemToObject(o, "unknown", unknown_reasons(g));
+	return o;
+}
+
+/* Now as "2026-05-16T15:43:44.120Z". */
+static void
+rfc3339_now(char *buf, size_t size)
+{
+	struct timeval tv;
+	struct tm tm;
+	char sec[32];
+
+	gettimeofday(&tv, NULL);
+	gmtime_r(&tv.tv_sec, &tm);
+	strftime(sec, sizeof(sec), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03ldZ", sec, (long)(tv.tv_usec / 1000));
+}
+
+void
+rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
+    double interval, int pretty)
+{
+	cJSON *root = cJSON_CreateObject(), *cl, *arr, *h, *gpus;
+	double now = rntop_now(), util = 0, used = 0, total = 0;
+	size_t i, j, hosts_ok = 0, ngpu = 0, nutil = 0, nmem = 0, nlost = 0;
+	char ts[64];
+	char *text;
+
+	rfc3339_now(ts, sizeof(ts));
+	cJSON_AddStringToObject(root, "time", ts);
+	cJSON_AddNumberToObject(root, "interval", interval);
+	cl = cJSON_AddObjectToObject(root, "cluster");
+	arr = cJSON_AddArrayToObject(root, "hosts");
+	for (i = 0; i < nhosts; i++) {
+		struct rntop_host *ho = &hosts[i];
+		int ok = ho->state == RNTOP_HOST_OK;
+
+		h = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, h);
+		cJSON_AddStringToObject(h, "name", ho->name);
+		cJSON_AddStringToObject(h, "status",
+		    rntop_host_state_name(ho->state));
+		add_str(h, "error", ho->error);
+		if (ho->have_snap)
+			cJSON_AddNumberToObject(h, "age",
+			    (double)(long)((now - ho->snap_time) * 1000) /
+			    1000);
+		else
+			cJSON_AddNullToObject(h, "age");
+		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
+		gpus = cJSON_AddArrayToObject(h, "gpus");
+		if (!ho->have_snap || ho->state == RNTOP_HOST_ERROR)
+			continue;
+		for (j = 0; j < ho->snap.n; j++) {
+			const struct rntop_gpu *g = &ho->snap.gpus[j];
+
+			cJSON_AddItemToArray(gpus, gpu_json(g));
+			if (!ok)
+				continue;
+			ngpu++;
+			nlost += rntop_gpu_lost(g);
+			if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
+				util += g->util;
+				nutil++;
+			}
+			if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+			    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
+				used += g->mem_used;
+				total += g->mem_total;
+				nmem++;
+			}
+		}
+		hosts_ok += ok;
+	}
+	/* GPU-weighted: each GPU with a known value counts once */
+	cJSON_AddNumberToObject(cl, "hosts", (double)nhosts);
+	cJSON_AddNumberToObject(cl, "hosts_ok", (double)hosts_ok);
+	cJSON_AddNumberToObject(cl, "gpus", (double)ngpu);
+	cJSON_AddNumberToObject(cl, "gpus_lost", (double)nlost);
+	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)nutil);
+	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)nmem);
+	if (nutil > 0)
+		cJSON_AddNumberToObject(cl, "utilization",
+		    (double)(long)(util / (double)nutil * 100 + 0.5) / 100);
+	else
+		cJSON_AddNullToObject(cl, "utilization");
+	if (nmem > 0) {
+		cJSON_AddNumberToObject(cl, "memory_used", used);
+		cJSON_AddNumberToObject(cl, "memory_total", total);
+	} else {
+		cJSON_AddNullToObject(cl, "memory_used");
+		cJSON_AddNullToObject(cl, "memory_total");
+	}
+	if (nmem > 0 && total > 0)
+		cJSON_AddNumberToObject(cl, "memory_percent",
+		    (double)(long)(used / total * 10000 + 0.5) / 100);
+	else
+		cJSON_AddNullToObject(cl, "memory_percent");
+	if (pretty) {
+		rai_out_json(fp, root);
+	} else {
+		text = cJSON_PrintUnformatted(root);
+		fputs(text, fp);
+		fputc('\n', fp);
+		free(text);
+	}
+	fflush(fp);
+	cJSON_Delete(root);
+}
+
+static void
+csv_num(struct rai_buf *b, const struct rntop_gpu *g, int f, double v)
+{
+	rai_buf_addch(b, ',');
+	if (g->valid & RNTOP_V(f))
+		rai_buf_addf(b, "%.15g", v);
+}
+
+int
+rntop_report_csv(const char *path, struct rntop_host *hosts, size_t nhosts,
+    struct rai_err *err)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	struct timeval tv;
+	struct tm tm;
+	struct stat st;
+	char ts[64];
+	size_t i, j;
+	ssize_t w;
+	int fd, rc = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd == -1)
+		return rai_err_errno(err, errno, "--output %s", path);
+	if (fstat(fd, &st) == 0 && st.st_size == 0)
+		rai_buf_addstr(&b, "timestamp,node,index,utilization,"
+		    "memory_used,memory_total\n");
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y/%m/%d %H:%M:%S", &tm);
+	for (i = 0; i < nhosts; i++) {
+		if (hosts[i].state != RNTOP_HOST_OK)
+			continue;
+		for (j = 0; j < hosts[i].snap.n; j++) {
+			const struct rntop_gpu *g = &hosts[i].snap.gpus[j];
+
+			rai_buf_addf(&b, "%s.%03ld,%s,%ld", ts,
+			    (long)(tv.tv_usec / 1000), hosts[i].name, g->index);
+			csv_num(&b, g, RNTOP_F_UTIL, g->util);
+			csv_num(&b, g, RNTOP_F_MEM_USED, g->mem_used);
+			csv_num(&b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
+			rai_buf_addch(&b, '\n');
+		}
+	}
+	/* one write: lines from two writers never interleave */
+	if (b.len > 0) {
+		do {
+			w = write(fd, b.data, b.len);
+		} while (w == -1 && errno == EINTR);
+		if (w != (ssize_t)b.len)
+			rc = rai_err_errno(err, w == -1 ? errno : EIO,
+			    "writing %s", path);
+	}
+	if (close(fd) == -1 && rc == 0)
+		rc = rai_err_errno(err, errno, "writing %s", path);
+	rai_buf_release(&b);
+	return rc;
+}

@@ -1,0 +1,388 @@
+#!/usr/bin/env bats
+# rntop --local: nvidia-smi run on this machine, here the scenario-driven
+# fake (tests/peers/fake-nvidia-smi) playing tests/fixtures/nvidia-smi,
+# the files the parser's unit tests read. --once JSON, --batch JSON
+# Lines, the CSV log, hangs, failures and a missing nvidia-smi.
+
+load lib/common
+
+FAKE="$TOP/tests/peers/fake-nvidia-smi"
+FIX="$TOP/tests/fixtures/nvidia-smi"
+
+setup() {
+	isolate_env
+	export FAKE_NVSMI_PIDFILE="$BATS_TEST_TMPDIR/fake.pid"
+	RNTOP_PID=
+}
+
+teardown() {
+	# whatever a test left running, by PID
+	if [ -n "${RNTOP_PID:-}" ]; then
+		kill "$RNTOP_PID" 2>/dev/null || true
+		wait "$RNTOP_PID" 2>/dev/null || true
+	fi
+	if [ -s "$FAKE_NVSMI_PIDFILE" ]; then
+		kill -9 "$(cat "$FAKE_NVSMI_PIDFILE")" 2>/dev/null || true
+	fi
+}
+
+# scenario NAME: the fake plays tests/fixtures/nvidia-smi/NAME.csv
+scenario() {
+	export FAKE_NVSMI_SCENARIO="$FIX/$1.csv"
+}
+
+# The fake this test started is gone (rntop stopped it).
+fake_is_gone() {
+	local pid i
+	pid=$(cat "$FAKE_NVSMI_PIDFILE")
+	[ -n "$pid" ]
+	for i in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.02
+	done
+	echo "fake nvidia-smi $pid still runs" >&2
+	return 1
+}
+
+@test "--once: one JSON snapshot with every GPU's values" {
+	scenario h100x2
+	run -0 --separate-stderr rntop --local --once --nvidia-smi "$FAKE"
+	[ -z "$stderr" ]
+	jq -e . <<<"$output" >/dev/null
+	run -0 jq -c '.hosts[0] | [.name, .status, .error, (.gpus | length)]' <<<"$output"
+	assert_output '["localhost","ok",null,2]'
+	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig, .lost]' <<<"$(rntop --local --once --nvidia-smi "$FAKE")"
+	assert_output '[0,"GPU-11111111-2222-3333-4444-555555555555","NVIDIA H100 80GB HBM3",37,20480,81559,41,312.45,false,false]'
+	fake_is_gone
+}
+
+@test "--once: cluster figures are GPU-weighted with coverage" {
+	scenario models
+	run -0 rntop monitor --local --once --nvidia-smi "$FAKE"
+	run -0 jq -c '.cluster' <<<"$output"
+	# (97 + 3 + 55 + 25) / 4 GPUs; memory summed over GPUs
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":4,"gpus_lost":0,"gpus_utilization_known":4,"gpus_memory_known":4,"utilization":45,"memory_used":86534,"memory_total":167912,"memory_percent":51.54}'
+}
+
+@test "--once: unknown values are null with their reason, never 0" {
+	scenario na
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	local j=$output
+	run -0 jq -c '[.hosts[0].gpus[] | [.utilization, .memory_used, .memory_total, .temperature, .power]]' <<<"$j"
+	assert_output '[[null,null,null,41,11.52],[12,1000,16384,null,null],[null,null,32768,38,null],[null,5,16280,null,30]]'
+	run -0 jq -c '[.hosts[0].gpus[] | .unknown]' <<<"$j"
+	assert_output '[{"utilization":"N/A","memory_used":"N/A","memory_total":"N/A","mig":"N/A"},{"temperature":"Not Supported","power":"Not Supported","mig":"Not Supported"},{"utilization":"Insufficient Permissions","memory_used":"Insufficient Permissions","power":"N/A"},{"uuid":"Unknown Error","utilization":"empty","temperature":"unknown","name":"N/A"}]'
+	# only known values count: util of GPU 1 alone, memory of GPU 1 alone
+	run -0 jq -c '.cluster | [.utilization, .gpus_utilization_known, .memory_used, .memory_total, .gpus_memory_known]' <<<"$j"
+	assert_output '[12,1,1005,32664,2]'
+}
+
+@test "--once: a MIG GPU has no utilization and is left out of the mean" {
+	scenario mig
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	run -0 jq -c '[[.hosts[0].gpus[] | [.mig, .utilization]], .cluster.utilization, .cluster.gpus_utilization_known]' <<<"$output"
+	assert_output '[[[false,80],[true,null]],80,1]'
+}
+
+@test "--batch -n 3: three JSON lines, one per refresh, then exit" {
+	scenario h100x2
+	run -0 --separate-stderr rntop --local --batch -n 3 -d 0.2 --nvidia-smi "$FAKE"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 3 ]
+	local l all=("${lines[@]}")
+	for l in "${all[@]}"; do
+		run -0 jq -e -c '[.hosts[0].status, .cluster.gpus]' <<<"$l"
+		assert_output '["ok",2]'
+	done
+	# the first refresh reports the first sample: 37 and 0
+	run -0 jq -c '.cluster.utilization' <<<"${all[0]}"
+	assert_output '18.5'
+	fake_is_gone
+}
+
+@test "--batch: each line is flushed as it is made" {
+	scenario h100x2
+	local out="$BATS_TEST_TMPDIR/out.jsonl" i
+	# a file is fully buffered: only a flush makes a line appear in it
+	rntop --local --batch -d 5 --nvidia-smi "$FAKE" >"$out" 2>&1 &
+	RNTOP_PID=$!
+	for i in $(seq 1 100); do
+		[ -s "$out" ] && break
+		sleep 0.05
+	done
+	run -0 wc -l <"$out"
+	assert_output 1
+	run -0 jq -c '.hosts[0].status' <"$out"
+	assert_output '"ok"'
+	# SIGTERM: rntop stops its nvidia-smi and exits 0
+	kill -TERM "$RNTOP_PID"
+	local rc=0
+	wait "$RNTOP_PID" || rc=$?
+	RNTOP_PID=
+	[ "$rc" -eq 0 ]
+	fake_is_gone
+}
+
+@test "--batch: a lost GPU is marked, then dropped when it disappears" {
+	scenario lost
+	run -0 rntop --local --batch -n 3 -d 0.4 --nvidia-smi "$FAKE"
+	run -0 jq -c '[.cluster.gpus, .cluster.gpus_lost, .cluster.utilization, [.hosts[0].gpus[] | .lost]]' <<<"$(printf '%s\n' "${lines[@]}")"
+	assert_output '[4,0,40,[false,false,false,false]]
+[4,1,20,[false,false,false,true]]
+[3,0,21,[false,false,false]]'
+}
+
+@test "--batch: noise lines are counted, not parsed" {
+	scenario noise
+	run -0 rntop --local --batch -n 2 -d 0.3 --nvidia-smi "$FAKE"
+	run -0 jq -c '[.hosts[0].noise_lines, .cluster.utilization]' <<<"$(printf '%s\n' "${lines[@]}")"
+	assert_output '[1,30]
+[4,70]'
+}
+
+@test "--output: the original rntop CSV log, every Nth refresh" {
+	scenario h100x2
+	local csv="$BATS_TEST_TMPDIR/log.csv"
+	run -0 rntop --local --batch -n 3 -d 0.3 --output-every 2 -o "$csv" --nvidia-smi "$FAKE"
+	run -0 cat "$csv"
+	assert_line --index 0 'timestamp,node,index,utilization,memory_used,memory_total'
+	[ "${#lines[@]}" -eq 5 ]
+	local ts='[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}'
+	assert_line --index 1 --regexp "^$ts,localhost,0,37,20480,81559\$"
+	assert_line --index 2 --regexp "^$ts,localhost,1,0,1,81559\$"
+	assert_line --index 3 --regexp "^$ts,localhost,0,100,81000,81559\$"
+	assert_line --index 4 --regexp "^$ts,localhost,1,50,2048,81559\$"
+	# appending: no second header
+	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
+	run -0 grep -c '^timestamp,' "$csv"
+	assert_output 1
+	run -0 wc -l <"$csv"
+	assert_output 7
+}
+
+@test "--output: unknown values are empty fields" {
+	scenario na
+	local csv="$BATS_TEST_TMPDIR/log.csv"
+	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
+	run -0 cut -d, -f2- "$csv"
+	assert_output 'node,index,utilization,memory_used,memory_total
+localhost,0,,,
+localhost,1,12,1000,16384
+localhost,2,,,32768
+localhost,3,,5,16280'
+}
+
+@test "--once: a hanging nvidia-smi times out; rntop stops it and exits 1" {
+	scenario hang
+	local t0=$SECONDS
+	run -1 --separate-stderr rntop --local --once -t 1 --nvidia-smi "$FAKE"
+	[ $((SECONDS - t0)) -le 5 ]
+	run -0 jq -c '[.hosts[0].status, .hosts[0].error, .hosts[0].gpus, .cluster.hosts_ok, .cluster.utilization]' <<<"$output"
+	assert_output '["timeout","nvidia-smi did not answer in 1 s",[],0,null]'
+	fake_is_gone
+}
+
+@test "--once: an nvidia-smi deaf to SIGTERM is killed; its stderr is kept" {
+	scenario stubborn
+	local t0=$SECONDS
+	run -1 --separate-stderr rntop --local --once -t 0.5 --nvidia-smi "$FAKE"
+	[ $((SECONDS - t0)) -le 5 ]
+	run -0 jq -r '.hosts[0].error' <<<"$output"
+	assert_output "nvidia-smi did not answer in 0.5 s (it said: nvidia-smi: waiting for the driver)"
+	fake_is_gone
+}
+
+@test "--batch: a reader that leaves ends rntop and its nvidia-smi" {
+	scenario h100x2
+	local t0=$SECONDS
+	run -0 bash -c '"$1" --local --batch -d 0.1 --nvidia-smi "$2" | head -n 1' \
+		bash "$(command -v rntop)" "$FAKE"
+	[ $((SECONDS - t0)) -le 5 ]
+	run -0 jq -c '.cluster.gpus' <<<"$output"
+	assert_output 2
+	fake_is_gone
+}
+
+@test "nvidia-smi gets the query, -lms from --interval, LC_ALL=C, no shell" {
+	scenario h100x2
+	export FAKE_NVSMI_LOG="$BATS_TEST_TMPDIR/fake.log"
+	LC_ALL=C.UTF-8 run -0 rntop --local --batch -n 1 -d 0.25 --nvidia-smi "$FAKE"
+	run -0 rntop --local --once localhost --nvidia-smi "$FAKE"
+	run -0 cat "$FAKE_NVSMI_LOG"
+	assert_output "argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name|--format=csv,noheader,nounits|-lms|250
+LC_ALL=C
+argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name|--format=csv,noheader,nounits
+LC_ALL=C"
+}
+
+@test "--output: a file that cannot be written is an error" {
+	scenario h100x2
+	run -1 --separate-stderr rntop --local --once -o "$BATS_TEST_TMPDIR/no/such/dir/log.csv" --nvidia-smi "$FAKE"
+	assert_equal "$stderr" "rntop: error: --output $BATS_TEST_TMPDIR/no/such/dir/log.csv: No such file or directory"
+}
+
+@test "--batch: a hanging nvidia-smi is reported, and rntop still ends" {
+	scenario hang
+	local t0=$SECONDS
+	run -0 rntop --local --batch -n 2 -d 0.2 -t 0.5 --nvidia-smi "$FAKE"
+	[ $((SECONDS - t0)) -le 6 ]
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 jq -c '[.hosts[0].status, .cluster.gpus]' <<<"${lines[0]}"
+	assert_output '["timeout",0]'
+	fake_is_gone
+}
+
+@test "--batch: a slow first answer in pieces arrives whole" {
+	scenario slow
+	run -0 rntop --local --batch -n 1 -d 0.2 -t 5 --nvidia-smi "$FAKE"
+	run -0 jq -c '[.hosts[0].status, .hosts[0].gpus[0].utilization, .hosts[0].gpus[0].uuid]' <<<"$output"
+	assert_output '["ok",5,"GPU-11111111-2222-3333-4444-555555555555"]'
+}
+
+@test "--once: a failing nvidia-smi is an error with its message" {
+	scenario driver-fail
+	run -1 rntop --local --once --nvidia-smi "$FAKE"
+	run -0 jq -r '.hosts[0] | .status, .error' <<<"$output"
+	assert_line --index 0 error
+	assert_line --index 1 --partial "nvidia-smi exited with status 9: NVIDIA-SMI has failed because it couldn't communicate"
+}
+
+@test "--batch: a failing nvidia-smi is reported on every line" {
+	scenario driver-fail
+	run -0 rntop --local --batch -n 2 -d 0.2 -t 0.5 --nvidia-smi "$FAKE"
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 jq -r '.hosts[0] | "\(.status) \(.error)"' <<<"$(printf '%s\n' "${lines[@]}")"
+	assert_line --index 0 --partial "error nvidia-smi exited with status 9: NVIDIA-SMI has failed"
+	assert_line --index 1 --partial "error nvidia-smi exited with status 9: NVIDIA-SMI has failed"
+}
+
+@test "nvidia-smi is found on PATH; a missing one is a one-line error" {
+	scenario h100x2
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	ln -s "$FAKE" "$BATS_TEST_TMPDIR/bin/nvidia-smi"
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH" run -0 rntop --local --once
+	run -0 jq -r '.hosts[0].status' <<<"$output"
+	assert_output ok
+	run -1 --separate-stderr env PATH="$BATS_TEST_TMPDIR/empty" \
+		"$RAI_BUILD_DIR/rntop" --local --once
+	[ -z "$output" ]
+	assert_equal "${stderr_lines[0]}" "rntop: error: nvidia-smi not found on PATH"
+	run -1 --separate-stderr rntop --local --once --nvidia-smi "$BATS_TEST_TMPDIR/nope"
+	assert_equal "$stderr" "rntop: error: $BATS_TEST_TMPDIR/nope: not an executable file"
+}
+
+@test "the query nvidia-smi gets is the one the fixtures answer" {
+	# the fake refuses any other --query-gpu list, so a changed query
+	# fails here until the fixtures change with it
+	scenario h100x2
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	run -2 env FAKE_NVSMI_SCENARIO="$FIX/h100x2.csv" "$FAKE" \
+		--query-gpu=index,name --format=csv,noheader,nounits
+}
+
+@test "usage errors: bad flags, no --local, hosts with --local" {
+	run -2 --separate-stderr rntop --local --once --batch
+	assert_equal "$stderr" "rntop: error: --once and --batch cannot be used together"
+	run -2 --separate-stderr rntop --once
+	assert_equal "${stderr_lines[0]}" "rntop: error: no hosts to watch"
+	run -2 --separate-stderr rntop --once gpu-node-1
+	assert_equal "${stderr_lines[0]}" "rntop: error: watching hosts over SSH is not built yet"
+	run -2 --separate-stderr rntop --local --once gpu-node-1
+	assert_equal "$stderr" "rntop: error: --local watches this machine only; leave out the host names"
+	run -2 --separate-stderr rntop --local --batch -d 0
+	assert_equal "$stderr" "rntop: error: --interval must be from 0.05 to 86400 seconds"
+	run -2 --separate-stderr rntop --local --batch -d abc
+	assert_equal "${stderr_lines[0]}" "rntop monitor: invalid value 'abc' for --interval: expected a number"
+	run -2 --separate-stderr rntop --local --batch --bogus
+	assert_equal "${stderr_lines[1]}" "see 'rntop monitor -h'"
+	[[ ${stderr_lines[0]} == *--bogus* ]]
+	run -2 --separate-stderr rntop --local --once -n 2
+	assert_equal "$stderr" "rntop: error: -n/--iterations goes with --batch"
+	run -2 --separate-stderr rntop --local --batch --output-every 0
+	assert_equal "$stderr" "rntop: error: --output-every must be 1 or more"
+}
+
+@test "-h: the program lists monitor; monitor -h shows its options" {
+	run -0 rntop -h
+	assert_line --regexp '^ +monitor +'
+	run -0 rntop --local -h
+	assert_line --index 0 'usage: rntop monitor --local [--once | --batch] [options]'
+	assert_line --partial '--nvidia-smi <path>'
+	assert_line --partial '--output-every <count>'
+	run -0 rntop version --short
+}
+
+@test "not on a terminal, no --once/--batch: JSON Lines as with --batch" {
+	scenario h100x2
+	run -0 --separate-stderr rntop --local -n 2 -d 0.2 --nvidia-smi "$FAKE"
+	[ -z "$stderr" ]
+	[ "${#lines[@]}" -eq 2 ]
+	run -0 jq -c '.cluster.gpus' <<<"${lines[1]}"
+	assert_output 2
+	fake_is_gone
+}
+
+# on_tty CMD...: runs CMD on a pseudo-terminal (120x30) with script(1),
+# its screen output in $SCREEN; keys come from the fifo $KEYS (fd 8).
+# Sets TTY_PID to script's PID.
+on_tty() {
+	command -v script >/dev/null || skip "script(1) is not installed"
+	SCREEN="$BATS_TEST_TMPDIR/screen" KEYS="$BATS_TEST_TMPDIR/keys"
+	mkfifo "$KEYS"
+	local cmd="stty cols 120 rows 30; exec"
+	local a
+	for a in "$@"; do cmd+=" $(printf '%q' "$a")"; done
+	# fd 3 is bats' own: a background process must not hold it
+	TERM=${TTY_TERM:-xterm} script -qfec "$cmd" /dev/null <"$KEYS" >"$SCREEN" 2>&1 3>&- &
+	TTY_PID=$!
+	RNTOP_PID=$TTY_PID
+	exec 8>"$KEYS"
+}
+
+# Waits up to 10 s for script(1) and rntop to end; $TTY_RC gets the status.
+tty_wait() {
+	local i
+	for i in $(seq 1 200); do
+		kill -0 "$TTY_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	# still there: a failure, and stopped by its PID
+	kill "$TTY_PID" 2>/dev/null || true
+	TTY_RC=0
+	wait "$TTY_PID" || TTY_RC=$?
+	exec 8>&-
+	RNTOP_PID=
+}
+
+@test "on a terminal: the screen shows hosts and GPUs; q quits" {
+	scenario lost
+	on_tty "$(command -v rntop)" --local -d 0.3 --nvidia-smi "$FAKE"
+	sleep 1.5
+	printf q >&8
+	tty_wait
+	[ "$TTY_RC" -eq 0 ]
+	run -0 cat "$SCREEN"
+	assert_output --partial "rntop "
+	assert_output --partial "GPU utilization:"
+	assert_output --partial "NVIDIA A100-SXM4-80GB"
+	assert_output --partial "LOST"
+	fake_is_gone
+}
+
+@test "on a terminal: -n ends the screen after that many refreshes" {
+	scenario h100x2
+	on_tty "$(command -v rntop)" --local -n 2 -d 0.2 --nvidia-smi "$FAKE"
+	tty_wait
+	[ "$TTY_RC" -eq 0 ]
+	run -0 grep -c "NVIDIA H100 80GB HBM3" "$SCREEN"
+	fake_is_gone
+}
+
+@test "on a terminal rntop does not know: a one-line error" {
+	scenario h100x2
+	TTY_TERM=no-such-terminal on_tty "$(command -v rntop)" --local --nvidia-smi "$FAKE"
+	tty_wait
+	[ "$TTY_RC" -eq 1 ]
+	run -0 cat "$SCREEN"
+	assert_output --partial "rntop: error: cannot start the screen for TERM=no-such-terminal"
+}

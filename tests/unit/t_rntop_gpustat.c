@@ -1,0 +1,487 @@
+/*
+ * rntop_gpustat: nvidia-smi --query-gpu rows, sentinels and snapshot
+ * framing, driven by the fixtures the fake nvidia-smi also plays
+ * (the .csv files in tests/fixtures/nvidia-smi, without their '@' and '#' lines).
+ * However the bytes are chunked, the same snapshots come out.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rai_buf.h"
+#include "rntop_gpustat.h"
+
+#include "harness.h"
+
+/* Snapshots seen, one "[i util used/total temp power mig name|...]" each. */
+struct seen {
+	struct rai_buf	 log;
+	int		 n;
+	struct rntop_snap last;
+};
+
+static void
+val(struct rai_buf *b, const struct rntop_gpu *g, int f, double v)
+{
+	if (g->valid & RNTOP_V(f))
+		rai_buf_addf(b, "%g", v);
+	else
+		rai_buf_addf(b, "?%s", rntop_na_name(g->na[f]));
+}
+
+static void
+describe(struct rai_buf *b, const struct rntop_snap *s)
+{
+	size_t i;
+
+	rai_buf_addch(b, '[');
+	for (i = 0; i < s->n; i++) {
+		const struct rntop_gpu *g = &s->gpus[i];
+
+		rai_buf_addf(b, "%s%ld ", i ? "|" : "", g->index);
+		val(b, g, RNTOP_F_UTIL, g->util);
+		rai_buf_addch(b, ' ');
+		val(b, g, RNTOP_F_MEM_USED, g->mem_used);
+		rai_buf_addch(b, '/');
+		val(b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
+		rai_buf_addch(b, ' ');
+		val(b, g, RNTOP_F_TEMP, g->temp);
+		rai_buf_addch(b, ' ');
+		val(b, g, RNTOP_F_POWER, g->power);
+		rai_buf_addch(b, ' ');
+		val(b, g, RNTOP_F_MIG, g->mig);
+		rai_buf_addf(b, " %s", g->name);
+	}
+	rai_buf_addch(b, ']');
+}
+
+static void
+collect(void *ud, const struct rntop_snap *s)
+{
+	struct seen *sn = ud;
+
+	describe(&sn->log, s);
+	rntop_snap_copy(&sn->last, s);
+	sn->n++;
+}
+
+static uint32_t
+lcg(uint32_t *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return *state >> 8;
+}
+
+/* A fixture's output: its lines but '@' directives and '#' comments. */
+static char *
+fixture_output(const char *name, size_t *lenp)
+{
+	char rel[256];
+	char *text, *p, *nl;
+	struct rai_buf b = RAI_BUF_INIT;
+
+	snprintf(rel, sizeof(rel), "nvidia-smi/%s", name);
+	text = t_slurp(t_fixture(rel), NULL);
+	if (text == NULL) {
+		printf("# missing fixture %s (set RAI_TOP)\n", rel);
+		exit(1);
+	}
+	for (p = text; *p != '\0'; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			nl = p + strlen(p);
+		if (*p != '@' && *p != '#') {
+			rai_buf_add(&b, p, (size_t)(nl - p));
+			rai_buf_addch(&b, '\n');
+		}
+		if (*nl == '\0')
+			break;
+	}
+	free(text);
+	rai_buf_addch(&b, '\0');
+	return rai_buf_detach(&b, lenp);
+}
+
+/*
+ * Feeds in chunks (0 = random sizes from seed), finishes, and returns
+ * the snapshots described; *np gets their count, *noise the noise lines.
+ */
+static char *
+run(const char *in, size_t len, size_t chunk, uint32_t seed, int *np,
+    unsigned long *noise)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	size_t off = 0, n;
+
+	memset(&s, 0, sizeof(s));
+	rntop_gpustat_init(&ps, collect, &s);
+	while (off < len) {
+		n = chunk ? chunk : 1 + lcg(&seed) % 23;
+		if (n > len - off)
+			n = len - off;
+		rntop_gpustat_feed(&ps, in + off, n);
+		off += n;
+	}
+	rntop_gpustat_finish(&ps);
+	if (np)
+		*np = s.n;
+	if (noise)
+		*noise = ps.noise;
+	rntop_gpustat_release(&ps);
+	rntop_snap_release(&s.last);
+	rai_buf_addch(&s.log, '\0');
+	return rai_buf_detach(&s.log, NULL);
+}
+
+static char *
+run_fixture(const char *name, int *np, unsigned long *noise)
+{
+	size_t len;
+	char *in = fixture_output(name, &len);
+	char *out;
+
+	len--;	/* the NUL */
+	out = run(in, len, len, 0, np, noise);
+	free(in);
+	return out;
+}
+
+TEST(row_all_fields)
+{
+	struct rntop_gpu g;
+	const char *row = "3, GPU-11111111-2222-3333-4444-555555555555, 37, "
+	    "20480, 81559, 41, 312.45, Disabled, NVIDIA H100 80GB HBM3";
+
+	T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
+	T_UINT_EQ(g.valid, (1u << RNTOP_GPU_NFIELDS) - 1);
+	T_INT_EQ(g.index, 3);
+	T_STR_EQ(g.uuid, "GPU-11111111-2222-3333-4444-555555555555");
+	T_DBL_EQ(g.util, 37);
+	T_DBL_EQ(g.mem_used, 20480);
+	T_DBL_EQ(g.mem_total, 81559);
+	T_DBL_EQ(g.temp, 41);
+	T_DBL_EQ(g.power, 312.45);
+	T_INT_EQ(g.mig, 0);
+	T_STR_EQ(g.name, "NVIDIA H100 80GB HBM3");
+	T_INT_EQ(rntop_gpu_lost(&g), 0);
+}
+
+TEST(row_tolerates_spacing_and_cr)
+{
+	struct rntop_gpu g;
+	const char *row = "0,GPU-x,1.5 ,2,3,  4,5,Enabled,  A,B  \r";
+
+	T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
+	T_DBL_EQ(g.util, 1.5);
+	T_INT_EQ(g.mig, 1);
+	T_STR_EQ(g.name, "A,B");
+}
+
+TEST(row_sentinels_are_unknown_never_zero)
+{
+	struct rntop_gpu g;
+	const char *row = "1, [GPU is lost], [N/A], N/A, , [Not Supported], "
+	    "[Insufficient Permissions], [GPU requires reset], [Whatever]";
+
+	T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
+	T_UINT_EQ(g.valid, RNTOP_V(RNTOP_F_INDEX));
+	T_INT_EQ(g.na[RNTOP_F_UUID], RNTOP_NA_LOST);
+	T_INT_EQ(g.na[RNTOP_F_UTIL], RNTOP_NA_NA);
+	T_INT_EQ(g.na[RNTOP_F_MEM_USED], RNTOP_NA_NA);
+	T_INT_EQ(g.na[RNTOP_F_MEM_TOTAL], RNTOP_NA_EMPTY);
+	T_INT_EQ(g.na[RNTOP_F_TEMP], RNTOP_NA_NOT_SUPPORTED);
+	T_INT_EQ(g.na[RNTOP_F_POWER], RNTOP_NA_PERMISSION);
+	T_INT_EQ(g.na[RNTOP_F_MIG], RNTOP_NA_RESET);
+	T_INT_EQ(g.na[RNTOP_F_NAME], RNTOP_NA_OTHER);
+	T_STR_EQ(g.uuid, "");
+	T_STR_EQ(g.name, "");
+	T_INT_EQ(rntop_gpu_lost(&g), 1);
+	T_STR_EQ(rntop_na_name(RNTOP_NA_NOT_SUPPORTED), "Not Supported");
+}
+
+TEST(row_rejects_what_is_not_a_row)
+{
+	static const char *const bad[] = {
+		"",
+		"0, 1, 2",
+		"NVRM: Xid (PCI:0000:07:00): 79, pid=1, a, b, c, d, e, f, g",
+		"x, GPU-a, 1, 2, 3, 4, 5, Disabled, n",
+		"-1, GPU-a, 1, 2, 3, 4, 5, Disabled, n",
+		"1.5, GPU-a, 1, 2, 3, 4, 5, Disabled, n",
+		"[N/A], GPU-a, 1, 2, 3, 4, 5, Disabled, n",
+		"0, GPU-a, abc, 2, 3, 4, 5, Disabled, n",
+		"0, GPU-a, 1, 2e3, 3, 4, 5, Disabled, n",
+		"0, GPU-a, 1, 2, 3, 4, -5, Disabled, n",
+		"0, GPU-a, 1, 2, 3, 4, 5, Maybe, n",
+		"0, GPU a, 1, 2, 3, 4, 5, Disabled, n",
+		"0, GPU-a, ., 2, 3, 4, 5, Disabled, n",
+		"0, GPU-a, 1, 2, 3, 4, 5, Disabled",
+		"0, GPU-a, 12345678901234567, 2, 3, 4, 5, Disabled, n",
+	};
+	struct rntop_gpu g;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (rntop_gpustat_parse_row(bad[i], strlen(bad[i]), &g) != -1) {
+			T_STR_EQ(bad[i], "(rejected)");
+		}
+	}
+}
+
+TEST(fixture_h100x2_three_frames)
+{
+	int n;
+	unsigned long noise;
+	char *out = run_fixture("h100x2.csv", &n, &noise);
+
+	T_INT_EQ(n, 3);
+	T_INT_EQ(noise, 0);
+	T_STR_EQ(out,
+	    "[0 37 20480/81559 41 312.45 0 NVIDIA H100 80GB HBM3"
+	    "|1 0 1/81559 34 95.1 0 NVIDIA H100 80GB HBM3]"
+	    "[0 90 40960/81559 52 650 0 NVIDIA H100 80GB HBM3"
+	    "|1 10 1024/81559 36 120.5 0 NVIDIA H100 80GB HBM3]"
+	    "[0 100 81000/81559 60 699.99 0 NVIDIA H100 80GB HBM3"
+	    "|1 50 2048/81559 40 200 0 NVIDIA H100 80GB HBM3]");
+	free(out);
+}
+
+TEST(fixture_models)
+{
+	int n;
+	char *out = run_fixture("models.csv", &n, NULL);
+
+	T_INT_EQ(n, 1);
+	T_STR_EQ(out,
+	    "[0 97 61234/81920 64 312.45 0 NVIDIA A100-SXM4-80GB"
+	    "|1 3 300/15360 30 12.05 ?N/A Tesla T4"
+	    "|2 55 20000/46068 50 210.7 ?N/A NVIDIA L40S"
+	    "|3 25 5000/24564 65 ?N/A ?N/A NVIDIA GeForce RTX 4090, rev. B]");
+	free(out);
+}
+
+TEST(fixture_na)
+{
+	int n;
+	char *out = run_fixture("na.csv", &n, NULL);
+
+	T_INT_EQ(n, 1);
+	T_STR_EQ(out,
+	    "[0 ?N/A ?N/A/?N/A 41 11.52 ?N/A NVIDIA GB10"
+	    "|1 12 1000/16384 ?Not Supported ?Not Supported ?Not Supported "
+	    "Quadro P1000"
+	    "|2 ?Insufficient Permissions ?Insufficient Permissions/32768 38 "
+	    "?N/A 0 Tesla V100-PCIE-32GB"
+	    "|3 ?empty 5/16280 ?unknown 30 0 ]");
+	free(out);
+}
+
+TEST(fixture_mig)
+{
+	int n;
+	char *out = run_fixture("mig.csv", &n, NULL);
+
+	T_INT_EQ(n, 1);
+	T_STR_EQ(out,
+	    "[0 80 40000/81920 60 300 0 NVIDIA A100-SXM4-80GB"
+	    "|1 ?N/A 36537/81920 33 87.12 1 NVIDIA A100-SXM4-80GB]");
+	free(out);
+}
+
+TEST(fixture_noise_is_skipped_and_counted)
+{
+	int n;
+	unsigned long noise;
+	char *out = run_fixture("noise.csv", &n, &noise);
+
+	T_INT_EQ(n, 3);
+	T_INT_EQ(noise, 5);
+	T_STR_EQ(out,
+	    "[0 20 100/81559 40 100 0 NVIDIA H100 80GB HBM3"
+	    "|1 40 200/81559 41 110 0 NVIDIA H100 80GB HBM3]"
+	    "[0 60 300/81559 42 120 0 NVIDIA H100 80GB HBM3"
+	    "|1 80 400/81559 43 130 0 NVIDIA H100 80GB HBM3]"
+	    "[0 61 301/81559 42 121 0 NVIDIA H100 80GB HBM3"
+	    "|1 81 401/81559 43 131 0 NVIDIA H100 80GB HBM3]");
+	free(out);
+}
+
+TEST(fixture_lost_gpu_then_gone)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	size_t len;
+	char *in = fixture_output("lost.csv", &len);
+
+	memset(&s, 0, sizeof(s));
+	rntop_gpustat_init(&ps, collect, &s);
+	rntop_gpustat_feed(&ps, in, len - 1);
+	/* the 3-GPU frame may still grow: not out before the end */
+	T_INT_EQ(s.n, 2);
+	T_INT_EQ(s.last.n, 4);
+	T_INT_EQ(rntop_gpu_lost(&s.last.gpus[3]), 1);
+	T_INT_EQ(rntop_gpu_lost(&s.last.gpus[2]), 0);
+	T_UINT_EQ(s.last.gpus[3].valid, RNTOP_V(RNTOP_F_INDEX));
+	rntop_gpustat_flush(&ps);
+	T_INT_EQ(s.n, 3);
+	T_INT_EQ(s.last.n, 3);
+	T_DBL_EQ(s.last.gpus[2].util, 31);
+	rntop_gpustat_finish(&ps);
+	T_INT_EQ(s.n, 3);
+	rntop_gpustat_release(&ps);
+	rntop_snap_release(&s.last);
+	rai_buf_release(&s.log);
+	free(in);
+}
+
+TEST(fixture_driver_failure_is_noise)
+{
+	struct rntop_gpustat ps;
+	size_t len;
+	char *in = fixture_output("driver-fail.csv", &len);
+
+	rntop_gpustat_init(&ps, NULL, NULL);
+	rntop_gpustat_feed(&ps, in, len - 1);
+	rntop_gpustat_finish(&ps);
+	T_INT_EQ(ps.snapshots, 0);
+	T_INT_EQ(ps.noise, 1);
+	T_STR_CONTAINS(ps.last_noise, "NVIDIA-SMI has failed because");
+	T_STR_CONTAINS(ps.last_noise, "installed and running.");
+	rntop_gpustat_release(&ps);
+	free(in);
+}
+
+/* A loop stream's snapshot is out as soon as its last row is. */
+TEST(stream_snapshot_out_on_its_last_row)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	const char *r0 = "0, GPU-a, 1, 2, 3, 4, 5, Disabled, A\n";
+	const char *r1 = "1, GPU-b, 6, 7, 8, 9, 10, Disabled, B\n";
+
+	memset(&s, 0, sizeof(s));
+	rntop_gpustat_init(&ps, collect, &s);
+	rntop_gpustat_feed(&ps, r0, strlen(r0));
+	rntop_gpustat_feed(&ps, r1, strlen(r1));
+	T_INT_EQ(s.n, 0);		/* the first: more rows may follow */
+	rntop_gpustat_feed(&ps, r0, strlen(r0));
+	T_INT_EQ(s.n, 1);
+	T_INT_EQ(s.last.n, 2);
+	rntop_gpustat_feed(&ps, r1, 10);
+	T_INT_EQ(s.n, 1);		/* half a line is not a row */
+	rntop_gpustat_feed(&ps, r1 + 10, strlen(r1) - 10);
+	T_INT_EQ(s.n, 2);		/* same GPUs: complete */
+	rntop_gpustat_feed(&ps, r0, strlen(r0));
+	rntop_gpustat_finish(&ps);
+	T_INT_EQ(s.n, 3);
+	T_INT_EQ(s.last.n, 1);
+	rntop_gpustat_release(&ps);
+	rntop_snap_release(&s.last);
+	rai_buf_release(&s.log);
+}
+
+TEST(overlong_lines_are_noise)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	const char *row = "0, GPU-a, 1, 2, 3, 4, 5, Disabled, A\n";
+	char *big = malloc(5000);
+	int i;
+
+	memset(big, 'x', 5000);
+	memset(&s, 0, sizeof(s));
+	rntop_gpustat_init(&ps, collect, &s);
+	/* in one piece, then in pieces */
+	rntop_gpustat_feed(&ps, big, 5000);
+	rntop_gpustat_feed(&ps, "\n", 1);
+	for (i = 0; i < 10; i++)
+		rntop_gpustat_feed(&ps, big, 500);
+	rntop_gpustat_feed(&ps, "\n", 1);
+	rntop_gpustat_feed(&ps, row, strlen(row));
+	rntop_gpustat_finish(&ps);
+	T_INT_EQ(ps.noise, 2);
+	T_INT_EQ(s.n, 1);
+	T_INT_EQ(s.last.n, 1);
+	rntop_gpustat_release(&ps);
+	rntop_snap_release(&s.last);
+	rai_buf_release(&s.log);
+	free(big);
+}
+
+TEST(too_many_gpus_are_capped)
+{
+	struct rntop_gpustat ps;
+	char row[128];
+	int i, len;
+
+	rntop_gpustat_init(&ps, NULL, NULL);
+	for (i = 0; i < RNTOP_GPUS_MAX + 5; i++) {
+		len = snprintf(row, sizeof(row),
+		    "%d, GPU-a, 1, 2, 3, 4, 5, Disabled, A\n", i);
+		rntop_gpustat_feed(&ps, row, (size_t)len);
+	}
+	T_INT_EQ(ps.cur.n, RNTOP_GPUS_MAX);
+	T_INT_EQ(ps.noise, 5);
+	rntop_gpustat_release(&ps);
+}
+
+TEST(any_chunking_gives_the_same_snapshots)
+{
+	static const char *const names[] = {
+		"h100x2.csv", "models.csv", "na.csv", "mig.csv", "noise.csv",
+		"lost.csv", "slow.csv", "driver-fail.csv",
+	};
+	size_t i, len, chunk;
+	uint32_t seed;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *in = fixture_output(names[i], &len);
+		char *want;
+
+		len--;
+		want = run(in, len, len, 0, NULL, NULL);
+		for (chunk = 1; chunk <= 7; chunk++) {
+			char *got = run(in, len, chunk, 0, NULL, NULL);
+
+			T_STR_EQ(got, want);
+			free(got);
+		}
+		for (seed = 1; seed <= 50; seed++) {
+			char *got = run(in, len, 0, seed, NULL, NULL);
+
+			T_STR_EQ(got, want);
+			free(got);
+		}
+		/* and without the last newline */
+		{
+			char *got = run(in, len - 1, 3, 0, NULL, NULL);
+
+			T_STR_EQ(got, want);
+			free(got);
+		}
+		free(want);
+		free(in);
+	}
+}
+
+int
+main(void)
+{
+	RUN(row_all_fields);
+	RUN(row_tolerates_spacing_and_cr);
+	RUN(row_sentinels_are_unknown_never_zero);
+	RUN(row_rejects_what_is_not_a_row);
+	RUN(fixture_h100x2_three_frames);
+	RUN(fixture_models);
+	RUN(fixture_na);
+	RUN(fixture_mig);
+	RUN(fixture_noise_is_skipped_and_counted);
+	RUN(fixture_lost_gpu_then_gone);
+	RUN(fixture_driver_failure_is_noise);
+	RUN(stream_snapshot_out_on_its_last_row);
+	RUN(overlong_lines_are_noise);
+	RUN(too_many_gpus_are_capped);
+	RUN(any_chunking_gives_the_same_snapshots);
+	return t_done();
+}
