@@ -174,16 +174,15 @@ host_header(const char *url, struct rai_err *err)
 	return out;
 }
 
+/* The request's headers at -v=7, through the redaction every request gets. */
 static void
-log_request(const char *method, const char *url, const char *req, size_t len)
+log_request(const char *req, size_t len)
 {
 	struct rai_buf red = RAI_BUF_INIT;
 	const char *p = req, *end = req + len, *nl;
 
 	if (!rai_log_enabled(RAI_LOG_HDRS))
 		return;
-	(void)method;
-	(void)url;
 	while (p < end) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL)
@@ -226,7 +225,7 @@ upgrade_request(struct rai_http *h, const char *url, const char *path,
 	rai_buf_addstr(&b, "\r\n\r\n");
 	rai_free_secret(auth);
 	free(host);
-	log_request("GET", url, b.data, b.len);
+	log_request(b.data, b.len);
 	return rai_buf_detach(&b, len);
 }
 

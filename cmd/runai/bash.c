@@ -43,6 +43,7 @@ cmd_bash(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	so.tty = 1;
 	so.warn_no_tty = 1;
 	so.wait_ms = o->timeout * 1000;
+	so.waiting_message = 1;
 	return runai_pod_session(ctx, &so, rai_ctx_err(ctx));
 }
 

@@ -58,6 +58,7 @@ cmd_exec(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	so.tty = o->tty;
 	so.warn_no_tty = 1;
 	so.wait_ms = o->timeout * 1000;
+	so.waiting_message = 1;
 	rc = runai_pod_session(ctx, &so, err);
 	free(cmd);
 	return rc;

@@ -307,13 +307,12 @@ run_streams(struct rai_ctx *ctx, const struct runai_session_opts *o,
 }
 
 /* attach follows the container: its tty and stdin settings decide. */
-static int
+static void
 attach_modes(const struct runai_session_opts *o, const cJSON *container,
     int *use_stdin, int *tty)
 {
 	*use_stdin = o->use_stdin && rai_json_bool(container, "stdin", 0);
 	*tty = o->tty && rai_json_bool(container, "tty", 0);
-	return 0;
 }
 
 int

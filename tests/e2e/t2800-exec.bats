@@ -159,9 +159,10 @@ pod_of() {
 	running later
 	runai submit late -i ubuntu --interactive >/dev/null
 	(sleep 1.5; tick 2) &
-	run -0 runai exec --pod-running-timeout 20s late -- echo ran
+	run -0 --separate-stderr runai exec --pod-running-timeout 20s late -- echo ran
 	wait
 	assert_output ran
+	stderr_is "Waiting for pod to start running..."
 	# an ended pod
 	local pod
 	pod=$(pod_of late)
