@@ -23,14 +23,42 @@ missing() {
 	done
 }
 
+# ---- npm packages for the OIDC test peer (tests/peers/oidc) ----
+# Installed from tests/peers/oidc/package-lock.json with `npm ci`, using
+# the npm bundled with the machine's Node (never Debian's separate npm
+# package). Node is optional: without node/npm the OIDC tests skip (they
+# do not fail), and this says so. Idempotent: nothing is done when
+# node_modules matches the lock file.
+OIDC_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/peers/oidc
+npm_step() {
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+		echo "deps: node with its bundled npm not found: the OIDC login tests will be skipped" >&2
+		return 0
+	fi
+	stamp=$OIDC_DIR/node_modules/.installed-from-lock
+	if cmp -s "$OIDC_DIR/package-lock.json" "$stamp" &&
+		[ -f "$OIDC_DIR/node_modules/oidc-provider/package.json" ]; then
+		echo "deps: npm packages for tests/peers/oidc are installed"
+		return 0
+	fi
+	echo "deps: npm ci --prefix tests/peers/oidc (node $(node --version), npm $(npm --version 2>/dev/null))"
+	if npm ci --prefix "$OIDC_DIR" --no-audit --no-fund; then
+		cp "$OIDC_DIR/package-lock.json" "$stamp"
+	else
+		echo "deps: npm ci failed: the OIDC login tests will be skipped" >&2
+	fi
+}
+
 if [ "$(id -u)" -eq 0 ]; then
 	sh -c "$cmd"
+	npm_step
 	exit 0
 fi
 
 todo=$(missing | tr '\n' ' ')
 if [ -z "$todo" ]; then
 	echo "deps: every package is installed"
+	npm_step
 	exit 0
 fi
 echo "deps: missing packages: $todo" >&2

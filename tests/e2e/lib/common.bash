@@ -168,3 +168,108 @@ get_obj() {
 exists() {
 	[ "$(kube_api -o /dev/null -w '%{http_code}' "$KUBESIM_URL$1")" = 200 ]
 }
+
+# ---- OIDC test identity provider (tests/peers/oidc-peer) ----
+
+# have_oidc_peer: node and the npm packages (npm ci --prefix tests/peers/oidc)
+# are installed. Prints why not otherwise; use as
+#     have_oidc_peer || skip "$(have_oidc_peer)"
+have_oidc_peer() {
+	"$TOP/tests/peers/oidc-peer" check
+}
+
+# oidc_start [provider options: --short (5 s tokens), --token-ttl S,
+# --users FILE]: starts the real oidc-provider on a free loopback HTTPS port,
+# state under $OIDC_DIR (default $BATS_FILE_TMPDIR/oidc).
+# Exports OIDC_DIR OIDC_ISSUER OIDC_CA OIDC_CLIENT_ID OIDC_PORT OIDC_PID
+# OIDC_LOG, and the array OIDC_KUBESIM_FLAGS for kubesim_start:
+#     kubesim_start "${OIDC_KUBESIM_FLAGS[@]}"
+# Users: alice/alice-pw (team-a), bob/bob-pw (team-b), carol/carol-pw
+# (email not verified); emails <user>@example.test.
+oidc_start() {
+	OIDC_DIR=${OIDC_DIR:-$BATS_FILE_TMPDIR/oidc}
+	"$TOP/tests/peers/oidc-peer" start "$OIDC_DIR" "$@" || return 1
+	local line
+	while IFS= read -r line; do
+		export "${line?}"
+	done <"$OIDC_DIR/env"
+	export OIDC_DIR
+	# shellcheck disable=SC2034 # used by the test files
+	OIDC_KUBESIM_FLAGS=(--oidc-issuer-url "$OIDC_ISSUER" --oidc-client-id "$OIDC_CLIENT_ID"
+		--oidc-ca-file "$OIDC_CA" --oidc-username-claim email --oidc-groups-claim groups)
+}
+
+# Stops the provider started by oidc_start, by its PID.
+oidc_stop() {
+	[ -n "${OIDC_DIR:-}" ] || return 0
+	"$TOP/tests/peers/oidc-peer" stop "$OIDC_DIR"
+	export OIDC_PID=
+}
+
+# oidc_token USER PASSWORD [SCOPE]: the password grant; prints the JSON answer.
+oidc_token() {
+	curl -sS --cacert "$OIDC_CA" "$OIDC_ISSUER/token" -d grant_type=password \
+		-d client_id="$OIDC_CLIENT_ID" --data-urlencode "username=$1" \
+		--data-urlencode "password=$2" \
+		--data-urlencode "scope=${3:-openid email profile groups offline_access}"
+}
+
+# jwt_payload JWT: prints the decoded payload (JSON) of a JWT.
+jwt_payload() {
+	local p
+	p=$(printf '%s' "$1" | cut -d. -f2 | tr '_-' '/+')
+	case $((${#p} % 4)) in 2) p="$p==" ;; 3) p="$p=" ;; esac
+	printf '%s' "$p" | base64 -d
+}
+
+# oidc_walk JAR URL USER PASSWORD: plays the browser from URL on (an
+# authorization URL, or an interaction URL). Follows the provider's
+# redirects with the cookie jar JAR, signs in as USER on the login page and
+# lets consent be granted. Prints the first redirect that leaves the issuer
+# (redirect_uri?code=...), or else the URL of the last page the provider
+# showed (its body is in JAR.body). Fails when the login is refused.
+oidc_walk() {
+	local jar=$1 url=$2 user=$3 pass=$4 out code next posted=""
+	for _ in $(seq 1 20); do
+		out=$(curl -sS --cacert "$OIDC_CA" -b "$jar" -c "$jar" -o "$jar.body" \
+			-w '%{http_code} %{redirect_url}' "$url") || return 1
+		code=${out%% *} next=${out#* }
+		if [ -z "$posted" ] && [ "$code" = 200 ] && [[ $url == "$OIDC_ISSUER/interaction/"* ]]; then
+			posted=1
+			out=$(curl -sS --cacert "$OIDC_CA" -b "$jar" -c "$jar" -o "$jar.body" \
+				-w '%{http_code} %{redirect_url}' --data-urlencode "login=$user" \
+				--data-urlencode "password=$pass" "$url") || return 1
+			code=${out%% *} next=${out#* }
+			[[ $code == 30? ]] || { echo "oidc_walk: login refused ($code)" >&2; return 1; }
+		fi
+		if [[ $code == 30? ]]; then
+			case $next in
+			"$OIDC_ISSUER"/*) url=$next; continue ;;
+			*) printf '%s\n' "$next"; return 0 ;;
+			esac
+		fi
+		printf '%s\n' "$url"
+		return 0
+	done
+	echo "oidc_walk: too many redirects" >&2
+	return 1
+}
+
+# oidc_device_approve USER_CODE USER PASSWORD: what the user does in the
+# browser for the device flow: enters the code, confirms, signs in.
+oidc_device_approve() {
+	local jar="$BATS_TEST_TMPDIR/device-jar.$$" xsrf out
+	xsrf=$(curl -sS --cacert "$OIDC_CA" -b "$jar" -c "$jar" -G "$OIDC_ISSUER/device" \
+		--data-urlencode "user_code=$1" | grep -o 'name="xsrf" value="[^"]*"' |
+		sed 's/.*value="//;s/"$//' | head -n 1)
+	[ -n "$xsrf" ] || { echo "oidc_device_approve: no xsrf on the device page" >&2; return 1; }
+	out=$(curl -sS --cacert "$OIDC_CA" -b "$jar" -c "$jar" -o /dev/null -w '%{redirect_url}' \
+		"$OIDC_ISSUER/device" -d "xsrf=$xsrf" --data-urlencode "user_code=$1" -d confirm=yes)
+	[ -n "$out" ] || { echo "oidc_device_approve: user code not accepted" >&2; return 1; }
+	oidc_walk "$jar" "$out" "$2" "$3" >/dev/null || return 1
+	grep -q 'Sign-in Success' "$jar.body" || {
+		echo "oidc_device_approve: no success page:" >&2
+		cat "$jar.body" >&2
+		return 1
+	}
+}
