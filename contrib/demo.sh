@@ -35,9 +35,13 @@ show runai submit -i jupyter/base-notebook -g 0.5 --interactive --port 8888 -s n
 sleep 2	# the emulated scheduler places the pods
 show runai list
 show runai describe job train1
+show runai exec train1 -- uname -s
+show runai logs --tail 5 train1
+show runai-adm node list
 
 if [ -t 0 ] && [ -t 1 ]; then
-	printf '\nA shell with KUBECONFIG=%s and runai on PATH; exit to stop the emulator.\n' "$KUBECONFIG"
+	printf '\nA shell with KUBECONFIG=%s and runai on PATH; try "runai bash train1"\n' "$KUBECONFIG"
+	printf 'or "runai logs -f train1"; exit to stop the emulator.\n'
 	PS1='(runai demo) \w\$ ' bash --norc -i || true
 else
 	printf '\nDemo done; the emulator stops now. Run "make demo" in a terminal to get a shell.\n'
