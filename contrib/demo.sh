@@ -5,7 +5,7 @@
 # leaving that shell stops the emulator.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-STATE="$TOP/.demo"
+STATE=${RAI_DEMO_STATE:-$TOP/.demo}
 BIN=${RAI_BIN_DIR:-$TOP/build/default}
 
 "$TOP/tests/peers/peers" stop "$STATE" 2>/dev/null || true
