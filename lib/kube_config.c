@@ -33,6 +33,7 @@
 #include "rai_alloc.h"
 #include "rai_buf.h"
 #include "rai_err.h"
+#include "rai_file.h"
 #include "rai_json.h"
 #include "rai_log.h"
 #include "rai_yaml.h"
@@ -1213,80 +1214,6 @@ lock_release(char *lock)
 	free(lock);
 }
 
-static int
-write_all(int fd, const char *p, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0) {
-		n = write(fd, p, len);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-static void
-fsync_dir(const char *target)
-{
-	const char *slash = strrchr(target, '/');
-	char *dir;
-	int fd;
-
-	dir = slash == NULL ? xstrdup(".") : slash == target ? xstrdup("/") :
-	    xstrndup(target, (size_t)(slash - target));
-	fd = open(dir, O_RDONLY | O_CLOEXEC);
-	if (fd != -1) {
-		/* Some filesystems refuse fsync on a directory; harmless. */
-		(void)fsync(fd);
-		close(fd);
-	}
-	free(dir);
-}
-
-/* Temp file in the same directory, 0600, fsync, rename, fsync the dir. */
-static int
-write_atomic(const char *target, const char *data, size_t len,
-    struct rai_err *err)
-{
-	char *tmp = xasprintf("%s.tmp.XXXXXX", target);
-	int fd, rc = -1;
-
-	fd = mkstemp(tmp);
-	if (fd == -1) {
-		rai_err_errno(err, errno, "cannot create a temporary file next "
-		    "to '%s'", target);
-		free(tmp);
-		return -1;
-	}
-	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
-	if (fchmod(fd, 0600) == -1 || write_all(fd, data, len) == -1 ||
-	    fsync(fd) == -1) {
-		rai_err_errno(err, errno, "cannot write '%s'", tmp);
-		close(fd);
-		goto out;
-	}
-	if (close(fd) == -1) {
-		rai_err_errno(err, errno, "cannot write '%s'", tmp);
-		goto out;
-	}
-	if (rename(tmp, target) == -1) {
-		rai_err_errno(err, errno, "cannot replace '%s'", target);
-		goto out;
-	}
-	fsync_dir(target);
-	rc = 0;
-out:
-	if (rc == -1)
-		unlink(tmp);
-	free(tmp);
-	return rc;
-}
-
 /* An edit of one document; sets *changed when it modified the tree. */
 typedef int kc_edit_fn(cJSON *doc, const char *path, const void *arg,
     int *changed, struct rai_err *);
@@ -1320,7 +1247,8 @@ edit_file(struct kube_config *kc, size_t fi, kc_edit_fn *fn, const void *arg,
 		goto out;
 	if (changed) {
 		if (rai_yaml_emit(doc, &out, err) == -1 ||
-		    write_atomic(real, out.data, out.len, err) == -1)
+		    rai_file_write_atomic(real, out.data, out.len, 0600, 0,
+		    err) == -1)
 			goto out;
 		rai_log(RAI_LOG_DEBUG, "wrote kubeconfig %s", f->path);
 	}
