@@ -313,3 +313,16 @@ rai_node_list_release(struct rai_node_list *nl)
 	free(nl->v);
 	memset(nl, 0, sizeof(*nl));
 }
+
+int
+rai_node_wanted(int argc, char *const argv[], const char *name)
+{
+	int i;
+
+	if (argc == 0)
+		return 1;
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], name) == 0)
+			return 1;
+	return 0;
+}

@@ -44,5 +44,7 @@ void	 rai_nodes_view(const cJSON *nodes, const cJSON *pods,
 int	 rai_nodes_fetch(struct kube_client *, struct rai_node_list *,
 	    struct rai_err *);
 void	 rai_node_list_release(struct rai_node_list *);
+/* Whether name is among the node names asked for (all when argc is 0). */
+int	 rai_node_wanted(int argc, char *const argv[], const char *name);
 
 #endif

@@ -15,6 +15,7 @@
 #include "kube_client.h"
 #include "rai_buf.h"
 #include "rai_json.h"
+#include "rai_node.h"
 #include "rai_out.h"
 #include "rai_quantity.h"
 
@@ -57,19 +58,6 @@ static const struct rai_col wide_cols[] = {
 	{ "INTERNAL-IP", NULL, 0 },
 	{ NULL, NULL, 0 }
 };
-
-static int
-wanted(int argc, char **argv, const char *name)
-{
-	int i;
-
-	if (argc == 0)
-		return 1;
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
-}
 
 static int
 check_names(struct rai_ctx *ctx, const struct adm_node_rows *rows, int argc,
@@ -159,7 +147,7 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		arr = cJSON_CreateArray();
 		for (i = 0; i < rows->n; i++)
-			if (wanted(argc, argv, rows->v[i].name))
+			if (rai_node_wanted(argc, argv, rows->v[i].name))
 				cJSON_AddItemToArray(arr,
 				    row_json(&rows->v[i]));
 		if (fmt == RAI_OUT_JSON)
@@ -171,7 +159,7 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 	}
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < rows->n; i++)
-			if (wanted(argc, argv, rows->v[i].name))
+			if (rai_node_wanted(argc, argv, rows->v[i].name))
 				fprintf(ctx->out, "node/%s\n", rows->v[i].name);
 		return 0;
 	}
@@ -181,7 +169,7 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 	}
 	t = rai_table_new(fmt == RAI_OUT_WIDE ? wide_cols : list_cols, 0);
 	for (i = 0; i < rows->n; i++)
-		if (wanted(argc, argv, rows->v[i].name))
+		if (rai_node_wanted(argc, argv, rows->v[i].name))
 			add_row(t, &rows->v[i], fmt == RAI_OUT_WIDE);
 	rai_table_print(t, ctx->out);
 	rai_table_free(t);

@@ -174,7 +174,7 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    rai_ctx_err(ctx)) == -1)
 		goto out;
 	for (i = 0; i < nl.n; i++) {
-		if (!runai_node_wanted(argc, argv, nl.v[i].name))
+		if (!rai_node_wanted(argc, argv, nl.v[i].name))
 			continue;
 		if (!first)
 			fprintf(ctx->out, "\n");

@@ -89,20 +89,6 @@ node_json(const struct rai_node_view *v)
 	return o;
 }
 
-/* Whether node name is among the names asked for (all when none). */
-int
-runai_node_wanted(int argc, char **argv, const char *name)
-{
-	int i;
-
-	if (argc == 0)
-		return 1;
-	for (i = 0; i < argc; i++)
-		if (strcmp(argv[i], name) == 0)
-			return 1;
-	return 0;
-}
-
 /* Every name asked for must exist: a typo is an error, not an empty list. */
 static int
 check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
@@ -142,7 +128,7 @@ print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		arr = cJSON_CreateArray();
 		for (i = 0; i < nl->n; i++)
-			if (runai_node_wanted(argc, argv, nl->v[i].name))
+			if (rai_node_wanted(argc, argv, nl->v[i].name))
 				cJSON_AddItemToArray(arr, node_json(&nl->v[i]));
 		if (fmt == RAI_OUT_JSON)
 			rai_out_json(ctx->out, arr);
@@ -153,7 +139,7 @@ print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	}
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < nl->n; i++)
-			if (runai_node_wanted(argc, argv, nl->v[i].name))
+			if (rai_node_wanted(argc, argv, nl->v[i].name))
 				fprintf(ctx->out, "node/%s\n", nl->v[i].name);
 		return 0;
 	}
@@ -163,7 +149,7 @@ print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	}
 	t = rai_table_new(node_cols, fmt == RAI_OUT_WIDE);
 	for (i = 0; i < nl->n; i++)
-		if (runai_node_wanted(argc, argv, nl->v[i].name))
+		if (rai_node_wanted(argc, argv, nl->v[i].name))
 			add_node_row(t, &nl->v[i]);
 	rai_table_print(t, ctx->out);
 	rai_table_free(t);

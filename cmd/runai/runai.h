@@ -72,8 +72,6 @@ struct runai_list_jobs_opts {
 extern const struct rai_opt runai_list_jobs_opts[];
 int	runai_list_jobs_run(struct rai_ctx *, void *, int, char **);
 
-/* list_nodes.c, shared with describe node: NODE... filters (none = all). */
-int	runai_node_wanted(int argc, char **argv, const char *name);
 
 /* delete.c, shared with suspend/resume: JOB... or -A, a 403 in plain words. */
 struct rai_err;
