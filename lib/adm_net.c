@@ -30,22 +30,14 @@
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_opt.h"
+#include "rai_time.h"
 
 #include "banned.h"
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static long
 left_ms(long long deadline)
 {
-	long long l = deadline - now_ms();
+	long long l = deadline - rai_now_ms();
 
 	return l > 0 ? (long)l : 0;
 }
@@ -192,7 +184,7 @@ resolve_ai(const char *host, long long deadline, long timeout_ms,
 	pthread_attr_destroy(&attr);
 	pthread_mutex_lock(&j->mu);
 	while (!j->done) {
-		left = deadline - now_ms();
+		left = deadline - rai_now_ms();
 		if (left <= 0)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -245,7 +237,7 @@ adm_resolve(const char *host, long timeout_ms, struct rai_strv *addrs,
 	char text[INET6_ADDRSTRLEN];
 	size_t i;
 
-	if (resolve_ai(host, now_ms() + timeout_ms, timeout_ms, &res,
+	if (resolve_ai(host, rai_now_ms() + timeout_ms, timeout_ms, &res,
 	    err) == -1)
 		return -1;
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
@@ -359,7 +351,7 @@ int
 adm_tcp_connect(const char *host, int port, long timeout_ms, int *fd,
     struct rai_err *err)
 {
-	return tcp_connect(host, port, now_ms() + timeout_ms, timeout_ms, fd,
+	return tcp_connect(host, port, rai_now_ms() + timeout_ms, timeout_ms, fd,
 	    err);
 }
 
@@ -389,7 +381,7 @@ adm_tls_fetch_chain(const char *host, int port, const char *sni,
     long timeout_ms, struct rai_buf *pem, unsigned *flags,
     struct rai_err *err)
 {
-	long long deadline = now_ms() + timeout_ms;
+	long long deadline = rai_now_ms() + timeout_ms;
 	STACK_OF(X509) *chain;
 	SSL_CTX *ctx = NULL;
 	SSL *ssl = NULL;

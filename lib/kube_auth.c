@@ -35,6 +35,7 @@
 #include "rai_err.h"
 #include "rai_json.h"
 #include "rai_log.h"
+#include "rai_time.h"
 
 #include "banned.h"
 
@@ -330,15 +331,6 @@ exec_argv(const struct kube_auth *a)
 	return argv;
 }
 
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads the child's stdout to EOF; 1 on timeout, -1 over the cap. */
 static int
 read_until(int fd, struct rai_buf *out, long long deadline)
@@ -350,7 +342,7 @@ read_until(int fd, struct rai_buf *out, long long deadline)
 	int r, rc = 0;
 
 	for (;;) {
-		left = deadline - now_ms();
+		left = deadline - rai_now_ms();
 		if (left <= 0) {
 			rc = 1;
 			break;
@@ -389,7 +381,7 @@ reap(pid_t pid, long long deadline, int *status)
 			return 0;
 		if (r == -1 && errno != EINTR)
 			return -1;
-		if (now_ms() >= deadline) {
+		if (rai_now_ms() >= deadline) {
 			kill(pid, SIGKILL);
 			while (waitpid(pid, status, 0) == -1 && errno == EINTR)
 				;
@@ -499,7 +491,7 @@ exec_run(const struct kube_auth *a, struct rai_buf *out, struct rai_err *err)
 		spawn_error(a, e, err);
 		goto out_free;
 	}
-	deadline = now_ms() + (long long)timeout * 1000;
+	deadline = rai_now_ms() + (long long)timeout * 1000;
 	r = read_until(pfd[0], out, deadline);
 	close(pfd[0]);
 	if (r != 0)

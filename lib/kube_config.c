@@ -36,6 +36,7 @@
 #include "rai_file.h"
 #include "rai_json.h"
 #include "rai_log.h"
+#include "rai_time.h"
 #include "rai_yaml.h"
 
 #include "banned.h"
@@ -1159,17 +1160,6 @@ kube_oidc_cfg_release(struct kube_oidc_cfg *o)
 
 /* ---- write-back ---- */
 
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 static int
 lock_acquire(const char *target, char **lockp, struct rai_err *err)
 {
@@ -1194,7 +1184,7 @@ lock_acquire(const char *target, char **lockp, struct rai_err *err)
 			    "changing it, remove '%s'", lock);
 			goto fail;
 		}
-		sleep_ms(KC_LOCK_POLL_MS);
+		rai_sleep_ms(KC_LOCK_POLL_MS);
 		waited += KC_LOCK_POLL_MS;
 	}
 	close(fd);

@@ -26,6 +26,7 @@
 #include "rai_err.h"
 #include "rai_http.h"
 #include "rai_log.h"
+#include "rai_time.h"
 
 #include "banned.h"
 
@@ -77,15 +78,6 @@ kube_exec_path(const char *ns, const char *pod, const char *container,
 
 /* ---- time and waiting ---- */
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits for events on fd until deadline; 0 ready, -1 timed out/failed. */
 static int
 wait_fd(int fd, short events, long deadline)
@@ -95,7 +87,7 @@ wait_fd(int fd, short events, long deadline)
 	int n;
 
 	for (;;) {
-		left = deadline - now_ms();
+		left = deadline - rai_now_ms();
 		if (left <= 0)
 			return -1;
 		p.fd = fd;
@@ -396,7 +388,7 @@ try_upgrade(struct rai_http *h, const char *url, const char *path,
     struct rai_http_conn **conn, struct answer *a, const char **chosen,
     int *renewable, struct rai_err *err)
 {
-	long start = now_ms(), deadline = start +
+	long start = rai_now_ms(), deadline = start +
 	    rai_http_request_timeout_ms(h);
 	char key[25], *req;
 	size_t len;
@@ -415,7 +407,7 @@ try_upgrade(struct rai_http *h, const char *url, const char *path,
 	if (rc == -1)
 		return -1;
 	rai_log(RAI_LOG_REQ, "GET %s %ld%s%s in %ld ms", url, a->status,
-	    a->reason[0] ? " " : "", a->reason, now_ms() - start);
+	    a->reason[0] ? " " : "", a->reason, (long)(rai_now_ms() - start));
 	if (a->status != 101) {
 		read_refusal_body(*conn, a, deadline);
 		rai_err_from_http(err, a->status, a->content_type,
@@ -545,7 +537,7 @@ queue_close(struct session *s, int code, struct rai_err *err)
 		return 0;
 	next_mask(s, mask);
 	s->close_sent = 1;
-	s->close_deadline = now_ms() + CLOSE_WAIT_MS;
+	s->close_deadline = rai_now_ms() + CLOSE_WAIT_MS;
 	return kube_ws_encode_close(&s->sendq, code, "", mask, err);
 }
 
@@ -747,7 +739,7 @@ poll_once(struct session *s, struct pollfd *p)
 	p[P_WINCH].fd = s->io->winch_fd;
 	p[P_STOP].fd = s->io->stop_fd;
 	if (s->close_sent) {
-		left = s->close_deadline - now_ms();
+		left = s->close_deadline - rai_now_ms();
 		timeout = left > 0 ? (int)left : 0;
 	}
 	return poll(p, P_N, timeout);
@@ -846,7 +838,7 @@ session_init(struct session *s, struct rai_http_conn *conn,
 	s->in_open = io->in_fd >= 0;
 	if (RAND_bytes((unsigned char *)&s->rnd, sizeof(s->rnd)) != 1 ||
 	    s->rnd == 0)
-		s->rnd = (uint32_t)now_ms() | 1u;
+		s->rnd = (uint32_t)rai_now_ms() | 1u;
 	rai_buf_init(&s->sendq, 0);
 	kube_chan_init(&s->chan, on_channel, s);
 	kube_ws_dec_init(&s->dec, MESSAGE_MAX, kube_chan_on_data, on_control,

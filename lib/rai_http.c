@@ -24,6 +24,7 @@
 #include "rai_err.h"
 #include "rai_http.h"
 #include "rai_log.h"
+#include "rai_time.h"
 
 #include "banned.h"
 
@@ -966,17 +967,6 @@ next_rand(struct rai_http *h)
 }
 
 static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
-static void
 log_retry(const struct rai_http_req *req, const struct rai_http_resp *resp,
     CURLcode code, long delay)
 {
@@ -1025,7 +1015,7 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 		delay = rai_http_backoff_ms(retries, err->retry_after,
 		    next_rand(h));
 		log_retry(req, resp, code, delay);
-		sleep_ms(delay);
+		rai_sleep_ms(delay);
 	}
 }
 

@@ -32,6 +32,7 @@
 #include "rai_log.h"
 #include "rai_out.h"
 #include "rai_quantity.h"
+#include "rai_time.h"
 
 #include "banned.h"
 
@@ -56,28 +57,6 @@ static const struct rai_opt drain_opts[] = {
 	    RAI_COMP_NONE, 0, NULL },
 	RAI_OPT_END
 };
-
-static long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	if (ms <= 0)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
 
 static void warn(struct rai_ctx *, const char *, ...)
     __attribute__((format(printf, 2, 3)));
@@ -266,7 +245,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 	struct rai_strv left = { 0 }, shown = { 0 };
 	struct kube_list_opts lo = { 0 };
 	struct watch_state ws;
-	long deadline = mono_ms() + timeout * 1000, remain, started;
+	long deadline = rai_now_ms() + timeout * 1000, remain, started;
 	char *sel = xasprintf("spec.nodeName=%s", node), *rv, *list;
 	cJSON *pods;
 	size_t i;
@@ -301,7 +280,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 			for (i = 0; i < left.n; i++)
 				rai_strv_push(&shown, left.v[i]);
 		}
-		remain = timeout > 0 ? deadline - mono_ms() : 0;
+		remain = timeout > 0 ? deadline - rai_now_ms() : 0;
 		if (timeout > 0 && remain <= 0) {
 			free(rv);
 			rc = timed_out(ctx, node, timeout, &left, err);
@@ -309,7 +288,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 		}
 		lo.resource_version = *rv ? rv : NULL;
 		ws.changed = 0;
-		started = mono_ms();
+		started = rai_now_ms();
 		rc = kube_watch(ctx->client, &KUBE_RES_PODS, NULL, &lo,
 		    timeout > 0 ? (remain + 999) / 1000 : 0, on_event, &ws,
 		    err);
@@ -320,7 +299,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 		rai_err_release(err);
 		rc = -1;
 		if (!ws.changed)
-			sleep_ms(MIN_ROUND_MS - (mono_ms() - started));
+			rai_sleep_ms(MIN_ROUND_MS - (rai_now_ms() - started));
 	}
 	rai_strv_release(&left);
 	rai_strv_release(&shown);

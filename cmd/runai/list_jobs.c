@@ -17,6 +17,7 @@
 #include "rai_json.h"
 #include "rai_out.h"
 #include "rai_project.h"
+#include "rai_time.h"
 #include "runai.h"
 
 #include "banned.h"
@@ -206,28 +207,6 @@ on_event(void *ud, const char *type, const cJSON *obj)
 	return 0;
 }
 
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	if (ms <= 0)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
-
 /*
  * Redraws after changes until the server ends the stream (or ^C). A
  * burst of events costs one list, not one each: the stream stops at the
@@ -241,7 +220,7 @@ watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
 {
 	struct kube_list_opts lo = { 0 };
 	struct watch_state ws = { *rv, 0 };
-	long drawn = now_ms();
+	long drawn = rai_now_ms();
 	char *from;
 	int rc = -1;
 
@@ -257,14 +236,14 @@ watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
 			break;
 		if (!ws.changed)
 			break;	/* the server ended the watch */
-		sleep_ms(REDRAW_MIN_MS - (now_ms() - drawn));
+		rai_sleep_ms(REDRAW_MIN_MS - (rai_now_ms() - drawn));
 		if (ctx->out_tty)
 			fputs("\033[H\033[2J", ctx->out);
 		else
 			fputc('\n', ctx->out);
 		if ((rc = list_once(ctx, ns, fmt, project, &ws.rv)) == -1)
 			break;
-		drawn = now_ms();
+		drawn = rai_now_ms();
 		if (ws.rv == NULL) {
 			rc = rai_err_set(rai_ctx_err(ctx), RAI_E_PROTO,
 			    "the RunaiJob list has no resourceVersion to "

@@ -33,6 +33,7 @@
 #include "rai_log.h"
 #include "rai_logs.h"
 #include "rai_out.h"
+#include "rai_time.h"
 #include "runai.h"
 
 #include "banned.h"
@@ -74,28 +75,6 @@ static const struct rai_opt logs_opts[] = {
 	RUNAI_OPT_POD_TIMEOUT(struct logs_opts, start_timeout),
 	RAI_OPT_END
 };
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts;
-
-	if (ms <= 0)
-		return;
-	ts.tv_sec = ms / 1000;
-	ts.tv_nsec = (ms % 1000) * 1000000L;
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
 
 static const char *
 pod_phase(const cJSON *pod)
@@ -143,7 +122,7 @@ static int
 wait_for_pod(struct rai_ctx *ctx, const char *job,
     const struct logs_opts *o, cJSON **out, struct rai_err *err)
 {
-	long deadline = now_ms() + o->start_timeout * 1000;
+	long deadline = rai_now_ms() + o->start_timeout * 1000;
 	char *said = NULL;
 	const char *name;
 	cJSON *pod = NULL;
@@ -154,7 +133,7 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 		    err) == -1) {
 			if (strcmp(err->reason, RUNAI_REASON_NO_PODS) != 0)
 				goto out;
-			if (now_ms() >= deadline) {
+			if (rai_now_ms() >= deadline) {
 				rai_err_set(err, RAI_E_NOTFOUND, "job %s has "
 				    "no pods, please use \"runai describe "
 				    "job\" to get more information.", job);
@@ -169,7 +148,7 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 				rc = 0;
 				goto out;
 			}
-			if (now_ms() >= deadline) {
+			if (rai_now_ms() >= deadline) {
 				rai_err_set(err, RAI_E_NOTFOUND, "instance %s "
 				    "is not running, please use \"runai "
 				    "describe job\" to get more information.",
@@ -190,7 +169,7 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 		rai_err_release(err);
 		cJSON_Delete(pod);
 		pod = NULL;
-		sleep_ms(POLL_MS);
+		rai_sleep_ms(POLL_MS);
 	}
 out:
 	free(said);
@@ -415,7 +394,7 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 	const char *name = rai_json_str_or(pod, "metadata.name", ""), *why;
 	char since[RAI_LOGS_SINCE_MAX], *path;
 	int resumed = 0, attempts = 0, rc;
-	unsigned rnd = (unsigned)getpid() ^ (unsigned)now_ms();
+	unsigned rnd = (unsigned)getpid() ^ (unsigned)rai_now_ms();
 	enum pod_now st;
 	size_t before;
 	long delay;
@@ -465,7 +444,7 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 		    (double)delay / 1000, resumed ? " from " : "",
 		    resumed ? since : "");
 		rai_err_release(err);
-		sleep_ms(delay);
+		rai_sleep_ms(delay);
 	}
 }
 

@@ -18,6 +18,7 @@
 #include "rai_err.h"
 #include "rai_json.h"
 #include "rai_log.h"
+#include "rai_time.h"
 #include "runai.h"
 
 #include "banned.h"
@@ -25,24 +26,6 @@
 #define POLL_INTERVAL_MS	1000L
 /* typed-ahead input kept for a retry with another shell */
 #define REPLAY_MAX		((size_t)1 << 20)
-
-static long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void
-pause_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
-
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
 
 static int
 pod_ready(const cJSON *pod)
@@ -89,7 +72,7 @@ static int
 wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
     cJSON **pod, struct rai_err *err)
 {
-	long deadline = now_ms() + o->wait_ms;
+	long deadline = rai_now_ms() + o->wait_ms;
 	const char *phase;
 	int said = 0;
 
@@ -97,7 +80,7 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 		*pod = NULL;
 		if (runai_job_pod(ctx, ctx->namespace, o->job, o->pod, pod,
 		    err) == -1) {
-			if (!no_pods_yet(err) || now_ms() >= deadline)
+			if (!no_pods_yet(err) || rai_now_ms() >= deadline)
 				return -1;
 			rai_err_release(err);
 			say_waiting(o, &said);
@@ -112,7 +95,7 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 			}
 			if (strcmp(phase, "Running") == 0 && pod_ready(*pod))
 				return 0;
-			if (now_ms() >= deadline) {
+			if (rai_now_ms() >= deadline) {
 				rai_err_set(err, RAI_E_NOTFOUND, "Unable to run "
 				    "command in a pod that is not running");
 				goto fail;
@@ -120,7 +103,7 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 			say_waiting(o, &said);
 			cJSON_Delete(*pod);
 		}
-		pause_ms(POLL_INTERVAL_MS);
+		rai_sleep_ms(POLL_INTERVAL_MS);
 	}
 fail:
 	cJSON_Delete(*pod);
