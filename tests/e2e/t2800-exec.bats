@@ -158,11 +158,19 @@ pod_of() {
 	# a pod that starts while we wait is used
 	running later
 	runai submit late -i ubuntu --interactive >/dev/null
-	(sleep 1.5; tick 2) &
-	run -0 --separate-stderr runai exec --pod-running-timeout 20s late -- echo ran
-	wait
-	assert_output ran
-	stderr_is "Waiting for pod to start running..."
+	mark_requests
+	runai exec --pod-running-timeout 60s late -- echo ran >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	local epid=$! i rc=0
+	# two lists of the pods: it has seen this one not running; start it then
+	for ((i = 0; i < 300; i++)); do
+		requests_since_mark | jq -se '[.[] | select(.path | endswith("/pods"))] | length >= 2' >/dev/null && break
+		sleep 0.1
+	done
+	tick 2
+	wait "$epid" || rc=$?
+	[ "$rc" -eq 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/out")" = ran ]
+	[ "$(cat "$BATS_TEST_TMPDIR/err")" = "Waiting for pod to start running..." ]
 	# an ended pod
 	local pod
 	pod=$(pod_of late)
