@@ -75,7 +75,7 @@ HELPER_SRCS	:= $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN	:= $(if $(HELPER_SRCS),$(O)/tests/helper/rai-test-tool)
 
 .PHONY: all check check-valgrind test-bins docs demo install uninstall \
-	deps clean fuzz
+	deps clean fuzz fuzz-bins
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -179,17 +179,12 @@ $(FUZZ_BINS): $(O)/fuzz/%: $(O)/fuzz/tests/fuzz/%.o $(FUZZ_LIB)
 	$(Q_LINK)$(FUZZ_CC) $(LDFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ \
 		$^ $(LIBS)
 
+fuzz-bins: $(FUZZ_BINS)
+
 fuzz: $(FUZZ_BINS)
 	@for f in $(FUZZ_BINS); do \
-		n=$${f##*/fuzz_}; log=$(O)/fuzz/$$n.log; \
-		tmp=$$(mktemp -d) || exit 1; \
-		echo "   FUZZ    $$n for $(FUZZ_TIME) s (log: $$log)"; \
-		$$f -max_total_time=$(FUZZ_TIME) -max_len=8192 -timeout=10 \
-			-artifact_prefix=$(O)/fuzz/ -print_final_stats=1 \
-			$$tmp tests/fuzz/corpus/$$n >$$log 2>&1; rc=$$?; \
-		rm -rf "$$tmp"; \
-		if [ $$rc -ne 0 ]; then tail -n 40 $$log; exit 1; fi; \
-		grep -E '^(Done|stat::number_of_executed_units)' $$log || :; \
+		echo "   FUZZ    $${f##*/fuzz_} for $(FUZZ_TIME) s"; \
+		tests/fuzz/run-target $$f $(FUZZ_TIME) || exit 1; \
 	done
 
 deps:

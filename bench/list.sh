@@ -40,8 +40,8 @@ ratio() { "$PY" -c "import sys; a, b = map(float, sys.argv[1:]); print('%.2f' % 
 # What one request costs the emulator itself: the median of 7 GETs of an
 # empty list through curl (a new connection each, as for a new process).
 floor_ms() {
-	local i
-	for i in 1 2 3 4 5 6 7; do
+	local _
+	for _ in 1 2 3 4 5 6 7; do
 		curl -sS -o /dev/null -w '%{time_total}\n' --cacert "$KUBESIM_CA" \
 			-H "Authorization: Bearer $KUBESIM_TOKEN" \
 			"$KUBESIM_URL/apis/batch/v1/namespaces/runai-team-b/jobs?limit=500"

@@ -194,6 +194,7 @@ body_excerpt(const char *body, size_t len)
 	size_t i, n = len < BODY_EXCERPT ? len : BODY_EXCERPT;
 	int space = 0;
 
+	/* cppcheck-suppress knownConditionTrueFalse ; it assumes len == 0 from one caller */
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)body[i];
 
@@ -206,6 +207,7 @@ body_excerpt(const char *body, size_t len)
 		space = 0;
 		rai_buf_addch(&b, (c < 0x20 || c == 0x7f) ? '?' : c);
 	}
+	/* cppcheck-suppress knownConditionTrueFalse ; as above */
 	if (len > n)
 		rai_buf_addstr(&b, "...");
 	return rai_buf_detach(&b, NULL);

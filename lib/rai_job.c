@@ -638,19 +638,21 @@ job_project(const cJSON *chief, const char *project)
 static void
 pack_view(struct rai_job_view *v)
 {
-	char **f[] = { &v->name, &v->namespace, &v->project, &v->uid,
+	char **slot[] = { &v->name, &v->namespace, &v->project, &v->uid,
 	    &v->kind, &v->status, &v->type, &v->user, &v->node, &v->image,
 	    &v->gpus, &v->service_urls, &v->command_line };
-	size_t i, len[sizeof(f) / sizeof(f[0])], total = 0;
+	size_t i, len[sizeof(slot) / sizeof(slot[0])], total = 0;
 	char *mem, *p;
 
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++)
-		total += (len[i] = strlen(*f[i])) + 1;
+	for (i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
+		total += (len[i] = strlen(*slot[i])) + 1;
 	p = mem = xmalloc(total);
-	for (i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
-		memcpy(p, *f[i], len[i] + 1);
-		free(*f[i]);
-		*f[i] = p;
+	for (i = 0; i < sizeof(slot) / sizeof(slot[0]); i++) {
+		char *old = *slot[i];
+
+		memcpy(p, old, len[i] + 1);
+		free(old);
+		*slot[i] = p;
 		p += len[i] + 1;
 	}
 	v->mem = mem;
@@ -1048,7 +1050,7 @@ ns_project_cmp(const void *a, const void *b)
 static const char *
 project_of(struct fetch *f, const cJSON *obj)
 {
-	struct ns_project key, *hit;
+	struct ns_project key = { 0 }, *hit;
 
 	key.ns = (char *)(uintptr_t)rai_json_str_or(obj,
 	    "metadata.namespace", "");

@@ -44,18 +44,22 @@ rai_logs_format_since(const struct rai_logs_time *t, char *buf, size_t size)
 {
 	time_t sec = (time_t)t->sec;
 	long usec = t->nsec / 1000 - 1;
-	char day[24];
 	struct tm tm;
 
 	if (usec < 0)
 		usec = 0;	/* not the second before: seconds servers */
-	if (gmtime_r(&sec, &tm) == NULL ||
-	    strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm) == 0) {
-		if (size > 0)
-			buf[0] = '\0';
+	/*
+	 * Four-digit years always (strftime's %Y does not pad): a stamp
+	 * of year 0 with a positive offset lands before it, so the floor
+	 * is the first instant RFC 3339 can write.
+	 */
+	if (gmtime_r(&sec, &tm) == NULL || tm.tm_year + 1900 < 0) {
+		snprintf(buf, size, "0000-01-01T00:00:00.000000Z");
 		return;
 	}
-	snprintf(buf, size, "%s.%06ldZ", day, usec);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ",
+	    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+	    tm.tm_min, tm.tm_sec, usec);
 }
 
 static int

@@ -193,7 +193,7 @@ display_width(const char *s)
 static int
 unsafe_cp(long c)
 {
-	return c < 0 || c < 0x20 || (c >= 0x7f && c <= 0x9f) ||
+	return c < 0x20 || (c >= 0x7f && c <= 0x9f) ||
 	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
@@ -545,9 +545,9 @@ json_number(FILE *fp, double v)
 	}
 	if (fabs(v) >= 1e-6 && fabs(v) < 1e21 && strchr(buf, 'e') != NULL) {
 		/* %g chose an exponent that Go would not: write it out */
-		int digits = prec - 1 - (int)floor(log10(fabs(v)));
+		int fraction = prec - 1 - (int)floor(log10(fabs(v)));
 
-		snprintf(buf, sizeof(buf), "%.*f", digits > 0 ? digits : 0, v);
+		snprintf(buf, sizeof(buf), "%.*f", fraction > 0 ? fraction : 0, v);
 	}
 	if ((e = strchr(buf, 'e')) != NULL && e[1] == '-' && e[2] == '0')
 		memmove(e + 2, e + 3, strlen(e + 3) + 1);	/* e-07: e-7 */
@@ -622,6 +622,16 @@ rai_out_yaml(FILE *fp, const cJSON *j, struct rai_err *err)
 	if (b.len > 0)
 		fwrite(b.data, 1, b.len, fp);
 	rai_buf_release(&b);
+	return 0;
+}
+
+int
+rai_out_doc(FILE *fp, enum rai_out_fmt fmt, const cJSON *j,
+    struct rai_err *err)
+{
+	if (fmt == RAI_OUT_YAML)
+		return rai_out_yaml(fp, j, err);
+	rai_out_json(fp, j);
 	return 0;
 }
 

@@ -53,6 +53,8 @@ void	 rai_table_free(struct rai_table *);
 /* kubectl-style JSON: 4-space indent, trailing newline. */
 void	 rai_out_json(FILE *, const cJSON *);
 int	 rai_out_yaml(FILE *, const cJSON *, struct rai_err *);
+/* A document as -o json or -o yaml asked (fmt is one of the two). */
+int	 rai_out_doc(FILE *, enum rai_out_fmt, const cJSON *, struct rai_err *);
 /* Copy with control characters (and ESC) replaced by '?'; caller frees. */
 char	*rai_out_sanitize(const char *);
 /* Go ShortHumanDuration of now - t: "0s" "45s" "3m" "5h" "2d" "1y", "<invalid>". */

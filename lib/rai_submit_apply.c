@@ -160,7 +160,7 @@ take(struct taken *t, long i)
  */
 static int
 free_index(struct kube_client *c, const char *ns, const char *base,
-    struct taken *tried, long *out, struct rai_err *err)
+    const struct taken *tried, long *out, struct rai_err *err)
 {
 	struct kube_list_opts lo = { 0 };
 	struct taken used = *tried;
@@ -224,7 +224,7 @@ rollback(struct kube_client *c, const char *ns, struct rai_submit_objs *objs,
 }
 
 static int
-interrupted(volatile sig_atomic_t *stop, struct rai_err *err)
+interrupted(const volatile sig_atomic_t *stop, struct rai_err *err)
 {
 	if (stop == NULL || !*stop)
 		return 0;

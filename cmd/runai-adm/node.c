@@ -142,7 +142,7 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 	struct rai_table *t;
 	cJSON *arr;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		arr = cJSON_CreateArray();
@@ -150,10 +150,7 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 			if (rai_node_wanted(argc, argv, rows->v[i].name))
 				cJSON_AddItemToArray(arr,
 				    row_json(&rows->v[i]));
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, arr);
-		else
-			rc = rai_out_yaml(ctx->out, arr, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, arr, rai_ctx_err(ctx));
 		cJSON_Delete(arr);
 		return rc;
 	}

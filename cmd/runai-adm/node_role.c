@@ -341,10 +341,7 @@ print_json(struct role_run *r, int applied, struct rai_err *err)
 	cJSON *doc = plan_json(r, applied);
 	int rc = 0;
 
-	if (r->fmt == RAI_OUT_JSON)
-		rai_out_json(r->ctx->out, doc);
-	else
-		rc = rai_out_yaml(r->ctx->out, doc, err);
+	rc = rai_out_doc(r->ctx->out, r->fmt, doc, err);
 	cJSON_Delete(doc);
 	return rc;
 }

@@ -377,10 +377,7 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fprintf(ctx->out, "job/%s\n", d.v.name);
 	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		j = detail_json(&d);
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, j);
-		else
-			rc = rai_out_yaml(ctx->out, j, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, j, rai_ctx_err(ctx));
 		cJSON_Delete(j);
 	} else
 		print_wide(ctx, &d);

@@ -122,7 +122,7 @@ print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
 	cJSON *list, *items;
 	time_t now = time(NULL);
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		list = cJSON_CreateObject();
@@ -132,10 +132,7 @@ print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
 			cJSON_AddItemToArray(items, job_json(&jl->v[i]));
 			rai_job_view_release(&jl->v[i]);
 		}
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, list);
-		else
-			rc = rai_out_yaml(ctx->out, list, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, list, rai_ctx_err(ctx));
 		cJSON_Delete(list);
 		return rc;
 	}

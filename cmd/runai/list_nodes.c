@@ -123,17 +123,14 @@ print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	struct rai_table *t;
 	cJSON *arr;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		arr = cJSON_CreateArray();
 		for (i = 0; i < nl->n; i++)
 			if (rai_node_wanted(argc, argv, nl->v[i].name))
 				cJSON_AddItemToArray(arr, node_json(&nl->v[i]));
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, arr);
-		else
-			rc = rai_out_yaml(ctx->out, arr, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, arr, rai_ctx_err(ctx));
 		cJSON_Delete(arr);
 		return rc;
 	}

@@ -121,7 +121,7 @@ print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
 	struct rai_table *t;
 	cJSON *doc;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < pl->n; i++)
@@ -130,10 +130,7 @@ print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
 	}
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		doc = projects_json(pl, def);
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, doc);
-		else
-			rc = rai_out_yaml(ctx->out, doc, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, doc, rai_ctx_err(ctx));
 		cJSON_Delete(doc);
 		return rc;
 	}

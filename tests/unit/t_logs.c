@@ -347,6 +347,16 @@ TEST(times_parse_in_every_rfc3339_form)
 	t.nsec = 123456789;
 	rai_logs_format_since(&t, since, sizeof(since));
 	T_STR_EQ(since, "2024-05-06T07:08:09.123455Z");
+
+	/* found by fuzz_logs: years below 1000 keep four digits, and a
+	 * stamp before year 0 (an offset at 0000-01-01) takes the floor */
+	T_INT_EQ(rai_logs_parse_time("0026-11-25T01:02:03+02:00", 25, &t), 0);
+	rai_logs_format_since(&t, since, sizeof(since));
+	T_STR_EQ(since, "0026-11-24T23:02:03.000000Z");
+	T_INT_EQ(rai_logs_parse_time(since, strlen(since), &t), 0);
+	T_INT_EQ(rai_logs_parse_time("0000-01-01T00:00:00+02:00", 25, &t), 0);
+	rai_logs_format_since(&t, since, sizeof(since));
+	T_STR_EQ(since, "0000-01-01T00:00:00.000000Z");
 }
 
 TEST(every_line_once_through_cuts_at_every_byte)

@@ -43,8 +43,8 @@ kubesim_start() {
 	"$PYTHON" "$TOP/contrib/kube-sim/kube-sim" --state-dir "$KUBESIM_DIR" \
 		--port 0 "$@" >"$KUBESIM_DIR/server.log" 2>&1 &
 	KUBESIM_PID=$!
-	local i
-	for i in $(seq 1 200); do
+	local _
+	for _ in $(seq 1 200); do
 		[ -s "$KUBESIM_DIR/ready.json" ] && break
 		if ! kill -0 "$KUBESIM_PID" 2>/dev/null; then
 			cat "$KUBESIM_DIR/server.log" >&2
@@ -67,8 +67,8 @@ kubesim_start() {
 kubesim_stop() {
 	[ -n "${KUBESIM_PID:-}" ] || return 0
 	kill "$KUBESIM_PID" 2>/dev/null || true
-	local i
-	for i in $(seq 1 100); do
+	local _
+	for _ in $(seq 1 100); do
 		kill -0 "$KUBESIM_PID" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -146,7 +146,8 @@ have_kubectl_132() {
 	[ -x "$KUBECTL_132" ]
 }
 
-# bats-assert here has no assert_stderr.
+# bats-assert here has no assert_stderr. $stderr is set by run --separate-stderr.
+# shellcheck disable=SC2154
 stderr_has() {
 	[[ "$stderr" == *"$1"* ]] || { echo "stderr: $stderr" >&2; return 1; }
 }

@@ -1,0 +1,122 @@
+#!/usr/bin/env bats
+# Release quality: 'make install DESTDIR=...' lays out binaries, man pages
+# and completions where a distribution expects them, each installed page
+# renders, each installed completion script loads, and 'make uninstall'
+# takes it all back. The static checkers agree with the tree: every shell
+# script passes shellcheck and the C sources pass cppcheck (the checks
+# that remain switched off are listed in tests/lint/README).
+
+load lib/common
+
+BUILD=${RAI_BUILD_DIR:-$TOP/build/default}
+
+setup() {
+	isolate_env
+	DEST=$BATS_TEST_TMPDIR/dest
+}
+
+# make_in_top TARGET...: the project's own Makefile, on the build under test.
+make_in_top() {
+	make -s -C "$TOP" O="$BUILD" PREFIX=/usr DESTDIR="$DEST" "$@"
+}
+
+# Every file under $DEST, relative, sorted.
+dest_files() {
+	(cd "$DEST" && find . -type f -o -type l | sed 's,^\./,,' | LC_ALL=C sort)
+}
+
+@test "install puts programs, pages and completions in the usual places" {
+	[ -x "$BUILD/runai" ] || skip "not built"
+	run -0 make_in_top install
+	[ -x "$DEST/usr/bin/runai" ]
+	[ -x "$DEST/usr/bin/rntop" ]
+	[ -x "$DEST/usr/sbin/runai-adm" ]
+	for p in runai runai-adm rntop; do
+		[ -f "$DEST/usr/share/bash-completion/completions/$p" ]
+		[ -f "$DEST/usr/share/zsh/site-functions/_$p" ]
+	done
+	# every committed page, in its section, and nothing else
+	want=$( (cd "$TOP/man" && ls) | sed -E 's,^(.*)\.([18])$,usr/share/man/man\2/\1.\2,' |
+		LC_ALL=C sort)
+	got=$(dest_files | grep '^usr/share/man/')
+	[ "$got" = "$want" ]
+	[ "$(stat -c %a "$DEST/usr/share/man/man1/runai.1")" = 644 ]
+	[ "$(stat -c %a "$DEST/usr/bin/runai")" = 755 ]
+	# the installed programs run and know their version
+	run -0 "$DEST/usr/bin/runai" version --short
+	assert_output --partial "0.1.0"
+	run -0 "$DEST/usr/sbin/runai-adm" version
+	run -0 "$DEST/usr/bin/rntop" version
+}
+
+@test "each installed man page renders with man -l" {
+	command -v man >/dev/null || skip "man is not installed"
+	[ -x "$BUILD/runai" ] || skip "not built"
+	run -0 make_in_top install
+	n=0
+	for page in "$DEST"/usr/share/man/man[18]/*; do
+		run -0 env MANWIDTH=80 man -l "$page"
+		name=$(basename "$page" | sed -E 's/\.[18]$//')
+		# the NAME section names the page's command
+		assert_output --partial "NAME"
+		[[ $output == *"${name}"* ]] || [[ $output == *"${name//-/ }"* ]]
+		n=$((n + 1))
+	done
+	[ "$n" -ge 40 ]
+}
+
+@test "installed bash completion loads and completes subcommands" {
+	[ -x "$BUILD/runai" ] || skip "not built"
+	run -0 make_in_top install
+	comp=$DEST/usr/share/bash-completion/completions/runai
+	run -0 bash -c 'PATH="$2:$PATH"; source "$1"; complete -p runai' bash "$comp" "$DEST/usr/bin"
+	assert_output --partial "runai"
+	run -0 bash -c '
+		PATH="$2:$PATH"; source "$1"
+		COMP_WORDS=(runai li); COMP_CWORD=1; COMP_LINE="runai li"; COMP_POINT=8
+		fn=$(complete -p runai | sed -E "s/.*-F ([^ ]+).*/\1/")
+		"$fn" runai li runai
+		printf "%s\n" "${COMPREPLY[@]}"' bash "$comp" "$DEST/usr/bin"
+	assert_line "list"
+}
+
+@test "uninstall removes everything install put there" {
+	[ -x "$BUILD/runai" ] || skip "not built"
+	run -0 make_in_top install
+	[ -n "$(dest_files)" ]
+	run -0 make_in_top uninstall
+	run -0 dest_files
+	assert_output ""
+}
+
+# The shell scripts of the project: the shebang says sh or bash.
+shell_scripts() {
+	local f
+	for f in "$TOP"/tests/run "$TOP"/.ci/run "$TOP"/contrib/*.sh \
+		"$TOP"/bench/*.sh "$TOP"/tests/peers/* "$TOP"/tests/helper/*; do
+		[ -f "$f" ] || continue
+		head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)' && echo "$f"
+	done
+	return 0
+}
+
+@test "every shell script passes shellcheck" {
+	command -v shellcheck >/dev/null || skip "shellcheck is not installed"
+	mapfile -t scripts < <(shell_scripts)
+	[ "${#scripts[@]}" -ge 6 ]
+	run shellcheck -x -f gcc "${scripts[@]}"
+	assert_success
+	run shellcheck -s bash -f gcc "$TOP"/tests/e2e/lib/*.bash
+	assert_success
+}
+
+@test "the C sources pass cppcheck" {
+	command -v cppcheck >/dev/null || skip "cppcheck is not installed"
+	run cppcheck -q --enable=warning,style,portability,performance \
+		--inline-suppr --error-exitcode=1 -D_DEFAULT_SOURCE -I"$TOP/lib" \
+		--include="$TOP/tests/lint/cppcheck-cfg.h" \
+		--suppress=funcArgOrderDifferent --suppress=variableScope \
+		"$TOP/lib" "$TOP/cmd"
+	assert_success
+	assert_output ""
+}
