@@ -34,8 +34,8 @@ simapi() {
 }
 simapi /_sim/controller '{"paused": true}'
 
-measure() { "$PY" "$TOP/bench/measure.py" "$RUNS" "$@"; }
-ratio() { "$PY" -c "import sys; a, b = map(float, sys.argv[1:]); print('%.2f' % (a / b if b else float('nan')))" "$1" "$2"; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
 
 # What one request costs the emulator itself: the median of 7 GETs of an
 # empty list through curl (a new connection each, as for a new process).
@@ -54,8 +54,12 @@ FMT='%-6s  %-14s  %9s  %9s  %12s  %12s  %7s  %7s\n'
 # shellcheck disable=SC2059
 printf "$FMT" n command 'runai s' 'kubectl s' 'runai KiB' 'kubectl KiB' 'time x' 'mem x'
 row() {
+	local tx mx
+	tx=$(ratio "$3" "$4") mx=$(ratio "$5" "$6")
 	# shellcheck disable=SC2059
-	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$6" "$(ratio "$3" "$4")" "$(ratio "$5" "$6")"
+	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$6" "$tx" "$mx"
+	summary list "$2, $1 jobs" time "$tx" kubectl
+	summary list "$2, $1 jobs" memory "$mx" kubectl
 }
 have=0
 for n in 1000 10000; do

@@ -43,8 +43,8 @@ POD=$(curl -sS --cacert "$KUBESIM_CA" -H "Authorization: Bearer $KUBESIM_TOKEN" 
 	"$KUBESIM_URL/api/v1/namespaces/$NS/pods" |
 	jq -r '.items[] | select(.metadata.name | startswith("bench-")) | .metadata.name')
 
-measure() { "$PY" "$TOP/bench/measure.py" "$RUNS" "$@"; }
-ratio() { "$PY" -c "import sys; a, b = map(float, sys.argv[1:]); print('%.2f' % (a / b if b else float('nan')))" "$1" "$2"; }
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
 rate() { "$PY" -c "import sys; print('%.0f' % ($MIB / float(sys.argv[1])))" "$1"; }
 
 # The input: MIB MiB of random bytes (exec), and a log of MIB MiB made
@@ -75,9 +75,12 @@ FMT='%-26s  %9s  %9s  %10s  %10s  %9s  %9s  %7s  %7s\n'
 # shellcheck disable=SC2059
 printf "$FMT" "$MIB MiB" 'runai s' 'kubectl s' 'runai MiB/s' 'kubectl MiB/s' 'runai KiB' 'kubectl KiB' 'time x' 'mem x'
 row() {
+	local tx mx
+	tx=$(ratio "$2" "$3") mx=$(ratio "$4" "$5")
 	# shellcheck disable=SC2059
-	printf "$FMT" "$1" "$2" "$3" "$(rate "$2")" "$(rate "$3")" "$4" "$5" \
-		"$(ratio "$2" "$3")" "$(ratio "$4" "$5")"
+	printf "$FMT" "$1" "$2" "$3" "$(rate "$2")" "$(rate "$3")" "$4" "$5" "$tx" "$mx"
+	summary stream "$1, $MIB MiB" time "$tx" kubectl
+	summary stream "$1, $MIB MiB" memory "$mx" kubectl
 }
 read -r rt rm < <(measure sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'")
 read -r kt km < <(measure sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")

@@ -334,10 +334,10 @@ node-2"
 }
 
 @test "a slow answer hits RUNAI_REQUEST_TIMEOUT" {
-	fault '{"path_prefix": "/api/v1/nodes", "delay": 4}'
+	fault "{\"path_prefix\": \"/api/v1/nodes\", \"delay\": $((4 * TIME_SCALE))}"
 	SECONDS=0
-	RUNAI_REQUEST_TIMEOUT=1 run -1 --separate-stderr kube list nodes --retries 0
-	[ "$SECONDS" -lt 4 ]
+	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube list nodes --retries 0
+	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
 	[[ "$stderr" == "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/nodes?limit=500' timed out: "* ]]
 	wait_requests GET /api/v1/nodes 1
 }
@@ -474,17 +474,17 @@ seco"
 }
 
 @test "a stream whose answer does not start in time times out" {
-	fault '{"path_prefix": "/api/v1/namespaces/default/pods/logger/log", "delay": 4}'
+	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((4 * TIME_SCALE))}"
 	SECONDS=0
-	RUNAI_REQUEST_TIMEOUT=1 run -1 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log --retries 0
-	[ "$SECONDS" -lt 4 ]
-	assert_equal "$stderr" "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/namespaces/default/pods/logger/log' timed out: no answer after 1000 ms"
+	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log --retries 0
+	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
+	assert_equal "$stderr" "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/namespaces/default/pods/logger/log' timed out: no answer after $((1000 * TIME_SCALE)) ms"
 	wait_requests GET /api/v1/namespaces/default/pods/logger/log 1
 }
 
 @test "a stream whose answer does not start in time is retried" {
-	fault '{"path_prefix": "/api/v1/namespaces/default/pods/logger/log", "delay": 2}'
-	RUNAI_REQUEST_TIMEOUT=1 run -0 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log -v 1
+	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((2 * TIME_SCALE))}"
+	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -0 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log -v 1
 	assert_output "first line
 second line
 third line"

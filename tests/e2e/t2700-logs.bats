@@ -10,12 +10,12 @@
 # on the controller's own timing or its log lines.
 
 load lib/common
+load lib/pods
 
 NS=runai-team-a
 
 setup_file() {
-	kubesim_start --demo
-	sim POST /_sim/controller '{"paused": true}' >/dev/null
+	pods_setup_file
 }
 
 teardown_file() {
@@ -23,20 +23,11 @@ teardown_file() {
 }
 
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	sed -i "s/namespace: .*/namespace: $NS/" "$KUBECONFIG"
-	BG_PIDS=()
+	pods_setup
 }
 
-# Every process a test started is stopped by its PID; faults are disarmed.
 teardown() {
-	local pid
-	for pid in "${BG_PIDS[@]}"; do
-		kill "$pid" 2>/dev/null || true
-		wait "$pid" 2>/dev/null || true
-	done
-	sim DELETE /_sim/faults >/dev/null || true
+	pods_teardown
 }
 
 kubectl() {
@@ -45,75 +36,6 @@ kubectl() {
 
 need_kubectl() {
 	have_kubectl_132 || skip "kubectl 1.32 not installed at $KUBECTL_132"
-}
-
-# wait_until TRIES CMD...: runs CMD every 0.05 s until it succeeds, at
-# most TRIES times.
-wait_until() {
-	local tries=$1 i
-	shift
-	for ((i = 0; i < tries; i++)); do
-		"$@" && return 0
-		sleep 0.05
-	done
-	"$@"
-}
-
-# bg OUT ERR CMD...: runs CMD in the background with stdout and stderr in
-# files and SIGINT at its default action (a background job of a
-# non-interactive shell would ignore it); sets BG_PID.
-bg() {
-	local out=$1 err=$2
-	shift 2
-	env --default-signal=INT "$@" >"$out" 2>"$err" &
-	BG_PID=$!
-	BG_PIDS+=("$BG_PID")
-}
-
-# wait_exit PID: waits (at most 20 s) for PID to end; sets BG_STATUS.
-wait_exit() {
-	wait_until 400 eval '! kill -0 '"$1"' 2>/dev/null' || return 1
-	BG_STATUS=0
-	wait "$1" || BG_STATUS=$?
-}
-
-# job_running NAME: submits the job and starts its pod; prints the pod.
-job_running() {
-	local out
-	runai submit "$1" -i busybox >/dev/null || return 1
-	out=$(sim POST /_sim/phase "{\"namespace\":\"$NS\",\"workload\":\"$1\",\"phase\":\"Running\"}") ||
-		return 1
-	jq -er '.items[0].metadata.name' <<<"$out"
-}
-
-# add_lines POD [CONTAINER] -- LINE...: appends log lines.
-add_lines() {
-	local pod=$1 container=null
-	shift
-	if [ "$1" != -- ]; then
-		container="\"$1\""
-		shift
-	fi
-	shift
-	jq -nc --arg ns "$NS" --arg pod "$pod" --argjson c "$container" \
-		'{namespace: $ns, pod: $pod, container: $c, lines: $ARGS.positional}' \
-		--args "$@" | sim POST /_sim/logs - >/dev/null
-}
-
-# add_seq POD FROM TO: appends the numbers FROM..TO as lines, in one go.
-add_seq() {
-	seq "$2" "$3" | jq -R . | jq -sc --arg ns "$NS" --arg pod "$1" \
-		'{namespace: $ns, pod: $pod, lines: .}' | sim POST /_sim/logs - >/dev/null
-}
-
-phase() {
-	sim POST /_sim/phase "{\"namespace\":\"$NS\",\"pod\":\"$1\",\"phase\":\"$2\"}" >/dev/null
-}
-
-# The pod's log as the emulator holds it: "<time> <line>" per line.
-stamped_log() {
-	sim GET "/_sim/logs?namespace=$NS&pod=$1${2:+&container=$2}" |
-		jq -r '.lines[] | "\(.time) \(.line)"'
 }
 
 # seed_pod JOB NAME CREATED [CONTAINERS-JSON]: another Running pod of the

@@ -134,8 +134,7 @@ def main(argv=None):
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sim.stop_event.set())
     controller = _load_runtime(sim)
-    serving = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
-                               name="kube-sim-serve", daemon=True)
+    serving = threading.Thread(target=server.serve, name="kube-sim-serve", daemon=True)
     serving.start()
     if controller is not None:
         controller.start()

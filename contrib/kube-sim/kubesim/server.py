@@ -17,6 +17,7 @@ import select
 import socket
 import ssl
 import sys
+import threading
 import time
 import traceback
 import urllib.parse
@@ -47,7 +48,62 @@ class ApiServer(ThreadingHTTPServer):
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         self.sim = sim
         self.ssl_context = ssl_context
+        # a simulated restart of the API server (state kept, as etcd
+        # keeps it): see outage()
+        self._reopen_at = 0.0
+        self._closed = threading.Event()
+        self._stopping = False
+        self._live = set()
+        self._live_lock = threading.Lock()
         super().__init__(address, Handler)
+
+    def track(self, sock, alive):
+        with self._live_lock:
+            (self._live.add if alive else self._live.discard)(sock)
+
+    def serve(self):
+        """serve_forever, through any number of outages."""
+        while True:
+            self.serve_forever(poll_interval=0.2)
+            if self._stopping:
+                return
+            self._closed.wait()  # outage() has closed the socket
+            self._closed.clear()
+            time.sleep(max(0.0, self._reopen_at - time.monotonic()))
+            if self._stopping:
+                return
+            self._listen_again()
+
+    def _listen_again(self):
+        sock = socket.socket(self.address_family, self.socket_type)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(self.server_address)
+        sock.listen(self.request_queue_size)
+        self.socket = sock
+
+    def shutdown(self):
+        self._stopping = True
+        self._closed.set()
+        super().shutdown()
+
+    def outage(self, seconds, spare=None):
+        """Goes away for seconds like a restarting API server: new
+        connections are refused (the listening socket is closed, then
+        opened again on the same port) and every open connection but
+        spare is cut. Returns how many were cut. Called from a handler
+        thread; it returns once the socket is closed."""
+        self._reopen_at = time.monotonic() + seconds
+        super().shutdown()  # serve_forever returns (within its poll)
+        self.socket.close()
+        self._closed.set()
+        with self._live_lock:
+            victims = [c for c in self._live if c is not spare]
+        for c in victims:
+            try:
+                c.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(victims)
 
     def handle_error(self, request, client_address):
         # a client hanging up or failing TLS is routine, not a server error
@@ -84,12 +140,14 @@ class Handler(BaseHTTPRequestHandler):
             self.request.settimeout(HANDSHAKE_TIMEOUT)
             self.request = ctx.wrap_socket(self.request, server_side=True)
         super().setup()
+        self.server.track(self.connection, True)
         self.sim = self.server.sim
         # defaults for a request that fails before _dispatch (a malformed
         # request line is answered by BaseHTTPRequestHandler.send_error)
         self._reset()
 
     def finish(self):
+        self.server.track(self.connection, False)
         try:
             super().finish()
         except _CLIENT_GONE + (OSError,):

@@ -11,6 +11,9 @@
     GET    /_sim/faults            the armed faults
     POST   /_sim/faults            arm a fault
     DELETE /_sim/faults            disarm all faults
+    POST   /_sim/outage            {"seconds": N}: an API server restart with
+                                   state kept: open connections (watches, logs,
+                                   exec) are cut, new ones closed for N seconds
 
 Routes the runtime registers (phase, logs, tick, controller) are tried
 after these; see Sim.route_sim.
@@ -189,9 +192,19 @@ def _routes(sim, body):
     }
 
 
+def outage(handler, body):
+    seconds = body.get("seconds", 2) if isinstance(body, dict) else None
+    if not isinstance(seconds, (int, float)) or not 0 <= seconds <= 600:
+        raise bad_request("an outage needs {\"seconds\": 0..600}")
+    cut = handler.server.outage(float(seconds), spare=handler.connection)
+    return {"cut": cut, "seconds": seconds}
+
+
 def handle(sim, handler, method, path, body):
     """Answers the /_sim request if it is one of ours; True if so."""
-    route = _routes(sim, body).get((method, path.rstrip("/")))
+    routes = _routes(sim, body)
+    routes[("POST", "/_sim/outage")] = lambda: outage(handler, body)
+    route = routes.get((method, path.rstrip("/")))
     if route is None:
         return False
     try:

@@ -19,6 +19,10 @@ RAI_BIN_DIR=${RAI_BIN_DIR:-$TOP}
 PATH="$RAI_BIN_DIR:$PATH"
 export PATH
 PYTHON=${PYTHON:-/usr/bin/python3}
+# Tests that race a timeout against a delay scale both by TIME_SCALE:
+# under valgrind a TLS handshake alone can take a second.
+# shellcheck disable=SC2034 # read by the test files
+TIME_SCALE=$(( ${RAI_VALGRIND:-0} == 1 ? 5 : 1 ))
 KUBECTL_132=${KUBECTL_132:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 
 # Point every per-user location into the test's own directory.

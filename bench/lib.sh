@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# Shared by the benchmarks (sourced): measuring, ratios, and the summary
+# lines bench/run-all.sh gathers.
+#
+#   measure CMD...             "WALL RSS": median wall seconds and peak RSS
+#                              (KiB) of RUNS runs after one warm-up
+#   ratio A B                  A / B with two decimals
+#   summary BENCH CASE WHAT X PEER
+#                              one result for run-all's table (a no-op
+#                              unless RAI_BENCH_SUMMARY names a file)
+# Needs TOP, PY and RUNS set by the caller.
+
+measure() { "$PY" "$TOP/bench/measure.py" "$RUNS" "$@"; }
+
+ratio() {
+	"$PY" -c "import sys; a, b = map(float, sys.argv[1:]); print('%.2f' % (a / b if b else float('nan')))" "$1" "$2"
+}
+
+summary() {
+	[ -n "${RAI_BENCH_SUMMARY:-}" ] || return 0
+	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RAI_BENCH_SUMMARY"
+}
