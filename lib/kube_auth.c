@@ -30,6 +30,7 @@
 
 #include "kube_auth.h"
 #include "kube_config.h"
+#include "oidc.h"
 #include "rai_alloc.h"
 #include "rai_buf.h"
 #include "rai_err.h"
@@ -43,8 +44,8 @@
 #define EXEC_OUT_MAX		((size_t)1 << 20)
 #define EXEC_TIMEOUT_S		60
 #define JWT_PAYLOAD_MAX		((size_t)64 << 10)
-/* An id-token this close to its exp counts as expired (client-go). */
-#define OIDC_EXPIRY_SKEW	10
+/* An id-token this close to its exp is refreshed first. */
+#define OIDC_EXPIRY_SKEW	30
 /* A plugin token this close to its expiry is renewed first. */
 #define EXEC_EXPIRY_SKEW	10
 
@@ -62,6 +63,8 @@ struct kube_auth {
 	time_t			 exec_expiry;	/* 0 = valid for the process */
 	struct kube_oidc_cfg	 oidc;		/* refresh renews id_token */
 	int			 oidc_rejected;	/* invalidated after a 401 */
+	char			*kc_file;	/* where the OIDC user lives */
+	char			*kc_user;
 	kube_oidc_refresh_fn	*refresh;
 	void			*refresh_ud;
 };
@@ -127,6 +130,17 @@ exec_info(const struct kube_conn *c)
 	return s;
 }
 
+/* The default refresh: through the kubeconfig file, under its lock. */
+static int
+kubeconfig_refresh(void *ud, const struct kube_oidc_cfg *cfg, char **id,
+    char **rt, struct rai_err *err)
+{
+	struct kube_auth *a = ud;
+
+	return oidc_refresh_kubeconfig(a->kc_file, a->kc_user, cfg, id, rt,
+	    err);
+}
+
 struct kube_auth *
 kube_auth_new(const struct kube_conn *c)
 {
@@ -141,8 +155,14 @@ kube_auth_new(const struct kube_conn *c)
 		kube_exec_cfg_copy(&a->exec, &c->exec);
 		a->exec_info = exec_info(c);
 	}
-	if (c->auth == KUBE_AUTH_OIDC)
+	if (c->auth == KUBE_AUTH_OIDC) {
 		kube_oidc_cfg_copy(&a->oidc, &c->oidc);
+		if (c->user_file != NULL && c->user != NULL) {
+			a->kc_file = xstrdup(c->user_file);
+			a->kc_user = xstrdup(c->user);
+			kube_auth_set_oidc_refresh(a, kubeconfig_refresh, a);
+		}
+	}
 	return a;
 }
 
@@ -159,6 +179,8 @@ kube_auth_free(struct kube_auth *a)
 	free(a->exec_info);
 	rai_free_secret(a->exec_token);
 	kube_oidc_cfg_release(&a->oidc);
+	free(a->kc_file);
+	free(a->kc_user);
 	free(a);
 }
 
@@ -726,8 +748,7 @@ oidc_header(struct kube_auth *a, char **out, struct rai_err *err)
 	int fresh;
 
 	fresh = a->oidc.id_token != NULL && !a->oidc_rejected &&
-	    kube_jwt_exp(a->oidc.id_token) > (long long)time(NULL) +
-	    OIDC_EXPIRY_SKEW;
+	    kube_oidc_token_fresh(a->oidc.id_token, time(NULL));
 	if (fresh)
 		return bearer(a->oidc.id_token, out);
 	if (a->refresh != NULL && a->oidc.refresh_token != NULL) {
@@ -839,6 +860,33 @@ kube_jwt_claims(const char *jwt)
 		claims = NULL;
 	}
 	return claims;
+}
+
+/* A numeric claim in [0, 1e15), or -1. */
+static long long
+claim_time(const cJSON *claims, const char *key)
+{
+	const cJSON *v = rai_json_child(claims, key);
+
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 1e15)
+		return (long long)v->valuedouble;
+	return -1;
+}
+
+int
+kube_oidc_token_fresh(const char *jwt, time_t now)
+{
+	cJSON *claims = kube_jwt_claims(jwt);
+	long long exp = claim_time(claims, "exp");
+	long long iat = claim_time(claims, "iat");
+	long long skew = OIDC_EXPIRY_SKEW;
+
+	cJSON_Delete(claims);
+	if (exp < 0)
+		return 0;
+	if (iat >= 0 && exp > iat && (exp - iat) / 5 < skew)
+		skew = (exp - iat) / 5;
+	return exp > (long long)now + skew;
 }
 
 long long

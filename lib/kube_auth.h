@@ -2,8 +2,9 @@
  * kube_auth: turns a kube_conn's credentials into an Authorization
  * header value. Exec plugins are spawned with an argv (never a shell),
  * their stdout read into a capped buffer, and the token cached until its
- * expirationTimestamp. OIDC id-tokens are used while not expired;
- * refresh is hooked in by the login code (kube_auth_set_oidc_refresh).
+ * expirationTimestamp. OIDC id-tokens are used while fresh and then
+ * refreshed through the kubeconfig that defines the user, under its lock
+ * (oidc_refresh_kubeconfig), for every command of every program.
  */
 #ifndef KUBE_AUTH_H
 #define KUBE_AUTH_H
@@ -31,12 +32,22 @@ void	 kube_auth_invalidate(struct kube_auth *);
 /*
  * Refresh hook for OIDC: given the conn's oidc config, produce a fresh
  * id-token (and possibly a rotated refresh token), persisting them.
- * Installed by the code that owns the kubeconfig write-back.
+ * kube_auth_new installs oidc_refresh_kubeconfig (lib/oidc_refresh.c)
+ * for every OIDC user of a kubeconfig file, so all commands of all
+ * programs refresh the same way; this replaces it (NULL = no refresh).
  */
 typedef int kube_oidc_refresh_fn(void *ud, const struct kube_oidc_cfg *,
     char **id_token, char **refresh_token, struct rai_err *);
 void	 kube_auth_set_oidc_refresh(struct kube_auth *, kube_oidc_refresh_fn *,
 	    void *ud);
+
+/*
+ * Whether an id-token can still be sent at now: its exp is further away
+ * than the refresh skew, 30 s, or a fifth of the token's lifetime
+ * (exp - iat) when that is shorter, so short-lived tokens are not
+ * refreshed before every request.
+ */
+int	 kube_oidc_token_fresh(const char *jwt, time_t now);
 
 /* exp claim of a JWT (unverified), or -1 when it has none or is malformed. */
 long long kube_jwt_exp(const char *jwt);

@@ -1042,6 +1042,7 @@ resolve_into(const struct kube_config *kc, struct kube_conn *c,
 		    "context '%s' not found", uname, name);
 	}
 	c->user = xstrdup(uname);
+	c->user_file = xstrdup(kc->files[u->file].path);
 	return resolve_user(u, kc, c, err);
 }
 
@@ -1068,6 +1069,7 @@ kube_conn_release(struct kube_conn *c)
 	free(c->context);
 	free(c->cluster);
 	free(c->user);
+	free(c->user_file);
 	free(c->namespace);
 	free(c->server);
 	free(c->tls_server_name);
@@ -1406,6 +1408,111 @@ edit_oidc(cJSON *doc, const char *path, const void *arg, int *changed,
 	else
 		*changed |= obj_remove(cfg, e->key);
 	return 0;
+}
+
+/* Several oidc_edits, or the ones an update callback asks for. */
+struct oidc_update {
+	const char		*user;
+	const struct kube_oidc_kv *kv;
+	size_t			 n;
+	kube_oidc_update_fn	*fn;
+	void			*ud;
+};
+
+/* The user's auth-provider settings as the document has them now. */
+static int
+oidc_now(cJSON *doc, const char *path, const char *user,
+    struct kube_oidc_cfg *now, struct rai_err *err)
+{
+	struct kc_what w = { "user", user, path };
+	cJSON *item = doc_find(doc, "users", user);
+	const cJSON *ap;
+
+	if (item == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "user '%s' not found in "
+		    "%s", user, path);
+	ap = rai_json_child(rai_json_child(item, "user"), "auth-provider");
+	if (!cJSON_IsObject(ap))
+		return 0;
+	return resolve_oidc(ap, &w, now, err);
+}
+
+static int
+edit_oidc_fields(cJSON *doc, const char *path, const void *arg, int *changed,
+    struct rai_err *err)
+{
+	const struct oidc_update *u = arg;
+	struct kube_oidc_kv kv[KUBE_OIDC_KV_MAX];
+	const struct kube_oidc_kv *list = u->kv;
+	struct kube_oidc_cfg now;
+	struct oidc_edit ed;
+	size_t n = u->n, i;
+	int rc;
+
+	if (u->fn != NULL) {
+		memset(&now, 0, sizeof(now));
+		n = 0;
+		rc = oidc_now(doc, path, u->user, &now, err);
+		if (rc == 0)
+			rc = u->fn(u->ud, &now, kv, &n, err);
+		kube_oidc_cfg_release(&now);
+		if (rc == -1)
+			return -1;
+		if (n > KUBE_OIDC_KV_MAX)
+			return rai_err_set(err, RAI_E_INTERNAL, "too many "
+			    "kubeconfig changes at once");
+		list = kv;
+	}
+	for (i = 0; i < n; i++) {
+		ed.user = u->user;
+		ed.key = list[i].key;
+		ed.value = list[i].value;
+		if (edit_oidc(doc, path, &ed, changed, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+user_file_index(const struct kube_config *kc, const char *user, size_t *fi,
+    struct rai_err *err)
+{
+	const struct kc_entry *e = list_find(&kc->view.users, user);
+	char *where;
+
+	if (e == NULL) {
+		where = files_desc(kc);
+		rai_err_set(err, RAI_E_CONFIG, "user '%s' not found in %s",
+		    user, where);
+		free(where);
+		return -1;
+	}
+	*fi = e->file;
+	return 0;
+}
+
+int
+kube_config_set_oidc_fields(struct kube_config *kc, const char *user,
+    const struct kube_oidc_kv *kv, size_t n, struct rai_err *err)
+{
+	struct oidc_update u = { user, kv, n, NULL, NULL };
+	size_t fi;
+
+	if (user_file_index(kc, user, &fi, err) == -1)
+		return -1;
+	return edit_file(kc, fi, edit_oidc_fields, &u, err);
+}
+
+int
+kube_config_update_oidc(struct kube_config *kc, const char *user,
+    kube_oidc_update_fn *fn, void *ud, struct rai_err *err)
+{
+	struct oidc_update u = { user, NULL, 0, fn, ud };
+	size_t fi;
+
+	if (user_file_index(kc, user, &fi, err) == -1)
+		return -1;
+	return edit_file(kc, fi, edit_oidc_fields, &u, err);
 }
 
 static int

@@ -76,6 +76,7 @@ struct kube_conn {
 	char			*context;
 	char			*cluster;
 	char			*user;
+	char			*user_file;	/* the file that defines user */
 	char			*namespace;	/* context's, else "default" */
 	int			 namespace_explicit; /* set in context or -n */
 	char			*server;	/* no trailing '/' */
@@ -145,5 +146,32 @@ int	 kube_config_set_context_namespace(struct kube_config *,
 /* Sets (value != NULL) or removes auth-provider.config[key] of user. */
 int	 kube_config_set_oidc_field(struct kube_config *, const char *user,
 	    const char *key, const char *value, struct rai_err *);
+
+/*
+ * Several auth-provider.config keys of user in one locked write (login
+ * stores both tokens together, so no reader sees one without the
+ * other). A NULL value removes the key; the auth-provider (name: oidc)
+ * and its config are created when a value is set and they are absent.
+ */
+struct kube_oidc_kv {
+	const char	*key;
+	const char	*value;
+};
+#define KUBE_OIDC_KV_MAX	8
+int	 kube_config_set_oidc_fields(struct kube_config *, const char *user,
+	    const struct kube_oidc_kv *, size_t n, struct rai_err *);
+/*
+ * Read-modify-write of user's auth-provider config under the file's
+ * lock: the file is re-read after the lock is taken and fn gets the
+ * user's OIDC settings as they are now (all NULL when the user has no
+ * auth-provider); fn fills up to KUBE_OIDC_KV_MAX changes into kv (the
+ * strings stay fn's, valid until this call returns) and sets *n (0 = no
+ * change). The token refresh runs inside fn, so parallel processes do
+ * not each spend the same rotating refresh token.
+ */
+typedef int kube_oidc_update_fn(void *ud, const struct kube_oidc_cfg *now,
+    struct kube_oidc_kv *kv, size_t *n, struct rai_err *);
+int	 kube_config_update_oidc(struct kube_config *, const char *user,
+	    kube_oidc_update_fn *, void *ud, struct rai_err *);
 
 #endif

@@ -58,12 +58,8 @@ runai_job_names(struct rai_ctx *ctx, int all, int argc, char **argv,
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE,
 		    "no job given: name one or more jobs, or use -A/--all");
 	if (all) {
-		if (rai_workload_names(ctx->client, ctx->namespace, names, n,
-		    rai_ctx_err(ctx)) == -1) {
-			runai_job_err_forbidden(rai_ctx_err(ctx));
-			return -1;
-		}
-		return 0;
+		return rai_workload_names(ctx->client, ctx->namespace, names,
+		    n, rai_ctx_err(ctx));
 	}
 	*names = xcalloc((size_t)argc, sizeof(**names));
 	for (i = 0; i < (size_t)argc; i++)

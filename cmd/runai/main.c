@@ -58,13 +58,17 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_delete,
 	&runai_cmd_describe,
 	&runai_cmd_exec,
+	&runai_cmd_exec_credential,
 	&runai_cmd_list,
+	&runai_cmd_login,
+	&runai_cmd_logout,
 	&runai_cmd_logs,
 	&runai_cmd_resume,
 	&runai_cmd_submit,
 	&runai_cmd_suspend,
 	&runai_cmd_top,
 	&rai_cmd_version,
+	&runai_cmd_whoami,
 	NULL
 };
 
@@ -185,6 +189,8 @@ runai_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 static void
 runai_teardown(struct rai_ctx *ctx)
 {
+	/* whatever the command, the cluster's 403 is the contract's message */
+	runai_job_err_forbidden(rai_ctx_err(ctx));
 	kube_client_free(ctx->client);
 	ctx->client = NULL;
 	kube_conn_release(&ctx->conn);
@@ -285,8 +291,10 @@ runai_complete(struct rai_ctx *ctx, enum rai_comp comp, const char *prefix,
 	if (comp != RAI_COMP_PROJECT && comp != RAI_COMP_NODE &&
 	    comp != RAI_COMP_JOB)
 		goto out;
-	if (ctx->client == NULL &&
-	    make_client(ctx, COMPLETE_TIMEOUT_MS, 0, &err) == -1)
+	/* a budget the user set (RUNAI_REQUEST_TIMEOUT) wins over ours */
+	if (ctx->client == NULL && make_client(ctx,
+	    getenv("RUNAI_REQUEST_TIMEOUT") != NULL ? 0 : COMPLETE_TIMEOUT_MS,
+	    0, &err) == -1)
 		goto out;
 	if (comp == RAI_COMP_PROJECT)
 		complete_projects(ctx, prefix, out, &err);

@@ -60,6 +60,10 @@ extern const struct rai_cmd runai_cmd_logs;
 extern const struct rai_cmd runai_cmd_exec;
 extern const struct rai_cmd runai_cmd_bash;
 extern const struct rai_cmd runai_cmd_attach;
+extern const struct rai_cmd runai_cmd_login;
+extern const struct rai_cmd runai_cmd_logout;
+extern const struct rai_cmd runai_cmd_whoami;
+extern const struct rai_cmd runai_cmd_exec_credential;
 
 extern const struct rai_prog runai_prog;
 

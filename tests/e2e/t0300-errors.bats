@@ -40,10 +40,11 @@ assert_one_error_line() {
 	assert_one_error_line
 }
 
-@test "403 with a Status body shows its reason and message" {
+@test "403 is the contract's Access denied, the server's words in the hint" {
 	fault '{"path_prefix": "/apis/run.ai/v1/projects", "count": 1, "status": 403}'
 	run -1 --separate-stderr runai list projects
-	[[ "$stderr" == "runai: error from server (Forbidden): "* ]]
+	assert_equal "${stderr%%$'\n'*}" "runai: error: Access denied. You are not authorized to perform this action."
+	[[ "$stderr" == *$'\n'"hint: "*[Ff]orbidden* ]]
 	assert_one_error_line
 }
 

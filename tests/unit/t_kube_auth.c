@@ -521,6 +521,9 @@ oidc_auth(const char *id_token, const char *refresh_token)
 	    refresh_token ? refresh_token : "", refresh_token ? "'" : "");
 	a = auth_for(u);
 	free(u);
+	/* No refresh through the (absent) kubeconfig file unless a test asks. */
+	if (a != NULL)
+		kube_auth_set_oidc_refresh(a, NULL, NULL);
 	return a;
 }
 
@@ -648,6 +651,53 @@ TEST(oidc_refresh_hook)
 	free(r.seen_refresh);
 }
 
+TEST(oidc_token_freshness_skew)
+{
+	char claims[160], *t;
+	time_t now = time(NULL);
+
+	/* no iat: 30 s skew */
+	snprintf(claims, sizeof(claims), "{\"exp\":%lld}", (long long)now + 31);
+	t = make_jwt(claims);
+	T_INT_EQ(kube_oidc_token_fresh(t, now), 1);
+	free(t);
+	snprintf(claims, sizeof(claims), "{\"exp\":%lld}", (long long)now + 29);
+	t = make_jwt(claims);
+	T_INT_EQ(kube_oidc_token_fresh(t, now), 0);
+	free(t);
+	/* a 5 s token: a fifth of its life (1 s), not 30 s */
+	snprintf(claims, sizeof(claims), "{\"iat\":%lld,\"exp\":%lld}",
+	    (long long)now - 2, (long long)now + 3);
+	t = make_jwt(claims);
+	T_INT_EQ(kube_oidc_token_fresh(t, now), 1);
+	T_INT_EQ(kube_oidc_token_fresh(t, now + 2), 0);
+	free(t);
+	T_INT_EQ(kube_oidc_token_fresh("junk", now), 0);
+	T_INT_EQ(kube_oidc_token_fresh(NULL, now), 0);
+}
+
+/* Without a hook of its own, an OIDC user refreshes through its file. */
+TEST(oidc_default_refresh_uses_the_kubeconfig)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	char *stale = jwt_exp_in(5), *u, *h;
+	struct kube_auth *a;
+
+	u = xasprintf("{auth-provider: {name: oidc, config: {client-id: runai, "
+	    "idp-issuer-url: 'https://idp.example', id-token: '%s', "
+	    "refresh-token: rt}}}", stale);
+	a = auth_for(u);
+	h = header(a, &err);
+	/* auth_for's kubeconfig exists only in memory: the refresh says so */
+	T_STR_CONTAINS(h, "ERR:");
+	T_STR_CONTAINS(h, "/h/.kube/config");
+	free(h);
+	kube_auth_free(a);
+	free(u);
+	free(stale);
+	rai_err_release(&err);
+}
+
 int
 main(void)
 {
@@ -679,6 +729,8 @@ main(void)
 	RUN(jwt_exp_parsing);
 	RUN(oidc_fresh_and_expired_tokens);
 	RUN(oidc_refresh_hook);
+	RUN(oidc_token_freshness_skew);
+	RUN(oidc_default_refresh_uses_the_kubeconfig);
 	clean_tmpdir();
 	rmdir(tmpdir);
 	return t_done();

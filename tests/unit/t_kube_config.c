@@ -1082,6 +1082,166 @@ TEST(write_back_through_a_symlink)
 	free(link);
 }
 
+/* ---- several OIDC fields at once, and the locked update ---- */
+
+static const char oidc_cfg_text[] =
+    "current-context: x\n"
+    "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+    "clusters: [{name: c, cluster: {server: 'https://h'}}]\n"
+    "users:\n"
+    "- name: u\n"
+    "  user:\n"
+    "    auth-provider:\n"
+    "      name: oidc\n"
+    "      config: {client-id: cli, idp-issuer-url: 'https://idp', "
+    "id-token: old-id, refresh-token: old-rt, x-keep: kept}\n"
+    "- name: plain\n"
+    "  user: {}\n";
+
+static char *
+oidc_value(const char *path, const char *user, const char *key)
+{
+	cJSON *doc = load_tree(path), *u;
+	const cJSON *v = NULL;
+	char *out;
+
+	cJSON_ArrayForEach(u, cJSON_GetObjectItem(doc, "users"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(u, "name")),
+		    user) == 0)
+			v = cJSON_GetObjectItem(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(cJSON_GetObjectItem(u, "user"),
+			    "auth-provider"), "config"), key);
+	out = xstrdup(cJSON_IsString(v) ? v->valuestring : "(absent)");
+	cJSON_Delete(doc);
+	return out;
+}
+
+#define T_OIDC_EQ(path, user, key, want) do {				\
+	char *t_v_ = oidc_value(path, user, key);			\
+	T_STR_EQ(t_v_, want);						\
+	free(t_v_);							\
+} while (0)
+
+TEST(set_oidc_fields_in_one_write)
+{
+	char *dst = tmp_path("config");
+	struct rai_err err = RAI_ERR_INIT;
+	struct kube_config *kc;
+	struct kube_oidc_kv kv[3] = {
+		{ "id-token", "new-id" }, { "refresh-token", NULL },
+		{ "auth-flow", "cli" },
+	};
+
+	write_text(dst, oidc_cfg_text);
+	kc = load_path(dst);
+	if (kc == NULL)
+		goto out;
+	T_INT_EQ(kube_config_set_oidc_fields(kc, "u", kv, 3, &err), 0);
+	T_OIDC_EQ(dst, "u", "id-token", "new-id");
+	T_OIDC_EQ(dst, "u", "refresh-token", "(absent)");
+	T_OIDC_EQ(dst, "u", "auth-flow", "cli");
+	T_OIDC_EQ(dst, "u", "x-keep", "kept");
+	T_INT_EQ(file_mode(dst), 0600);
+	T_INT_EQ(count_names_with(".lock"), 0);
+	/* A user without an auth-provider gets "name: oidc" and the keys. */
+	T_INT_EQ(kube_config_set_oidc_fields(kc, "plain", kv, 3, &err), 0);
+	T_OIDC_EQ(dst, "plain", "id-token", "new-id");
+	T_INT_EQ(kube_config_set_oidc_fields(kc, "nobody", kv, 1, &err), -1);
+	T_STR_CONTAINS(err.message, "user 'nobody' not found");
+out:
+	rai_err_release(&err);
+	kube_config_free(kc);
+	clean_tmpdir();
+	free(dst);
+}
+
+struct upd {
+	int	 calls;
+	char	*seen_id;
+	int	 fail;
+};
+
+static int
+upd_fn(void *ud, const struct kube_oidc_cfg *now, struct kube_oidc_kv *kv,
+    size_t *n, struct rai_err *err)
+{
+	struct upd *u = ud;
+
+	u->calls++;
+	free(u->seen_id);
+	u->seen_id = xstrdup(now->id_token ? now->id_token : "(none)");
+	if (u->fail)
+		return rai_err_set(err, RAI_E_AUTH, "refresh refused");
+	kv[0].key = "id-token";
+	kv[0].value = "id-2";
+	kv[1].key = "refresh-token";
+	kv[1].value = "rt-2";
+	*n = 2;
+	return 0;
+}
+
+TEST(update_oidc_sees_the_file_as_it_is_now)
+{
+	char *dst = tmp_path("config"), *text;
+	struct rai_err err = RAI_ERR_INIT;
+	struct kube_config *kc;
+	struct upd u = { 0 };
+
+	write_text(dst, oidc_cfg_text);
+	kc = load_path(dst);
+	if (kc == NULL)
+		goto out;
+	/* Another process writes after we loaded: the callback sees that. */
+	text = t_slurp(dst, NULL);
+	*strstr(text, "old-id") = 'X';
+	write_text(dst, text);
+	free(text);
+	T_INT_EQ(kube_config_update_oidc(kc, "u", upd_fn, &u, &err), 0);
+	T_INT_EQ(u.calls, 1);
+	T_STR_EQ(u.seen_id, "Xld-id");
+	T_OIDC_EQ(dst, "u", "id-token", "id-2");
+	T_OIDC_EQ(dst, "u", "refresh-token", "rt-2");
+	T_OIDC_EQ(dst, "u", "x-keep", "kept");
+	T_INT_EQ(count_names_with(".lock"), 0);
+	/* A failing callback writes nothing and releases the lock. */
+	u.fail = 1;
+	T_INT_EQ(kube_config_update_oidc(kc, "u", upd_fn, &u, &err), -1);
+	T_STR_EQ(err.message, "refresh refused");
+	T_OIDC_EQ(dst, "u", "id-token", "id-2");
+	T_INT_EQ(count_names_with(".lock"), 0);
+	/* A user without an auth-provider: the callback sees no settings. */
+	u.fail = 0;
+	T_INT_EQ(kube_config_update_oidc(kc, "plain", upd_fn, &u, &err), 0);
+	T_STR_EQ(u.seen_id, "(none)");
+out:
+	free(u.seen_id);
+	rai_err_release(&err);
+	kube_config_free(kc);
+	clean_tmpdir();
+	free(dst);
+}
+
+TEST(conn_names_the_file_of_its_user)
+{
+	char *dst = tmp_path("config");
+	struct rai_err err = RAI_ERR_INIT;
+	struct kube_config *kc;
+	struct kube_conn c;
+
+	write_text(dst, oidc_cfg_text);
+	kc = load_path(dst);
+	if (kc != NULL && kube_config_resolve(kc, &c, &err) == 0) {
+		T_STR_EQ(c.user_file, dst);
+		T_STR_EQ(c.oidc.refresh_token, "old-rt");
+		kube_conn_release(&c);
+	} else
+		T_STR_EQ(err.message, "(no error expected)");
+	rai_err_release(&err);
+	kube_config_free(kc);
+	clean_tmpdir();
+	free(dst);
+}
+
 int
 main(void)
 {
@@ -1127,6 +1287,9 @@ main(void)
 	RUN(write_back_waits_for_a_lock);
 	RUN(write_back_goes_to_the_defining_file);
 	RUN(write_back_through_a_symlink);
+	RUN(set_oidc_fields_in_one_write);
+	RUN(update_oidc_sees_the_file_as_it_is_now);
+	RUN(conn_names_the_file_of_its_user);
 	clean_tmpdir();
 	rmdir(tmpdir);
 	return t_done();

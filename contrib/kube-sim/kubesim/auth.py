@@ -14,7 +14,9 @@ who may only read /version and the health endpoints.
 Authorization (see README): system:masters may do everything; others may
 read cluster-scoped objects and all-namespace lists (secrets aside), and
 work inside a project namespace (runai-<p>) unless the Project lists its
-users in the `kube-sim/users` annotation and they are not among them.
+users in the `kube-sim/users` annotation or its groups in `kube-sim/groups`
+(comma-separated; an OIDC identity's groups come from --oidc-groups-claim)
+and they are in neither.
 Other namespaces are read-only for them.
 """
 
@@ -34,6 +36,7 @@ from kubesim.errors import unauthorized
 MASTERS = "system:masters"
 AUTHENTICATED = "system:authenticated"
 USERS_ANNOTATION = "kube-sim/users"
+GROUPS_ANNOTATION = "kube-sim/groups"
 READ_VERBS = ("get", "list", "watch")
 PROJECTS = ("run.ai", "v1", "projects")
 NAMESPACES = ("", "v1", "namespaces")
@@ -262,12 +265,14 @@ class Authorizer:
             return name, None
 
     def _project_allows(self, ident, project):
-        users = ((project or {}).get("metadata", {}).get("annotations") or {}).get(
-            USERS_ANNOTATION)
-        if users is None:
+        annotations = (project or {}).get("metadata", {}).get("annotations") or {}
+        users = annotations.get(USERS_ANNOTATION)
+        groups = annotations.get(GROUPS_ANNOTATION)
+        if users is None and groups is None:
             return True
-        listed = {u.strip() for u in users.split(",") if u.strip()}
-        return ident.user in listed
+        listed = {u.strip() for u in (users or "").split(",") if u.strip()}
+        listed_groups = {g.strip() for g in (groups or "").split(",") if g.strip()}
+        return ident.user in listed or bool(listed_groups.intersection(ident.groups))
 
     def allowed(self, ident, verb, resource, namespace, name=None, subresource=""):
         if ident.is_admin:

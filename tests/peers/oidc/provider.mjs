@@ -2,7 +2,7 @@
 // loopback HTTPS, configured for the runai CLI's login flows. Tests only.
 //
 //   node provider.mjs --state-dir DIR [--port N] [--token-ttl SECONDS]
-//                     [--short] [--users FILE]
+//                     [--short] [--users FILE] [--foreign-jwks]
 //
 // DIR must hold server.crt / server.key (signed by DIR/ca.crt), which
 // tests/peers/oidc-peer makes with openssl. Port 0 (the default) takes a
@@ -17,6 +17,9 @@
 // public, no PKCE, redirect <issuer>/oauth-code only (the copy-paste flow;
 // that page shows the code). ID and access tokens live --token-ttl
 // seconds (default $OIDC_TOKEN_TTL or 60; --short makes it 5).
+// --foreign-jwks publishes another key under the signing key's kid, so
+// every token this provider issues fails signature checks (tests of the
+// client's id-token verification).
 //
 // Logging in without a browser: GET <interaction url> shows a form;
 // POST it login=<user>&password=<pw> (or username=). Consent is granted
@@ -30,7 +33,7 @@ import Provider, { errors } from 'oidc-provider';
 
 function usage(msg) {
   if (msg) console.error(`provider.mjs: ${msg}`);
-  console.error('usage: node provider.mjs --state-dir DIR [--port N] [--token-ttl S] [--short] [--users FILE]');
+  console.error('usage: node provider.mjs --state-dir DIR [--port N] [--token-ttl S] [--short] [--users FILE] [--foreign-jwks]');
   process.exit(2);
 }
 
@@ -44,6 +47,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--token-ttl') opt.ttl = Number(val());
   else if (a === '--short') opt.ttl = 5;
   else if (a === '--users') opt.users = val();
+  else if (a === '--foreign-jwks') opt.foreignJwks = true;
   else usage(`unknown option ${a}`);
 }
 if (!opt.dir) usage('--state-dir is required');
@@ -77,6 +81,11 @@ const jwk = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKe
 jwk.kid = crypto.randomBytes(8).toString('hex');
 jwk.use = 'sig';
 jwk.alg = 'RS256';
+// What /jwks shows with --foreign-jwks: a key nobody signs with, same kid.
+const foreignJwk = (() => {
+  const k = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' });
+  return { ...k, kid: jwk.kid, use: 'sig', alg: 'RS256' };
+})();
 
 const tls = {
   cert: fs.readFileSync(path.join(opt.dir, 'server.crt')),
@@ -179,7 +188,10 @@ oidc.registerGrantType('password', async (ctx) => {
 for (const ev of ['server_error', 'grant.error', 'authorization.error', 'end_session.error', 'userinfo.error', 'introspection.error', 'revocation.error']) {
   oidc.on(ev, (_ctx, err) => log(ev, err && (err.stack || err.message), err && err.error_description || ''));
 }
-for (const ev of ['grant.success', 'grant.revoked', 'interaction.started', 'interaction.ended']) {
+// grant.success names the grant type, so tests can count refreshes:
+//   grep -c 'grant.success refresh_token' provider.log
+oidc.on('grant.success', (ctx) => log('grant.success', ctx.oidc?.params?.grant_type || ''));
+for (const ev of ['grant.revoked', 'interaction.started', 'interaction.ended']) {
   oidc.on(ev, () => log(ev));
 }
 
@@ -274,6 +286,10 @@ server.on('request', (req, res) => {
     return;
   }
   if (url.pathname === '/oauth-code' && req.method === 'GET') return oauthCode(res, url);
+  if (opt.foreignJwks && url.pathname === '/jwks') {
+    res.setHeader('Content-Type', 'application/jwk-set+json; charset=utf-8');
+    return res.end(JSON.stringify({ keys: [foreignJwk] }));
+  }
   return handler(req, res);
 });
 

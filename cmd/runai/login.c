@@ -1,0 +1,712 @@
+/*
+ * runai login: OpenID Connect login of the current context's user, whose
+ * tokens then go into that user's auth-provider config.
+ *
+ * Flows: cli (password grant; prompts on the terminal, or the password
+ * from stdin), remote-browser (print the URL, paste the code back),
+ * browser (loopback redirect listener), device (RFC 8628). The code
+ * flows use PKCE S256, a random state and a nonce; every id-token is
+ * verified against the issuer's JWKS before it is stored. Secrets are
+ * never in argv or in a child's environment, and are wiped when freed.
+ */
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <readline/readline.h>
+
+#include "kube_config.h"
+#include "oidc.h"
+#include "rai_alloc.h"
+#include "rai_file.h"
+#include "rai_log.h"
+#include "rai_time.h"
+#include "runai.h"
+
+#include "banned.h"
+
+#define SECRET_LINE_MAX		4096
+#define LOGIN_TIMEOUT_S		300
+
+extern char **environ;
+
+struct login_opts {
+	const char	*auth_flow;
+	const char	*username;
+	int		 password_stdin;
+	const char	*issuer_url;
+	const char	*client_id;
+	const char	*redirect_uri;
+	const char	*additional_scope;
+	const char	*idp_ca;	/* file */
+	long		 timeout;	/* seconds */
+	int		 no_browser;
+};
+
+/* What the flows share. */
+struct login {
+	struct rai_ctx		*ctx;
+	const struct login_opts	*o;
+	struct oidc_client	*client;
+	const char		*flow;
+	const char		*redirect_uri;	/* config or --redirect-uri */
+	char			*scope;
+	char			*nonce;		/* code flows */
+	struct oidc_tokens	 tokens;
+};
+
+static const char *const login_flows[] = {
+	"browser", "remote-browser", "cli", "device", NULL
+};
+
+/* ---- terminal input ---- */
+
+static struct termios saved_tio;
+static volatile sig_atomic_t tio_fd = -1;
+
+/* Echo comes back even when the user interrupts the password prompt. */
+static void
+restore_echo_and_die(int sig)
+{
+	if (tio_fd != -1)
+		tcsetattr(tio_fd, TCSAFLUSH, &saved_tio);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* Reads one line from fd into a new string (without the newline). */
+static int
+read_secret_line(int fd, long timeout_ms, char **out, struct rai_err *err)
+{
+	char *buf = xmalloc(SECRET_LINE_MAX);
+	long long deadline = rai_now_ms() + timeout_ms;
+	struct pollfd p;
+	size_t len = 0;
+	ssize_t n;
+	char c;
+
+	for (;;) {
+		if (rai_now_ms() >= deadline) {
+			rai_free_secret_mem(buf, SECRET_LINE_MAX);
+			return rai_err_set(err, RAI_E_IO, "no input within %ld "
+			    "s", timeout_ms / 1000);
+		}
+		p.fd = fd;
+		p.events = POLLIN;
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = read(fd, &c, 1);
+		if (n == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0 || c == '\n')
+			break;
+		if (len + 1 >= SECRET_LINE_MAX) {
+			rai_free_secret_mem(buf, SECRET_LINE_MAX);
+			return rai_err_set(err, RAI_E_USAGE, "the input line is "
+			    "longer than %d bytes", SECRET_LINE_MAX - 1);
+		}
+		buf[len++] = c;
+	}
+	if (len > 0 && buf[len - 1] == '\r')
+		len--;
+	buf[len] = '\0';
+	*out = xstrdup(buf);
+	rai_free_secret_mem(buf, SECRET_LINE_MAX);
+	return 0;
+}
+
+/* "Password: " on the terminal, echo off, restored on every exit path. */
+static int
+prompt_password(long timeout_ms, char **out, struct rai_err *err)
+{
+	struct sigaction sa, old_int, old_term;
+	struct termios tio;
+	int fd, rc;
+
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
+		return rai_err_set(err, RAI_E_USAGE, "no terminal to ask for the "
+		    "password; use --password-stdin");
+	if (tcgetattr(fd, &saved_tio) == -1) {
+		close(fd);
+		return rai_err_errno(err, errno, "cannot read the terminal "
+		    "settings");
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = restore_echo_and_die;
+	sigemptyset(&sa.sa_mask);
+	tio_fd = fd;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	tio = saved_tio;
+	tio.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
+	tio.c_lflag |= ICANON;
+	(void)write(fd, "Password: ", 10);
+	tcsetattr(fd, TCSAFLUSH, &tio);
+	rc = read_secret_line(fd, timeout_ms, out, err);
+	tcsetattr(fd, TCSAFLUSH, &saved_tio);
+	tio_fd = -1;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	(void)write(fd, "\n", 1);
+	close(fd);
+	return rc;
+}
+
+/* "Username: " with line editing (readline) on the terminal. */
+static int
+prompt_username(char **out, struct rai_err *err)
+{
+	FILE *tty = fopen("/dev/tty", "r+e");
+	char *line;
+
+	if (tty == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "no terminal to ask for the "
+		    "user name; use --username");
+	rl_instream = tty;
+	rl_outstream = tty;
+	line = readline("Username: ");
+	rl_instream = rl_outstream = NULL;
+	fclose(tty);
+	if (line == NULL || *line == '\0') {
+		free(line);
+		return rai_err_set(err, RAI_E_USAGE, "no user name was entered");
+	}
+	*out = line;
+	return 0;
+}
+
+/* ---- flows ---- */
+
+static long
+timeout_ms(const struct login *l)
+{
+	return (l->o->timeout > 0 ? l->o->timeout : LOGIN_TIMEOUT_S) * 1000L;
+}
+
+static int
+flow_cli(struct login *l, struct rai_err *err)
+{
+	const struct kube_oidc_cfg *oc = &l->ctx->conn.oidc;
+	char *user = NULL, *pw = NULL;
+	int rc = -1;
+
+	if (l->o->password_stdin && l->o->username == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--password-stdin needs "
+		    "--username");
+	if (l->o->username != NULL)
+		user = xstrdup(l->o->username);
+	else if (prompt_username(&user, err) == -1)
+		return -1;
+	if (l->o->password_stdin)
+		rc = read_secret_line(STDIN_FILENO, timeout_ms(l), &pw, err);
+	else
+		rc = prompt_password(timeout_ms(l), &pw, err);
+	if (rc == 0 && *pw == '\0')
+		rc = rai_err_set(err, RAI_E_USAGE, "the password is empty");
+	if (rc == 0)
+		rc = oidc_grant_password(l->client, user, pw, l->scope,
+		    oc->realm != NULL && !oc->airgapped ? oc->realm : NULL,
+		    &l->tokens, err);
+	free(user);
+	rai_free_secret(pw);
+	return rc;
+}
+
+/* The PKCE pair, state and nonce of one code flow. */
+struct code_flow {
+	char	*verifier;
+	char	*challenge;
+	char	*state;
+};
+
+static void
+code_flow_init(struct login *l, struct code_flow *f)
+{
+	f->verifier = oidc_random_b64url(32);
+	f->challenge = oidc_pkce_s256(f->verifier);
+	f->state = oidc_random_b64url(16);
+	l->nonce = oidc_random_b64url(16);
+}
+
+static void
+code_flow_release(struct code_flow *f)
+{
+	rai_free_secret(f->verifier);
+	rai_free_secret(f->challenge);
+	rai_free_secret(f->state);
+}
+
+static char *
+auth_url(struct login *l, const struct code_flow *f, const char *redirect)
+{
+	const struct oidc_discovery *d = oidc_client_discovery(l->client);
+
+	return oidc_auth_url(l->client, redirect, l->scope, f->state,
+	    d->s256 ? f->challenge : NULL, l->nonce);
+}
+
+static int
+need_authorization_endpoint(struct login *l, struct rai_err *err)
+{
+	if (oidc_client_discovery(l->client)->authorization_endpoint == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "the identity provider has "
+		    "no authorization_endpoint; use --auth-flow cli or device");
+	return 0;
+}
+
+static int
+flow_remote_browser(struct login *l, struct rai_err *err)
+{
+	struct code_flow f;
+	char *url, *line = NULL, *code = NULL;
+	int rc;
+
+	if (l->redirect_uri == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "the remote-browser flow "
+		    "needs redirect-uri in the auth-provider config (or "
+		    "--redirect-uri): the page that shows the code");
+	if (need_authorization_endpoint(l, err) == -1)
+		return -1;
+	code_flow_init(l, &f);
+	url = auth_url(l, &f, l->redirect_uri);
+	fprintf(stderr, "Go to the following link in your browser:\n\t%s\n\n"
+	    "Enter verification code: ", url);
+	fflush(stderr);
+	rc = read_secret_line(STDIN_FILENO, timeout_ms(l), &line, err);
+	if (rc == 0)
+		rc = oidc_parse_pasted(line, f.state, &code, err);
+	if (rc == 0)
+		rc = oidc_grant_code(l->client, code, l->redirect_uri,
+		    f.verifier, &l->tokens, err);
+	rai_free_secret(line);
+	rai_free_secret(code);
+	free(url);
+	code_flow_release(&f);
+	return rc;
+}
+
+/*
+ * The system browser, run with an argv and no shell. stdio goes to
+ * /dev/null so a chatty opener cannot garble our prompt; the URL holds
+ * no secret (the PKCE verifier never leaves this process).
+ */
+static pid_t
+open_browser(const char *url)
+{
+#ifdef __APPLE__
+	const char *opener = "open";
+#else
+	const char *opener = "xdg-open";
+#endif
+	posix_spawn_file_actions_t fa;
+	char *argv[3];
+	pid_t pid;
+	int e;
+
+	argv[0] = (char *)(uintptr_t)opener;
+	argv[1] = (char *)(uintptr_t)url;
+	argv[2] = NULL;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null",
+	    O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null",
+	    O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null",
+	    O_WRONLY, 0);
+	e = posix_spawnp(&pid, opener, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (e != 0) {
+		rai_log(RAI_LOG_NOTE, "cannot run %s: %s", opener, strerror(e));
+		return -1;
+	}
+	rai_log(RAI_LOG_DEBUG, "started %s (pid %ld)", opener, (long)pid);
+	return pid;
+}
+
+static int
+have_display(void)
+{
+	const char *d = getenv("DISPLAY"), *w = getenv("WAYLAND_DISPLAY");
+
+	return (d != NULL && *d != '\0') || (w != NULL && *w != '\0');
+}
+
+/* Port and path of a configured loopback redirect-uri (else 0, /callback). */
+static int
+loopback_target(const char *uri, int *port, char **path, struct rai_err *err)
+{
+	const char *p, *slash;
+	char *end;
+	long n = 0;
+
+	*port = 0;
+	*path = xstrdup("/callback");
+	if (uri == NULL)
+		return 0;
+	if (!oidc_is_loopback_uri(uri) || strncmp(uri, "http://[", 8) == 0)
+		return rai_err_set(err, RAI_E_CONFIG, "redirect-uri '%s' is not "
+		    "an http://127.0.0.1 (or localhost) address; the browser "
+		    "flow only receives the login on this machine's loopback",
+		    uri);
+	p = uri + 7 + strcspn(uri + 7, ":/?#");
+	if (*p == ':') {
+		n = strtol(p + 1, &end, 10);
+		if (end == p + 1 || n < 0 || n > 65535)
+			return rai_err_set(err, RAI_E_CONFIG, "redirect-uri "
+			    "'%s' has an invalid port", uri);
+		p = end;
+	}
+	*port = (int)n;
+	if (*p == '/') {
+		slash = p;
+		free(*path);
+		*path = xstrndup(slash, strcspn(slash, "?#"));
+	}
+	return 0;
+}
+
+static int
+flow_browser(struct login *l, struct rai_err *err)
+{
+	struct oidc_loopback *lb = NULL;
+	struct code_flow f;
+	char *path = NULL, *redirect = NULL, *url = NULL, *code = NULL;
+	pid_t opener = -1;
+	int port, rc = -1;
+
+	memset(&f, 0, sizeof(f));
+	if (loopback_target(l->redirect_uri, &port, &path, err) == -1 ||
+	    need_authorization_endpoint(l, err) == -1 ||
+	    oidc_loopback_open(&lb, port, err) == -1)
+		goto out;
+	/*
+	 * A configured redirect-uri with its own port is sent as written
+	 * (the provider compares it exactly); else the port we were given.
+	 */
+	redirect = port != 0 ? xstrdup(l->redirect_uri) :
+	    xasprintf("http://127.0.0.1:%d%s", oidc_loopback_port(lb), path);
+	code_flow_init(l, &f);
+	url = auth_url(l, &f, redirect);
+	if (have_display() && !l->o->no_browser) {
+		fprintf(stderr, "Opening the login page in your browser. If it "
+		    "does not open, go to:\n\t%s\n", url);
+		opener = open_browser(url);
+	} else
+		fprintf(stderr, "Go to the following link in your browser:\n\t%s"
+		    "\n", url);
+	fprintf(stderr, "Waiting for the login to finish...\n");
+	fflush(stderr);
+	if (oidc_loopback_wait(lb, path, f.state, timeout_ms(l), &code,
+	    err) == -1)
+		goto out;
+	rc = oidc_grant_code(l->client, code, redirect, f.verifier, &l->tokens,
+	    err);
+out:
+	/* Openers hand the URL to a running browser and exit; reap it. */
+	if (opener > 0)
+		(void)waitpid(opener, NULL, WNOHANG);
+	oidc_loopback_close(lb);
+	rai_free_secret(code);
+	free(url);
+	free(redirect);
+	free(path);
+	code_flow_release(&f);
+	return rc;
+}
+
+static int
+flow_device(struct login *l, struct rai_err *err)
+{
+	struct oidc_device dev;
+	long long deadline;
+	long interval;
+	int rc = -1;
+
+	memset(&dev, 0, sizeof(dev));
+	if (oidc_device_start(l->client, l->scope, &dev, err) == -1)
+		return -1;
+	fprintf(stderr, "To log in, open %s\nand enter the code: %s\n",
+	    dev.verification_uri, dev.user_code);
+	if (dev.verification_uri_complete != NULL)
+		fprintf(stderr, "(or open %s)\n", dev.verification_uri_complete);
+	fprintf(stderr, "Waiting for the login to be approved...\n");
+	fflush(stderr);
+	interval = dev.interval;
+	deadline = rai_now_ms() + (dev.expires_in < l->o->timeout ||
+	    l->o->timeout <= 0 ? dev.expires_in : l->o->timeout) * 1000LL;
+	for (;;) {
+		if (rai_now_ms() + interval * 1000 > deadline) {
+			rai_err_set(err, RAI_E_AUTH, "the login was not approved "
+			    "in time; run 'runai login' again");
+			break;
+		}
+		rai_sleep_ms(interval * 1000);
+		switch (oidc_device_poll(l->client, dev.device_code, &l->tokens,
+		    err)) {
+		case OIDC_POLL_DONE:
+			rc = 0;
+			goto out;
+		case OIDC_POLL_PENDING:
+			continue;
+		case OIDC_POLL_SLOW_DOWN:
+			interval += OIDC_DEVICE_SLOWDOWN_S;
+			rai_log(RAI_LOG_DEBUG, "slow_down: polling every %ld s",
+			    interval);
+			continue;
+		default:
+			goto out;
+		}
+	}
+out:
+	oidc_device_release(&dev);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+/* Only a user whose credentials come from the auth-provider may log in. */
+static int
+check_user(const struct kube_conn *c, struct rai_err *err)
+{
+	const char *how = NULL;
+
+	if (c->user == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "context '%s' has no user "
+		    "to log in as", c->context ? c->context : "");
+	if (c->cert.len > 0)
+		return rai_err_set(err, RAI_E_CONFIG, "user '%s' authenticates "
+		    "with a client certificate, which would stay in use; login "
+		    "aborted (use a context whose user has no certificate)",
+		    c->user);
+	switch (c->auth) {
+	case KUBE_AUTH_TOKEN:
+	case KUBE_AUTH_TOKEN_FILE:
+		how = "a bearer token";
+		break;
+	case KUBE_AUTH_BASIC:
+		how = "a user name and password";
+		break;
+	case KUBE_AUTH_EXEC:
+		how = "an exec credential plugin";
+		break;
+	default:
+		return 0;
+	}
+	return rai_err_set(err, RAI_E_CONFIG, "user '%s' authenticates with %s, "
+	    "which takes precedence over OIDC tokens; login aborted", c->user,
+	    how);
+}
+
+static int
+run_flow(struct login *l, struct rai_err *err)
+{
+	if (strcmp(l->flow, "cli") == 0)
+		return flow_cli(l, err);
+	if (strcmp(l->flow, "remote-browser") == 0)
+		return flow_remote_browser(l, err);
+	if (strcmp(l->flow, "browser") == 0)
+		return flow_browser(l, err);
+	if (strcmp(l->flow, "device") == 0)
+		return flow_device(l, err);
+	return rai_err_set(err, RAI_E_CONFIG, "unknown auth-flow '%s' (use "
+	    "browser, remote-browser, cli or device)", l->flow);
+}
+
+static int
+store_tokens(struct login *l, const char *issuer, const char *client_id,
+    const char *ca_file, struct rai_err *err)
+{
+	struct kube_oidc_kv kv[6];
+	size_t n = 5;
+
+	kv[0].key = "id-token";
+	kv[0].value = l->tokens.id_token;
+	kv[1].key = "refresh-token";
+	kv[1].value = l->tokens.refresh_token;	/* NULL removes an old one */
+	kv[2].key = "auth-flow";
+	kv[2].value = l->flow;
+	kv[3].key = "idp-issuer-url";
+	kv[3].value = issuer;
+	kv[4].key = "client-id";
+	kv[4].value = client_id;
+	if (ca_file != NULL) {
+		kv[5].key = "idp-certificate-authority";
+		kv[5].value = ca_file;
+		n = 6;
+	}
+	return kube_config_set_oidc_fields(l->ctx->kcfg, l->ctx->conn.user, kv,
+	    n, err);
+}
+
+/* --idp-certificate-authority: its bytes, and its absolute path to store. */
+static int
+load_ca_flag(const char *file, struct kube_blob *ca, char **abs,
+    struct rai_err *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+
+	if (rai_file_read(file, (size_t)1 << 20, &data, &len, err) == -1) {
+		rai_err_prefix(err, "--idp-certificate-authority");
+		return -1;
+	}
+	ca->data = (unsigned char *)data;
+	ca->len = len;
+	*abs = realpath(file, NULL);
+	if (*abs == NULL)
+		*abs = xstrdup(file);
+	return 0;
+}
+
+static const char *
+pick(const char *flag, const char *cfg)
+{
+	return flag != NULL && *flag != '\0' ? flag : cfg;
+}
+
+static int
+cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct login_opts *o = opts;
+	struct rai_err *err = rai_ctx_err(ctx);
+	const struct kube_oidc_cfg *oc;
+	const char *issuer, *client_id;
+	struct kube_blob flag_ca = { NULL, 0 };
+	const struct kube_blob *ca;
+	char *ca_file = NULL;
+	struct login l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof(l));
+	l.ctx = ctx;
+	l.o = o;
+	if (kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1 ||
+	    check_user(&ctx->conn, err) == -1)
+		return -1;
+	oc = &ctx->conn.oidc;
+	issuer = pick(o->issuer_url, oc->issuer_url);
+	client_id = pick(o->client_id, oc->client_id);
+	l.flow = pick(o->auth_flow, oc->auth_flow);
+	if (l.flow == NULL)
+		l.flow = "browser";
+	l.redirect_uri = pick(o->redirect_uri, oc->redirect_uri);
+	l.scope = oidc_scope(pick(o->additional_scope, oc->additional_scope));
+	ca = &oc->idp_ca;
+	if (o->idp_ca != NULL) {
+		if (load_ca_flag(o->idp_ca, &flag_ca, &ca_file, err) == -1)
+			goto out;
+		ca = &flag_ca;
+	}
+	if (oidc_client_new(&l.client, issuer, client_id, oc->client_secret,
+	    ca, 0, err) == -1 || oidc_discover(l.client, err) == -1 ||
+	    run_flow(&l, err) == -1)
+		goto out;
+	if (oidc_client_verify(l.client, l.tokens.id_token, l.nonce, err) == -1)
+		goto out;
+	if (l.tokens.refresh_token == NULL)
+		fprintf(stderr, "runai: warning: the identity provider issued "
+		    "no refresh token; log in again when the id-token "
+		    "expires\n");
+	if (store_tokens(&l, issuer, client_id, ca_file, err) == -1)
+		goto out;
+	fprintf(ctx->out, "Logged in successfully\n");
+	rc = 0;
+out:
+	oidc_tokens_release(&l.tokens);
+	rai_free_secret(l.nonce);
+	free(l.scope);
+	oidc_client_free(l.client);
+	free(flag_ca.data);
+	free(ca_file);
+	return rc;
+}
+
+static const struct rai_opt login_opts_table[] = {
+	{ 0, "auth-flow", RAI_OPT_ENUM, offsetof(struct login_opts, auth_flow),
+	    "<flow>", "how to log in: browser, remote-browser, cli or device "
+	    "(default: the kubeconfig's auth-flow, else browser)", NULL,
+	    login_flows, RAI_COMP_CHOICES, 0, NULL },
+	{ 0, "username", RAI_OPT_STRING, offsetof(struct login_opts, username),
+	    "<name>", "user name for the cli flow (else asked on the terminal)",
+	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "password-stdin", RAI_OPT_BOOL,
+	    offsetof(struct login_opts, password_stdin), NULL,
+	    "read the password of the cli flow from stdin (one line)", NULL,
+	    NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "issuer-url", RAI_OPT_STRING,
+	    offsetof(struct login_opts, issuer_url), "<url>",
+	    "OIDC issuer (default: the kubeconfig's idp-issuer-url)", NULL,
+	    NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "client-id", RAI_OPT_STRING, offsetof(struct login_opts, client_id),
+	    "<id>", "OIDC client id (default: the kubeconfig's client-id)",
+	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "redirect-uri", RAI_OPT_STRING,
+	    offsetof(struct login_opts, redirect_uri), "<url>",
+	    "redirect URI (remote-browser: the page showing the code; "
+	    "browser: an http://127.0.0.1 address)", NULL, NULL, RAI_COMP_NONE,
+	    0, NULL },
+	{ 0, "additional-scope", RAI_OPT_STRING,
+	    offsetof(struct login_opts, additional_scope), "<scopes>",
+	    "scopes to ask for besides 'openid email offline_access'", NULL,
+	    NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "idp-certificate-authority", RAI_OPT_STRING,
+	    offsetof(struct login_opts, idp_ca), "<file>",
+	    "CA bundle for the identity provider's TLS certificate (stored in "
+	    "the kubeconfig)", NULL, NULL, RAI_COMP_FILE, 0, NULL },
+	{ 0, "timeout", RAI_OPT_DURATION, offsetof(struct login_opts, timeout),
+	    "<duration>", "how long to wait for the browser, the code or the "
+	    "approval", "5m", NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "no-browser", RAI_OPT_BOOL, offsetof(struct login_opts, no_browser),
+	    NULL, "browser flow: print the URL instead of opening a browser",
+	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	RAI_OPT_END
+};
+
+static const struct rai_example login_examples[] = {
+	{ "runai login", "log in with the kubeconfig's auth-flow" },
+	{ "runai login --auth-flow device", "log in on another device's "
+	    "browser with a user code" },
+	{ "runai login --auth-flow cli --username alice --password-stdin "
+	    "<pwfile", "log in from a script" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_login = {
+	.name = "login",
+	.summary = "log in to the cluster's identity provider (OIDC)",
+	.synopsis = "[options]",
+	.description = "Logs the current context's user in to the OpenID "
+	    "Connect provider named by its auth-provider config "
+	    "(idp-issuer-url, client-id) and stores the id-token and refresh "
+	    "token there, in the file that defines the user. Every later "
+	    "command sends the id-token and refreshes it when it expires."
+	    "\n\n"
+	    "Flows: browser opens the login page and receives the result on "
+	    "a listener on 127.0.0.1; remote-browser prints the page's URL "
+	    "and reads the code shown at the end (or the whole URL) from "
+	    "stdin; cli asks for the user name and password (or reads the "
+	    "password from stdin with --password-stdin); device shows a code "
+	    "to enter on any browser, when the provider offers the device "
+	    "flow. The id-token is verified against the provider's keys "
+	    "before it is stored. A user with a client certificate, a token "
+	    "or an exec plugin is refused, since those would stay in use.",
+	.examples = login_examples,
+	.opts = login_opts_table,
+	.opts_size = sizeof(struct login_opts),
+	.args_min = 0,
+	.args_max = 0,
+	.flags = RAI_CMD_NEED_CONFIG,
+	.run = cmd_login,
+};
