@@ -4,12 +4,11 @@
 # the same run: below 1 means ours is faster or smaller. A benchmark that
 # cannot run here (a peer missing) is reported and skipped.
 #
-#   bench/run-all.sh [RUNS]     (passed to each benchmark; default 3)
+#   bench/run-all.sh            (each benchmark with its own defaults)
 #
 # Build first (make). Numbers are for comparing runs on one machine.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-RUNS=${1:-3}
 SUMMARY=$(mktemp)
 trap 'rm -f "$SUMMARY"' EXIT
 export RAI_BENCH_SUMMARY=$SUMMARY
@@ -19,7 +18,7 @@ for b in "$TOP"/bench/*.sh; do
 	name=${b##*/}
 	case $name in run-all.sh|lib.sh) continue ;; esac
 	echo "==== $name"
-	if ! "$b" "$RUNS"; then
+	if ! "$b"; then
 		failed+=("$name")
 	fi
 	echo

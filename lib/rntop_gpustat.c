@@ -345,6 +345,19 @@ rntop_gpustat_release(struct rntop_gpustat *ps)
 }
 
 void
+rntop_gpustat_expect(struct rntop_gpustat *ps, const struct rntop_snap *s)
+{
+	size_t i;
+
+	if (s->n == 0)
+		return;
+	ps->prev_idx = xreallocarray(ps->prev_idx, s->n, sizeof(*ps->prev_idx));
+	for (i = 0; i < s->n; i++)
+		ps->prev_idx[i] = s->gpus[i].index;
+	ps->prev_n = s->n;
+}
+
+void
 rntop_snap_copy(struct rntop_snap *dst, const struct rntop_snap *src)
 {
 	if (dst->cap < src->n) {

@@ -112,6 +112,12 @@ void	 rntop_gpustat_finish(struct rntop_gpustat *);
  */
 void	 rntop_gpustat_flush(struct rntop_gpustat *);
 void	 rntop_gpustat_release(struct rntop_gpustat *);
+/*
+ * Primes framing with the GPU set of an earlier snapshot (a one-shot
+ * inventory), so a stream's first snapshot is complete at its last row
+ * instead of when the second one starts.
+ */
+void	 rntop_gpustat_expect(struct rntop_gpustat *, const struct rntop_snap *);
 
 /*
  * One line without its '\n'. Returns 0 and fills *gpu for a row, -1

@@ -49,8 +49,7 @@ static const struct rai_prog rntop_prog = {
 	.summary = "monitor GPU utilisation across many nodes",
 	.description = "rntop shows the GPUs of many nodes at once, "
 	    "gathered over SSH from nvidia-smi, as a live screen or as "
-	    "batch, JSON or CSV output. With no command it runs \"monitor\"; "
-	    "today that watches this machine (--local).",
+	    "batch, JSON or CSV output. With no command it runs \"monitor\".",
 	.version = RAI_VERSION,
 	.man_section = 1,
 	.global_opts = rntop_global_opts,

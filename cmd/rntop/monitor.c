@@ -30,16 +30,16 @@
 
 #define RNTOP_BACKOFF_MAX	60.0
 
-static volatile sig_atomic_t stop_signal;
+volatile sig_atomic_t rntop_stop_signal;
 
 static void
 on_signal(int sig)
 {
-	stop_signal = sig;
+	rntop_stop_signal = sig;
 }
 
-static void
-catch_signals(void)
+void
+rntop_catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -65,6 +65,7 @@ struct monitor {
 	struct rntop_ui		*ui;		/* the screen, or NULL */
 	int			 quit;		/* q typed */
 	int			 redraw;	/* the screen wants a redraw */
+	struct rntop_hist	 cluster;	/* the cluster's utilisation */
 };
 
 static void
@@ -81,6 +82,8 @@ on_snapshot(void *ud, const struct rntop_snap *s)
 	struct monitor *m = ud;
 
 	rntop_snap_copy(&m->host.snap, s);
+	rntop_hist_push(&m->host.hist, s);
+	rntop_hist_push_cluster(&m->cluster, &m->host, 1);
 	m->host.have_snap = 1;
 	m->host.snap_time = rntop_now();
 	m->host.backoff = 0;
@@ -208,8 +211,8 @@ retire_child(struct monitor *m, double now)
 }
 
 /* Reports a write error on stdout, unless the reader left. */
-static int
-stdout_failed(struct rai_err *err)
+int
+rntop_stdout_failed(struct rai_err *err)
 {
 	if (!ferror(stdout))
 		return 0;
@@ -232,7 +235,7 @@ run_once(struct monitor *m, struct rai_err *err)
 	if (start_child(m, 0, err) == -1)
 		return -1;
 	deadline = m->start + m->o->timeout;
-	while (!stop_signal) {
+	while (!rntop_stop_signal) {
 		now = rntop_now();
 		if (h->child.out_fd == -1 && rntop_child_reap(&h->child))
 			break;
@@ -258,7 +261,7 @@ run_once(struct monitor *m, struct rai_err *err)
 	if (h->state == RNTOP_HOST_WAITING)
 		h->state = RNTOP_HOST_TIMEOUT;
 	rntop_report_json(stdout, h, 1, m->o->interval, 1);
-	if (stdout_failed(err) == -1)
+	if (rntop_stdout_failed(err) == -1)
 		return -1;
 	if (m->o->output != NULL &&
 	    rntop_report_csv(m->o->output, h, 1, err) == -1)
@@ -284,7 +287,7 @@ run_batch(struct monitor *m, struct rai_err *err)
 	if (start_child(m, 1, err) == -1)
 		return -1;
 	next_emit = m->start + o->timeout;
-	while (!stop_signal && !m->quit) {
+	while (!rntop_stop_signal && !m->quit) {
 		now = rntop_now();
 		if (child_running(c)) {
 			if (c->out_fd == -1 && rntop_child_reap(c)) {
@@ -331,19 +334,19 @@ run_batch(struct monitor *m, struct rai_err *err)
 			rntop_gpustat_flush(&c->ps);
 		if (m->ui != NULL && (m->redraw || now - drawn >= 1)) {
 			settle(m, now);
-			rntop_ui_draw(m->ui, h, 1, o->interval);
+			rntop_ui_draw(m->ui, h, 1, o->interval, &m->cluster);
 			drawn = now;
 			m->redraw = 0;
 		}
 		if (m->fresh || now >= next_emit) {
 			settle(m, now);
 			if (m->ui != NULL) {
-				rntop_ui_draw(m->ui, h, 1, o->interval);
+				rntop_ui_draw(m->ui, h, 1, o->interval, &m->cluster);
 				drawn = now;
 			} else {
 				rntop_report_json(stdout, h, 1, o->interval,
 				    0);
-				if ((rc = stdout_failed(err)) != 0)
+				if ((rc = rntop_stdout_failed(err)) != 0)
 					break;
 			}
 			if (o->output != NULL &&
@@ -402,14 +405,8 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->output_every < 1)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--output-every must be 1 or more");
-	if (!o->local) {
-		rai_err_set(err, RAI_E_USAGE, argc == 0 ?
-		    "no hosts to watch" : "watching hosts over SSH is not "
-		    "built yet");
-		rai_err_set_hint(err, "use --local to watch this machine's "
-		    "GPUs");
-		return -1;
-	}
+	if (!o->local)
+		return rntop_remote_run(ctx, o, argc, argv);
 	if (argc > 1 || (argc == 1 && strcmp(argv[0], "localhost") != 0))
 		return rai_err_set(err, RAI_E_USAGE, "--local watches this "
 		    "machine only; leave out the host names");
@@ -424,10 +421,12 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 	m.host.name = xstrdup("localhost");
 	m.host.child.pid = -1;
 	m.host.child.out_fd = m.host.child.err_fd = -1;
-	catch_signals();
+	rntop_catch_signals();
 	/* the screen on a terminal; elsewhere, --batch's JSON Lines */
 	if (!o->once && !o->batch && isatty(0) && isatty(1) &&
-	    (m.ui = rntop_ui_start(ctx->color, err)) == NULL) {
+	    (m.ui = rntop_ui_start(&(struct rntop_ui_conf){
+	    .color = o->color == -1 ? ctx->color : o->color,
+	    .mem_unit = o->mem_unit, .sort = o->sort }, err)) == NULL) {
 		rc = -1;
 		goto out;
 	}
@@ -437,16 +436,65 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 out:
 	rntop_child_release(&m.host.child);
 	rntop_snap_release(&m.host.snap);
+	rntop_hist_release(&m.host.hist);
+	rntop_hist_release(&m.cluster);
 	free(m.host.error);
 	free(m.host.name);
 	free(m.exe);
 	return rc;
 }
 
+static const char *const strict_choices[] = { "yes", "accept-new", "no",
+	NULL };
+static const char *const unit_choices[] = { "mib", "mb", "gib", "gb", NULL };
+static const char *const sort_choices[] = { "host", "util", "mem", "state",
+	NULL };
+
 static const struct rai_opt monitor_opts[] = {
 	{ 0, "local", RAI_OPT_BOOL, offsetof(struct rntop_opts, local), NULL,
 	    "watch this machine: run nvidia-smi here, without SSH", NULL,
 	    NULL, RAI_COMP_NONE, 0, NULL },
+	{ 0, "hostfile", RAI_OPT_STRING, offsetof(struct rntop_opts, hostfile),
+	    "<file>", "read hosts from this file, one [user@]host[:port] a "
+	    "line", NULL, NULL, RAI_COMP_FILE, 0, NULL },
+	{ 'l', "username", RAI_OPT_STRING,
+	    offsetof(struct rntop_opts, username), "<user>",
+	    "log in as this user where the host names none", NULL, NULL,
+	    RAI_COMP_NONE, 0, NULL },
+	{ 'i', "identity", RAI_OPT_LIST, offsetof(struct rntop_opts, identity),
+	    "<file>", "a private key file to try after ssh-agent (repeatable)",
+	    NULL, NULL, RAI_COMP_FILE, 0, NULL },
+	{ 0, "known-hosts", RAI_OPT_STRING,
+	    offsetof(struct rntop_opts, known_hosts), "<file>",
+	    "the known_hosts file (default: ~/.ssh/known_hosts)", NULL, NULL,
+	    RAI_COMP_FILE, 0, NULL },
+	{ 0, "strict-host-key-checking", RAI_OPT_ENUM,
+	    offsetof(struct rntop_opts, strict), "<mode>",
+	    "unknown host keys: refuse (yes), learn (accept-new) or ignore (no)",
+	    NULL, strict_choices, RAI_COMP_CHOICES, 0, NULL },
+	{ 'F', "ssh-config", RAI_OPT_STRING,
+	    offsetof(struct rntop_opts, ssh_config), "<file>",
+	    "the ssh_config file \"ssh -G\" reads", NULL, NULL, RAI_COMP_FILE,
+	    0, NULL },
+	{ 0, "no-ssh-config", RAI_OPT_BOOL,
+	    offsetof(struct rntop_opts, no_ssh_config), NULL,
+	    "do not resolve hosts with \"ssh -G\"", NULL, NULL,
+	    RAI_COMP_NONE, 0, NULL },
+	{ 0, "no-agent", RAI_OPT_BOOL, offsetof(struct rntop_opts, no_agent),
+	    NULL, "do not ask ssh-agent for keys", NULL, NULL, RAI_COMP_NONE, 0,
+	    NULL },
+	{ 0, "concurrency", RAI_OPT_INT,
+	    offsetof(struct rntop_opts, concurrency), "<count>",
+	    "connections being set up at once", "64", NULL, RAI_COMP_NONE, 0,
+	    NULL },
+	{ 0, "connect-timeout", RAI_OPT_DOUBLE,
+	    offsetof(struct rntop_opts, connect_timeout), "<seconds>",
+	    "seconds to connect, check the host key and log in", "10", NULL,
+	    RAI_COMP_NONE, 0, NULL },
+	{ 0, "reconnect-max", RAI_OPT_DOUBLE,
+	    offsetof(struct rntop_opts, reconnect_max), "<seconds>",
+	    "longest wait before reconnecting to a failed host", "60", NULL,
+	    RAI_COMP_NONE, 0, NULL },
 	{ 0, "nvidia-smi", RAI_OPT_STRING,
 	    offsetof(struct rntop_opts, nvidia_smi), "<path>",
 	    "the nvidia-smi program to run (default: found on PATH)", NULL,
@@ -475,16 +523,28 @@ static const struct rai_opt monitor_opts[] = {
 	    offsetof(struct rntop_opts, output_every), "<count>",
 	    "log the first refresh and then every Nth", "6", NULL,
 	    RAI_COMP_NONE, 0, NULL },
+	{ 0, "color", RAI_OPT_BOOL, offsetof(struct rntop_opts, color), NULL,
+	    "colour the screen (--no-color: never)", NULL, NULL,
+	    RAI_COMP_NONE, RAI_OPT_NEGATABLE | RAI_OPT_TRISTATE, NULL },
+	{ 0, "mem-unit", RAI_OPT_ENUM, offsetof(struct rntop_opts, mem_unit),
+	    "<unit>", "memory unit on the screen", "mib", unit_choices,
+	    RAI_COMP_CHOICES, 0, NULL },
+	{ 0, "sort", RAI_OPT_ENUM, offsetof(struct rntop_opts, sort), "<key>",
+	    "first sort order on the screen (the s key cycles)", "host",
+	    sort_choices, RAI_COMP_CHOICES, 0, NULL },
 	RAI_OPT_END
 };
 
 static const struct rai_example monitor_examples[] = {
-	{ "rntop --local", "this machine's GPUs on a live screen" },
-	{ "rntop --local --once", "one JSON snapshot of this machine's GPUs" },
-	{ "rntop --local --batch -d 1 | jq -c .cluster",
-	    "the cluster figures every second, as JSON Lines" },
-	{ "rntop --local --batch -n 10 -o gpus.csv --output-every 1",
-	    "ten refreshes, each logged to gpus.csv for rntop-board" },
+	{ "rntop gpu1 gpu2 alice@gpu3:2222",
+	    "three nodes on a live screen, over SSH" },
+	{ "rntop --hostfile nodes.txt --once | jq .cluster",
+	    "one JSON snapshot of every node in nodes.txt" },
+	{ "rntop --hostfile nodes.txt --batch -d 1 -o gpus.csv",
+	    "JSON Lines every second, and rntop's CSV log for rntop-board" },
+	{ "rntop --strict-host-key-checking accept-new -l ops gpu1",
+	    "learn gpu1's host key on first use, log in as ops" },
+	{ "rntop --local", "this machine's GPUs, without SSH" },
 	{ NULL, NULL }
 };
 
@@ -492,47 +552,84 @@ const struct rai_cmd rntop_cmd_monitor = {
 	.name = "monitor",
 	.summary = "watch GPUs on a screen, as JSON or in a CSV log "
 	    "(the default command)",
-	.synopsis = "--local [--once | --batch] [options]",
-	.description = "Runs nvidia-smi and reports every GPU's "
-	    "utilisation, memory, temperature and power, with the cluster "
-	    "figures weighted by GPU (each GPU with a known value counts "
-	    "once) and their coverage (hosts answering, GPUs with known "
-	    "values). A value nvidia-smi does not know ([N/A], [Not "
-	    "Supported], a lost GPU, utilisation under MIG) is null, never "
-	    "0, and the reason is kept under \"unknown\".\n\n"
-	    "This is the default command: \"rntop --local --once\" is "
-	    "\"rntop monitor --local --once\". For now it watches this "
-	    "machine only (--local); watching many nodes over SSH is not "
-	    "built yet.\n\n"
-	    "On a terminal, without --once or --batch, it shows a screen: "
-	    "the cluster line, a row per host and a row per GPU, coloured "
-	    "like the original rntop, where red means waste (utilisation "
-	    "under 10 %, memory under 50 %) and green a busy GPU (80 % and "
-	    "more). Keys: q quits; the arrows, j/k, PgUp/PgDn, space, "
-	    "Home/End and g/G scroll the GPUs; ^L redraws. When standard "
-	    "input or output is not a terminal, it prints --batch's JSON "
-	    "Lines instead.\n\n"
-	    "--once runs nvidia-smi once and prints one JSON document; the "
-	    "exit status is 1 when a host gave no data (it is still "
-	    "reported, with its status and error). --batch keeps one "
-	    "\"nvidia-smi -lms\" stream running and prints one JSON line per "
-	    "refresh (each sample nvidia-smi takes, every interval), "
-	    "flushed at once, until -n lines or a signal; when no sample "
-	    "comes for interval + timeout seconds it prints a line all the "
-	    "same, with the host \"stale\" (or \"timeout\" or \"error\" "
-	    "with the reason). An nvidia-smi that stays silent that long is "
-	    "killed "
-	    "and restarted, and one that fails is restarted with backoff. "
-	    "nvidia-smi runs without a shell, with LC_ALL=C, and is stopped "
-	    "when rntop exits.\n\n"
+	.synopsis = "[options] [user@]host[:port]... | --hostfile <file> | "
+	    "--local",
+	.description = "Runs nvidia-smi on every host over SSH (or here, "
+	    "with --local) and reports every GPU's utilisation, memory, "
+	    "temperature and power, with the cluster figures weighted by GPU "
+	    "(each GPU with a known value counts once) and their coverage "
+	    "(hosts answering, GPUs unknown). A value nvidia-smi does not "
+	    "know ([N/A], [Not Supported], a lost GPU, utilisation under MIG) "
+	    "is null, never 0, and the reason is kept under \"unknown\".\n\n"
+	    "This is the default command: \"rntop gpu1 --once\" is \"rntop "
+	    "monitor gpu1 --once\".\n\n"
+	    "Hosts come from the command line and --hostfile (one "
+	    "[user@]host[:port] a line; '#' starts a comment; words after the "
+	    "host are ignored). Each is resolved like OpenSSH does, by "
+	    "running \"ssh -G\" (with -F, -l and the port; no shell), so "
+	    "aliases, HostName, User, Port, IdentityFile, UserKnownHostsFile "
+	    "and StrictHostKeyChecking from ssh_config apply; "
+	    "--no-ssh-config, or no ssh installed, uses the name as given, "
+	    "the login name and port 22. ProxyJump and ProxyCommand are not "
+	    "supported. Keys: ssh-agent first ($SSH_AUTH_SOCK, unless "
+	    "--no-agent), then -i files, then the IdentityFiles (by default "
+	    "~/.ssh/id_ed25519, id_ecdsa, id_rsa); never passwords. The host "
+	    "key is checked against known_hosts (hashed names, "
+	    "\"[host]:port\" entries and @revoked honoured; @cert-authority "
+	    "lines are ignored): with --strict-host-key-checking yes (the "
+	    "default) an unknown or changed key is refused, accept-new "
+	    "learns unknown keys (appended to the first known_hosts file) "
+	    "but refuses changed ones, no accepts anything with a warning. "
+	    "Errors name the server's key by its SHA256 fingerprint, as "
+	    "ssh-keygen -l prints it.\n\n"
+	    "One SSH connection per host, all driven from one loop, at most "
+	    "--concurrency being set up at once, each within "
+	    "--connect-timeout. On each connection rntop first runs a "
+	    "one-shot query, then keeps one \"nvidia-smi -lms\" stream "
+	    "running (an nvidia-smi without loop mode is polled every "
+	    "interval instead). The remote command is fixed text plus the "
+	    "--nvidia-smi path (letters, digits and /._+- only) and numbers; "
+	    "a watchdog on the remote side ends nvidia-smi when the "
+	    "connection closes. A host whose data is older than interval + "
+	    "timeout is stale; a stream silent twice that long, a lost "
+	    "connection or a failing nvidia-smi is dropped and retried after "
+	    "a random delay that doubles up to --reconnect-max; a refused "
+	    "host key or login waits --reconnect-max.\n\n"
+	    "On a terminal, without --once or --batch, it shows a screen in "
+	    "three parts like the original rntop: Cluster (utilisation with "
+	    "its history, memory, coverage), Nodes (a row per host: state, "
+	    "GPUs, utilisation, memory, age or error) and GPUs (a row per GPU "
+	    "with a sparkline of its utilisation), coloured like the original "
+	    "rntop, where red means waste (utilisation under 10 %, memory "
+	    "under 50 %) and green a busy GPU (80 % and more); --no-color "
+	    "turns colours off. Keys: q quits; ? shows help; the arrows, "
+	    "j/k, PgUp/PgDn, space, Home/End scroll; s cycles the sort of "
+	    "the hosts (host, util, mem, state); / filters hosts by name "
+	    "(Enter keeps, Esc drops); p pauses the display; ^L redraws. "
+	    "When standard input or output is not a terminal, it prints "
+	    "--batch's JSON Lines instead.\n\n"
+	    "--once connects to every host, asks once and prints one JSON "
+	    "document when all have answered or failed (or after "
+	    "--connect-timeout + --timeout); the exit status is 1 when a host "
+	    "gave no data (it is still reported, with its status and "
+	    "error). --batch prints one JSON line per interval, flushed at "
+	    "once, until -n lines or a signal; the first when every host "
+	    "has answered or failed, or after --timeout.\n\n"
 	    "The JSON: {time, interval, cluster: {hosts, hosts_ok, gpus, "
-	    "gpus_lost, gpus_utilization_known, gpus_memory_known, "
-	    "utilization, memory_used, memory_total, memory_percent}, "
-	    "hosts: [{name, status (ok, waiting, stale, timeout or error), "
-	    "error, age, noise_lines, gpus: [{index, uuid, name, "
+	    "gpus_lost, gpus_unknown, gpus_utilization_known, "
+	    "gpus_memory_known, utilization, memory_used, memory_total, "
+	    "memory_percent}, hosts: [{name, status (ok, waiting, stale, "
+	    "timeout, error, down, auth or hostkey), error, age, "
+	    "noise_lines, and over SSH address, mode (stream, poll or once), "
+	    "fingerprint, warning, retry_in; gpus: [{index, uuid, name, "
 	    "utilization, memory_used, memory_total, temperature, power, "
 	    "mig, lost, unknown}]}]}, in %, MiB, degrees C and W. The "
-	    "cluster figures count the GPUs of hosts that are ok.\n\n"
+	    "cluster figures count the GPUs of hosts that are ok; "
+	    "gpus_unknown counts GPUs without a utilisation, and those of "
+	    "hosts that stopped answering. Only ok and stale hosts list "
+	    "GPUs.\n\n"
+	    "--local runs nvidia-smi on this machine instead, without a "
+	    "shell, with LC_ALL=C; it is stopped when rntop exits.\n\n"
 	    "--output appends the original rntop's CSV log, read by "
 	    "rntop-board: the header "
 	    "timestamp,node,index,utilization,memory_used,memory_total when "

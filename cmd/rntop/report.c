@@ -31,6 +31,9 @@ rntop_host_state_name(enum rntop_host_state s)
 	case RNTOP_HOST_STALE: return "stale";
 	case RNTOP_HOST_TIMEOUT: return "timeout";
 	case RNTOP_HOST_ERROR: return "error";
+	case RNTOP_HOST_DOWN: return "down";
+	case RNTOP_HOST_AUTH: return "auth";
+	case RNTOP_HOST_HOSTKEY: return "hostkey";
 	}
 	return "unknown";
 }
@@ -108,13 +111,35 @@ rfc3339_now(char *buf, size_t size)
 	snprintf(buf, size, "%s.%03ldZ", sec, (long)(tv.tv_usec / 1000));
 }
 
+/* The SSH side of a host: where, how, and since when it waits. */
+static void
+add_ssh_fields(cJSON *h, const struct rntop_host *ho)
+{
+	if (ho->address == NULL)
+		return;
+	cJSON_AddStringToObject(h, "address", ho->address);
+	if (ho->state == RNTOP_HOST_OK || ho->state == RNTOP_HOST_STALE)
+		cJSON_AddStringToObject(h, "mode", ho->mode ? ho->mode :
+		    "stream");
+	else
+		cJSON_AddNullToObject(h, "mode");
+	add_str(h, "fingerprint", ho->fingerprint);
+	add_str(h, "warning", ho->warning);
+	if (ho->retry_in > 0)
+		cJSON_AddNumberToObject(h, "retry_in",
+		    (double)(long)(ho->retry_in * 10 + 0.5) / 10);
+	else
+		cJSON_AddNullToObject(h, "retry_in");
+}
+
 void
 rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
     double interval, int pretty)
 {
 	cJSON *root = cJSON_CreateObject(), *cl, *arr, *h, *gpus;
-	double now = rntop_now(), util = 0, used = 0, total = 0;
-	size_t i, j, hosts_ok = 0, ngpu = 0, nutil = 0, nmem = 0, nlost = 0;
+	struct rntop_agg a;
+	double now = rntop_now();
+	size_t i, j;
 	char ts[64];
 	char *text;
 
@@ -125,7 +150,6 @@ rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
 	arr = cJSON_AddArrayToObject(root, "hosts");
 	for (i = 0; i < nhosts; i++) {
 		struct rntop_host *ho = &hosts[i];
-		int ok = ho->state == RNTOP_HOST_OK;
 
 		h = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, h);
@@ -140,52 +164,39 @@ rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
 		else
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
+		add_ssh_fields(h, ho);
 		gpus = cJSON_AddArrayToObject(h, "gpus");
-		if (!ho->have_snap || ho->state == RNTOP_HOST_ERROR)
+		/* the last values of a host that is down would mislead */
+		if (!ho->have_snap || (ho->state != RNTOP_HOST_OK &&
+		    ho->state != RNTOP_HOST_STALE))
 			continue;
-		for (j = 0; j < ho->snap.n; j++) {
-			const struct rntop_gpu *g = &ho->snap.gpus[j];
-
-			cJSON_AddItemToArray(gpus, gpu_json(g));
-			if (!ok)
-				continue;
-			ngpu++;
-			nlost += rntop_gpu_lost(g);
-			if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
-				util += g->util;
-				nutil++;
-			}
-			if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-			    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
-				used += g->mem_used;
-				total += g->mem_total;
-				nmem++;
-			}
-		}
-		hosts_ok += ok;
+		for (j = 0; j < ho->snap.n; j++)
+			cJSON_AddItemToArray(gpus, gpu_json(&ho->snap.gpus[j]));
 	}
 	/* GPU-weighted: each GPU with a known value counts once */
-	cJSON_AddNumberToObject(cl, "hosts", (double)nhosts);
-	cJSON_AddNumberToObject(cl, "hosts_ok", (double)hosts_ok);
-	cJSON_AddNumberToObject(cl, "gpus", (double)ngpu);
-	cJSON_AddNumberToObject(cl, "gpus_lost", (double)nlost);
-	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)nutil);
-	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)nmem);
-	if (nutil > 0)
+	rntop_aggregate(hosts, nhosts, &a);
+	cJSON_AddNumberToObject(cl, "hosts", (double)a.hosts);
+	cJSON_AddNumberToObject(cl, "hosts_ok", (double)a.hosts_ok);
+	cJSON_AddNumberToObject(cl, "gpus", (double)a.gpus);
+	cJSON_AddNumberToObject(cl, "gpus_lost", (double)a.gpus_lost);
+	cJSON_AddNumberToObject(cl, "gpus_unknown", (double)a.gpus_unknown);
+	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)a.nutil);
+	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)a.nmem);
+	if (a.nutil > 0)
 		cJSON_AddNumberToObject(cl, "utilization",
-		    (double)(long)(util / (double)nutil * 100 + 0.5) / 100);
+		    (double)(long)(a.util * 100 + 0.5) / 100);
 	else
 		cJSON_AddNullToObject(cl, "utilization");
-	if (nmem > 0) {
-		cJSON_AddNumberToObject(cl, "memory_used", used);
-		cJSON_AddNumberToObject(cl, "memory_total", total);
+	if (a.nmem > 0) {
+		cJSON_AddNumberToObject(cl, "memory_used", a.used);
+		cJSON_AddNumberToObject(cl, "memory_total", a.total);
 	} else {
 		cJSON_AddNullToObject(cl, "memory_used");
 		cJSON_AddNullToObject(cl, "memory_total");
 	}
-	if (nmem > 0 && total > 0)
+	if (a.nmem > 0 && a.total > 0)
 		cJSON_AddNumberToObject(cl, "memory_percent",
-		    (double)(long)(used / total * 10000 + 0.5) / 100);
+		    (double)(long)(a.used / a.total * 10000 + 0.5) / 100);
 	else
 		cJSON_AddNullToObject(cl, "memory_percent");
 	if (pretty) {

@@ -1,17 +1,25 @@
 /*
- * rntop's interactive screen, the only file that uses curses: a cluster
- * line, a table of hosts and a scrollable table of GPUs, redrawn on each
- * refresh, every second (ages) and on resize. Keys: q quits; arrows,
- * PgUp/PgDn, Home/End scroll the GPUs. Colours follow the original
- * rntop, where red means waste: utilisation under 10 % is red, 80 % and
- * more green, cyan between; memory red under 50 %, green from 80 %.
+ * rntop's interactive screen, the only file that uses curses. Three
+ * sections like the original rntop: Cluster (GPU-weighted utilisation
+ * with its history, memory, coverage), Nodes (a row per host with its
+ * state or error) and GPUs (a row per GPU with a sparkline of its
+ * utilisation). Nodes and GPUs scroll together below the fixed Cluster
+ * lines. Keys: q quits; ? help; arrows, j/k, PgUp/PgDn, space,
+ * Home/End scroll; s cycles the sort (host, util, mem, state); / types
+ * a filter on host names (Enter keeps it, Esc drops it); p pauses the
+ * display; ^L redraws. Colours follow the original rntop, where red
+ * means waste: utilisation under 10 % red, 80 % and more green, cyan
+ * between; memory red under 50 %, green from 80 %. While the screen is
+ * up, stderr goes to a temporary file, replayed when it ends.
  */
 #include <curses.h>
 #include <term.h>
+#include <langinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rai_alloc.h"
 #include "rai_version.h"
@@ -20,22 +28,98 @@
 #include "banned.h"
 
 enum { PAIR_RED = 1, PAIR_CYAN, PAIR_GREEN, PAIR_HEAD, PAIR_DIM };
+enum sort_key { SORT_HOST, SORT_UTIL, SORT_MEM, SORT_STATE, SORT_N };
+static const char *const sort_names[SORT_N] = { "host", "util", "mem",
+	"state" };
+
+#define FILTER_MAX	64
+#define SPARK_W		16
 
 struct rntop_ui {
-	SCREEN	*scr;
-	int	 color;
-	int	 top;		/* first GPU row shown */
-	int	 gpu_rows;	/* GPU rows the last draw had room for */
-	int	 ngpus;		/* GPU rows the last draw had */
+	SCREEN		*scr;
+	int		 color;
+	int		 utf8;
+	double		 unit_div;	/* MiB per shown unit */
+	const char	*unit;
+	enum sort_key	 sort;
+	int		 top;		/* first body row shown */
+	int		 body_rows;	/* body rows the last draw had room for */
+	int		 body_len;	/* body rows the last draw had */
+	int		 help;
+	int		 paused;
+	int		 typing;	/* reading a filter after '/' */
+	char		 filter[FILTER_MAX];
+	char		 typed[FILTER_MAX];
+	int		 saved_stderr;	/* -1 when not diverted */
+	FILE		*stderr_file;
 };
 
+/* Sends stderr to a temporary file while curses owns the terminal. */
+static void
+divert_stderr(struct rntop_ui *ui)
+{
+	ui->saved_stderr = -1;
+	if ((ui->stderr_file = tmpfile()) == NULL)
+		return;
+	fflush(stderr);
+	ui->saved_stderr = dup(2);
+	if (ui->saved_stderr == -1 ||
+	    dup2(fileno(ui->stderr_file), 2) == -1) {
+		if (ui->saved_stderr != -1)
+			close(ui->saved_stderr);
+		ui->saved_stderr = -1;
+		fclose(ui->stderr_file);
+		ui->stderr_file = NULL;
+	}
+}
+
+/* Puts stderr back and replays what was written meanwhile. */
+static void
+restore_stderr(struct rntop_ui *ui)
+{
+	char buf[4096];
+	size_t n;
+
+	if (ui->saved_stderr == -1)
+		return;
+	fflush(stderr);
+	dup2(ui->saved_stderr, 2);
+	close(ui->saved_stderr);
+	ui->saved_stderr = -1;
+	rewind(ui->stderr_file);
+	while ((n = fread(buf, 1, sizeof(buf), ui->stderr_file)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fflush(stderr);
+	fclose(ui->stderr_file);
+	ui->stderr_file = NULL;
+}
+
+static void
+set_unit(struct rntop_ui *ui, const char *unit)
+{
+	ui->unit = "MiB";
+	ui->unit_div = 1;
+	if (unit == NULL)
+		return;
+	if (strcmp(unit, "mb") == 0) {
+		ui->unit = "MB";
+		ui->unit_div = 1e6 / 1048576.0;
+	} else if (strcmp(unit, "gib") == 0) {
+		ui->unit = "GiB";
+		ui->unit_div = 1024;
+	} else if (strcmp(unit, "gb") == 0) {
+		ui->unit = "GB";
+		ui->unit_div = 1e9 / 1048576.0;
+	}
+}
+
 struct rntop_ui *
-rntop_ui_start(int color, struct rai_err *err)
+rntop_ui_start(const struct rntop_ui_conf *conf, struct rai_err *err)
 {
 	struct rntop_ui *ui;
 	SCREEN *scr;
-	const char *term;
-	int errret = 0;
+	const char *term, *cs;
+	int errret = 0, i;
 
 	/*
 	 * Ask terminfo first: newterm() fails on an unknown terminal too,
@@ -56,12 +140,19 @@ rntop_ui_start(int color, struct rai_err *err)
 	}
 	ui = xcalloc(1, sizeof(*ui));
 	ui->scr = scr;
+	cs = nl_langinfo(CODESET);
+	ui->utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
+	set_unit(ui, conf->mem_unit);
+	for (i = 0; i < SORT_N; i++)
+		if (conf->sort != NULL && strcmp(conf->sort, sort_names[i]) == 0)
+			ui->sort = (enum sort_key)i;
 	cbreak();
 	noecho();
 	nodelay(stdscr, TRUE);
 	keypad(stdscr, TRUE);
+	set_escdelay(25);
 	curs_set(0);
-	if (color && has_colors()) {
+	if (conf->color && has_colors()) {
 		start_color();
 		use_default_colors();
 		init_pair(PAIR_RED, COLOR_RED, -1);
@@ -71,6 +162,7 @@ rntop_ui_start(int color, struct rai_err *err)
 		init_pair(PAIR_DIM, COLOR_YELLOW, -1);
 		ui->color = 1;
 	}
+	divert_stderr(ui);
 	return ui;
 }
 
@@ -81,13 +173,20 @@ rntop_ui_end(struct rntop_ui *ui)
 		return;
 	endwin();
 	delscreen(ui->scr);
+	restore_stderr(ui);
 	free(ui);
+}
+
+int
+rntop_ui_paused(const struct rntop_ui *ui)
+{
+	return ui->paused;
 }
 
 static void
 scroll_by(struct rntop_ui *ui, int n)
 {
-	int max = ui->ngpus - ui->gpu_rows;
+	int max = ui->body_len - ui->body_rows;
 
 	ui->top += n;
 	if (ui->top > max)
@@ -96,16 +195,57 @@ scroll_by(struct rntop_ui *ui, int n)
 		ui->top = 0;
 }
 
+/* A key while typing a filter; returns 1 when it was one. */
+static int
+filter_key(struct rntop_ui *ui, int ch)
+{
+	size_t n = strlen(ui->typed);
+
+	if (!ui->typing)
+		return 0;
+	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
+		snprintf(ui->filter, sizeof(ui->filter), "%s", ui->typed);
+		ui->typing = 0;
+		ui->top = 0;
+	} else if (ch == 27) {		/* Esc: no filter */
+		ui->filter[0] = '\0';
+		ui->typing = 0;
+	} else if (ch == KEY_BACKSPACE || ch == 127 || ch == 8) {
+		if (n > 0)
+			ui->typed[n - 1] = '\0';
+	} else if (ch >= ' ' && ch < 127 && n + 1 < sizeof(ui->typed)) {
+		ui->typed[n] = (char)ch;
+		ui->typed[n + 1] = '\0';
+	}
+	return 1;
+}
+
 int
 rntop_ui_keys(struct rntop_ui *ui)
 {
-	int ch, what = 0;
+	int ch, what = 0, page = ui->body_rows > 1 ? ui->body_rows - 1 : 1;
 
 	while ((ch = getch()) != ERR) {
+		if (ch == KEY_RESIZE || ch == 12) {	/* ^L */
+			clearok(curscr, TRUE);
+			what |= RNTOP_UI_REDRAW;
+			continue;
+		}
+		if (filter_key(ui, ch)) {
+			what |= RNTOP_UI_REDRAW;
+			continue;
+		}
 		switch (ch) {
 		case 'q':
 		case 'Q':
 			return RNTOP_UI_QUIT;
+		case '?':
+		case 'h':
+			ui->help = !ui->help;
+			break;
+		case 27:
+			ui->help = 0;
+			break;
 		case KEY_UP:
 		case 'k':
 			scroll_by(ui, -1);
@@ -115,11 +255,11 @@ rntop_ui_keys(struct rntop_ui *ui)
 			scroll_by(ui, 1);
 			break;
 		case KEY_PPAGE:
-			scroll_by(ui, -(ui->gpu_rows > 1 ? ui->gpu_rows - 1 : 1));
+			scroll_by(ui, -page);
 			break;
 		case KEY_NPAGE:
 		case ' ':
-			scroll_by(ui, ui->gpu_rows > 1 ? ui->gpu_rows - 1 : 1);
+			scroll_by(ui, page);
 			break;
 		case KEY_HOME:
 		case 'g':
@@ -127,11 +267,19 @@ rntop_ui_keys(struct rntop_ui *ui)
 			break;
 		case KEY_END:
 		case 'G':
-			scroll_by(ui, ui->ngpus);
+			scroll_by(ui, ui->body_len);
 			break;
-		case KEY_RESIZE:
-		case 12:	/* ^L */
-			clearok(curscr, TRUE);
+		case 's':
+			ui->sort = (ui->sort + 1) % SORT_N;
+			break;
+		case '/':
+			ui->typing = 1;
+			snprintf(ui->typed, sizeof(ui->typed), "%s", ui->filter);
+			break;
+		case 'p':
+		case 'P':
+		case 'Z':
+			ui->paused = !ui->paused;
 			break;
 		default:
 			continue;
@@ -148,7 +296,7 @@ put(int y, int x, const char *fmt, ...)
 	char line[512];
 	va_list ap;
 
-	if (y >= LINES || x >= COLS)
+	if (y < 0 || y >= LINES || x >= COLS)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
@@ -168,6 +316,20 @@ mem_pair(double pct)
 	return pct < 50 ? PAIR_RED : pct < 80 ? PAIR_CYAN : PAIR_GREEN;
 }
 
+static void
+color_on(struct rntop_ui *ui, int pair)
+{
+	if (ui->color)
+		attron(COLOR_PAIR(pair));
+}
+
+static void
+color_off(struct rntop_ui *ui, int pair)
+{
+	if (ui->color)
+		attroff(COLOR_PAIR(pair));
+}
+
 /* "  45%" coloured, or "  n/a". */
 static void
 put_pct(struct rntop_ui *ui, int y, int x, int known, double v, int pair)
@@ -176,35 +338,68 @@ put_pct(struct rntop_ui *ui, int y, int x, int known, double v, int pair)
 		put(y, x, "%5s", "n/a");
 		return;
 	}
-	if (ui->color)
-		attron(COLOR_PAIR(pair));
+	color_on(ui, pair);
 	put(y, x, "%4.0f%%", v);
-	if (ui->color)
-		attroff(COLOR_PAIR(pair));
+	color_off(ui, pair);
 }
 
+/* "used / total UNIT  pct%" in 28 columns, or n/a. */
 static void
 put_mem(struct rntop_ui *ui, int y, int x, int known, double used,
     double total)
 {
 	double pct;
+	int prec = ui->unit_div > 1000 ? 1 : 0;
 
 	if (!known || total <= 0) {
-		put(y, x, "%-26s", "n/a");
+		put(y, x, "%-28s", "n/a");
 		return;
 	}
 	pct = used / total * 100;
-	put(y, x, "%7.0f / %-7.0f MiB ", used, total);
-	if (ui->color)
-		attron(COLOR_PAIR(mem_pair(pct)));
-	put(y, x + 22, "%3.0f%%", pct);
-	if (ui->color)
-		attroff(COLOR_PAIR(mem_pair(pct)));
+	put(y, x, "%8.*f / %-8.*f %-3s ", prec, used / ui->unit_div, prec,
+	    total / ui->unit_div, ui->unit);
+	color_on(ui, mem_pair(pct));
+	put(y, x + 24, "%3.0f%%", pct);
+	color_off(ui, mem_pair(pct));
+}
+
+/* One cell of a sparkline for a sample (0-100 or unknown). */
+static const char *
+spark_cell(const struct rntop_ui *ui, int v)
+{
+	static const char *const bars[] = { "\u2581", "\u2582", "\u2583",
+		"\u2584", "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char *const ascii[] = { "_", ".", "-", "=", "+", "*",
+		"#", "@" };
+	int i;
+
+	if (v == RNTOP_HIST_NONE)
+		return " ";
+	i = v * 8 / 101;
+	return ui->utf8 ? bars[i] : ascii[i];
+}
+
+/* Row g of h as width cells, newest at the right. */
+static void
+put_spark(struct rntop_ui *ui, int y, int x, const struct rntop_hist *h,
+    size_t g, int width)
+{
+	int i;
+
+	if (y >= LINES)
+		return;
+	for (i = 0; i < width && x + i < COLS; i++) {
+		int v = rntop_hist_get(h, g, (unsigned)(width - 1 - i));
+
+		mvaddstr(y, x + i, spark_cell(ui, v));
+	}
 }
 
 static void
 heading(struct rntop_ui *ui, int y, const char *text)
 {
+	if (y < 0 || y >= LINES)
+		return;
 	if (ui->color)
 		attron(COLOR_PAIR(PAIR_HEAD));
 	else
@@ -216,135 +411,324 @@ heading(struct rntop_ui *ui, int y, const char *text)
 		attroff(A_REVERSE);
 }
 
+/* Case-insensitive substring test, for the filter. */
+static int
+contains(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle), i, j;
+
+	if (n == 0)
+		return 1;
+	for (i = 0; hay[i] != '\0'; i++) {
+		for (j = 0; j < n && hay[i + j] != '\0'; j++) {
+			char a = hay[i + j], b = needle[j];
+
+			if (a >= 'A' && a <= 'Z')
+				a = (char)(a - 'A' + 'a');
+			if (b >= 'A' && b <= 'Z')
+				b = (char)(b - 'A' + 'a');
+			if (a != b)
+				break;
+		}
+		if (j == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* A host's own figures: utilisation mean and memory, over known GPUs. */
+struct host_fig {
+	double	util, used, total;
+	size_t	nutil, nmem;
+};
+
+static void
+host_figures(const struct rntop_host *h, struct host_fig *f)
+{
+	size_t j;
+
+	memset(f, 0, sizeof(*f));
+	for (j = 0; h->have_snap && j < h->snap.n; j++) {
+		const struct rntop_gpu *g = &h->snap.gpus[j];
+
+		if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
+			f->util += g->util;
+			f->nutil++;
+		}
+		if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+		    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
+			f->used += g->mem_used;
+			f->total += g->mem_total;
+			f->nmem++;
+		}
+	}
+	if (f->nutil)
+		f->util /= (double)f->nutil;
+}
+
+/* qsort has no context argument: the hosts and key for one sort. */
+static const struct rntop_host *sort_hosts;
+static enum sort_key sort_by;
+
+static double
+sort_value(const struct rntop_host *h)
+{
+	struct host_fig f;
+
+	if (h->state != RNTOP_HOST_OK)
+		return -1;	/* unknown sorts last */
+	host_figures(h, &f);
+	if (sort_by == SORT_UTIL)
+		return f.nutil ? f.util : -1;
+	return f.nmem && f.total > 0 ? f.used / f.total : -1;
+}
+
+static int
+cmp_hosts(const void *a, const void *b)
+{
+	const struct rntop_host *x = &sort_hosts[*(const size_t *)a];
+	const struct rntop_host *y = &sort_hosts[*(const size_t *)b];
+	double vx, vy;
+	int c;
+
+	switch (sort_by) {
+	case SORT_UTIL:
+	case SORT_MEM:
+		vx = sort_value(x);
+		vy = sort_value(y);
+		if (vx != vy)
+			return vx > vy ? -1 : 1;
+		break;
+	case SORT_STATE:
+		/* problems first: ok sorts after every other state */
+		if ((x->state == RNTOP_HOST_OK) != (y->state == RNTOP_HOST_OK))
+			return x->state == RNTOP_HOST_OK ? 1 : -1;
+		if (x->state != y->state)
+			return (int)x->state - (int)y->state;
+		break;
+	default:
+		break;
+	}
+	c = strcmp(x->name, y->name);
+	return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
+}
+
+/* The hosts to show, filtered and sorted: indices into hosts. */
+static size_t *
+view_order(struct rntop_ui *ui, const struct rntop_host *hosts, size_t n,
+    size_t *count)
+{
+	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx)), i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (contains(hosts[i].name, ui->filter))
+			idx[k++] = i;
+	sort_hosts = hosts;
+	sort_by = ui->sort;
+	qsort(idx, k, sizeof(*idx), cmp_hosts);
+	*count = k;
+	return idx;
+}
+
+static void
+draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
+    double interval, const struct rntop_hist *cluster)
+{
+	struct rntop_agg a;
+	char status[128];
+
+	rntop_aggregate(hosts, n, &a);
+	if (ui->typing)
+		snprintf(status, sizeof(status), "filter: %s_", ui->typed);
+	else
+		snprintf(status, sizeof(status), "sort: %s%s%s%s   ?: help",
+		    sort_names[ui->sort], ui->filter[0] ? "  filter: " : "",
+		    ui->filter, ui->paused ? "  PAUSED" : "");
+	put(0, 0, "rntop %s   every %gs   %s", RAI_VERSION, interval, status);
+	heading(ui, 1, " Cluster");
+	put(2, 0, "GPU utilization:");
+	put_pct(ui, 2, 17, a.nutil > 0, a.util, util_pair(a.util));
+	put_spark(ui, 2, 23, cluster, 0, SPARK_W);
+	put(2, 41, "Used GPU memory:");
+	put_mem(ui, 2, 58, a.nmem > 0, a.used, a.total);
+	put(3, 0, "%zu/%zu hosts, %zu GPUs, %zu GPUs unknown", a.hosts_ok,
+	    a.hosts, a.gpus, a.gpus_unknown);
+	if (a.gpus_lost)
+		put(3, COLS > 60 ? 50 : 0, "%zu GPUs lost", a.gpus_lost);
+}
+
+static void
+draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, double now)
+{
+	struct host_fig f;
+	int bad = h->state != RNTOP_HOST_OK;
+
+	host_figures(h, &f);
+	put(y, 0, "%-22.22s ", h->name);
+	if (bad)
+		color_on(ui, PAIR_RED);
+	put(y, 23, "%-8s", rntop_host_state_name(h->state));
+	if (bad)
+		color_off(ui, PAIR_RED);
+	put(y, 32, "%4zu", h->have_snap && !bad ? h->snap.n : 0);
+	put_pct(ui, y, 37, !bad && f.nutil > 0, f.util, util_pair(f.util));
+	put_mem(ui, y, 43, !bad && f.nmem > 0, f.used, f.total);
+	if (h->error != NULL)
+		put(y, 72, "%s", h->error);
+	else if (h->have_snap)
+		put(y, 72, "%.1fs%s", now - h->snap_time,
+		    h->polling ? " (polling)" : "");
+}
+
+static void
+draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j)
+{
+	const struct rntop_gpu *g = &h->snap.gpus[j];
+	int dim = h->state != RNTOP_HOST_OK;
+
+	if (dim)
+		attron(A_DIM);
+	put(y, 0, "%-22.22s %3ld %-24.24s", h->name, g->index,
+	    g->name[0] ? g->name : "?");
+	if (rntop_gpu_lost(g))
+		put(y, 52, "%5s", "LOST");
+	else
+		put_pct(ui, y, 52, (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0,
+		    g->util, util_pair(g->util));
+	put_spark(ui, y, 58, &h->hist, j, SPARK_W);
+	put_mem(ui, y, 75, (g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+	    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
+	    g->mem_total);
+	if (g->valid & RNTOP_V(RNTOP_F_TEMP))
+		put(y, 104, "%4.0fC", g->temp);
+	else
+		put(y, 104, "%5s", "n/a");
+	if (g->valid & RNTOP_V(RNTOP_F_POWER))
+		put(y, 110, "%6.0fW", g->power);
+	else
+		put(y, 110, "%7s", "n/a");
+	if ((g->valid & RNTOP_V(RNTOP_F_MIG)) && g->mig)
+		put(y, 118, " MIG");
+	if (dim)
+		attroff(A_DIM);
+}
+
+static void
+draw_help(void)
+{
+	static const char *const help_text[] = {
+		"rntop keys",
+		"",
+		"  q            quit",
+		"  ? h          this help (any of them again: back)",
+		"  arrows j k   scroll a line",
+		"  PgUp PgDn    scroll a page",
+		"  Home End     first / last row",
+		"  s            sort hosts: host, util, mem, state",
+		"  /            filter hosts by name (Enter: keep, Esc: drop)",
+		"  p            pause the display (data keeps coming)",
+		"  ^L           redraw",
+		"",
+		"colours: red = waste (util < 10 %, memory < 50 %),",
+		"green = busy (80 % and more); n/a = unknown, never 0",
+	};
+	size_t i;
+
+	erase();
+	for (i = 0; i < sizeof(help_text) / sizeof(help_text[0]); i++)
+		put((int)i, 1, "%s", help_text[i]);
+}
+
+/* One body row: a section heading, a host or a GPU. */
+static void
+draw_body_row(struct rntop_ui *ui, int y, int row, struct rntop_host *hosts,
+    const size_t *order, size_t shown, double now)
+{
+	char line[256];
+	size_t i, j;
+	int r = row;
+
+	if (r == 0) {
+		snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s %5s  "
+		    "%-28s %s", "HOST", "STATUS", "GPUS", "UTIL", "MEMORY",
+		    "AGE / ERROR");
+		heading(ui, y, line);
+		return;
+	}
+	r--;
+	if ((size_t)r < shown) {
+		draw_host(ui, y, &hosts[order[r]], now);
+		return;
+	}
+	r -= (int)shown;
+	if (r == 0) {
+		put(y, 0, " ");
+		return;
+	}
+	if (r == 1) {
+		snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s %5s "
+		    "%-16s %-28s %5s %7s", "HOST", "IDX", "NAME", "UTIL",
+		    "HISTORY", "MEMORY", "TEMP", "POWER");
+		heading(ui, y, line);
+		return;
+	}
+	r -= 2;
+	for (i = 0; i < shown; i++) {
+		struct rntop_host *h = &hosts[order[i]];
+		size_t ng = h->have_snap && (h->state == RNTOP_HOST_OK ||
+		    h->state == RNTOP_HOST_STALE) ? h->snap.n : 0;
+
+		if ((size_t)r < ng) {
+			j = (size_t)r;
+			draw_gpu(ui, y, h, j);
+			return;
+		}
+		r -= (int)ng;
+	}
+}
+
 void
 rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
-    double interval)
+    double interval, const struct rntop_hist *cluster)
 {
-	double now = rntop_now(), util = 0, used = 0, total = 0;
-	size_t i, j, ok = 0, ngpu = 0, nutil = 0, nmem = 0;
-	int y, row, first;
-	char line[256];
+	double now = rntop_now();
+	size_t *order, shown, i, ngpu = 0;
+	int y, row, first_body = 5;
 
-	for (i = 0; i < n; i++) {
-		if (hosts[i].state != RNTOP_HOST_OK)
-			continue;
-		ok++;
-		for (j = 0; j < hosts[i].snap.n; j++) {
-			const struct rntop_gpu *g = &hosts[i].snap.gpus[j];
+	if (ui->help) {
+		draw_help();
+		refresh();
+		return;
+	}
+	if (ui->paused) {
+		/* only the status line changes: the numbers stay as they were */
+		move(0, 0);
+		clrtoeol();
+		put(0, 0, "rntop %s   PAUSED (p: resume)", RAI_VERSION);
+		refresh();
+		return;
+	}
+	order = view_order(ui, hosts, n, &shown);
+	for (i = 0; i < shown; i++) {
+		const struct rntop_host *h = &hosts[order[i]];
 
-			ngpu++;
-			if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
-				util += g->util;
-				nutil++;
-			}
-			if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-			    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
-				used += g->mem_used;
-				total += g->mem_total;
-				nmem++;
-			}
-		}
+		if (h->have_snap && (h->state == RNTOP_HOST_OK ||
+		    h->state == RNTOP_HOST_STALE))
+			ngpu += h->snap.n;
 	}
 	erase();
-	put(0, 0, "rntop %s   %zu/%zu hosts answering, %zu GPUs, %zu with "
-	    "utilization   every %gs   q: quit", RAI_VERSION, ok, n, ngpu,
-	    nutil, interval);
-	put(1, 0, "Cluster   GPU utilization:");
-	put_pct(ui, 1, 27, nutil > 0, nutil ? util / (double)nutil : 0,
-	    util_pair(nutil ? util / (double)nutil : 0));
-	put(1, 34, "Used GPU memory:");
-	put_mem(ui, 1, 51, nmem > 0, used, total);
-
-	snprintf(line, sizeof(line), "%-20s %-8s %5s %5s  %-26s %s", "HOST",
-	    "STATUS", "GPUS", "UTIL", "MEMORY", "AGE / ERROR");
-	heading(ui, 3, line);
-	y = 4;
-	for (i = 0; i < n; i++, y++) {
-		struct rntop_host *h = &hosts[i];
-		double hu = 0, hm = 0, ht = 0;
-		size_t hk = 0, hmk = 0;
-
-		for (j = 0; h->have_snap && j < h->snap.n; j++) {
-			const struct rntop_gpu *g = &h->snap.gpus[j];
-
-			if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
-				hu += g->util;
-				hk++;
-			}
-			if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-			    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
-				hm += g->mem_used;
-				ht += g->mem_total;
-				hmk++;
-			}
-		}
-		put(y, 0, "%-20.20s ", h->name);
-		if (ui->color && h->state != RNTOP_HOST_OK)
-			attron(COLOR_PAIR(PAIR_RED));
-		put(y, 21, "%-8s", rntop_host_state_name(h->state));
-		if (ui->color && h->state != RNTOP_HOST_OK)
-			attroff(COLOR_PAIR(PAIR_RED));
-		put(y, 30, "%5zu", h->have_snap ? h->snap.n : 0);
-		put_pct(ui, y, 36, hk > 0, hk ? hu / (double)hk : 0,
-		    util_pair(hk ? hu / (double)hk : 0));
-		put_mem(ui, y, 43, hmk > 0, hm, ht);
-		if (h->error != NULL)
-			put(y, 70, "%s", h->error);
-		else if (h->have_snap)
-			put(y, 70, "%.1fs", now - h->snap_time);
-	}
-
-	y++;
-	snprintf(line, sizeof(line), "%-20s %3s %-26s %5s  %-26s %5s %7s",
-	    "HOST", "IDX", "NAME", "UTIL", "MEMORY", "TEMP", "POWER");
-	heading(ui, y++, line);
-	ui->gpu_rows = LINES - y;
-	ui->ngpus = 0;
-	for (i = 0; i < n; i++)
-		if (hosts[i].have_snap)
-			ui->ngpus += (int)hosts[i].snap.n;
+	draw_cluster(ui, hosts, n, interval, cluster);
+	ui->body_len = 1 + (int)shown + 2 + (int)ngpu;
+	ui->body_rows = LINES - first_body;
+	if (ui->body_rows < 0)
+		ui->body_rows = 0;
 	scroll_by(ui, 0);
-	row = 0;
-	first = ui->top;
-	for (i = 0; i < n; i++) {
-		struct rntop_host *h = &hosts[i];
-
-		for (j = 0; h->have_snap && j < h->snap.n; j++, row++) {
-			const struct rntop_gpu *g = &h->snap.gpus[j];
-
-			if (row < first || y >= LINES)
-				continue;
-			if (h->state != RNTOP_HOST_OK)
-				attron(A_DIM);
-			put(y, 0, "%-20.20s %3ld %-26.26s", h->name, g->index,
-			    g->name[0] ? g->name : "?");
-			if (rntop_gpu_lost(g))
-				put(y, 52, "%5s", "LOST");
-			else
-				put_pct(ui, y, 52, (g->valid &
-				    RNTOP_V(RNTOP_F_UTIL)) != 0, g->util,
-				    util_pair(g->util));
-			put_mem(ui, y, 59, (g->valid &
-			    RNTOP_V(RNTOP_F_MEM_USED)) && (g->valid &
-			    RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
-			    g->mem_total);
-			if (g->valid & RNTOP_V(RNTOP_F_TEMP))
-				put(y, 86, "%4.0fC", g->temp);
-			else
-				put(y, 86, "%5s", "n/a");
-			if (g->valid & RNTOP_V(RNTOP_F_POWER))
-				put(y, 92, "%6.0fW", g->power);
-			else
-				put(y, 92, "%7s", "n/a");
-			if (g->valid & RNTOP_V(RNTOP_F_MIG) && g->mig)
-				put(y, 100, " MIG");
-			if (h->state != RNTOP_HOST_OK)
-				attroff(A_DIM);
-			y++;
-		}
-	}
-	if (ui->ngpus > ui->gpu_rows && LINES > 0)
-		put(LINES - 1, COLS > 30 ? COLS - 30 : 0, "rows %d-%d of %d",
-		    ui->top + 1, ui->top + ui->gpu_rows, ui->ngpus);
+	for (y = first_body, row = ui->top; y < LINES && row < ui->body_len;
+	    y++, row++)
+		draw_body_row(ui, y, row, hosts, order, shown, now);
+	if (ui->body_len > ui->body_rows && LINES > first_body)
+		put(LINES - 1, COLS > 24 ? COLS - 24 : 0, " rows %d-%d of %d ",
+		    ui->top + 1, ui->top + ui->body_rows, ui->body_len);
+	free(order);
 	refresh();
 }

@@ -20,7 +20,9 @@ extern const struct rai_cmd adm_cmd_set;		/* set node-role */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */
 extern const struct rai_cmd adm_cmd_node;		/* node list|drain|undrain */
 extern const struct rai_cmd adm_cmd_generate_values;
-extern const struct rai_cmd adm_cmd_images;		/* images list */
+extern const struct rai_cmd adm_cmd_images;		/* images list|push|verify */
+extern const struct rai_cmd adm_cmd_images_push;	/* images_push.c */
+extern const struct rai_cmd adm_cmd_images_verify;	/* images_push.c */
 extern const struct rai_cmd adm_cmd_preflight;
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * runai-adm images list: what image archives hold, read in place
- * without a Docker daemon (reference §3.2). The push and verify
- * subcommands come later, over the same model (lib/adm_image.h).
+ * without a Docker daemon (reference §3.2). push and verify, over the
+ * same model, are in images_push.c.
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -151,10 +151,7 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 			for (i = 0; i < arcs[a]->nimages; i++)
 				cJSON_AddItemToArray(arr, image_json(arcs[a],
 				    &arcs[a]->images[i], o->verify));
-		if (fmt == RAI_OUT_JSON)
-			rai_out_json(ctx->out, arr);
-		else
-			rc = rai_out_yaml(ctx->out, arr, rai_ctx_err(ctx));
+		rc = rai_out_doc(ctx->out, fmt, arr, rai_ctx_err(ctx));
 		cJSON_Delete(arr);
 	} else if (fmt == RAI_OUT_NAME) {
 		for (a = 0; a < argc; a++)
@@ -233,26 +230,37 @@ static const struct rai_cmd adm_cmd_images_list = {
 	.run = cmd_images_list,
 };
 
+/* images_push.c */
+
 static const struct rai_cmd *const images_subcmds[] = {
 	&adm_cmd_images_list,
+	&adm_cmd_images_push,
+	&adm_cmd_images_verify,
 	NULL
 };
 
 static const struct rai_example images_examples[] = {
 	{ "runai-adm images list runai-images.tar",
 	    "what an air-gapped bundle's image archive holds" },
+	{ "runai-adm images push runai-images.tar --registry reg.local:5000",
+	    "push its images to the private registry" },
+	{ "runai-adm images verify runai-images.tar --registry "
+	    "reg.local:5000", "check that the registry holds them all" },
 	{ NULL, NULL }
 };
 
 const struct rai_cmd adm_cmd_images = {
 	.name = "images",
 	.aliases = (const char *const[]){ "image", NULL },
-	.summary = "inspect image archives for an air-gapped install",
-	.synopsis = "list [options] <archive>...",
+	.summary = "list, push and verify image archives for an air-gapped "
+	    "install",
+	.synopsis = "list|push|verify [options] <archive>...",
 	.description = "Works with the image archives of an air-gapped "
 	    "install without a Docker daemon. \"images list\" shows the "
 	    "images in docker save tarballs, OCI layout directories and "
-	    "oci-archive tarballs, with their digests and sizes.",
+	    "oci-archive tarballs, with their digests and sizes; \"images "
+	    "push\" sends them to a private registry; \"images verify\" "
+	    "checks that a registry holds them.",
 	.examples = images_examples,
 	.args_min = 0,
 	.args_max = 0,

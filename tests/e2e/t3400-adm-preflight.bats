@@ -8,6 +8,7 @@
 # process a test starts is stopped by its PID; all traffic is loopback.
 
 load lib/common
+load lib/registry	# free_port, wait_port, stop_pid
 
 # ---- certificates (made here, relative to now) ----
 
@@ -40,38 +41,6 @@ mkleaf() {
 	printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\n' "$4" >"$PKI/$1.ext"
 	openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/$2.crt" -CAkey "$PKI/$2.key" \
 		-CAcreateserial -days "$3" -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
-}
-
-free_port() {
-	"$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-
-# wait_port PORT [PID]: until something accepts on 127.0.0.1:PORT (5 s)
-wait_port() {
-	local i
-	for i in $(seq 1 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-		if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then
-			echo "process $2 exited before port $1 was ready" >&2
-			return 1
-		fi
-		sleep 0.05
-	done
-	echo "nothing listens on port $1 after 5 s" >&2
-	return 1
-}
-
-# stop_pid PID: TERM, wait (bounded), KILL
-stop_pid() {
-	local pid=$1 i
-	[ -n "$pid" ] || return 0
-	kill "$pid" 2>/dev/null || true
-	for i in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	kill -9 "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
 }
 
 # ---- the docker registry (test-peers.md section 3) ----

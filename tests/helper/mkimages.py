@@ -11,6 +11,11 @@ no Docker daemon, byte for byte deterministic (fixed mtimes, gzip mtime 0).
                                     two images and a multi-platform index with
                                     one platform absent
     mkimages.py ociarchive OUT.tar  the same layout in a tar (oci-archive)
+    mkimages.py layers OUT.tar N SIZE [SEED]
+                                    docker save (legacy) of one image,
+                                    registry.example/bench/big:1, with N
+                                    layers of SIZE bytes of pseudo-random
+                                    data each (for pushes of some size)
 
 Each prints a JSON summary on stdout: per image its references, manifest
 digest (computed here, independently of the C code), config digest and
@@ -220,9 +225,45 @@ def write_layout(put, compress, docker25=False):
     return summary
 
 
+def big_legacy(out, n, size, seed):
+    """One image of n incompressible layers, each a tar of one file."""
+    import random
+    rnd = random.Random(seed)
+    t = Tar(out, tarfile.GNU_FORMAT)
+    layers, paths = [], []
+    for i in range(n):
+        # the tar headers take 1.5 KiB; the file fills the rest
+        data = rnd.randbytes(max(size - 2048, 0))
+        lt = layer_tar({"data/%d.bin" % i: data})
+        lid = hashlib.sha256(b"id%d" % i + lt[:4096]).hexdigest()
+        t.dir(lid)
+        t.file(lid + "/layer.tar", lt)
+        layers.append((sha(lt), len(lt)))
+        paths.append(lid + "/layer.tar")
+    c = {"architecture": "amd64", "os": "linux", "config": {"Cmd": ["/big"]},
+         "rootfs": {"type": "layers", "diff_ids": [d for d, _ in layers]},
+         "history": [{"created_by": "test"} for _ in layers]}
+    cfg = json.dumps(c, sort_keys=True, separators=(",", ":")).encode()
+    cfgname = hashlib.sha256(cfg).hexdigest() + ".json"
+    t.file(cfgname, cfg)
+    ref = "registry.example/bench/big:1"
+    t.file("manifest.json", json.dumps([{"Config": cfgname, "RepoTags": [ref],
+                                         "Layers": paths}]).encode())
+    t.close()
+    return [{"references": [ref], "config": sha(cfg), "configSize": len(cfg),
+             "layers": [d for d, _ in layers], "sizes": [s for _, s in layers],
+             "descriptors": [{"mediaType": "application/vnd.oci.image.config.v1+json",
+                              "digest": sha(cfg), "size": len(cfg)}] +
+             [{"mediaType": "application/vnd.oci.image.layer.v1.tar",
+               "digest": d, "size": s} for d, s in layers]}]
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
-    if kind == "legacy":
+    if kind == "layers":
+        summary = big_legacy(out, int(sys.argv[3]), int(sys.argv[4]),
+                             int(sys.argv[5]) if len(sys.argv) > 5 else 1)
+    elif kind == "legacy":
         summary = legacy(out)
     elif kind in ("docker25", "ociarchive"):
         t = Tar(out, tarfile.PAX_FORMAT)

@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# rntop over SSH against parallel-ssh, on N loopback "hosts": real sshd
+# instances (tests/peers/sshd-peer, 10 ports each) serving the fake
+# nvidia-smi (2 GPUs). For each N:
+#   once    time to the first complete snapshot: rntop --once (with
+#           ssh -G resolution, and with --no-ssh-config) against
+#           parallel-ssh running the same nvidia-smi query on every host
+#           once; wall time, CPU (user+sys, children included) and peak
+#           RSS of the client process (/usr/bin/time -v)
+#   batch   rntop --batch -d 1 in steady state: once every host
+#           answers, its CPU over SECS seconds (from /proc) scaled to a
+#           minute, and its peak RSS (VmHWM)
+# Prints the numbers and the ratios rntop / parallel-ssh (below 1:
+# rntop is faster or smaller). Both sides share the 2-core machine with
+# sshd and the fakes (Python), so remote costs weigh on both. Numbers,
+# not a pass/fail: compare runs on the same machine only.
+#
+#   bench/rntop.sh [N...]        (default: 50 200; SECS=20 in the env)
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${RAI_BIN_DIR:-$TOP/build/default}
+SECS=${SECS:-20}
+SIZES=("$@")
+[ ${#SIZES[@]} -gt 0 ] || SIZES=(50 200)
+PEER="$TOP/tests/peers/sshd-peer"
+PSSH=$(command -v parallel-ssh || command -v pssh || true)
+[ -x "$BIN/rntop" ] || { echo "build first: make (or set RAI_BIN_DIR)" >&2; exit 1; }
+[ -n "$PSSH" ] || { echo "parallel-ssh is not installed (Debian: pssh)" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is not installed (Debian: time)" >&2; exit 1; }
+"$PEER" check >/dev/null || { "$PEER" check; exit 1; }
+
+STATE=$(mktemp -d)
+stop_all() {
+	local d
+	for d in "$STATE"/sshd-*; do
+		[ -d "$d" ] && "$PEER" stop "$d"
+	done
+	rm -rf "$STATE"
+}
+trap stop_all EXIT
+"$PEER" client-key "$STATE/client" >/dev/null
+KEY="$STATE/client/id_ed25519"
+KH="$STATE/known_hosts"
+QUERY="index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name"
+SCEN="$TOP/tests/fixtures/nvidia-smi/h100x2.csv"
+
+# Enough sshd ports for n hosts; hosts.txt lists 127.0.0.1:PORT lines.
+start_hosts() {
+	local n=$1 have i
+	have=$(cat "$STATE"/sshd-*/env 2>/dev/null | sed -n 's/^SSHD_PORTS="\(.*\)"/\1/p' | wc -w || true)
+	i=$(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l)
+	while [ "$have" -lt "$n" ]; do
+		"$PEER" start "$STATE/sshd-$i" "$KEY.pub" --ports 10 \
+			--env "FAKE_NVSMI_SCENARIO=$SCEN" >/dev/null
+		have=$((have + 10))
+		i=$((i + 1))
+	done
+	cat "$STATE"/sshd-*/known_hosts >"$KH"
+	for d in "$STATE"/sshd-*; do
+		sed -n 's/^SSHD_PORTS="\(.*\)"/\1/p' "$d/env" | tr ' ' '\n'
+	done | head -n "$n" | sed 's/^/127.0.0.1:/' >"$STATE/hosts.txt"
+}
+
+PY=/usr/bin/python3
+RUNS=1
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+
+# time_once OUT CMD...: runs CMD under /usr/bin/time -v; prints
+# "wall cpu maxrss_kib" and keeps CMD's stdout in OUT.
+time_once() {
+	local out=$1; shift
+	/usr/bin/time -v -o "$STATE/time.txt" "$@" >"$out" 2>"$STATE/stderr.txt" || true
+	awk -F': ' '
+		/Elapsed \(wall clock\)/ {
+			n = split($2, t, ":"); w = 0
+			for (i = 1; i <= n; i++) w = w * 60 + t[i]
+		}
+		/User time/ { u = $2 } /System time/ { s = $2 }
+		/Maximum resident set size/ { m = $2 }
+		END { printf "%.2f %.2f %d\n", w, u + s, m }' "$STATE/time.txt"
+}
+
+
+# generous timeouts: a loaded 2-core machine is slow to fork sshd and
+# the fakes, and a timeout would end a host's attempt early
+RNTOP_ARGS=(-F /dev/null -i "$KEY" --known-hosts "$KH" --no-agent
+	--hostfile "$STATE/hosts.txt" --connect-timeout 120 -t 60)
+
+# The statuses and errors of a JSON snapshot, counted, when not all ok.
+why() {
+	jq -r '.hosts[] | select(.status != "ok") | "\(.status): \(.error)"' "$1" 2>/dev/null |
+		sed 's/[0-9][0-9]*/N/g' | sort | uniq -c | sort -rn | head -n 3 | sed 's/^/    /'
+}
+
+# CPU ticks (user + system) of a process, from /proc.
+ticks() {
+	awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+
+# batch_steady N: rntop --batch -d 1 until every host is ok (or 120 s),
+# then its CPU over SECS seconds; prints "cpu_s peak_kib lines ok".
+batch_steady() {
+	local n=$1 out="$STATE/batch.jsonl" pid i t0 t1 hz ok=0
+	hz=$(getconf CLK_TCK)
+	"$BIN/rntop" "${RNTOP_ARGS[@]}" --batch -d 1 >"$out" 2>/dev/null &
+	pid=$!
+	for i in $(seq 1 240); do
+		ok=$(tail -n 1 "$out" 2>/dev/null | jq '.cluster.hosts_ok' 2>/dev/null || echo 0)
+		[ "${ok:-0}" -ge "$n" ] && break
+		sleep 0.5
+	done
+	t0=$(ticks "$pid")
+	: >"$out"
+	sleep "$SECS"
+	t1=$(ticks "$pid")
+	peak=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
+	kill -INT "$pid"
+	wait "$pid" || true
+	ok=$(tail -n 1 "$out" | jq '.cluster.hosts_ok' 2>/dev/null || echo "?")
+	awk -v a="$t0" -v b="$t1" -v hz="$hz" -v p="$peak" -v l="$(wc -l <"$out")" -v ok="$ok" \
+		'BEGIN { printf "%.2f %d %d %s\n", (b - a) / hz, p, l, ok }'
+}
+FMT='%-34s %8s %8s %10s %s\n'
+for n in "${SIZES[@]}"; do
+	start_hosts "$n"
+	echo "== $n hosts ($(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l) sshd processes, 2 GPUs each)"
+	# shellcheck disable=SC2059
+	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check"
+	read -r w1 c1 m1 < <(time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --once)
+	ok1=$(jq '.cluster.hosts_ok' "$STATE/once.json" 2>/dev/null || echo "?")
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once (ssh -G)" "$w1" "$c1" "$m1" "$ok1/$n hosts ok"
+	why "$STATE/once.json"
+	read -r w2 c2 m2 < <(time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-ssh-config --once)
+	ok2=$(jq '.cluster.hosts_ok' "$STATE/once2.json" 2>/dev/null || echo "?")
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once (--no-ssh-config)" "$w2" "$c2" "$m2" "$ok2/$n hosts ok"
+	why "$STATE/once2.json"
+	rm -rf "$STATE/pssh-out"
+	read -r w3 c3 m3 < <(time_once "$STATE/pssh.txt" "$PSSH" -h "$STATE/hosts.txt" \
+		-p 64 -t 180 -o "$STATE/pssh-out" \
+		-x "-F /dev/null -i $KEY -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$KH" \
+		"LC_ALL=C nvidia-smi --query-gpu=$QUERY --format=csv,noheader,nounits")
+	ok3=$(grep -c '\[SUCCESS\]' "$STATE/pssh.txt" || true)
+	# shellcheck disable=SC2059
+	printf "$FMT" "parallel-ssh -p 64, once" "$w3" "$c3" "$m3" "$ok3/$n hosts ok"
+	read -r c4 m4 lines okl < <(batch_steady "$n")
+	cpm=$(awk -v c="$c4" -v s="$SECS" 'BEGIN { printf "%.2f", c * 60 / s }')
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --batch -d 1, ${SECS} s steady" "$SECS" "$c4" "$m4" "$lines lines, last $okl/$n ok"
+	echo "ratios rntop / parallel-ssh: once wall $(ratio "$w1" "$w3") (no ssh -G: $(ratio "$w2" "$w3")), once cpu $(ratio "$c1" "$c3"), peak RSS $(ratio "$m1" "$m3")"
+	echo "rntop --batch at 1 s, steady: $cpm CPU s per minute for $n hosts; peak RSS $m4 KiB"
+	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$w3")" parallel-ssh
+	summary rntop "--once, $n hosts" cpu "$(ratio "$c1" "$c3")" parallel-ssh
+	summary rntop "--once, $n hosts" memory "$(ratio "$m1" "$m3")" parallel-ssh
+	echo "(parallel-ssh would spend about $(awk -v c="$c3" 'BEGIN { printf "%.0f", c * 60 }') CPU s per minute polling once a second, one full handshake per host per poll)"
+done

@@ -1,0 +1,740 @@
+/*
+ * runai-adm images push / images verify: the frontend of lib/adm_push.
+ * The engine reports through events; this file renders them: NDJSON on
+ * stdout for -o json; otherwise the final references on stdout and
+ * progress on stderr (one line per active blob and a total, redrawn, on
+ * a terminal; one line per blob and a periodic total elsewhere).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "adm.h"
+#include "adm_image.h"
+#include "adm_push.h"
+#include "adm_registry.h"
+#include "rai_alloc.h"
+#include "rai_buf.h"
+#include "rai_err.h"
+#include "rai_out.h"
+#include "rai_quantity.h"
+#include "rai_time.h"
+
+#include "banned.h"
+
+#define PASSWORD_MAX	((size_t)64 << 10)
+#define MAX_ACTIVE	32
+
+struct push_opts {
+	const char	*registry;
+	struct rai_strv	 map;
+	long		 jobs;
+	const char	*compress;
+	int		 dry_run;
+	const char	*ca_file;
+	int		 insecure;
+	int		 plain_http;
+	const char	*username;
+	int		 password_stdin;
+	long		 retries;
+	const char	*patch_threshold;
+	const char	*output;
+	long		 progress_interval;
+};
+
+static const char *const compress_choices[] = { "none", "gzip", NULL };
+static const char *const output_choices[] = { "json", NULL };
+
+#define OPT(s, l, t, f, a, h, d, c) \
+	{ s, l, t, offsetof(struct push_opts, f), a, h, d, NULL, c, 0, NULL }
+
+#define COMMON_OPTS \
+	{ 0, "registry", RAI_OPT_STRING, offsetof(struct push_opts, \
+	    registry), "<host[:port][/path]>", "the registry (no scheme); " \
+	    "a path is put in front of every repository", NULL, NULL, \
+	    RAI_COMP_HOST, RAI_OPT_REQUIRED, NULL }, \
+	OPT(0, "map", RAI_OPT_LIST, map, "<src=>dst>", \
+	    "rename: a source reference starting with src gets dst instead " \
+	    "(repeatable; default: the reference's repository path and tag)", \
+	    NULL, RAI_COMP_NONE), \
+	OPT('j', "jobs", RAI_OPT_INT, jobs, "<n>", \
+	    "transfers at once", "5", RAI_COMP_NONE), \
+	{ 0, "compress", RAI_OPT_ENUM, offsetof(struct push_opts, compress), \
+	    "<none|gzip>", "legacy docker save layers: as they are, or " \
+	    "gzip-compressed (deterministic: reruns give the same digests)", \
+	    "none", compress_choices, RAI_COMP_CHOICES, 0, NULL }, \
+	OPT(0, "ca-file", RAI_OPT_STRING, ca_file, "<file>", \
+	    "PEM CA certificates to trust for the registry (default: " \
+	    "certs.d/HOST:PORT/ca.crt, else the system's)", NULL, \
+	    RAI_COMP_FILE), \
+	OPT(0, "insecure-skip-tls-verify", RAI_OPT_BOOL, insecure, NULL, \
+	    "do not check the registry's certificate (dangerous)", NULL, \
+	    RAI_COMP_NONE), \
+	OPT(0, "plain-http", RAI_OPT_BOOL, plain_http, NULL, \
+	    "talk plain HTTP to the registry, not HTTPS", NULL, \
+	    RAI_COMP_NONE), \
+	OPT('u', "username", RAI_OPT_STRING, username, "<user>", \
+	    "registry user; the password comes from --password-stdin", NULL, \
+	    RAI_COMP_NONE), \
+	OPT(0, "password-stdin", RAI_OPT_BOOL, password_stdin, NULL, \
+	    "read the registry password from standard input", NULL, \
+	    RAI_COMP_NONE), \
+	OPT(0, "retries", RAI_OPT_INT, retries, "<n>", \
+	    "retries of a request after network errors, 429 and 5xx", "4", \
+	    RAI_COMP_NONE), \
+	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct push_opts, output), \
+	    "<format>", "json: one JSON event per line (default: text)", \
+	    NULL, output_choices, RAI_COMP_CHOICES, 0, NULL }
+
+static const struct rai_opt push_opts[] = {
+	COMMON_OPTS,
+	OPT(0, "dry-run", RAI_OPT_BOOL, dry_run, NULL,
+	    "show the plan and the bytes a push would send; upload nothing",
+	    NULL, RAI_COMP_NONE),
+	OPT(0, "patch-threshold", RAI_OPT_STRING, patch_threshold, "<size>",
+	    "blobs larger than this go as a streamed PATCH, smaller ones as "
+	    "one PUT", "32Mi", RAI_COMP_NONE),
+	{ 0, "progress-interval", RAI_OPT_DURATION,
+	    offsetof(struct push_opts, progress_interval), "<duration>",
+	    "when stderr is no terminal: a progress line this often "
+	    "(0: none)", "5s", NULL, RAI_COMP_NONE, 0, NULL },
+	RAI_OPT_END
+};
+
+static const struct rai_opt verify_opts[] = {
+	COMMON_OPTS,
+	RAI_OPT_END
+};
+
+/* ---- rendering ---- */
+
+struct active {
+	char		 digest[ADM_DIGEST_MAX];
+	const char	*repo;
+	uint64_t	 size;
+	uint64_t	 done;
+};
+
+struct render {
+	const struct push_opts	*o;
+	enum adm_push_mode	 mode;
+	FILE			*out;
+	int			 json;
+	int			 tty;		/* stderr is a terminal */
+	int			 drawn;		/* tty lines on screen */
+	long long		 last_line_ms;
+	struct active		 act[MAX_ACTIVE];
+	size_t			 nact;
+	struct rai_buf		 refs;		/* final list (text) */
+};
+
+static const char *
+ev_name(enum adm_push_ev_type t)
+{
+	switch (t) {
+	case ADM_EV_TARGET:		return "target";
+	case ADM_EV_BLOB_START:		return "blob_start";
+	case ADM_EV_BLOB_PROGRESS:	return "blob_progress";
+	case ADM_EV_BLOB_SKIPPED:	return "blob_skipped";
+	case ADM_EV_BLOB_MOUNTED:	return "blob_mounted";
+	case ADM_EV_BLOB_UPLOADED:	return "blob_uploaded";
+	case ADM_EV_BLOB_NEEDED:	return "blob_needed";
+	case ADM_EV_MANIFEST_PUSHED:	return "manifest_pushed";
+	case ADM_EV_RETRY:		return "retry";
+	case ADM_EV_PRESENT:		return "present";
+	case ADM_EV_MISSING:		return "missing";
+	case ADM_EV_DIFFERENT:		return "different";
+	default:			return "tick";
+	}
+}
+
+static void
+json_event(struct render *r, const struct adm_push_event *ev)
+{
+	cJSON *o;
+	char *s;
+
+	if (ev->type == ADM_EV_TICK || ev->type == ADM_EV_BLOB_PROGRESS ||
+	    ev->type == ADM_EV_BLOB_START)
+		return;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "event", ev_name(ev->type));
+	if (ev->kind != NULL)
+		cJSON_AddStringToObject(o, "kind", ev->kind);
+	if (ev->source != NULL)
+		cJSON_AddStringToObject(o, "source", ev->source);
+	if (ev->target != NULL)
+		cJSON_AddStringToObject(o, "reference", ev->target);
+	if (ev->repo != NULL)
+		cJSON_AddStringToObject(o, "repository", ev->repo);
+	if (ev->digest != NULL)
+		cJSON_AddStringToObject(o, "digest", ev->digest);
+	if (ev->found != NULL)
+		cJSON_AddStringToObject(o, "found", ev->found);
+	if (ev->from != NULL)
+		cJSON_AddStringToObject(o, "from", ev->from);
+	if (ev->message != NULL)
+		cJSON_AddStringToObject(o, "message", ev->message);
+	if (ev->type == ADM_EV_RETRY)
+		cJSON_AddNumberToObject(o, "delayMs", (double)ev->delay_ms);
+	cJSON_AddNumberToObject(o, "size", (double)ev->size);
+	s = cJSON_PrintUnformatted(o);
+	fprintf(r->out, "%s\n", s);
+	fflush(r->out);
+	cJSON_free(s);
+	cJSON_Delete(o);
+}
+
+static const char *
+iec(uint64_t n, char *buf, size_t len)
+{
+	return rai_fmt_iec((double)n, buf, len);
+}
+
+static double
+rate(const struct adm_push_stats *st)
+{
+	return st->elapsed_ms > 0 ? (double)st->bytes_sent * 1000.0 /
+	    (double)st->elapsed_ms : 0;
+}
+
+static void
+total_line(const struct adm_push_stats *st, struct rai_buf *b)
+{
+	char sent[32], tot[32], rt[32];
+	size_t done = st->uploaded + st->skipped + st->mounted;
+	double r = rate(st);
+	uint64_t left = st->bytes_total > st->bytes_sent ?
+	    st->bytes_total - st->bytes_sent : 0;
+
+	rai_buf_addf(b, "%zu of %zu blobs done, %s of up to %s sent, %s/s",
+	    done, st->blobs, iec(st->bytes_sent, sent, sizeof(sent)),
+	    iec(st->bytes_total, tot, sizeof(tot)), iec((uint64_t)r, rt,
+	    sizeof(rt)));
+	if (r > 0 && left > 0)
+		rai_buf_addf(b, ", ETA %.0fs", (double)left / r);
+}
+
+static struct active *
+find_active(struct render *r, const char *digest, const char *repo)
+{
+	size_t i;
+
+	for (i = 0; i < r->nact; i++)
+		if (strcmp(r->act[i].digest, digest) == 0 &&
+		    r->act[i].repo == repo)
+			return &r->act[i];
+	return NULL;
+}
+
+static void
+drop_active(struct render *r, const char *digest, const char *repo)
+{
+	struct active *a = find_active(r, digest, repo);
+
+	if (a == NULL)
+		return;
+	*a = r->act[--r->nact];
+}
+
+/* The terminal block: one line per active blob, then the total. */
+static void
+redraw(struct render *r, const struct adm_push_stats *st)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	char d[32], s[32];
+	size_t i;
+
+	if (r->drawn > 0)
+		rai_buf_addf(&b, "\r\033[%dA\033[J", r->drawn);
+	for (i = 0; i < r->nact; i++) {
+		const struct active *a = &r->act[i];
+
+		rai_buf_addf(&b, "  %.19s  %s  %s / %s  %3.0f%%\n",
+		    a->digest, a->repo, iec(a->done, d, sizeof(d)),
+		    iec(a->size, s, sizeof(s)), a->size > 0 ? 100.0 *
+		    (double)a->done / (double)a->size : 100.0);
+	}
+	rai_buf_addstr(&b, "  ");
+	total_line(st, &b);
+	rai_buf_addch(&b, '\n');
+	r->drawn = (int)r->nact + 1;
+	fputs(rai_buf_str(&b), stderr);
+	fflush(stderr);
+	rai_buf_release(&b);
+}
+
+static void
+clear_block(struct render *r)
+{
+	if (r->tty && r->drawn > 0)
+		fprintf(stderr, "\r\033[%dA\033[J", r->drawn);
+	r->drawn = 0;
+}
+
+/* A line on stderr that stays (above the tty block). */
+static void
+note(struct render *r, const struct adm_push_stats *st, const char *fmt,
+    ...) __attribute__((format(printf, 3, 4)));
+
+static void
+note(struct render *r, const struct adm_push_stats *st, const char *fmt,
+    ...)
+{
+	va_list ap;
+
+	clear_block(r);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (r->tty && r->mode == ADM_PUSH_UPLOAD)
+		redraw(r, st);
+}
+
+static void
+text_event(struct render *r, const struct adm_push_event *ev)
+{
+	const struct adm_push_stats *st = ev->stats;
+	struct active *a;
+	char sz[32], delay[32];
+	long long now;
+
+	switch (ev->type) {
+	case ADM_EV_TARGET:
+		if (r->mode == ADM_PUSH_DRY_RUN)
+			fprintf(r->out, "%s -> %s\n", ev->source, ev->target);
+		break;
+	case ADM_EV_BLOB_START:
+		if (r->nact < MAX_ACTIVE && find_active(r, ev->digest,
+		    ev->repo) == NULL) {
+			a = &r->act[r->nact++];
+			snprintf(a->digest, sizeof(a->digest), "%s",
+			    ev->digest);
+			a->repo = ev->repo;
+			a->size = ev->size;
+			a->done = 0;
+		}
+		break;
+	case ADM_EV_BLOB_PROGRESS:
+		if ((a = find_active(r, ev->digest, ev->repo)) != NULL)
+			a->done = ev->done;
+		break;
+	case ADM_EV_BLOB_UPLOADED:
+		drop_active(r, ev->digest, ev->repo);
+		note(r, st, "uploaded %s (%s) to %s", ev->digest,
+		    iec(ev->size, sz, sizeof(sz)), ev->repo);
+		break;
+	case ADM_EV_BLOB_SKIPPED:
+		if (r->mode != ADM_PUSH_VERIFY)
+			note(r, st, "skipped %s: already in %s", ev->digest,
+			    ev->repo);
+		break;
+	case ADM_EV_BLOB_MOUNTED:
+		note(r, st, "mounted %s into %s from %s", ev->digest,
+		    ev->repo, ev->from);
+		break;
+	case ADM_EV_BLOB_NEEDED:
+		note(r, st, "would %s %s (%s)", ev->from != NULL ? "mount" :
+		    "upload", ev->digest, iec(ev->size, sz, sizeof(sz)));
+		break;
+	case ADM_EV_RETRY:
+		drop_active(r, ev->digest, ev->repo);
+		snprintf(delay, sizeof(delay), "%.1fs",
+		    (double)ev->delay_ms / 1000.0);
+		note(r, st, "retrying %s after %s in %s", ev->digest,
+		    ev->message, delay);
+		break;
+	case ADM_EV_MANIFEST_PUSHED:
+		rai_buf_addf(&r->refs, "%s@%s\n", ev->target, ev->digest);
+		break;
+	case ADM_EV_PRESENT:
+		if (strcmp(ev->kind, "manifest") == 0)
+			fprintf(r->out, "%s@%s present\n", ev->target,
+			    ev->digest);
+		break;
+	case ADM_EV_MISSING:
+		if (strcmp(ev->kind, "manifest") == 0)
+			fprintf(r->out, "%s@%s missing\n", ev->target,
+			    ev->digest);
+		else
+			note(r, st, "missing: blob %s in %s", ev->digest,
+			    ev->repo);
+		break;
+	case ADM_EV_DIFFERENT:
+		fprintf(r->out, "%s@%s different: the registry has %s\n",
+		    ev->target, ev->digest, ev->found);
+		break;
+	case ADM_EV_TICK:
+		now = rai_now_ms();
+		if (r->tty && r->mode == ADM_PUSH_UPLOAD) {
+			redraw(r, st);
+		} else if (!r->tty && r->o->progress_interval > 0 &&
+		    r->mode == ADM_PUSH_UPLOAD && now - r->last_line_ms >=
+		    r->o->progress_interval * 1000) {
+			struct rai_buf b = RAI_BUF_INIT;
+
+			if (r->last_line_ms != 0) {
+				total_line(st, &b);
+				fprintf(stderr, "progress: %s\n",
+				    rai_buf_str(&b));
+			}
+			rai_buf_release(&b);
+			r->last_line_ms = now;
+		}
+		break;
+	}
+}
+
+static void
+on_event(void *ud, const struct adm_push_event *ev)
+{
+	struct render *r = ud;
+
+	if (r->json)
+		json_event(r, ev);
+	else
+		text_event(r, ev);
+}
+
+static void
+summary(struct render *r, const struct adm_push_stats *st, int ok)
+{
+	char sent[32], rt[32], tot[32];
+	double secs = (double)st->elapsed_ms / 1000.0;
+
+	clear_block(r);
+	if (r->json) {
+		cJSON *o = cJSON_CreateObject();
+		char *s;
+
+		cJSON_AddStringToObject(o, "event", "summary");
+		cJSON_AddBoolToObject(o, "ok", ok);
+		cJSON_AddNumberToObject(o, "references", (double)st->targets);
+		cJSON_AddNumberToObject(o, "manifests", (double)st->manifests);
+		cJSON_AddNumberToObject(o, "blobs", (double)st->blobs);
+		cJSON_AddNumberToObject(o, "uploaded", (double)st->uploaded);
+		cJSON_AddNumberToObject(o, "skipped", (double)st->skipped);
+		cJSON_AddNumberToObject(o, "mounted", (double)st->mounted);
+		cJSON_AddNumberToObject(o, "missing", (double)st->missing);
+		cJSON_AddNumberToObject(o, "different",
+		    (double)st->different);
+		cJSON_AddNumberToObject(o, "retries", (double)st->retries);
+		cJSON_AddNumberToObject(o, "bytesSent",
+		    (double)st->bytes_sent);
+		cJSON_AddNumberToObject(o, "bytesToSend",
+		    (double)st->bytes_to_send);
+		cJSON_AddNumberToObject(o, "elapsedMs",
+		    (double)st->elapsed_ms);
+		s = cJSON_PrintUnformatted(o);
+		fprintf(r->out, "%s\n", s);
+		cJSON_free(s);
+		cJSON_Delete(o);
+		return;
+	}
+	switch (r->mode) {
+	case ADM_PUSH_DRY_RUN:
+		fprintf(r->out, "would send %s (%" PRIu64 " bytes); %zu of "
+		    "%zu blobs already there\n", iec(st->bytes_to_send, tot,
+		    sizeof(tot)), st->bytes_to_send, st->skipped, st->blobs);
+		break;
+	case ADM_PUSH_VERIFY:
+		fprintf(stderr, "verified %zu references: %zu blobs present, "
+		    "%zu missing, %zu different\n", st->targets, st->skipped,
+		    st->missing, st->different);
+		break;
+	case ADM_PUSH_UPLOAD:
+		fputs(rai_buf_str(&r->refs), r->out);
+		fprintf(stderr, "%s %zu references: %zu blobs uploaded, %zu "
+		    "mounted, %zu skipped; %s sent in %.1fs (%s/s)\n",
+		    ok ? "pushed" : "failed after", ok ? st->manifests :
+		    st->targets, st->uploaded, st->mounted, st->skipped,
+		    iec(st->bytes_sent, sent, sizeof(sent)), secs,
+		    iec((uint64_t)rate(st), rt, sizeof(rt)));
+		break;
+	}
+}
+
+/* -o json: the failure as the last event too (main prints it as well) */
+static void
+json_error(struct render *r, const struct rai_err *err)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *s;
+
+	cJSON_AddStringToObject(o, "event", "error");
+	cJSON_AddStringToObject(o, "message", err->message != NULL ?
+	    err->message : "");
+	if (err->http_status != 0)
+		cJSON_AddNumberToObject(o, "httpStatus",
+		    (double)err->http_status);
+	s = cJSON_PrintUnformatted(o);
+	fprintf(r->out, "%s\n", s);
+	cJSON_free(s);
+	cJSON_Delete(o);
+}
+
+/* ---- the commands ---- */
+
+static int
+read_password(char **out, struct rai_err *err)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	char chunk[4096];
+	ssize_t n;
+	char *s;
+	size_t len;
+
+	rai_buf_init(&b, PASSWORD_MAX);
+	for (;;) {
+		n = read(STDIN_FILENO, chunk, sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (rai_buf_add(&b, chunk, (size_t)n) == -1) {
+			explicit_bzero(chunk, sizeof(chunk));
+			rai_buf_release_secret(&b);
+			return rai_err_set(err, RAI_E_USAGE, "--password-stdin: "
+			    "the password is too long");
+		}
+	}
+	explicit_bzero(chunk, sizeof(chunk));
+	if (n == -1) {
+		rai_buf_release_secret(&b);
+		return rai_err_errno(err, errno, "--password-stdin");
+	}
+	s = rai_buf_detach(&b, &len);
+	while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+		s[--len] = '\0';
+	if (len == 0) {
+		rai_free_secret(s);
+		return rai_err_set(err, RAI_E_USAGE, "--password-stdin: "
+		    "standard input holds no password");
+	}
+	*out = s;
+	return 0;
+}
+
+static int
+check_opts(const struct push_opts *o, uint64_t *threshold,
+    struct rai_err *err)
+{
+	double q;
+
+	if (o->jobs < 1 || o->jobs > 64)
+		return rai_err_set(err, RAI_E_USAGE, "--jobs must be 1 to 64, "
+		    "not %ld", o->jobs);
+	if (o->retries < 0 || o->retries > 20)
+		return rai_err_set(err, RAI_E_USAGE, "--retries must be 0 to "
+		    "20, not %ld", o->retries);
+	if (o->password_stdin && o->username == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--password-stdin needs "
+		    "--username");
+	if (o->plain_http && (o->ca_file != NULL || o->insecure))
+		return rai_err_set(err, RAI_E_USAGE, "--plain-http does not go "
+		    "with --ca-file or --insecure-skip-tls-verify");
+	*threshold = 0;
+	if (o->patch_threshold != NULL) {
+		if (rai_quantity_parse(o->patch_threshold, &q) == -1 || q < 1 ||
+		    q > 1e15)
+			return rai_err_set(err, RAI_E_USAGE, "--patch-threshold "
+			    "'%s' is not a size (such as 32Mi)",
+			    o->patch_threshold);
+		*threshold = (uint64_t)q;
+	}
+	return 0;
+}
+
+static int
+parse_maps(const struct push_opts *o, struct adm_map_rule **out,
+    struct rai_err *err)
+{
+	struct adm_map_rule *v = xcalloc(o->map.n + 1, sizeof(*v));
+	size_t i, k;
+
+	for (i = 0; i < o->map.n; i++)
+		if (adm_map_rule_parse(o->map.v[i], &v[i], err) == -1) {
+			for (k = 0; k < i; k++)
+				adm_map_rule_release(&v[k]);
+			free(v);
+			return -1;
+		}
+	*out = v;
+	return 0;
+}
+
+static int
+run_push(struct rai_ctx *ctx, const struct push_opts *o,
+    enum adm_push_mode mode, int argc, char **argv)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct adm_push_opts po = { 0 };
+	struct adm_push_stats st = { 0 };
+	struct adm_archive **arcs;
+	struct adm_map_rule *maps = NULL;
+	struct render r;
+	char *password = NULL;
+	uint64_t threshold;
+	int a, rc = -1;
+
+	memset(&r, 0, sizeof(r));
+	if (check_opts(o, &threshold, err) == -1 ||
+	    parse_maps(o, &maps, err) == -1)
+		return -1;
+	arcs = xcalloc((size_t)argc, sizeof(*arcs));
+	for (a = 0; a < argc; a++)
+		if (adm_archive_open(argv[a], &arcs[a], err) == -1)
+			goto out;
+	if (o->password_stdin && read_password(&password, err) == -1)
+		goto out;
+	r.o = o;
+	r.mode = mode;
+	r.out = ctx->out;
+	r.json = o->output != NULL;
+	r.tty = isatty(STDERR_FILENO);
+	po.mode = mode;
+	po.registry = o->registry;
+	po.maps = maps;
+	po.nmaps = o->map.n;
+	po.jobs = (int)o->jobs;
+	po.retries = (int)o->retries;
+	po.compress = o->compress != NULL && strcmp(o->compress, "gzip") == 0 ?
+	    ADM_PUSH_COMPRESS_GZIP : ADM_PUSH_COMPRESS_NONE;
+	po.patch_threshold = threshold;
+	po.ca_file = o->ca_file;
+	po.insecure = o->insecure;
+	po.plain_http = o->plain_http;
+	po.username = o->username;
+	po.password = password;
+	po.user_agent = "runai-adm/" RAI_VERSION;
+	po.on_event = on_event;
+	po.ud = &r;
+	rc = adm_push(arcs, (size_t)argc, &po, &st, err);
+	/* no summary when it failed before the first request (plan, auth) */
+	if (rc == 0 || st.connected)
+		summary(&r, &st, rc == 0);
+	if (rc == -1 && r.json)
+		json_error(&r, err);
+out:
+	rai_free_secret(password);
+	for (a = 0; a < argc; a++)
+		adm_archive_free(arcs[a]);
+	free(arcs);
+	for (a = 0; maps != NULL && (size_t)a < o->map.n; a++)
+		adm_map_rule_release(&maps[a]);
+	free(maps);
+	rai_buf_release(&r.refs);
+	return rc;
+}
+
+static int
+cmd_images_push(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct push_opts *o = opts;
+
+	return run_push(ctx, o, o->dry_run ? ADM_PUSH_DRY_RUN :
+	    ADM_PUSH_UPLOAD, argc, argv);
+}
+
+static int
+cmd_images_verify(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	return run_push(ctx, opts, ADM_PUSH_VERIFY, argc, argv);
+}
+
+static const struct rai_example push_examples[] = {
+	{ "runai-adm images push runai-images.tar --registry reg.local:5000",
+	    "push every image of the archive, each under its repository path "
+	    "and tag (gcr.io/run-ai-prod/x:1 becomes reg.local:5000/"
+	    "run-ai-prod/x:1)" },
+	{ "runai-adm images push images.tar --registry reg.local:5000/runai "
+	    "--map 'gcr.io/run-ai-prod/=>' --dry-run",
+	    "show the names (reg.local:5000/runai/x:1) and what would be "
+	    "sent" },
+	{ "echo \"$PW\" | runai-adm images push images.tar --registry "
+	    "reg.local --username admin --password-stdin --ca-file ca.pem",
+	    "a registry with a private CA and a password" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd adm_cmd_images_push = {
+	.name = "push",
+	.summary = "push image archives to a registry without a Docker "
+	    "daemon",
+	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.description = "Pushes every image of the archives (docker save "
+	    "tarballs, OCI layout directories, oci-archive tarballs, gzip or "
+	    "not; see \"images list\") to the registry. Each image reference "
+	    "becomes <registry>/<repository path>:<tag>: the reference's "
+	    "domain is dropped, its path and tag kept; --map SRC=>DST rules "
+	    "(first match wins) replace a leading SRC of the reference "
+	    "instead.\n\n"
+	    "Blobs already in a repository are skipped (HEAD), blobs this "
+	    "run put in another repository are mounted, the rest are "
+	    "uploaded, largest first, --jobs at a time; every byte is "
+	    "checked against its digest while it is sent, and a corrupt "
+	    "archive stops the push before any tag is written. Manifests go "
+	    "last, and the registry's digest for each is checked. A push "
+	    "that failed or was killed can simply be run again: it sends "
+	    "only what is missing. Network errors, 429 and 5xx answers are "
+	    "retried with backoff (honouring Retry-After).\n\n"
+	    "Legacy docker save layers are uncompressed; --compress gzip "
+	    "sends them gzip-compressed, deterministically, so every run "
+	    "gives the same digests. Each such layer is compressed once, "
+	    "up front, into an unlinked file under $TMPDIR (default "
+	    "/var/tmp), which needs room for the compressed layers.\n\n"
+	    "TLS: the system CAs, or --ca-file, or ca.crt (and client.cert/"
+	    "client.key) under /etc/docker/certs.d/HOST:PORT/ or "
+	    "/etc/containers/certs.d/HOST:PORT/ ($RUNAI_ADM_CERTS_D replaces "
+	    "that list). Credentials: --username with --password-stdin, or "
+	    "the \"auths\" entry for HOST:PORT in $REGISTRY_AUTH_FILE, "
+	    "$XDG_RUNTIME_DIR/containers/auth.json or ~/.docker/config.json "
+	    "($DOCKER_CONFIG/config.json); Basic and Bearer token "
+	    "authentication are supported.\n\n"
+	    "stdout gets the pushed references with their digests "
+	    "(<ref>@sha256:...); stderr the progress and a summary. -o json "
+	    "gives one JSON event per line instead.",
+	.examples = push_examples,
+	.opts = push_opts,
+	.opts_size = sizeof(struct push_opts),
+	.args_min = 1,
+	.args_max = -1,
+	.args_comp = RAI_COMP_FILE,
+	.run = cmd_images_push,
+};
+
+static const struct rai_example verify_examples[] = {
+	{ "runai-adm images verify runai-images.tar --registry "
+	    "reg.local:5000", "check that the registry holds every image, "
+	    "blob and tag as archived" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd adm_cmd_images_verify = {
+	.name = "verify",
+	.summary = "check that a registry holds the images of archives",
+	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.description = "For every image of the archives, named as \"images "
+	    "push\" would name it (same --registry, --map and --compress), "
+	    "checks with HEAD requests that every blob is in its repository "
+	    "and that the tag names the same manifest digest. Uploads "
+	    "nothing. stdout gets one line per reference (present, missing, "
+	    "or different with the registry's digest); the exit status is 1 "
+	    "when anything is missing or different, and the error names the "
+	    "first such thing.",
+	.examples = verify_examples,
+	.opts = verify_opts,
+	.opts_size = sizeof(struct push_opts),
+	.args_min = 1,
+	.args_max = -1,
+	.args_comp = RAI_COMP_FILE,
+	.run = cmd_images_verify,
+};

@@ -1,0 +1,345 @@
+#!/usr/bin/env bats
+# rntop over SSH against real OpenSSH servers on loopback ports
+# (tests/peers/sshd-peer), each serving the fake nvidia-smi with its own
+# scenario: --once and --batch JSON, host keys (known, unknown, changed,
+# hashed, accept-new), key files, ssh-agent, ssh -G aliases, hostfiles,
+# an unreachable host, a host that dies and comes back, hangs, failing
+# and loop-less nvidia-smi, and the remote processes ending.
+
+load lib/common
+load lib/sshd
+
+setup_file() {
+	sshd_setup_file
+	sshd_start h100 h100x2
+	sshd_start models models
+	sshd_start mig mig
+	sshd_start na na
+	sshd_start lost lost-slow
+	sshd_start hang hang
+	sshd_start hangl hang-later
+	sshd_start slow slow
+	sshd_start noise noise
+	sshd_start noloop noloop
+	sshd_start fail driver-fail
+	sshd_start wrongkey h100x2
+	# known_hosts gets another server's key for this port
+	sed -i "s|^\[127.0.0.1\]:$PORT_wrongkey .*|[127.0.0.1]:$PORT_wrongkey $(cut -d' ' -f1,2 "$(sshd_dir h100)/keys/host_ed25519.pub")|" "$KNOWN_HOSTS"
+	DEAD_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	export DEAD_PORT
+}
+
+teardown_file() {
+	sshd_stop_all
+}
+
+setup() {
+	isolate_env
+	unset SSH_AUTH_SOCK
+	RNTOP_PID= AGENT_PID=
+}
+
+teardown() {
+	if [ -n "${RNTOP_PID:-}" ]; then
+		kill "$RNTOP_PID" 2>/dev/null || true
+		wait "$RNTOP_PID" 2>/dev/null || true
+	fi
+	if [ -n "${AGENT_PID:-}" ]; then
+		kill "$AGENT_PID" 2>/dev/null || true
+		wait "$AGENT_PID" 2>/dev/null || true
+	fi
+	sshd_stop phoenix 2>/dev/null || true
+}
+
+H() { echo "127.0.0.1:$1"; }
+
+@test "--once over SSH: one host's GPUs, exact values, address and fingerprint" {
+	run -0 --separate-stderr rntop_ssh --once "$(H "$PORT_h100")"
+	[ -z "$stderr" ]
+	local j=$output
+	run -0 jq -c '.hosts[0] | [.name, .status, .error, .address, .mode, .fingerprint, (.gpus | length)]' <<<"$j"
+	assert_output "[\"127.0.0.1:$PORT_h100\",\"ok\",null,\"$(id -un)@127.0.0.1:$PORT_h100\",\"once\",\"$(host_fp h100)\",2]"
+	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig]' <<<"$j"
+	assert_output '[0,"GPU-11111111-2222-3333-4444-555555555555","NVIDIA H100 80GB HBM3",37,20480,81559,41,312.45,false]'
+	run -0 jq -c '.cluster' <<<"$j"
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":2,"gpus_lost":0,"gpus_unknown":0,"gpus_utilization_known":2,"gpus_memory_known":2,"utilization":18.5,"memory_used":20481,"memory_total":163118,"memory_percent":12.56}'
+	fakes_gone h100
+}
+
+@test "--once over SSH: many hosts, GPU-weighted cluster, unknown never 0" {
+	run -0 rntop_ssh --once "$(H "$PORT_h100")" "$(H "$PORT_models")" "$(H "$PORT_mig")" "$(H "$PORT_na")"
+	local j=$output
+	run -0 jq -c '[.hosts[] | .status]' <<<"$j"
+	assert_output '["ok","ok","ok","ok"]'
+	# util: 37 0 | 97 3 55 25 | 80 (MIG: n/a) | 12 (the rest n/a)
+	run -0 jq -c '.cluster | [.hosts_ok, .gpus, .gpus_utilization_known, .gpus_unknown, .utilization]' <<<"$j"
+	assert_output '[4,12,8,4,38.63]'
+	run -0 jq -c '[.hosts[2].gpus[] | [.mig, .utilization]]' <<<"$j"
+	assert_output '[[false,80],[true,null]]'
+}
+
+@test "--once: an unreachable host is down with the reason; the others answer" {
+	run -1 --separate-stderr rntop_ssh --once "$(H "$PORT_h100")" "$(H "$DEAD_PORT")"
+	[ -z "$stderr" ]
+	run -0 jq -c '[.hosts[] | [.status, .error]], .cluster.hosts_ok' <<<"$output"
+	assert_line --index 0 "[[\"ok\",null],[\"down\",\"cannot connect to 127.0.0.1 port $DEAD_PORT: Connection refused\"]]"
+	assert_line --index 1 1
+}
+
+@test "--once: a changed host key is refused with its SHA256 fingerprint" {
+	run -1 rntop_ssh --once "$(H "$PORT_wrongkey")"
+	run -0 jq -r '.hosts[0] | .status, .error, .fingerprint' <<<"$output"
+	assert_line --index 0 hostkey
+	assert_line --index 1 "HOST KEY MISMATCH for [127.0.0.1]:$PORT_wrongkey: the server offers ssh-ed25519 $(host_fp wrongkey), known_hosts has another key (refused)"
+	assert_line --index 2 "$(host_fp wrongkey)"
+	# nothing ran there
+	[ -z "$(fake_pids wrongkey)" ]
+}
+
+@test "unknown host keys: refused by default, learnt with accept-new, then known" {
+	local kh="$HOME/kh"
+	: >"$kh"
+	run -1 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$kh" --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0] | .status, .error' <<<"$output"
+	assert_line --index 0 hostkey
+	assert_line --index 1 "host key for [127.0.0.1]:$PORT_h100 is not known: ssh-ed25519 $(host_fp h100) (add it to known_hosts, or use --strict-host-key-checking accept-new)"
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$kh" --strict-host-key-checking accept-new --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0] | .status, .warning' <<<"$output"
+	assert_line --index 0 ok
+	assert_line --index 1 "learnt host key for [127.0.0.1]:$PORT_h100: ssh-ed25519 $(host_fp h100)"
+	run -0 cat "$kh"
+	assert_output "[127.0.0.1]:$PORT_h100 $(cut -d' ' -f1,2 "$(sshd_dir h100)/keys/host_ed25519.pub")"
+	# ssh itself accepts what rntop wrote
+	run -0 ssh -F /dev/null -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile="$kh" -i "$SSH_KEY" -p "$PORT_h100" 127.0.0.1 true
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$kh" --once "$(H "$PORT_h100")"
+	# accept-new never overrides a changed key
+	run -1 rntop_ssh --strict-host-key-checking accept-new --once "$(H "$PORT_wrongkey")"
+	run -0 jq -r '.hosts[0].status' <<<"$output"
+	assert_output hostkey
+}
+
+@test "--strict-host-key-checking no: connects, with a warning" {
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts /dev/null --strict-host-key-checking no --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0] | .status, .warning' <<<"$output"
+	assert_line --index 0 ok
+	assert_line --index 1 "host key for [127.0.0.1]:$PORT_h100 not checked (ssh-ed25519 $(host_fp h100))"
+}
+
+@test "hashed known_hosts entries and @revoked keys" {
+	local kh="$HOME/kh"
+	cp "$KNOWN_HOSTS" "$kh"
+	ssh-keygen -q -H -f "$kh" 2>/dev/null
+	rm -f "$kh.old"
+	run -0 grep -c '^|1|' "$kh"
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$kh" --once "$(H "$PORT_h100")"
+	printf '@revoked * %s\n' "$(cut -d' ' -f1,2 "$(sshd_dir h100)/keys/host_ed25519.pub")" >>"$kh"
+	run -1 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$kh" --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0].error' <<<"$output"
+	assert_output "host key for [127.0.0.1]:$PORT_h100 is REVOKED in known_hosts: ssh-ed25519 $(host_fp h100)"
+}
+
+@test "a key the server does not accept: auth state, the keys tried" {
+	ssh-keygen -q -t ed25519 -N '' -f "$HOME/other"
+	run -1 rntop -F /dev/null -i "$HOME/other" --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0] | .status, .error' <<<"$output"
+	assert_line --index 0 auth
+	assert_line --index 1 "authentication failed for $(id -un)@[127.0.0.1]:$PORT_h100 (tried: $HOME/other)"
+}
+
+@test "keys: ssh-agent first, then ~/.ssh/id_ed25519 by default" {
+	# the default key file
+	mkdir -p "$HOME/.ssh"
+	cp "$SSH_KEY" "$HOME/.ssh/id_ed25519"
+	run -0 rntop --no-ssh-config --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
+	run -0 rntop -F /dev/null --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
+	rm "$HOME/.ssh/id_ed25519"
+	# the agent, with no key file at all
+	ssh-agent -D -a "$HOME/agent.sock" >/dev/null 3>&- &
+	AGENT_PID=$!
+	local i
+	for i in $(seq 1 100); do [ -S "$HOME/agent.sock" ] && break; sleep 0.02; done
+	SSH_AUTH_SOCK="$HOME/agent.sock" ssh-add -q "$SSH_KEY"
+	SSH_AUTH_SOCK="$HOME/agent.sock" run -0 rntop -F /dev/null --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0].status' <<<"$output"
+	assert_output ok
+	# --no-agent: nothing left to try
+	SSH_AUTH_SOCK="$HOME/agent.sock" run -1 rntop -F /dev/null --no-agent --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0].status' <<<"$output"
+	assert_output auth
+}
+
+@test "host aliases, users and ports come from ssh -G (an ssh_config)" {
+	cat >"$HOME/ssh_config" <<-EOF
+	Host gpu-a
+	    HostName 127.0.0.1
+	    Port $PORT_models
+	    User $(id -un)
+	    IdentityFile $SSH_KEY
+	    UserKnownHostsFile $KNOWN_HOSTS
+	EOF
+	run -0 rntop -F "$HOME/ssh_config" --once gpu-a
+	run -0 jq -c '.hosts[0] | [.name, .address, .status, (.gpus | length)]' <<<"$output"
+	assert_output "[\"gpu-a\",\"$(id -un)@127.0.0.1:$PORT_models\",\"ok\",4]"
+	# without ssh -G, "gpu-a" is just a name nobody knows
+	run -1 rntop --no-ssh-config -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" --once -t 1 --connect-timeout 2 gpu-a
+	run -0 jq -r '.hosts[0].status' <<<"$output"
+	assert_output down
+}
+
+@test "--hostfile: comments, users, ports; a bad line is a one-line usage error" {
+	cat >"$HOME/hosts" <<-EOF
+	# the fleet
+	$(id -un)@127.0.0.1:$PORT_h100   rack=1
+
+	127.0.0.1:$PORT_mig # mig box
+	EOF
+	run -0 rntop_ssh --once --hostfile "$HOME/hosts"
+	run -0 jq -c '[.hosts[] | [.name, .status]]' <<<"$output"
+	assert_output "[[\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"127.0.0.1:$PORT_mig\",\"ok\"]]"
+	printf 'good-host\n\n-oProxyCommand=evil\n' >"$HOME/bad"
+	run -2 --separate-stderr rntop_ssh --once --hostfile "$HOME/bad"
+	assert_equal "${stderr_lines[0]}" "rntop: error: $HOME/bad:3: bad host name '-oProxyCommand=evil': expected [user@]host[:port]"
+	run -2 --separate-stderr rntop_ssh --once "host:99999"
+	assert_equal "${stderr_lines[0]}" "rntop: error: bad port in host 'host:99999': expected 1 to 65535"
+	run -1 --separate-stderr rntop_ssh --once --hostfile "$HOME/none"
+	assert_equal "${stderr_lines[0]}" "rntop: error: --hostfile $HOME/none: No such file or directory"
+	run -2 --separate-stderr rntop_ssh --once
+	assert_equal "${stderr_lines[0]}" "rntop: error: no hosts to watch"
+}
+
+@test "--nvidia-smi: a remote path; unsafe characters are refused" {
+	run -0 rntop_ssh --once --nvidia-smi "$TOP/tests/peers/fake-nvidia-smi" "$(H "$PORT_h100")"
+	run -1 rntop_ssh --once --nvidia-smi /no/such/nvidia-smi "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0] | .status, .error' <<<"$output"
+	assert_line --index 0 error
+	assert_line --index 1 --partial "nvidia-smi not found on 127.0.0.1:$PORT_h100 (exit 127)"
+	run -2 --separate-stderr rntop_ssh --once --nvidia-smi '/bin/x;reboot' "$(H "$PORT_h100")"
+	assert_equal "${stderr_lines[0]}" "rntop: error: --nvidia-smi '/bin/x;reboot' cannot be sent to a remote shell: use letters, digits and /._+- only"
+}
+
+@test "a failing nvidia-smi is an error with its message and status" {
+	run -1 rntop_ssh --once "$(H "$PORT_fail")"
+	run -0 jq -r '.hosts[0] | .status, .error' <<<"$output"
+	assert_line --index 0 error
+	assert_line --index 1 --partial "nvidia-smi exited with status 9: NVIDIA-SMI has failed because it couldn't communicate"
+}
+
+@test "a hanging nvidia-smi times out, and the remote process is ended" {
+	local t0=$SECONDS
+	run -1 rntop_ssh --once -t 1 "$(H "$PORT_hang")" "$(H "$PORT_h100")"
+	[ $((SECONDS - t0)) -le 6 ]
+	run -0 jq -c '[.hosts[] | [.status, .error]]' <<<"$output"
+	assert_output '[["timeout","nvidia-smi did not answer in 1 s"],["ok",null]]'
+	[ -n "$(fake_pids hang)" ]
+	fakes_gone hang
+}
+
+@test "--batch over SSH: the -lms stream, a slow start, noise, a lost GPU" {
+	run -0 rntop_ssh --batch -n 6 -d 0.5 "$(H "$PORT_h100")" "$(H "$PORT_slow")" "$(H "$PORT_noise")" "$(H "$PORT_lost")"
+	[ "${#lines[@]}" -eq 6 ]
+	local first=${lines[0]} last=${lines[5]} all
+	all=$(printf '%s\n' "${lines[@]}")
+	run -0 jq -c '[.hosts[] | [.status, .mode]]' <<<"$last"
+	assert_output '[["ok","stream"],["ok","stream"],["ok","stream"],["ok","stream"]]'
+	# the stream walks h100's frames and stays on the last: 100 and 50
+	run -0 jq -c '[.hosts[0].gpus[] | .utilization]' <<<"$last"
+	assert_output '[100,50]'
+	run -0 jq -c '.hosts[1].gpus[0].utilization, (.hosts[2].noise_lines > 0)' <<<"$first"
+	assert_output '5
+true'
+	# the lost scenario: GPU 3 is lost (marked, not 0), then gone
+	run -0 jq -s -c '[.[] | .cluster.gpus_lost] | max' <<<"$all"
+	assert_output 1
+	run -0 jq -c '[(.hosts[3].gpus | length), .cluster.gpus_lost]' <<<"$last"
+	assert_output '[3,0]'
+	run -0 jq -c '.hosts[2].noise_lines > 1' <<<"$last"
+	assert_output true
+}
+
+@test "--batch: a silent stream is stale (values kept), then given up and retried" {
+	run -0 rntop_ssh --batch -n 20 -d 0.3 -t 1 --reconnect-max 0.5 "$(H "$PORT_hangl")"
+	local all
+	all=$(printf '%s\n' "${lines[@]}")
+	run -0 jq -s -c '[.[] | .hosts[0] | select(.status == "stale")][0] | [(.gpus | length), (.error | test("^no sample for [0-9.]+ s$")), .gpus[0].utilization]' <<<"$all"
+	assert_output '[1,true,42]'
+	run -0 jq -s -c '[.[] | .hosts[0] | select(.status == "timeout" and (.error | startswith("nvidia-smi sent")))][0] | [.error, .gpus]' <<<"$all"
+	assert_output '["nvidia-smi sent nothing for 2.6 s; reconnecting",[]]'
+	# stale comes before timeout, and the host answers again after it
+	run -0 jq -s -r '[.[] | .hosts[0].status] | join(" ")' <<<"$all"
+	assert_output --regexp '^ok .*stale .*timeout .*ok'
+	fakes_gone hangl
+}
+
+@test "--batch: an nvidia-smi without loop mode is polled instead" {
+	run -0 rntop_ssh --batch -n 3 -d 0.3 "$(H "$PORT_noloop")"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .gpus[0].utilization]' <<<"${lines[2]}"
+	assert_output '["ok","poll",61]'
+}
+
+@test "--batch: remote nvidia-smi processes end when rntop exits" {
+	run -0 rntop_ssh --batch -n 3 -d 0.2 "$(H "$PORT_h100")" "$(H "$PORT_noise")"
+	[ "$(fake_pids h100 | wc -l)" -ge 2 ]
+	fakes_gone h100
+	fakes_gone noise
+	# a killed rntop too: the closed connection ends them
+	rntop "${RNTOP_SSH_ARGS[@]}" --batch -d 0.2 "$(H "$PORT_models")" >"$HOME/out" 2>&1 &
+	RNTOP_PID=$!
+	local i
+	for i in $(seq 1 100); do [ -s "$HOME/out" ] && break; sleep 0.05; done
+	kill -9 "$RNTOP_PID"
+	wait "$RNTOP_PID" || true
+	RNTOP_PID=
+	fakes_gone models
+}
+
+@test "--batch: a host whose sshd dies is down, and back when it restarts" {
+	sshd_start phoenix h100x2
+	local port=$PORT_phoenix out="$HOME/out" i
+	rntop "${RNTOP_SSH_ARGS[@]}" --batch -d 0.3 --reconnect-max 0.5 "$(H "$port")" "$(H "$PORT_h100")" >"$out" 2>"$HOME/err" &
+	RNTOP_PID=$!
+	for i in $(seq 1 100); do grep -q '"status":"ok".*"status":"ok"' "$out" 2>/dev/null && break; sleep 0.05; done
+	run -0 jq -r '.hosts[0].status' <<<"$(tail -n 1 "$out")"
+	assert_output ok
+	sshd_stop phoenix
+	for i in $(seq 1 100); do
+		[ "$(tail -n 1 "$out" | jq -r '.hosts[0].status')" = down ] && break
+		sleep 0.05
+	done
+	run -0 jq -c '[.hosts[0].status, .hosts[1].status, .cluster.hosts_ok, .hosts[0].gpus]' <<<"$(tail -n 1 "$out")"
+	assert_output '["down","ok",1,[]]'
+	run -0 jq -r '.hosts[0].error' <<<"$(tail -n 1 "$out")"
+	assert_output --regexp "^(connection to \[127.0.0.1\]:$port lost: .*|cannot connect to 127.0.0.1 port $port: Connection refused)\$"
+	sshd_start phoenix h100x2 --port "$port"
+	for i in $(seq 1 200); do
+		[ "$(tail -n 1 "$out" | jq -r '.hosts[0].status')" = ok ] && break
+		sleep 0.05
+	done
+	run -0 jq -c '[.hosts[0].status, .cluster.hosts_ok]' <<<"$(tail -n 1 "$out")"
+	assert_output '["ok",2]'
+	kill "$RNTOP_PID"
+	wait "$RNTOP_PID"
+	RNTOP_PID=
+	[ ! -s "$HOME/err" ]
+}
+
+@test "--output over SSH: the CSV log names each host" {
+	local csv="$HOME/log.csv"
+	run -0 rntop_ssh --once -o "$csv" "$(H "$PORT_h100")" "$(H "$PORT_mig")"
+	run -0 cut -d, -f2- "$csv"
+	assert_output "node,index,utilization,memory_used,memory_total
+127.0.0.1:$PORT_h100,0,37,20480,81559
+127.0.0.1:$PORT_h100,1,0,1,81559
+127.0.0.1:$PORT_mig,0,80,40000,81920
+127.0.0.1:$PORT_mig,1,,36537,81920"
+}
+
+@test "SSH usage errors: bad numbers, bad users" {
+	run -2 --separate-stderr rntop --once --concurrency 0 h
+	assert_equal "$stderr" "rntop: error: --concurrency must be from 1 to 4096"
+	run -2 --separate-stderr rntop --once --connect-timeout 0 h
+	assert_equal "$stderr" "rntop: error: --connect-timeout must be from 0.1 to 3600 seconds"
+	run -2 --separate-stderr rntop --once -l 'bad user' h
+	assert_equal "$stderr" "rntop: error: bad user name 'bad user'"
+	run -2 --separate-stderr rntop --once --strict-host-key-checking maybe h
+	[[ ${stderr_lines[0]} == *maybe* ]]
+}

@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# rntop's screen over SSH, driven in tmux: the three sections with
+# coverage and per-host errors, sparklines, the keys (sort, filter,
+# pause, help, scrolling), --no-color, a resize to 40x10, and q giving
+# the terminal back to the shell.
+
+load lib/common
+load lib/sshd
+
+setup_file() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	sshd_setup_file
+	sshd_start h100 h100x2
+	sshd_start models models
+	DEAD_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	export DEAD_PORT
+}
+
+teardown_file() {
+	sshd_stop_all
+}
+
+setup() {
+	isolate_env
+	unset SSH_AUTH_SOCK TMUX
+	TSOCK="rntop-t4210-$$-$BATS_TEST_NUMBER"
+	TMUX_PID=
+}
+
+teardown() {
+	if [ -n "${TMUX_PID:-}" ]; then
+		tmux -L "$TSOCK" kill-server 2>/dev/null || true
+		kill "$TMUX_PID" 2>/dev/null || true
+	fi
+}
+
+# A shell in a 120x30 tmux pane; TMUX_PID is the tmux server's PID.
+tmux_start() {
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 30 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+}
+
+keys() {
+	tmux -L "$TSOCK" send-keys "$@"
+}
+
+screen() {
+	tmux -L "$TSOCK" capture-pane -p "$@"
+}
+
+# wait_screen REGEX: waits up to 10 s for the pane to show it.
+wait_screen() {
+	local i
+	for i in $(seq 1 200); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never showed '$1':" >&2
+	screen >&2
+	return 1
+}
+
+# Starts rntop in the pane on h100, models and a dead port.
+start_rntop() {
+	local cmd="rntop -F /dev/null -i $SSH_KEY --known-hosts $KNOWN_HOSTS -d 0.3 $*"
+	cmd+=" 127.0.0.1:$PORT_h100 127.0.0.1:$PORT_models 127.0.0.1:$DEAD_PORT; echo EXIT=\$?"
+	tmux_start
+	keys "$cmd" Enter
+}
+
+@test "the screen: Cluster, Nodes and GPUs, coverage, a down host, sparklines" {
+	start_rntop
+	wait_screen "2/3 hosts, 6 GPUs, 0 GPUs unknown"
+	run -0 screen
+	assert_line --regexp '^ Cluster'
+	assert_line --regexp '^ Nodes +HOST +STATUS'
+	assert_line --regexp '^ GPUs +HOST +IDX'
+	assert_line --partial "cannot connect to 127.0.0.1 port $DEAD_PORT: Connecti"
+	assert_line --regexp "^127.0.0.1:$PORT_models +1 +Tesla T4"
+	# h100 walks to 100 %: its history shows a full bar
+	wait_screen "^127.0.0.1:$PORT_h100 +0 +NVIDIA H100.*█"
+	# colours by default (a tmux pane is a colour terminal)
+	run -0 screen -e
+	assert_output --regexp $'\e\\[3[1-6]m'
+	keys q
+	wait_screen '^EXIT=0$'
+}
+
+@test "keys: s sorts, / filters, p pauses, ? helps, q restores the terminal" {
+	start_rntop
+	wait_screen "2/3 hosts"
+	keys s
+	wait_screen "sort: util"
+	keys s s
+	wait_screen "sort: state"
+	# problems first, then by name
+	run -0 bash -c "tmux -L $TSOCK capture-pane -p | grep -E '^127.0.0.1:[0-9]+ +(ok|down) ' | cut -d' ' -f1"
+	assert_output "127.0.0.1:$DEAD_PORT
+$(printf '127.0.0.1:%s\n' "$PORT_h100" "$PORT_models" | sort)"
+	keys / "$PORT_h100" Enter
+	wait_screen "filter: $PORT_h100"
+	run -0 screen
+	refute_line --partial "Tesla T4"
+	assert_line --regexp "^127.0.0.1:$PORT_h100 +0 +NVIDIA H100"
+	keys / Escape
+	wait_screen "Tesla T4"
+	keys p
+	wait_screen "PAUSED"
+	keys p '?'
+	wait_screen "rntop keys"
+	keys '?'
+	wait_screen "^ Cluster"
+	keys q
+	wait_screen '^EXIT=0$'
+	# the alternate screen is gone: the shell's lines are back
+	run -0 screen
+	refute_line --regexp '^ Cluster'
+	assert_line --partial 'rntop -F /dev/null'
+}
+
+@test "a resize to 40x10 and back does not crash; End and Home scroll" {
+	start_rntop
+	wait_screen "2/3 hosts"
+	tmux -L "$TSOCK" resize-window -x 40 -y 10
+	sleep 1
+	run -0 screen
+	assert_line --partial "rntop"
+	keys End
+	wait_screen "rows [0-9]+-12 of 12"
+	keys Home
+	wait_screen "rows 1-5 of 12"
+	tmux -L "$TSOCK" resize-window -x 120 -y 30
+	wait_screen "^ GPUs"
+	keys q
+	wait_screen '^EXIT=0$'
+}
+
+@test "--no-color draws no colours; --mem-unit gib shows GiB" {
+	start_rntop --no-color --mem-unit gib
+	wait_screen "GiB"
+	run -0 screen -e
+	refute_output --regexp $'\e\\[3[1-6]m'
+	keys q
+	wait_screen '^EXIT=0$'
+}

@@ -1,0 +1,244 @@
+#!/usr/bin/env python3
+"""A fault-injecting HTTP proxy in front of a real docker-registry, for the
+runai-adm images push tests. Standard library only; loopback only.
+
+    registry-fault-proxy.py --upstream 127.0.0.1:5000 --ready-file F
+        [--log requests.jsonl]
+        [--fault KIND:COUNT:STATUS[:RETRY_AFTER]]...   answer STATUS to the
+              first COUNT requests of KIND instead of forwarding them
+        [--bearer USER:PASSWORD] [--token-ttl S] [--token-uses N]
+              require Bearer tokens from our own token endpoint (/token):
+              Basic USER:PASSWORD there; a token expires after S seconds
+              or N requests, whichever comes first
+        [--kill-pid PID --kill-after-puts N]
+              SIGKILL PID (the registry) once N blob uploads completed
+
+KIND is one of: ping, head-blob, post-upload, patch-upload, put-upload,
+put-manifest, head-manifest, delete-upload, token, other.
+
+The listening port goes to the ready file. Every request is logged as one
+JSON line: {"method","path","kind","status","auth"} (auth: the scheme word
+only, never the credentials).
+"""
+import argparse
+import base64
+import http.client
+import http.server
+import json
+import os
+import re
+import secrets
+import signal
+import socketserver
+import sys
+import threading
+import time
+
+LOCK = threading.Lock()
+
+
+def kind_of(method, path):
+    p = path.split("?", 1)[0]
+    if p == "/v2/" or p == "/v2":
+        return "ping"
+    if p == "/token":
+        return "token"
+    if "/blobs/uploads/" in p:
+        if method == "POST":
+            return "post-upload"
+        return {"PATCH": "patch-upload", "PUT": "put-upload",
+                "DELETE": "delete-upload"}.get(method, "other")
+    if re.search(r"/blobs/sha256:", p) and method in ("HEAD", "GET"):
+        return "head-blob"
+    if "/manifests/" in p:
+        return "put-manifest" if method == "PUT" else "head-manifest"
+    return "other"
+
+
+class State:
+    def __init__(self, args):
+        self.args = args
+        self.faults = []  # [kind, remaining, status, retry_after]
+        for f in args.fault or []:
+            parts = f.split(":")
+            self.faults.append([parts[0], int(parts[1]), int(parts[2]),
+                                parts[3] if len(parts) > 3 else None])
+        self.tokens = {}  # token -> [expiry, uses left]
+        self.puts_done = 0
+        self.killed = False
+        self.log = open(args.log, "a") if args.log else None
+
+    def fault_for(self, kind):
+        with LOCK:
+            for f in self.faults:
+                if f[0] == kind and f[1] > 0:
+                    f[1] -= 1
+                    return f[2], f[3]
+        return None
+
+    def record(self, entry):
+        if self.log:
+            with LOCK:
+                self.log.write(json.dumps(entry) + "\n")
+                self.log.flush()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fault-proxy"
+
+    def log_message(self, *a):
+        pass
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            out = bytearray()
+            while True:
+                line = self.rfile.readline()
+                n = int(line.split(b";")[0].strip() or b"0", 16)
+                if n == 0:
+                    # trailers end with an empty line
+                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                        pass
+                    return bytes(out)
+                out += self.rfile.read(n)
+                self.rfile.readline()
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def reply(self, status, headers=None, body=b""):
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+
+    def error_json(self, status, code, msg):
+        return json.dumps({"errors": [{"code": code, "message": msg}]}).encode()
+
+    def handle_token(self, st):
+        want = "Basic " + base64.b64encode(st.args.bearer.encode()).decode()
+        if self.headers.get("Authorization") != want:
+            self.reply(401, {"Content-Type": "application/json"},
+                       self.error_json(401, "UNAUTHORIZED", "bad credentials"))
+            return 401
+        tok = secrets.token_hex(16)
+        with LOCK:
+            st.tokens[tok] = [time.time() + st.args.token_ttl, st.args.token_uses]
+        body = json.dumps({"token": tok, "expires_in": st.args.token_ttl}).encode()
+        self.reply(200, {"Content-Type": "application/json"}, body)
+        return 200
+
+    def bearer_ok(self, st):
+        a = self.headers.get("Authorization", "")
+        if not a.startswith("Bearer "):
+            return False
+        with LOCK:
+            t = st.tokens.get(a[7:])
+            if t is None or t[0] < time.time() or t[1] <= 0:
+                return False
+            t[1] -= 1
+        return True
+
+    def challenge(self, st):
+        realm = "http://%s/token" % self.headers.get("Host")
+        self.reply(401, {"Content-Type": "application/json",
+                         "WWW-Authenticate": 'Bearer realm="%s",service="fault-proxy",scope="x"' % realm},
+                   self.error_json(401, "UNAUTHORIZED", "authentication required"))
+
+    def forward(self, body):
+        st = self.server.st
+        conn = http.client.HTTPConnection(st.args.upstream, timeout=60)
+        headers = {k: v for k, v in self.headers.items()
+                   if k.lower() not in ("transfer-encoding", "content-length",
+                                        "authorization", "connection", "expect")}
+        if self.command in ("PUT", "PATCH", "POST"):
+            headers["Content-Length"] = str(len(body))
+        try:
+            conn.request(self.command, self.path, body=body if body else None,
+                         headers=headers)
+            r = conn.getresponse()
+            data = r.read()
+        except OSError:
+            conn.close()
+            self.reply(502, {"Content-Type": "text/plain"}, b"upstream down\n")
+            return 502
+        out = {k: v for k, v in r.getheaders()
+               if k.lower() not in ("content-length", "transfer-encoding", "connection")}
+        conn.close()
+        self.send_response(r.status)
+        for k, v in out.items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        return r.status
+
+    def handle_any(self):
+        st = self.server.st
+        kind = kind_of(self.command, self.path)
+        body = self.read_body()
+        auth = self.headers.get("Authorization", "").split(" ")[0]
+        status = None
+        if kind == "token" and st.args.bearer:
+            status = self.handle_token(st)
+        elif (f := st.fault_for(kind)) is not None:
+            status, ra = f
+            h = {"Content-Type": "application/json"}
+            if ra is not None:
+                h["Retry-After"] = ra
+            self.reply(status, h, self.error_json(status, "TOOMANYREQUESTS"
+                                                  if status == 429 else "UNAVAILABLE",
+                                                  "injected fault"))
+        elif st.args.bearer and not self.bearer_ok(st):
+            self.challenge(st)
+            status = 401
+        else:
+            status = self.forward(body)
+        st.record({"method": self.command, "path": self.path.split("?", 1)[0],
+                   "kind": kind, "status": status, "auth": auth,
+                   "bytes": len(body)})
+        if kind == "put-upload" and status == 201 and st.args.kill_pid:
+            with LOCK:
+                st.puts_done += 1
+                kill = st.puts_done >= st.args.kill_after_puts and not st.killed
+                if kill:
+                    st.killed = True
+            if kill:
+                os.kill(st.args.kill_pid, signal.SIGKILL)
+
+    do_GET = do_HEAD = do_POST = do_PUT = do_PATCH = do_DELETE = handle_any
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--upstream", required=True)
+    ap.add_argument("--ready-file", required=True)
+    ap.add_argument("--log")
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--bearer")
+    ap.add_argument("--token-ttl", type=int, default=300)
+    ap.add_argument("--token-uses", type=int, default=1 << 30)
+    ap.add_argument("--kill-pid", type=int)
+    ap.add_argument("--kill-after-puts", type=int, default=1)
+    args = ap.parse_args()
+    srv = Server(("127.0.0.1", 0), Handler)
+    srv.st = State(args)
+    tmp = args.ready_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(tmp, args.ready_file)
+    signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
+    srv.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
