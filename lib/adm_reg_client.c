@@ -17,8 +17,8 @@
 
 #include "adm_reg_client.h"
 #include "adm_registry.h"
-#include "adm_values.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_file.h"
@@ -422,7 +422,7 @@ basic_line(const struct adm_reg_client *c)
 {
 	char *up = xasprintf("%s:%s", c->user, c->pass), *b64, *line;
 
-	b64 = adm_base64(up, strlen(up));
+	b64 = rai_base64_encode(up, strlen(up));
 	line = xasprintf("Authorization: Basic %s", b64);
 	rai_free_secret(up);
 	rai_free_secret(b64);

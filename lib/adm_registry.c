@@ -10,10 +10,10 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
-#include <openssl/evp.h>
 
 #include "adm_registry.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_err.h"
 #include "rai_json.h"
 
@@ -573,32 +573,19 @@ decode_auth(const char *b64, char **user, char **pass)
 	size_t n = strlen(b64), len;
 	unsigned char *buf;
 	char *colon;
-	int r;
 
-	if (n == 0 || n % 4 != 0 || n > 65536)
+	if (n == 0 || n > 65536 || (buf = rai_base64_decode(b64, n,
+	    RAI_B64_PAD_REQUIRED, &len)) == NULL)
 		return -1;
-	buf = xmalloc(n / 4 * 3 + 1);
-	r = EVP_DecodeBlock(buf, (const unsigned char *)b64, (int)n);
-	if (r < 0) {
-		rai_free_secret_mem(buf, n / 4 * 3 + 1);
-		return -1;
-	}
-	len = (size_t)r;
-	/* EVP_DecodeBlock counts the padding as zero bytes */
-	if (n >= 1 && b64[n - 1] == '=')
-		len--;
-	if (n >= 2 && b64[n - 2] == '=')
-		len--;
-	buf[len] = '\0';
 	colon = memchr(buf, ':', len);
 	if (colon == NULL || colon == (char *)buf || strlen((char *)buf) !=
 	    len) {
-		rai_free_secret_mem(buf, n / 4 * 3 + 1);
+		rai_free_secret_mem(buf, len);
 		return -1;
 	}
 	*user = xstrndup((char *)buf, (size_t)(colon - (char *)buf));
 	*pass = xstrdup(colon + 1);
-	rai_free_secret_mem(buf, n / 4 * 3 + 1);
+	rai_free_secret_mem(buf, len);
 	return 0;
 }
 

@@ -24,6 +24,7 @@
 
 #include "adm_values.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_opt.h"
@@ -669,26 +670,6 @@ adm_tls_out_release(struct adm_tls_out *out)
 	free(out->subject);
 	out->subject = NULL;
 	rai_strv_release(&out->warnings);
-}
-
-char *
-adm_base64(const void *data, size_t len)
-{
-	char *out = xmalloc(4 * ((len + 2) / 3) + 1);
-	const unsigned char *p = data;
-	size_t done = 0, n;
-	int w;
-
-	/* EVP_EncodeBlock takes an int; go in slices a multiple of 3. */
-	out[0] = '\0';
-	while (done < len) {
-		n = len - done > 3 * (1 << 20) ? 3 * (1 << 20) : len - done;
-		w = EVP_EncodeBlock((unsigned char *)out + 4 * (done / 3),
-		    p + done, (int)n);
-		(void)w;
-		done += n;
-	}
-	return out;
 }
 
 /* ---- the template ---- */

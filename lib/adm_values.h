@@ -101,9 +101,6 @@ int	 adm_tls_check(const struct adm_tls_in *, struct adm_tls_out *,
 	    struct rai_err *);
 void	 adm_tls_out_release(struct adm_tls_out *);
 
-/* Single-line base64 of the bytes, no wrapping; caller frees. */
-char	*adm_base64(const void *, size_t);
-
 /* ---- the values file ---- */
 
 struct adm_values {

@@ -26,12 +26,12 @@
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
-#include <openssl/evp.h>
 
 #include "kube_auth.h"
 #include "kube_config.h"
 #include "oidc.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_json.h"
@@ -77,15 +77,6 @@ dup_or_null(const char *s)
 	return s != NULL ? xstrdup(s) : NULL;
 }
 
-static char *
-b64_encode(const unsigned char *p, size_t n)
-{
-	char *out = xmalloc(4 * ((n + 2) / 3) + 1);
-
-	EVP_EncodeBlock((unsigned char *)out, p, (int)n);
-	return out;
-}
-
 /*
  * The plugin's view of the cluster (ExecCredential spec.cluster), for
  * plugins that set provideClusterInfo.
@@ -104,7 +95,7 @@ add_cluster_info(cJSON *spec, const struct kube_conn *c)
 	if (c->insecure)
 		cJSON_AddTrueToObject(cl, "insecure-skip-tls-verify");
 	if (c->ca.len > 0) {
-		ca = b64_encode(c->ca.data, c->ca.len);
+		ca = rai_base64_encode(c->ca.data, c->ca.len);
 		cJSON_AddStringToObject(cl, "certificate-authority-data", ca);
 		free(ca);
 	}
@@ -277,7 +268,7 @@ basic_header(const struct kube_auth *a, char **out)
 
 	pair = xasprintf("%s:%s", a->username ? a->username : "",
 	    a->password ? a->password : "");
-	enc = b64_encode((const unsigned char *)pair, strlen(pair));
+	enc = rai_base64_encode(pair, strlen(pair));
 	*out = xasprintf("Basic %s", enc);
 	rai_free_secret(pair);
 	rai_free_secret(enc);
@@ -605,19 +596,6 @@ parse_rfc3339(const char *s, time_t *out)
 	return 0;
 }
 
-static void
-wipe_json(cJSON *n)
-{
-	cJSON *c;
-
-	if (n == NULL)
-		return;
-	if (n->valuestring != NULL)
-		explicit_bzero(n->valuestring, strlen(n->valuestring));
-	for (c = n->child; c != NULL; c = c->next)
-		wipe_json(c);
-}
-
 /* ExecCredential -> token and expiry. */
 static int
 exec_parse(const struct kube_auth *a, const struct rai_buf *out,
@@ -674,7 +652,7 @@ exec_parse(const struct kube_auth *a, const struct rai_buf *out,
 	*token = xstrdup(tok);
 	rc = 0;
 out:
-	wipe_json(root);
+	rai_json_wipe(root);
 	cJSON_Delete(root);
 	return rc;
 }
@@ -790,68 +768,25 @@ kube_auth_header(struct kube_auth *a, char **out, struct rai_err *err)
 
 /* ---- JWT ---- */
 
-static int
-b64url_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-' || c == '+')
-		return 62;
-	if (c == '_' || c == '/')
-		return 63;
-	return -1;
-}
-
-/* base64url without padding (JWS); trailing '=' is tolerated. */
-static unsigned char *
-b64url_decode(const char *s, size_t n, size_t *lenp)
-{
-	unsigned char *d = xmalloc(n / 4 * 3 + 3);
-	unsigned acc = 0;
-	size_t i, len = 0;
-	int bits = 0, v;
-
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	for (i = 0; i < n; i++) {
-		if ((v = b64url_value((unsigned char)s[i])) == -1) {
-			free(d);
-			return NULL;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[len++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	if (bits >= 6) {
-		free(d);
-		return NULL;
-	}
-	*lenp = len;
-	return d;
-}
-
 cJSON *
 kube_jwt_claims(const char *jwt)
 {
 	const char *p1, *p2;
 	unsigned char *payload;
 	cJSON *claims;
-	size_t len = 0;
+	size_t n, len = 0;
 
 	if (jwt == NULL || (p1 = strchr(jwt, '.')) == NULL ||
 	    (p2 = strchr(p1 + 1, '.')) == NULL || strchr(p2 + 1, '.') != NULL)
 		return NULL;
 	p1++;
-	if ((size_t)(p2 - p1) > JWT_PAYLOAD_MAX ||
-	    (payload = b64url_decode(p1, (size_t)(p2 - p1), &len)) == NULL)
+	if ((size_t)(p2 - p1) > JWT_PAYLOAD_MAX)
+		return NULL;
+	/* JWS has no padding, but trailing '=' (any number) is tolerated. */
+	for (n = (size_t)(p2 - p1); n > 0 && p1[n - 1] == '='; n--)
+		;
+	if ((payload = rai_base64_decode(p1, n, RAI_B64_EITHER, &len)) ==
+	    NULL)
 		return NULL;
 	claims = cJSON_ParseWithLength((const char *)payload, len);
 	free(payload);

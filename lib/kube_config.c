@@ -31,6 +31,7 @@
 
 #include "kube_config.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_file.h"
@@ -87,22 +88,11 @@ struct kube_config {
 
 /* Clears every string of a tree before freeing it: tokens live there. */
 static void
-wipe_tree(cJSON *n)
-{
-	cJSON *c;
-
-	if (n->valuestring != NULL)
-		explicit_bzero(n->valuestring, strlen(n->valuestring));
-	for (c = n->child; c != NULL; c = c->next)
-		wipe_tree(c);
-}
-
-static void
 doc_free(cJSON *doc)
 {
 	if (doc == NULL)
 		return;
-	wipe_tree(doc);
+	rai_json_wipe(doc);
 	cJSON_Delete(doc);
 }
 
@@ -180,61 +170,19 @@ read_capped(const char *path, size_t max, struct rai_buf *b, int *errnum)
 	return -1;
 }
 
-static int
-b64_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+')
-		return 62;
-	if (c == '/')
-		return 63;
-	return -1;
-}
-
-/*
- * Standard base64; whitespace (wrapped PEM-style data) is skipped and
- * padding is optional. Returns -1 on any other character.
- */
+/* Standard base64, wrapped PEM-style or not, padding optional. */
 static int
 b64_decode(const char *s, struct kube_blob *out)
 {
-	size_t n = strlen(s), len = 0, pad = 0, i;
-	unsigned char *d = xmalloc(n / 4 * 3 + 3);
-	unsigned acc = 0;
-	int bits = 0, v;
+	unsigned char *d;
+	size_t len;
 
-	for (i = 0; i < n; i++) {
-		if (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' ||
-		    s[i] == '\t')
-			continue;
-		if (s[i] == '=') {
-			pad++;
-			continue;
-		}
-		if (pad > 0 || (v = b64_value((unsigned char)s[i])) == -1)
-			goto bad;
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[len++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	/* A lone sextet cannot be a byte; too much padding is malformed. */
-	if (bits >= 6 || pad > 2)
-		goto bad;
+	if ((d = rai_base64_decode(s, strlen(s), RAI_B64_PAD_OPTIONAL |
+	    RAI_B64_SKIP_WS, &len)) == NULL)
+		return -1;
 	out->data = d;
 	out->len = len;
 	return 0;
-bad:
-	rai_free_secret_mem(d, n / 4 * 3 + 3);
-	return -1;
 }
 
 static void
@@ -1272,7 +1220,7 @@ obj_set_str(cJSON *obj, const char *key, const char *value)
 	if (n == NULL)
 		rai_die("out of memory");
 	if (old != NULL) {
-		wipe_tree(old);
+		rai_json_wipe(old);
 		cJSON_ReplaceItemInObjectCaseSensitive(obj, key, n);
 	} else
 		cJSON_AddItemToObject(obj, key, n);

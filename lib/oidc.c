@@ -307,19 +307,6 @@ clean_text(const char *s, size_t max)
 	return out;
 }
 
-static void
-wipe_tree(cJSON *n)
-{
-	cJSON *c;
-
-	if (n == NULL)
-		return;
-	if (n->valuestring != NULL)
-		explicit_bzero(n->valuestring, strlen(n->valuestring));
-	for (c = n->child; c != NULL; c = c->next)
-		wipe_tree(c);
-}
-
 static int
 oauth_error(const cJSON *doc, long status, char **error, struct rai_err *err)
 {
@@ -376,7 +363,7 @@ oidc_parse_token_response(long status, const char *body, size_t len,
 	*out = t;
 	rc = 0;
 out:
-	wipe_tree(doc);
+	rai_json_wipe(doc);
 	cJSON_Delete(doc);
 	return rc;
 }
@@ -420,7 +407,7 @@ oidc_parse_device_response(const char *body, size_t len,
 		d.interval = 60;
 	if (d.expires_in < 1 || d.expires_in > 3600)
 		d.expires_in = 600;
-	wipe_tree(doc);
+	rai_json_wipe(doc);
 	cJSON_Delete(doc);
 	if (d.device_code == NULL || d.user_code == NULL ||
 	    d.verification_uri == NULL) {

@@ -21,6 +21,7 @@
 
 #include "oidc.h"
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_err.h"
 #include "rai_json.h"
 
@@ -47,53 +48,14 @@ static const struct jws_alg algs[] = {
 	{ NULL, NULL, NULL, NULL, 0, NULL }
 };
 
-static int
-b64url_value(int c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-')
-		return 62;
-	if (c == '_')
-		return 63;
-	return -1;
-}
-
-/* Strict base64url without padding; NULL when malformed. */
+/* Strict base64url without padding, at most JWT_PART_MAX; NULL if not. */
 static unsigned char *
 b64url_decode(const char *s, size_t n, size_t *lenp)
 {
-	unsigned char *d;
-	unsigned acc = 0;
-	size_t i, len = 0;
-	int bits = 0, v;
-
 	if (n > JWT_PART_MAX)
 		return NULL;
-	d = xmalloc(n / 4 * 3 + 3);
-	for (i = 0; i < n; i++) {
-		if ((v = b64url_value((unsigned char)s[i])) == -1) {
-			free(d);
-			return NULL;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			d[len++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	if (bits >= 6) {
-		free(d);
-		return NULL;
-	}
-	*lenp = len;
-	return d;
+	return rai_base64_decode(s, n, RAI_B64_URL | RAI_B64_PAD_FORBIDDEN,
+	    lenp);
 }
 
 static cJSON *

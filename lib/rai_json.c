@@ -165,3 +165,16 @@ rai_json_print(const cJSON *obj)
 		rai_die("out of memory printing JSON");
 	return s;
 }
+
+void
+rai_json_wipe(cJSON *n)
+{
+	cJSON *c;
+
+	if (n == NULL)
+		return;
+	if (n->valuestring != NULL)
+		explicit_bzero(n->valuestring, strlen(n->valuestring));
+	for (c = n->child; c != NULL; c = c->next)
+		rai_json_wipe(c);
+}

@@ -31,5 +31,7 @@ const char	*rai_json_annotation(const cJSON *obj, const char *key);
 void		 rai_json_set_str(cJSON *, const char *path, const char *value);
 /* Compact text, caller frees with free(). */
 char		*rai_json_print(const cJSON *);
+/* Zeroes every string value in the tree (before freeing secrets); NULL ok. */
+void		 rai_json_wipe(cJSON *);
 
 #endif

@@ -18,6 +18,7 @@
 #include <openssl/hmac.h>
 
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rntop_hosts.h"
 
@@ -635,9 +636,11 @@ hashed_match(const char *h, size_t len, const char *name)
 	bar = memchr(h + 3, '|', len - 3);
 	if (bar == NULL)
 		return 0;
-	if (rntop_base64_decode(h + 3, (size_t)(bar - h - 3), &salt,
-	    &saltn) == -1 || rntop_base64_decode(bar + 1,
-	    len - (size_t)(bar + 1 - h), &want, &wantn) == -1)
+	salt = rai_base64_decode(h + 3, (size_t)(bar - h - 3),
+	    RAI_B64_PAD_OPTIONAL, &saltn);
+	want = rai_base64_decode(bar + 1, len - (size_t)(bar + 1 - h),
+	    RAI_B64_PAD_OPTIONAL, &wantn);
+	if (salt == NULL || want == NULL)
 		goto out;
 	if (saltn != 20 || wantn != 20)
 		goto out;
@@ -709,82 +712,10 @@ rntop_hostkey_methods(const char *t, size_t n)
 	return NULL;
 }
 
-static const char b64chars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-char *
-rntop_base64(const unsigned char *in, size_t n)
-{
-	char *out = xcalloc(1, (n + 2) / 3 * 4 + 1), *o = out;
-	size_t i;
-
-	for (i = 0; i + 2 < n; i += 3) {
-		*o++ = b64chars[in[i] >> 2];
-		*o++ = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-		*o++ = b64chars[((in[i + 1] & 15) << 2) | (in[i + 2] >> 6)];
-		*o++ = b64chars[in[i + 2] & 63];
-	}
-	if (i < n) {
-		*o++ = b64chars[in[i] >> 2];
-		if (i + 1 < n) {
-			*o++ = b64chars[((in[i] & 3) << 4) | (in[i + 1] >> 4)];
-			*o++ = b64chars[(in[i + 1] & 15) << 2];
-		} else {
-			*o++ = b64chars[(in[i] & 3) << 4];
-			*o++ = '=';
-		}
-		*o++ = '=';
-	}
-	*o = '\0';
-	return out;
-}
-
-static int
-b64val(int c)
-{
-	const char *p;
-
-	if (c == '\0' || (p = strchr(b64chars, c)) == NULL)
-		return -1;
-	return (int)(p - b64chars);
-}
-
-int
-rntop_base64_decode(const char *s, size_t n, unsigned char **out,
-    size_t *outlen)
-{
-	unsigned char *o;
-	unsigned acc = 0;
-	size_t i, bits = 0, k = 0;
-	int v;
-
-	while (n > 0 && s[n - 1] == '=')
-		n--;
-	if (n % 4 == 1)
-		return -1;
-	o = xcalloc(1, n * 3 / 4 + 1);
-	for (i = 0; i < n; i++) {
-		if ((v = b64val((unsigned char)s[i])) == -1) {
-			free(o);
-			return -1;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			o[k++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	*out = o;
-	*outlen = k;
-	return 0;
-}
-
 void
 rntop_fp_sha256(const unsigned char digest[32], char *out, size_t size)
 {
-	char *b = rntop_base64(digest, 32);
+	char *b = rai_base64_encode(digest, 32);
 	size_t n = strlen(b);
 
 	/* OpenSSH drops the padding */

@@ -158,12 +158,6 @@ const char *rntop_hostkey_methods(const char *keytype, size_t len);
 /* "SHA256:<base64 without '='>" of a 32-byte digest; out >= 52 bytes. */
 void	 rntop_fp_sha256(const unsigned char digest[32], char *out,
 	    size_t size);
-/* Standard base64 with padding, as in known_hosts; caller frees. */
-char	*rntop_base64(const unsigned char *, size_t);
-/* Decodes standard base64 (padding optional); -1 on bad input. */
-int	 rntop_base64_decode(const char *, size_t, unsigned char **out,
-	    size_t *outlen);
-
 /*
  * The nvidia-smi path is put into a remote shell command: only letters,
  * digits and "/._+-" are allowed, so it needs no quoting at all.

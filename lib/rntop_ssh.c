@@ -18,6 +18,7 @@
 #include <libssh2.h>
 
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rntop_ssh.h"
 
@@ -455,8 +456,8 @@ load_known_hosts(struct host *h, LIBSSH2_KNOWNHOSTS *kh, const char *path,
 		    h->port))
 			continue;
 		if (kl.kind == RNTOP_KH_REVOKED) {
-			if (key != NULL && rntop_base64_decode(kl.key,
-			    kl.key_len, &raw, &rawlen) == 0) {
+			if (key != NULL && (raw = rai_base64_decode(kl.key,
+			    kl.key_len, RAI_B64_PAD_OPTIONAL, &rawlen)) != NULL) {
 				if (rawlen == keylen &&
 				    memcmp(raw, key, keylen) == 0)
 					sc->revoked = 1;
@@ -548,7 +549,7 @@ learn_key(struct host *h, const char *keytype, const char *key,
 	    O_CLOEXEC, 0600);
 	if (fd == -1)
 		return -1;
-	b64 = rntop_base64((const unsigned char *)key, keylen);
+	b64 = rai_base64_encode(key, keylen);
 	line = xasprintf("%s %s %s\n", h->kh_name, keytype, b64);
 	w = write(fd, line, strlen(line));
 	free(b64);

@@ -14,6 +14,7 @@
 
 #include "adm.h"
 #include "adm_values.h"
+#include "rai_base64.h"
 #include "rai_alloc.h"
 #include "rai_buf.h"
 #include "rai_err.h"
@@ -281,8 +282,8 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	v.domain = o->domain;
 	v.external_ips = &ips;
 	if (f.cert != NULL) {
-		crt64 = adm_base64(f.cert, f.cert_len);
-		key64 = adm_base64(f.key, f.key_len);
+		crt64 = rai_base64_encode(f.cert, f.cert_len);
+		key64 = rai_base64_encode(f.key, f.key_len);
 	}
 	v.tls_crt_b64 = crt64;
 	v.tls_key_b64 = key64;

@@ -34,21 +34,11 @@ teardown_file() {
 }
 
 setup() {
-	have_registry_peers || skip "docker-registry, skopeo, htpasswd or openssl missing"
-	isolate_env
-	D="$BATS_FILE_TMPDIR"
-	cd "$BATS_TEST_TMPDIR"
-	# no system certs.d may leak into a test
-	export RUNAI_ADM_CERTS_D="$BATS_TEST_TMPDIR/certs.d"
-	unset REGISTRY_AUTH_FILE XDG_RUNTIME_DIR DOCKER_CONFIG
+	registry_test_setup
 }
 
 teardown() {
-	local f
-	for f in "$BATS_FILE_TMPDIR"/pids/proxy-*; do
-		[ -f "$f" ] && proxy_stop "${f##*/proxy-}"
-	done
-	true
+	registry_test_teardown
 }
 
 # want_refs KIND PREFIX: the "ref@digest" lines a push of archive KIND

@@ -11,16 +11,7 @@ load lib/common
 load lib/oidc
 
 setup_file() {
-	have_oidc_peer >/dev/null || return 0
-	oidc_start --short
-	kubesim_start --demo "${OIDC_KUBESIM_FLAGS[@]}"
-	# team-a is alice's group's project, team-b bob's
-	local p
-	for p in a b; do
-		get_obj "/apis/run.ai/v1/projects/team-$p" |
-			jq --arg g "team-$p" '.metadata.annotations["kube-sim/groups"] = $g' |
-			sim POST /_sim/seed - >/dev/null
-	done
+	login_setup_file
 }
 
 teardown_file() {
@@ -29,10 +20,7 @@ teardown_file() {
 }
 
 setup() {
-	local why
-	why=$(have_oidc_peer) || skip "$why"
-	isolate_env
-	login_kubeconfig
+	login_setup
 }
 
 @test "cli login from stdin stores the tokens (0600) and list works with them" {
@@ -98,6 +86,39 @@ setup() {
 	[ "$fails" -eq 0 ]
 	[ "$(refresh_grants)" = $((g0 + 1)) ]
 	# the rotated refresh token stored is the live one: it refreshes again
+	wait_token_expired
+	run -0 runai list projects
+	[ "$(refresh_grants)" = $((g0 + 2)) ]
+}
+
+@test "50 commands at expiry while the project switches: one refresh, nothing lost" {
+	login_cli >/dev/null
+	wait_token_expired
+	g0=$(refresh_grants)
+	pids=()
+	for i in $(seq 1 50); do
+		case $((i % 5)) in
+		0) cmd=(runai config project team-a) ;;
+		1) cmd=(runai config project team-b) ;;
+		*) cmd=(runai list projects) ;;
+		esac
+		"${cmd[@]}" >"$BATS_TEST_TMPDIR/out.$i" 2>"$BATS_TEST_TMPDIR/err.$i" &
+		pids+=($!)
+	done
+	fails=0
+	for i in $(seq 1 50); do
+		wait "${pids[i - 1]}" || { cat "$BATS_TEST_TMPDIR/err.$i" >&2; fails=$((fails + 1)); }
+	done
+	[ "$fails" -eq 0 ]
+	[ "$(refresh_grants)" = $((g0 + 1)) ]
+	# the file is whole: both tokens, the provider settings, a project
+	[ -n "$(kc_oidc id-token)" ] && [ -n "$(kc_oidc refresh-token)" ]
+	[ -n "$(kc_oidc idp-issuer-url)" ] && [ -n "$(kc_oidc client-id)" ]
+	run -0 yq -r '.contexts[0].context.namespace' "$KUBECONFIG"
+	assert_output --regexp '^runai-team-[ab]$'
+	[ "$(stat -c %a "$KUBECONFIG")" = 600 ]
+	[ ! -e "$KUBECONFIG.lock" ]
+	# and the stored refresh token is the live one
 	wait_token_expired
 	run -0 runai list projects
 	[ "$(refresh_grants)" = $((g0 + 2)) ]

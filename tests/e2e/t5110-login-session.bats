@@ -9,15 +9,7 @@ load lib/common
 load lib/oidc
 
 setup_file() {
-	have_oidc_peer >/dev/null || return 0
-	oidc_start --short
-	kubesim_start --demo "${OIDC_KUBESIM_FLAGS[@]}"
-	local p
-	for p in a b; do
-		get_obj "/apis/run.ai/v1/projects/team-$p" |
-			jq --arg g "team-$p" '.metadata.annotations["kube-sim/groups"] = $g' |
-			sim POST /_sim/seed - >/dev/null
-	done
+	login_setup_file
 }
 
 teardown_file() {
@@ -26,10 +18,7 @@ teardown_file() {
 }
 
 setup() {
-	local why
-	why=$(have_oidc_peer) || skip "$why"
-	isolate_env
-	login_kubeconfig
+	login_setup
 }
 
 @test "whoami shows user, subject, groups, issuer and expiry; -o json" {
@@ -164,6 +153,27 @@ EOF
 	[ $(($(date +%s) - start)) -lt 5 ]
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "runai: error: identity provider: cannot connect to 'https://127.0.0.1:1/"
+}
+
+@test "provider down during a refresh: one clear line, exit 1, the tokens kept" {
+	login_cli >/dev/null
+	wait_token_expired
+	rt=$(kc_oidc refresh-token)
+	"$PYTHON" - "$KUBECONFIG" <<-'EOF'
+		import sys, yaml
+		p = sys.argv[1]
+		d = yaml.safe_load(open(p))
+		for u in d["users"]:
+		    u["user"]["auth-provider"]["config"]["idp-issuer-url"] = "https://127.0.0.1:1"
+		yaml.safe_dump(d, open(p, "w"))
+	EOF
+	start=$(date +%s)
+	run -1 --separate-stderr runai list projects
+	[ $(($(date +%s) - start)) -lt 10 ]
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+	stderr_has "cannot connect to 'https://127.0.0.1:1/"
+	# nothing was spent or lost: a login is not needed once it is back
+	[ "$(kc_oidc refresh-token)" = "$rt" ]
 }
 
 @test "a spent refresh token (stale kubeconfig copy) ends in 'run runai login'" {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rai_base64.h"
 #include "rai_err.h"
 #include "rntop_hosts.h"
 
@@ -48,13 +49,16 @@ check_line(const char *line, size_t len)
 		    2222);
 	}
 	(void)rntop_hostkey_methods(kl.keytype, kl.keytype_len);
-	if (rntop_base64_decode(kl.key, kl.key_len, &raw, &rawlen) == 0) {
+	raw = rai_base64_decode(kl.key, kl.key_len, RAI_B64_PAD_OPTIONAL,
+	    &rawlen);
+	if (raw != NULL) {
 		unsigned char *back;
 		size_t backlen;
 
-		again = rntop_base64(raw, rawlen);
-		if (rntop_base64_decode(again, strlen(again), &back,
-		    &backlen) != 0 || backlen != rawlen ||
+		again = rai_base64_encode(raw, rawlen);
+		back = rai_base64_decode(again, strlen(again),
+		    RAI_B64_PAD_OPTIONAL, &backlen);
+		if (back == NULL || backlen != rawlen ||
 		    memcmp(back, raw, rawlen) != 0)
 			abort();
 		free(back);

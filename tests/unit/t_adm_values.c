@@ -526,21 +526,6 @@ TEST(tls_bad_ca_file)
 	rai_buf_release(&c);
 }
 
-TEST(base64_is_one_line)
-{
-	char *s;
-
-	s = adm_base64("", 0);
-	T_STR_EQ(s, "");
-	free(s);
-	s = adm_base64("test key\n", 9);
-	T_STR_EQ(s, "dGVzdCBrZXkK");
-	free(s);
-	s = adm_base64("ab", 2);
-	T_STR_EQ(s, "YWI=");
-	free(s);
-}
-
 /* ---- template and YAML ---- */
 
 static char *
@@ -840,7 +825,6 @@ main(void)
 	RUN(tls_validity_period);
 	RUN(tls_chain_rules);
 	RUN(tls_bad_ca_file);
-	RUN(base64_is_one_line);
 	RUN(template_types_conditions_and_order);
 	RUN(template_errors_name_the_line);
 	RUN(template_must_be_text);

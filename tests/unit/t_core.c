@@ -1,8 +1,12 @@
-/* Unit tests of the core: rai_buf caps, Status parsing, redaction, JSON paths. */
+/*
+ * Unit tests of the core: rai_buf caps, Status parsing, redaction, JSON
+ * paths and wiping, base64.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "rai_alloc.h"
+#include "rai_base64.h"
 #include "rai_buf.h"
 #include "rai_err.h"
 #include "rai_json.h"
@@ -201,6 +205,176 @@ TEST(json_paths_and_types)
 	rai_err_release(&err);
 }
 
+TEST(json_wipe_zeroes_nested_strings)
+{
+	const char *doc = "{\"a\":\"secret\",\"b\":{\"c\":[\"xy\","
+	    "{\"d\":\"zz\"}],\"n\":7}}";
+	cJSON *root = cJSON_Parse(doc);
+	const cJSON *c;
+	char *a, *xy, *zz;
+
+	T_NOT_NULL(root);
+	a = cJSON_GetObjectItem(root, "a")->valuestring;
+	c = rai_json_get(root, "b.c");
+	xy = cJSON_GetArrayItem(c, 0)->valuestring;
+	zz = cJSON_GetObjectItem(cJSON_GetArrayItem(c, 1), "d")->valuestring;
+	rai_json_wipe(root);
+	T_MEM_EQ(a, "\0\0\0\0\0\0", 6);
+	T_MEM_EQ(xy, "\0\0", 2);
+	T_MEM_EQ(zz, "\0\0", 2);
+	T_DBL_EQ(rai_json_num(root, "b.n", -1), 7);
+	rai_json_wipe(NULL);
+	cJSON_Delete(root);
+}
+
+/* "in -> decoded" or "in -> (rejected)", so a failure names its input. */
+static char *
+b64_try(const char *in, int flags)
+{
+	size_t len = 0;
+	unsigned char *d = rai_base64_decode(in, strlen(in), flags, &len);
+	char *s;
+
+	if (d == NULL)
+		return xasprintf("%s -> (rejected)", in);
+	s = xasprintf("%s -> %.*s", in, (int)len, (char *)d);
+	free(d);
+	return s;
+}
+
+struct b64_case {
+	const char	*in;
+	int		 flags;
+	const char	*want;		/* NULL: rejected */
+};
+
+static void
+b64_cases(const struct b64_case *tc, size_t n)
+{
+	char *got, *want;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		got = b64_try(tc[i].in, tc[i].flags);
+		want = xasprintf("%s -> %s", tc[i].in, tc[i].want != NULL ?
+		    tc[i].want : "(rejected)");
+		T_STR_EQ(got, want);
+		free(got);
+		free(want);
+	}
+}
+
+#define REQ	RAI_B64_PAD_REQUIRED
+#define OPT	RAI_B64_PAD_OPTIONAL
+#define NOPAD	RAI_B64_PAD_FORBIDDEN
+
+TEST(base64_rfc4648_vectors)
+{
+	static const char *const plain[] = {
+	    "", "f", "fo", "foo", "foob", "fooba", "foobar" };
+	static const char *const enc[] = {
+	    "", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy" };
+	static const char *const bare[] = {
+	    "", "Zg", "Zm8", "Zm9v", "Zm9vYg", "Zm9vYmE", "Zm9vYmFy" };
+	struct b64_case tc[4];
+	char *s;
+	size_t i;
+
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		s = rai_base64_encode(plain[i], strlen(plain[i]));
+		T_STR_EQ(s, enc[i]);
+		free(s);
+		tc[0] = (struct b64_case){ enc[i], REQ, plain[i] };
+		tc[1] = (struct b64_case){ enc[i], OPT, plain[i] };
+		tc[2] = (struct b64_case){ bare[i], OPT, plain[i] };
+		tc[3] = (struct b64_case){ bare[i], NOPAD | RAI_B64_URL,
+		    plain[i] };
+		b64_cases(tc, 4);
+	}
+	/* Binary, and a NUL kept in the length. */
+	s = rai_base64_encode("\xfb\xff\x00", 3);
+	T_STR_EQ(s, "+/8A");
+	free(s);
+}
+
+TEST(base64_alphabets)
+{
+	static const struct b64_case tc[] = {
+		{ "P+/A", REQ, "?\xef\xc0" },
+		{ "P-_A", REQ, NULL },
+		{ "P-_A", RAI_B64_URL, "?\xef\xc0" },
+		{ "P+/A", RAI_B64_URL, NULL },
+		{ "P+_A", RAI_B64_URL, NULL },
+		{ "P+_A", RAI_B64_EITHER, "?\xef\xc0" },
+		{ "P-/A", RAI_B64_EITHER, "?\xef\xc0" },
+		{ "P-/A", RAI_B64_EITHER | OPT, "?\xef\xc0" },
+	};
+
+	b64_cases(tc, sizeof(tc) / sizeof(tc[0]));
+}
+
+TEST(base64_padding_rules)
+{
+	static const struct b64_case tc[] = {
+		/* required: whole quanta only, '=' only at the end */
+		{ "Zg==", REQ, "f" },
+		{ "Zg=", REQ, NULL },
+		{ "Zg", REQ, NULL },
+		{ "Zm8", REQ, NULL },
+		{ "Zm8==", REQ, NULL },
+		{ "Zg=a", REQ, NULL },
+		{ "Z=g=", REQ, NULL },
+		{ "====", REQ, NULL },
+		/* optional: up to two trailing '=', count not checked */
+		{ "Zg", OPT, "f" },
+		{ "Zg=", OPT, "f" },
+		{ "Zm9v==", OPT, "foo" },
+		{ "Zg===", OPT, NULL },
+		{ "Zg=a", OPT, NULL },
+		{ "=", OPT, "" },
+		/* forbidden: '=' is just a bad character */
+		{ "Zg==", NOPAD, NULL },
+		{ "Zm8=", RAI_B64_URL | NOPAD, NULL },
+		{ "Zm8", RAI_B64_URL | NOPAD, "fo" },
+		/* whitespace only where asked for */
+		{ "Zm9v\nYmFy", OPT, NULL },
+		{ " Zm9v\r\n\tYmE =\n", OPT | RAI_B64_SKIP_WS, "fooba" },
+		{ "Zm9v\nYg= =", REQ | RAI_B64_SKIP_WS, "foob" },
+		{ "Zg== ", REQ, NULL },
+	};
+
+	b64_cases(tc, sizeof(tc) / sizeof(tc[0]));
+}
+
+TEST(base64_malformed)
+{
+	static const int modes[] = {
+	    REQ, OPT, OPT | RAI_B64_SKIP_WS, NOPAD | RAI_B64_URL,
+	    RAI_B64_EITHER };
+	static const char *const bad[] = {
+	    "Zm9v!", "Zm 9v", "Zm9v\x80", "Zm9vY", "Z", "Zm9vY===", "Zm.v" };
+	struct b64_case tc;
+	size_t i, j;
+
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		for (j = 0; j < sizeof(bad) / sizeof(bad[0]); j++) {
+			tc = (struct b64_case){ bad[j], modes[i], NULL };
+			if (j == 1 && (modes[i] & RAI_B64_SKIP_WS))
+				tc.want = "foo";
+			b64_cases(&tc, 1);
+		}
+	/* An embedded NUL counts as a bad character, not the end. */
+	{
+		size_t len;
+
+		T_NULL(rai_base64_decode("Zg\0=", 4, OPT, &len));
+	}
+}
+
+#undef REQ
+#undef OPT
+#undef NOPAD
+
 int
 main(void)
 {
@@ -214,5 +388,10 @@ main(void)
 	RUN(redacts_json_and_form_bodies);
 	RUN(secret_key_names);
 	RUN(json_paths_and_types);
+	RUN(json_wipe_zeroes_nested_strings);
+	RUN(base64_rfc4648_vectors);
+	RUN(base64_alphabets);
+	RUN(base64_padding_rules);
+	RUN(base64_malformed);
 	return t_done();
 }

@@ -1,6 +1,6 @@
 /*
  * rntop_hosts: host specs, hostfiles, ssh -G output, known_hosts lines
- * and host patterns (hashed too), fingerprints, base64, the remote
+ * and host patterns (hashed too), fingerprints, the remote
  * command and backoff bounds.
  */
 #include <stdint.h>
@@ -271,31 +271,12 @@ TEST(hostkey_methods)
 	T_NULL(rntop_hostkey_methods("ssh-ed2551", 10));
 }
 
-TEST(base64_and_fingerprint)
+TEST(fingerprint)
 {
-	unsigned char digest[32], *out;
-	size_t n;
-	char fp[64], *b;
+	unsigned char digest[32];
+	char fp[64];
 	int i;
 
-	b = rntop_base64((const unsigned char *)"ab", 2);
-	T_STR_EQ(b, "YWI=");
-	free(b);
-	b = rntop_base64((const unsigned char *)"abc", 3);
-	T_STR_EQ(b, "YWJj");
-	free(b);
-	b = rntop_base64((const unsigned char *)"a", 1);
-	T_STR_EQ(b, "YQ==");
-	free(b);
-	T_INT_EQ(rntop_base64_decode("YWJjZA==", 8, &out, &n), 0);
-	T_UINT_EQ(n, 4);
-	T_MEM_EQ(out, "abcd", 4);
-	free(out);
-	T_INT_EQ(rntop_base64_decode("YWJjZA", 6, &out, &n), 0);
-	T_UINT_EQ(n, 4);
-	free(out);
-	T_INT_EQ(rntop_base64_decode("Y", 1, &out, &n), -1);
-	T_INT_EQ(rntop_base64_decode("YW*j", 4, &out, &n), -1);
 	for (i = 0; i < 32; i++)
 		digest[i] = (unsigned char)i;
 	rntop_fp_sha256(digest, fp, sizeof(fp));
@@ -361,7 +342,7 @@ main(void)
 	RUN(known_hosts_patterns);
 	RUN(known_hosts_hashed);
 	RUN(hostkey_methods);
-	RUN(base64_and_fingerprint);
+	RUN(fingerprint);
 	RUN(remote_command);
 	RUN(backoff_bounds);
 	return t_done();

@@ -8,6 +8,7 @@
 # the provider's CA as idp-certificate-authority). KEY=VALUE pairs are
 # added to (or, with an empty VALUE, removed from) the auth-provider config.
 # The context's namespace is runai-team-a.
+# shellcheck disable=SC2120 # the test files pass KEY=VALUE pairs
 login_kubeconfig() {
 	local server ca
 	server=$(yq -r '.clusters[0].cluster.server' "$KUBESIM_KUBECONFIG")
@@ -101,4 +102,28 @@ stop_pid() {
 oidc_refresh_with() {
 	curl -sS --cacert "$OIDC_CA" "$OIDC_ISSUER/token" -d grant_type=refresh_token \
 		-d client_id="$OIDC_CLIENT_ID" --data-urlencode "refresh_token=$1"
+}
+
+# login_setup_file: the provider with 5 s tokens and the emulator that
+# trusts it, team-a being the project of alice's group, team-b bob's
+# (nothing when the provider cannot run: login_setup skips then).
+login_setup_file() {
+	have_oidc_peer >/dev/null || return 0
+	oidc_start --short
+	kubesim_start --demo "${OIDC_KUBESIM_FLAGS[@]}"
+	local p
+	for p in a b; do
+		get_obj "/apis/run.ai/v1/projects/team-$p" |
+			jq --arg g "team-$p" '.metadata.annotations["kube-sim/groups"] = $g' |
+			sim POST /_sim/seed - >/dev/null
+	done
+}
+
+# login_setup: each test's own HOME and a kubeconfig with the OIDC user.
+login_setup() {
+	local why
+	why=$(have_oidc_peer) || skip "$why"
+	isolate_env
+	# shellcheck disable=SC2119 # the defaults: no KEY=VALUE changes
+	login_kubeconfig
 }

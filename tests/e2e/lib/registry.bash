@@ -221,3 +221,25 @@ skopeo_digest() {
 	out=$(TMPDIR="$BATS_TEST_TMPDIR" skopeo inspect "$@" "docker://$ref" </dev/null) || return 1
 	jq -r .Digest <<<"$out"
 }
+
+# registry_test_setup: skip without the peers; each test in its own
+# directory with no credentials or certs.d of the machine's (D is the
+# file's directory, where setup_file built the archives).
+# shellcheck disable=SC2034 # D is the caller's
+registry_test_setup() {
+	have_registry_peers || skip "docker-registry, skopeo, htpasswd or openssl missing"
+	isolate_env
+	D="$BATS_FILE_TMPDIR"
+	cd "$BATS_TEST_TMPDIR" || return 1
+	export RUNAI_ADM_CERTS_D="$BATS_TEST_TMPDIR/certs.d"
+	unset REGISTRY_AUTH_FILE XDG_RUNTIME_DIR DOCKER_CONFIG
+}
+
+# registry_test_teardown: the fault proxies a test started, by PID.
+registry_test_teardown() {
+	local f
+	for f in "$BATS_FILE_TMPDIR"/pids/proxy-*; do
+		[ -f "$f" ] && proxy_stop "${f##*/proxy-}"
+	done
+	true
+}
