@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -178,6 +179,11 @@ resolved_from_sshg(const struct rntop_target *t, const struct rntop_sshg *g,
 {
 	size_t i;
 
+	/* said before any screen is up; connecting anyway may still work */
+	if (g->proxy)
+		fprintf(stderr, "rntop: warning: %s: ProxyJump/ProxyCommand in "
+		    "the ssh config is not supported; connecting directly\n",
+		    t->spec);
 	r->hostname = xstrdup(g->hostname ? g->hostname : t->host);
 	r->user = xstrdup(g->user ? g->user : login_name());
 	r->port = g->port > 0 ? g->port : 22;
