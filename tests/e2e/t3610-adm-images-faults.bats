@@ -88,6 +88,8 @@ tagged() {	# tagged REF: skopeo finds the tag
 }
 
 @test "--compress gzip with an unwritable \$TMPDIR: a clear error, nothing sent" {
+	# valgrind keeps its own files in $TMPDIR and says so first
+	[ "${RAI_VALGRIND:-0}" = 0 ] || skip "valgrind itself needs a writable TMPDIR"
 	registry_mark plain
 	TMPDIR=/nonexistent/tmp run -1 --separate-stderr runai-adm images push "$D/legacy.tar" \
 		--registry "$REG_plain/notmp" --plain-http --compress gzip
