@@ -1002,13 +1002,8 @@ blob_answer(struct push *p, struct job *j, struct rai_err *err)
 			job_done(p, j);
 			return 0;
 		}
-		if (st != 202)
-			break;
-		/* the registry opened a normal session instead */
-		if (take_location(p, j, err) == -1)
-			return -1;
-		next_step(j, big ? S_PATCH : S_PUT_WHOLE);
-		return 0;
+		/* a 202: the registry opened a normal session instead */
+		/* FALLTHROUGH */
 	case S_POST:
 		if (st != 202)
 			break;

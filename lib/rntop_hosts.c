@@ -35,17 +35,24 @@ name_char(int c)
 	    (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
 }
 
-int
-rntop_host_name_ok(const char *s)
+/* Host and user names: name_char only, never a leading '-' (an option). */
+static int
+name_ok(const char *s, size_t max)
 {
 	size_t n = strlen(s), i;
 
-	if (n == 0 || n > RNTOP_HOST_NAME_MAX || s[0] == '-')
+	if (n == 0 || n > max || s[0] == '-')
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!name_char((unsigned char)s[i]))
 			return 0;
 	return 1;
+}
+
+int
+rntop_host_name_ok(const char *s)
+{
+	return name_ok(s, RNTOP_HOST_NAME_MAX);
 }
 
 /* An IPv6 literal as written inside brackets: hex digits, ':' and '.'. */
@@ -69,14 +76,7 @@ v6_ok(const char *s, size_t n)
 int
 rntop_user_name_ok(const char *s)
 {
-	size_t n = strlen(s), i;
-
-	if (n == 0 || n > RNTOP_USER_MAX || s[0] == '-')
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!name_char((unsigned char)s[i]))
-			return 0;
-	return 1;
+	return name_ok(s, RNTOP_USER_MAX);
 }
 
 /* A port number: 1 to 65535, digits only; -1 otherwise. */
