@@ -3,7 +3,7 @@
 # for kubectl, project access for OIDC users, and what must be refused:
 # issuer mismatch, provider down, a stale (spent) refresh token, a user
 # with a client certificate, secrets in -v output or argv.
-# The provider runs with 5 s tokens (--short).
+# The provider runs with 5 s tokens (longer under valgrind).
 
 load lib/common
 load lib/oidc

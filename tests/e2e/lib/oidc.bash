@@ -104,12 +104,13 @@ oidc_refresh_with() {
 		-d client_id="$OIDC_CLIENT_ID" --data-urlencode "refresh_token=$1"
 }
 
-# login_setup_file: the provider with 5 s tokens and the emulator that
+# login_setup_file: the provider with 5 s tokens (5 * TIME_SCALE) and the emulator that
 # trusts it, team-a being the project of alice's group, team-b bob's
 # (nothing when the provider cannot run: login_setup skips then).
 login_setup_file() {
 	have_oidc_peer >/dev/null || return 0
-	oidc_start --short
+	# 5 s tokens, longer where everything is slower (valgrind)
+	oidc_start --token-ttl $((5 * TIME_SCALE))
 	kubesim_start --demo "${OIDC_KUBESIM_FLAGS[@]}"
 	local p
 	for p in a b; do
