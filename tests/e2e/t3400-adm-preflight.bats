@@ -9,30 +9,9 @@
 
 load lib/common
 load lib/registry	# free_port, wait_port, stop_pid
+load lib/pki		# newkey, mkca
 
 # ---- certificates (made here, relative to now) ----
-
-newkey() {
-	openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 \
-		-out "$PKI/$1.key" 2>/dev/null
-}
-
-# mkca NAME [ISSUER]
-mkca() {
-	newkey "$1"
-	if [ -z "${2:-}" ]; then
-		openssl req -x509 -new -key "$PKI/$1.key" -subj "/CN=$1" -days 3650 \
-			-addext basicConstraints=critical,CA:TRUE \
-			-addext keyUsage=critical,keyCertSign,cRLSign \
-			-out "$PKI/$1.crt" 2>/dev/null
-	else
-		openssl req -new -key "$PKI/$1.key" -subj "/CN=$1" -out "$PKI/$1.csr" 2>/dev/null
-		printf 'basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n' \
-			>"$PKI/$1.ext"
-		openssl x509 -req -in "$PKI/$1.csr" -CA "$PKI/$2.crt" -CAkey "$PKI/$2.key" \
-			-CAcreateserial -days 3650 -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
-	fi
-}
 
 # mkleaf NAME ISSUER DAYS SAN
 mkleaf() {
