@@ -742,22 +742,27 @@ oidc_discover(struct oidc_client *c, struct rai_err *err)
 }
 
 /*
- * POSTs a form to the token endpoint and parses the answer. The body
- * holds secrets and is wiped; the request is never repeated.
+ * POSTs a grant's form to the token endpoint (discovering it first) and
+ * parses the answer. The form and the body hold secrets and are wiped;
+ * the request is never repeated.
  */
 static int
-token_post(struct oidc_client *c, const char *url, struct rai_buf *form,
+token_post(struct oidc_client *c, struct rai_buf *form,
     struct oidc_tokens *out, char **error, struct rai_err *err)
 {
 	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
 	struct rai_http_req req;
 	int rc;
 
+	if (oidc_discover(c, err) == -1) {
+		rai_buf_release_secret(form);
+		return -1;
+	}
 	form_add(form, "client_id", c->client_id);
 	form_add(form, "client_secret", c->client_secret);
 	memset(&req, 0, sizeof(req));
 	req.method = "POST";
-	req.url = url;
+	req.url = c->disc.token_endpoint;
 	req.accept = "application/json";
 	req.content_type = FORM_CTYPE;
 	req.body = rai_buf_str(form);
@@ -785,8 +790,6 @@ oidc_grant_password(struct oidc_client *c, const char *user,
 	char *error = NULL;
 	int rc;
 
-	if (oidc_discover(c, err) == -1)
-		return -1;
 	/* Auth0 takes its realm through its own grant type. */
 	form_add(&form, "grant_type", realm != NULL ? AUTH0_REALM_GRANT :
 	    "password");
@@ -794,7 +797,7 @@ oidc_grant_password(struct oidc_client *c, const char *user,
 	form_add(&form, "username", user);
 	form_add(&form, "password", password);
 	form_add(&form, "scope", scope);
-	rc = token_post(c, c->disc.token_endpoint, &form, out, &error, err);
+	rc = token_post(c, &form, out, &error, err);
 	if (rc == -1 && error != NULL && (strcmp(error, "invalid_grant") == 0 ||
 	    strcmp(error, "invalid_user") == 0 ||
 	    strcmp(error, "access_denied") == 0))
@@ -812,13 +815,11 @@ oidc_grant_code(struct oidc_client *c, const char *code,
 	char *error = NULL;
 	int rc;
 
-	if (oidc_discover(c, err) == -1)
-		return -1;
 	form_add(&form, "grant_type", "authorization_code");
 	form_add(&form, "code", code);
 	form_add(&form, "redirect_uri", redirect_uri);
 	form_add(&form, "code_verifier", verifier);
-	rc = token_post(c, c->disc.token_endpoint, &form, out, &error, err);
+	rc = token_post(c, &form, out, &error, err);
 	if (rc == -1 && error != NULL && strcmp(error, "invalid_grant") == 0)
 		rai_err_set(err, RAI_E_AUTH, "the authorization code was "
 		    "refused (invalid_grant: wrong, used or expired code)");
@@ -834,11 +835,9 @@ oidc_grant_refresh(struct oidc_client *c, const char *refresh_token,
 	char *error = NULL;
 	int rc;
 
-	if (oidc_discover(c, err) == -1)
-		return -1;
 	form_add(&form, "grant_type", "refresh_token");
 	form_add(&form, "refresh_token", refresh_token);
-	rc = token_post(c, c->disc.token_endpoint, &form, out, &error, err);
+	rc = token_post(c, &form, out, &error, err);
 	if (rc == -1 && error != NULL)
 		rai_err_set(err, RAI_E_AUTH, "the login session has expired or "
 		    "was revoked (%s)", error);
@@ -898,7 +897,7 @@ oidc_device_poll(struct oidc_client *c, const char *device_code,
 
 	form_add(&form, "grant_type", DEVICE_GRANT);
 	form_add(&form, "device_code", device_code);
-	if (token_post(c, c->disc.token_endpoint, &form, out, &error,
+	if (token_post(c, &form, out, &error,
 	    err) == 0)
 		return OIDC_POLL_DONE;
 	if (error == NULL)
