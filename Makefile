@@ -60,7 +60,7 @@ Q_LINK		= @echo '   LINK    $@';
 Q_GEN		= @echo '   GEN     $@';
 endif
 
-LIB_SRCS	:= $(sort $(wildcard lib/*.c))
+LIB_SRCS	:= $(sort $(wildcard lib/*/*.c))
 LIB_OBJS	:= $(LIB_SRCS:%.c=$(O)/%.o)
 LIBRAI		:= $(O)/lib/librai.a
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_alloc.h"
+#include "core/alloc.h"
 #include "rntop.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static void
 hist_reset(struct rntop_hist *h, size_t ngpus)

@@ -18,10 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rai_alloc.h"
+#include "core/alloc.h"
 #include "rntop.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 extern char **environ;
 

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_alloc.h"
-#include "rai_log.h"
-#include "rai_opt.h"
-#include "rai_version.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "cli/opt.h"
+#include "cli/version.h"
 #include "rntop.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct rntop_globals {
 	int	verbosity;

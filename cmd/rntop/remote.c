@@ -19,13 +19,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rai_alloc.h"
-#include "rai_buf.h"
+#include "cli/warn.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/strv.h"
 #include "rntop.h"
-#include "rntop_hosts.h"
-#include "rntop_ssh.h"
+#include "rntop/hosts.h"
+#include "rntop/ssh.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define HOSTFILE_MAX	((size_t)16 << 20)
 #define SSHG_TIMEOUT_MS	5000
@@ -181,8 +183,8 @@ resolved_from_sshg(const struct rntop_target *t, const struct rntop_sshg *g,
 
 	/* said before any screen is up; connecting anyway may still work */
 	if (g->proxy)
-		fprintf(stderr, "rntop: warning: %s: ProxyJump/ProxyCommand in "
-		    "the ssh config is not supported; connecting directly\n",
+		rai_warn("%s: ProxyJump/ProxyCommand in the ssh config is not "
+		    "supported; connecting directly",
 		    t->spec);
 	r->hostname = xstrdup(g->hostname ? g->hostname : t->host);
 	r->user = xstrdup(g->user ? g->user : login_name());

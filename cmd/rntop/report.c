@@ -15,12 +15,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_out.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "cli/out.h"
 #include "rntop.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 const char *
 rntop_host_state_name(enum rntop_host_state s)

@@ -10,10 +10,11 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_opt.h"
-#include "rntop_gpustat.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "cli/opt.h"
+#include "core/strv.h"
+#include "rntop/gpustat.h"
 
 extern const struct rai_cmd rntop_cmd_monitor;
 

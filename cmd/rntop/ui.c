@@ -21,11 +21,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rai_alloc.h"
-#include "rai_version.h"
+#include "core/alloc.h"
+#include "cli/version.h"
 #include "rntop.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 enum { PAIR_RED = 1, PAIR_CYAN, PAIR_GREEN, PAIR_HEAD, PAIR_DIM };
 enum sort_key { SORT_HOST, SORT_UTIL, SORT_MEM, SORT_STATE, SORT_N };

@@ -5,7 +5,7 @@
 #ifndef ADM_H
 #define ADM_H
 
-#include "rai_opt.h"
+#include "cli/opt.h"
 
 struct adm_globals {
 	const char	*kubeconfig;

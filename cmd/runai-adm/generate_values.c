@@ -13,15 +13,17 @@
 #include <time.h>
 
 #include "adm.h"
-#include "adm_values.h"
-#include "rai_base64.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_file.h"
-#include "rai_opt.h"
+#include "adm/values.h"
+#include "cli/warn.h"
+#include "core/base64.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "cli/opt.h"
+#include "core/strv.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define GV_DEFAULT_OUTPUT	"runai-backend-values.yaml"
 #define GV_MAX_FILE		((size_t)1 << 20)
@@ -92,21 +94,6 @@ static const struct rai_opt gv_opts[] = {
 	    NULL, RAI_COMP_NONE),
 	RAI_OPT_END
 };
-
-static void
-warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void
-warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("runai-adm: warning: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Flag combinations and syntax, before any file is read. */
 static int
@@ -227,7 +214,7 @@ check_tls(const struct gv_opts *o, const struct gv_files *f,
 		}
 	} else {
 		for (i = 0; i < out.warnings.n; i++)
-			warn("--tls-cert '%s': %s", o->tls_cert,
+			rai_warn("--tls-cert '%s': %s", o->tls_cert,
 			    out.warnings.v[i]);
 	}
 	adm_tls_out_release(&out);
@@ -268,9 +255,9 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_flags(o, &ips, err) == -1)
 		goto out;
 	if (o->first_admin != NULL && !o->openshift)
-		warn("--first-admin has no effect without --openshift");
+		rai_warn("--first-admin has no effect without --openshift");
 	if (o->external_ips != NULL && o->openshift)
-		warn("--external-ips has no effect with --openshift (OpenShift "
+		rai_warn("--external-ips has no effect with --openshift (OpenShift "
 		    "routes replace the NGINX ingress)");
 	if (read_files(o, &f, err) == -1 ||
 	    (o->tls_cert != NULL && check_tls(o, &f, err) == -1))

@@ -12,11 +12,11 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_image.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
+#include "adm/image.h"
+#include "cli/out.h"
+#include "kube/quantity.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct images_list_opts {
 	const char	*output;

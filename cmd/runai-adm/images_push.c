@@ -17,17 +17,18 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_image.h"
-#include "adm_push.h"
-#include "adm_registry.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
-#include "rai_time.h"
+#include "adm/image.h"
+#include "adm/push.h"
+#include "adm/registry.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "cli/out.h"
+#include "core/strv.h"
+#include "kube/quantity.h"
+#include "core/time.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define PASSWORD_MAX	((size_t)64 << 10)
 #define MAX_ACTIVE	32

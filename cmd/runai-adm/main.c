@@ -9,14 +9,15 @@
 #include <curl/curl.h>
 
 #include "adm.h"
-#include "kube_client.h"
-#include "kube_config.h"
-#include "rai_err.h"
-#include "rai_log.h"
-#include "rai_opt.h"
-#include "rai_version.h"
+#include "cli/warn.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "cli/opt.h"
+#include "cli/version.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static const struct rai_opt adm_global_opts[] = {
 	{ 0, "kubeconfig", RAI_OPT_STRING,
@@ -48,14 +49,6 @@ static const struct rai_cmd *const adm_cmds[] = {
 	&rai_cmd_version,
 	NULL
 };
-
-static void
-log_to_stderr(int level, const char *msg, void *ud)
-{
-	(void)level;
-	(void)ud;
-	fprintf(stderr, "%s\n", msg);
-}
 
 /* The kubeconfig (and a client) for the commands that want them. */
 static int
@@ -115,7 +108,7 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rai_log_set_sink(log_to_stderr, NULL);
+	rai_log_set_sink(rai_log_to_stderr, NULL);
 	rc = rai_main(&adm_prog, argc, argv);
 	curl_global_cleanup();
 	return rc;

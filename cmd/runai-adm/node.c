@@ -11,15 +11,15 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_node.h"
-#include "kube_client.h"
-#include "rai_buf.h"
-#include "rai_json.h"
-#include "rai_node.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
+#include "adm/nodes.h"
+#include "kube/client.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "runai/nodes.h"
+#include "cli/out.h"
+#include "kube/quantity.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 /* node_drain.c */
 extern const struct rai_cmd adm_cmd_node_drain;

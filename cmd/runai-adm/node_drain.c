@@ -24,17 +24,19 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_node.h"
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_json.h"
-#include "rai_log.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
-#include "rai_time.h"
+#include "adm/nodes.h"
+#include "cli/warn.h"
+#include "core/strv.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "cli/out.h"
+#include "kube/quantity.h"
+#include "core/time.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define CONFLICT_TRIES	5
 #define MIN_ROUND_MS	200	/* between lists when a watch ends at once */
@@ -57,22 +59,6 @@ static const struct rai_opt drain_opts[] = {
 	    RAI_COMP_NONE, 0, NULL },
 	RAI_OPT_END
 };
-
-static void warn(struct rai_ctx *, const char *, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-warn(struct rai_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(ctx->out);
-	fprintf(stderr, "%s: warning: ", ctx->prog->name);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 static char *
 joined(const struct rai_strv *v)
@@ -109,7 +95,7 @@ warn_pods(struct rai_ctx *ctx, const char *node, const cJSON *pods)
 	adm_drain_evicted_daemons(pods, &v);
 	if (v.n > 0) {
 		list = joined(&v);
-		warn(ctx, "DaemonSet pods on node '%s' do not tolerate "
+		rai_warn("DaemonSet pods on node '%s' do not tolerate "
 		    ADM_DRAIN_TAINT " and will be evicted: %s", node, list);
 		free(list);
 	}
@@ -117,7 +103,7 @@ warn_pods(struct rai_ctx *ctx, const char *node, const cJSON *pods)
 	adm_drain_tolerating(pods, &v);
 	if (v.n > 0) {
 		list = joined(&v);
-		warn(ctx, "Run:ai workload pods on node '%s' tolerate "
+		rai_warn("Run:ai workload pods on node '%s' tolerate "
 		    ADM_DRAIN_TAINT " and will not be evicted: %s", node, list);
 		free(list);
 	}
@@ -346,7 +332,7 @@ cmd_node_drain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fprintf(ctx->out, "node/%s cordoned\n", name);
 	if (o->cordon && !(what & ADM_DRAIN_CORDON_SET) &&
 	    rai_json_annotation(node, ADM_CORDON_ANNOTATION) == NULL)
-		warn(ctx, "node '%s' was cordoned already; undrain leaves it "
+		rai_warn("node '%s' was cordoned already; undrain leaves it "
 		    "cordoned", name);
 	if (o->no_wait) {
 		rc = 0;
@@ -381,7 +367,7 @@ cmd_node_undrain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fprintf(ctx->out, "node/%s is not drained\n", name);
 	if (!(what & ADM_DRAIN_UNCORDONED) &&
 	    rai_json_bool(node, "spec.unschedulable", 0))
-		warn(ctx, "node '%s' stays cordoned: drain did not cordon "
+		rai_warn("node '%s' stays cordoned: drain did not cordon "
 		    "it (kubectl uncordon lifts it)", name);
 	cJSON_Delete(node);
 	return 0;

@@ -15,14 +15,17 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_node.h"
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_json.h"
-#include "rai_out.h"
+#include "adm/nodes.h"
+#include "cli/warn.h"
+#include "core/strv.h"
+#include "core/text.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "cli/out.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define CFG_NS		"runai"
 #define CFG_NAME	"runai"
@@ -98,17 +101,6 @@ struct role_run {
 	char			**updated;	/* nodes patched so far */
 	size_t			 nupdated;
 };
-
-/* Messages carry label values from the server: sanitised. */
-static void
-warn(struct rai_ctx *ctx, const char *msg)
-{
-	char *s = rai_out_sanitize(msg);
-
-	fflush(ctx->out);
-	fprintf(stderr, "%s: warning: %s\n", ctx->prog->name, s);
-	free(s);
-}
 
 static int
 check_usage(struct rai_ctx *ctx, const struct role_opts *o, int argc,
@@ -192,7 +184,7 @@ plan_config(struct role_run *r, struct rai_err *err)
 			return -1;
 		rai_err_release(err);
 		if (c->want != -1)
-			warn(r->ctx, "RunaiConfig " CFG_NS "/" CFG_NAME " not "
+			rai_warn("RunaiConfig " CFG_NS "/" CFG_NAME " not "
 			    "found (is Run:ai installed?): " CFG_FIELD " was "
 			    "left alone");
 		c->want = -1;
@@ -215,10 +207,10 @@ warn_scheduling(struct role_run *r)
 	if (!restricted || !(r->o->gpu || r->o->cpu))
 		return;
 	if (!r->plan.gpu_left)
-		warn(r->ctx, CFG_FIELD " is on and no node has the gpu-worker "
+		rai_warn(CFG_FIELD " is on and no node has the gpu-worker "
 		    "role: GPU workloads will not be scheduled");
 	if (!r->plan.cpu_left)
-		warn(r->ctx, CFG_FIELD " is on and no node has the cpu-worker "
+		rai_warn(CFG_FIELD " is on and no node has the cpu-worker "
 		    "role: CPU-only workloads will not be scheduled");
 }
 
@@ -229,10 +221,10 @@ print_notes(struct role_run *r)
 	size_t i;
 
 	for (i = 0; i < r->plan.nwarnings; i++)
-		warn(r->ctx, r->plan.warnings[i]);
+		rai_warn("%s", r->plan.warnings[i]);
 	for (i = 0; i < r->plan.nskipped; i++) {
 		fflush(r->ctx->out);
-		s = rai_out_sanitize(r->plan.skipped[i].node);
+		s = rai_text_sanitize(r->plan.skipped[i].node);
 		fprintf(stderr, "%s: skipping node '%s': %s\n",
 		    r->ctx->prog->name, s, r->plan.skipped[i].why);
 		free(s);

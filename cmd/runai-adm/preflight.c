@@ -12,19 +12,20 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm_net.h"
-#include "adm_preflight.h"
-#include "adm_values.h"
-#include "kube_client.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_file.h"
-#include "rai_opt.h"
-#include "rai_out.h"
+#include "adm/net.h"
+#include "adm/preflight.h"
+#include "adm/values.h"
+#include "core/strv.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "cli/opt.h"
+#include "cli/out.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #ifndef RAI_VERSION
 #define RAI_VERSION "0.0.0"

@@ -5,11 +5,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rai_err.h"
-#include "rai_opt.h"
+#include "core/err.h"
+#include "cli/opt.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct bash_opts {
 	const char	*pod;

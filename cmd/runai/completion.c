@@ -4,7 +4,7 @@
 
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static int
 cmd_completion(struct rai_ctx *ctx, void *opts, int argc, char **argv)

@@ -3,7 +3,7 @@
 
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static const struct rai_cmd *const config_subcmds[] = {
 	&runai_cmd_config_cluster,

@@ -2,10 +2,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "kube_config.h"
+#include "kube/config.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static int
 cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)

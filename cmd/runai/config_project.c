@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kube_config.h"
-#include "rai_project.h"
+#include "kube/config.h"
+#include "runai/project.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static int
 cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_alloc.h"
-#include "rai_err.h"
-#include "rai_workload.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "runai/workload.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct delete_opts {
 	int	all;

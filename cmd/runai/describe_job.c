@@ -10,16 +10,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_job.h"
-#include "rai_json.h"
-#include "rai_out.h"
-#include "rai_project.h"
-#include "rai_quantity.h"
+#include "core/time.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "runai/job.h"
+#include "core/json.h"
+#include "cli/out.h"
+#include "runai/project.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct describe_job_opts {
 	const char	*output;

@@ -9,16 +9,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_json.h"
-#include "rai_node.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "runai/nodes.h"
+#include "cli/out.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define MAX_NODE_GPUS	64	/* more is not a real node */
 

@@ -6,12 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "rai_alloc.h"
-#include "rai_err.h"
-#include "rai_opt.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "cli/opt.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct exec_opts {
 	int		 use_stdin;

@@ -17,13 +17,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_auth.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_json.h"
+#include "kube/auth.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/json.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define EXEC_API_V1	"client.authentication.k8s.io/v1"
 #define EXEC_API_BETA	"client.authentication.k8s.io/v1beta1"

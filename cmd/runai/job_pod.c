@@ -11,13 +11,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_client.h"
-#include "rai_buf.h"
-#include "rai_job.h"
-#include "rai_json.h"
+#include "kube/client.h"
+#include "core/buf.h"
+#include "runai/job.h"
+#include "core/json.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static int
 owned_by(const cJSON *pod, const char *uid)

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_project.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "runai/project.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static const struct rai_col cluster_cols[] = {
 	{ "CLUSTER", NULL, 0 },

@@ -11,16 +11,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_job.h"
-#include "rai_json.h"
-#include "rai_out.h"
-#include "rai_project.h"
-#include "rai_time.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "runai/job.h"
+#include "core/json.h"
+#include "cli/out.h"
+#include "runai/project.h"
+#include "core/time.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 const struct rai_opt runai_list_jobs_opts[] = {
 	RUNAI_OPT_OUTPUT(struct runai_list_jobs_opts, output),

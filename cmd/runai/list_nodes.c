@@ -8,13 +8,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_buf.h"
-#include "rai_node.h"
-#include "rai_out.h"
-#include "rai_quantity.h"
+#include "core/buf.h"
+#include "runai/nodes.h"
+#include "cli/out.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct list_nodes_opts {
 	const char	*output;

@@ -9,14 +9,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_out.h"
-#include "rai_project.h"
-#include "rai_quantity.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "cli/out.h"
+#include "runai/project.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct list_projects_opts {
 	const char	*output;

@@ -26,15 +26,16 @@
 
 #include <readline/readline.h>
 
-#include "kube_config.h"
-#include "oidc.h"
-#include "rai_alloc.h"
-#include "rai_file.h"
-#include "rai_log.h"
-#include "rai_time.h"
+#include "cli/warn.h"
+#include "kube/config.h"
+#include "oidc/oidc.h"
+#include "core/alloc.h"
+#include "core/file.h"
+#include "core/log.h"
+#include "core/time.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define SECRET_LINE_MAX		4096
 #define LOGIN_TIMEOUT_S		300
@@ -616,9 +617,9 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (oidc_client_verify(l.client, l.tokens.id_token, l.nonce, err) == -1)
 		goto out;
 	if (l.tokens.refresh_token == NULL)
-		fprintf(stderr, "runai: warning: the identity provider issued "
+		rai_warn("the identity provider issued "
 		    "no refresh token; log in again when the id-token "
-		    "expires\n");
+		    "expires");
 	if (store_tokens(&l, issuer, client_id, ca_file, err) == -1)
 		goto out;
 	fprintf(ctx->out, "Logged in successfully\n");

@@ -7,12 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "kube_config.h"
-#include "oidc.h"
-#include "rai_alloc.h"
+#include "cli/warn.h"
+#include "kube/config.h"
+#include "oidc/oidc.h"
+#include "core/alloc.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 /* Revocation is best effort: a failure is reported, not fatal. */
 static void
@@ -24,8 +25,8 @@ revoke(const struct kube_oidc_cfg *oc)
 	if (oidc_client_new(&c, oc->issuer_url, oc->client_id,
 	    oc->client_secret, &oc->idp_ca, 0, &err) == -1 ||
 	    oidc_revoke(c, oc->refresh_token, &err) == -1)
-		fprintf(stderr, "runai: warning: could not revoke the refresh "
-		    "token at the identity provider: %s\n", err.message ?
+		rai_warn("could not revoke the refresh token at the identity "
+		    "provider: %s", err.message ?
 		    err.message : "unknown error");
 	oidc_client_free(c);
 	rai_err_release(&err);

@@ -25,18 +25,18 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_client.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_http.h"
-#include "rai_json.h"
-#include "rai_log.h"
-#include "rai_logs.h"
-#include "rai_out.h"
-#include "rai_time.h"
+#include "kube/client.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/http.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "runai/logs.h"
+#include "cli/out.h"
+#include "core/time.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define POLL_MS			500	/* while a pod starts */
 #define MAX_ATTEMPTS		10	/* reconnects in a row without output */

@@ -11,17 +11,19 @@
 
 #include <curl/curl.h>
 
-#include "kube_client.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_log.h"
-#include "rai_opt.h"
-#include "rai_job.h"
-#include "rai_project.h"
-#include "rai_version.h"
+#include "cli/warn.h"
+#include "core/strv.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/log.h"
+#include "cli/opt.h"
+#include "runai/job.h"
+#include "runai/project.h"
+#include "cli/version.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 /* Dynamic completion must never make a shell wait long. */
 #define COMPLETE_TIMEOUT_MS	1500
@@ -71,14 +73,6 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_whoami,
 	NULL
 };
-
-static void
-log_to_stderr(int level, const char *msg, void *ud)
-{
-	(void)level;
-	(void)ud;
-	fprintf(stderr, "%s\n", msg);
-}
 
 static int
 verbosity_from_env(void)
@@ -369,7 +363,7 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	rai_log_set_sink(log_to_stderr, NULL);
+	rai_log_set_sink(rai_log_to_stderr, NULL);
 	rc = rai_main(&runai_prog, argc, argv);
 	curl_global_cleanup();
 	return rc;

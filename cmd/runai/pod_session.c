@@ -12,16 +12,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_exec.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_json.h"
-#include "rai_log.h"
-#include "rai_time.h"
+#include "kube/exec.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/time.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define POLL_INTERVAL_MS	1000L
 /* typed-ahead input kept for a retry with another shell */

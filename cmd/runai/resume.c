@@ -6,7 +6,7 @@
 
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static int
 cmd_resume(struct rai_ctx *ctx, void *opts, int argc, char **argv)

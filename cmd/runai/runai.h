@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "rai_opt.h"
-#include "rai_out.h"
+#include "cli/opt.h"
+#include "cli/out.h"
 
 struct runai_globals {
 	const char	*project;

@@ -11,16 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_auth.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_json.h"
-#include "rai_log.h"
-#include "rai_submit.h"
-#include "rai_yaml.h"
+#include "core/strv.h"
+#include "kube/auth.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "runai/submit.h"
+#include "core/yaml.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define MAX_GROUPS	RAI_SUBMIT_MAX_GROUPS
 

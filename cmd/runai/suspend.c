@@ -6,11 +6,11 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "rai_err.h"
-#include "rai_workload.h"
+#include "core/err.h"
+#include "runai/workload.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 const struct rai_opt runai_suspend_opts[] = {
 	{ 'A', "all", RAI_OPT_BOOL, offsetof(struct runai_suspend_opts, all),

@@ -17,7 +17,7 @@
 
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static struct termios saved_mode;
 static int raw_fd = -1;

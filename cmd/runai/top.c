@@ -3,7 +3,7 @@
 
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 static const struct rai_cmd *const top_subcmds[] = {
 	&runai_cmd_top_job,

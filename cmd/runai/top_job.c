@@ -10,15 +10,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "rai_alloc.h"
-#include "rai_job.h"
-#include "rai_out.h"
-#include "rai_project.h"
-#include "rai_prom.h"
-#include "rai_quantity.h"
+#include "core/alloc.h"
+#include "runai/job.h"
+#include "cli/out.h"
+#include "runai/project.h"
+#include "runai/prom.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define PROM_WARNING	"Some metrics will not show, please contact " \
 	"customer support and attach the following error: "

@@ -12,14 +12,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_buf.h"
-#include "rai_node.h"
-#include "rai_out.h"
-#include "rai_prom.h"
-#include "rai_quantity.h"
+#include "core/buf.h"
+#include "runai/nodes.h"
+#include "cli/out.h"
+#include "runai/prom.h"
+#include "kube/quantity.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define PROM_WARNING	"Some metrics will not show, please contact " \
 	"customer support and attach the following error: "

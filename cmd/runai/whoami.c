@@ -10,14 +10,15 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_auth.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_json.h"
-#include "rai_out.h"
+#include "core/text.h"
+#include "kube/auth.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/json.h"
+#include "cli/out.h"
 #include "runai.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 struct whoami_opts {
 	const char	*output;
@@ -107,16 +108,16 @@ print_text(FILE *out, const cJSON *claims, long long exp, time_t now)
 		relative(t, now, rel, sizeof(rel));
 	}
 	/* Claims come from the network: no control characters to the tty. */
-	s = rai_out_sanitize(display_user(claims));
+	s = rai_text_sanitize(display_user(claims));
 	fprintf(out, "User: %s\n", s);
 	free(s);
-	s = rai_out_sanitize(rai_json_str_or(claims, "sub", ""));
+	s = rai_text_sanitize(rai_json_str_or(claims, "sub", ""));
 	fprintf(out, "Logged in Id: %s\n", s);
 	free(s);
-	s = rai_out_sanitize(groups);
+	s = rai_text_sanitize(groups);
 	fprintf(out, "Groups: %s\n", *s ? s : "-");
 	free(s);
-	s = rai_out_sanitize(rai_json_str_or(claims, "iss", ""));
+	s = rai_text_sanitize(rai_json_str_or(claims, "iss", ""));
 	fprintf(out, "Issuer: %s\n", s);
 	free(s);
 	fprintf(out, "Expires: %s%s%s%s\n", when, *rel ? " (" : "", rel,

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "adm_image.h"
-#include "adm_tar.h"
-#include "rai_err.h"
+#include "adm/image.h"
+#include "adm/tar.h"
+#include "core/err.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "adm_registry.h"
-#include "rai_alloc.h"
-#include "rai_err.h"
+#include "adm/registry.h"
+#include "core/alloc.h"
+#include "core/err.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rntop_gpustat.h"
+#include "rntop/gpustat.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_stream.h"
-#include "rai_err.h"
+#include "kube/stream.h"
+#include "core/err.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

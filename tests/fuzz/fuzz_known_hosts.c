@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_base64.h"
-#include "rai_err.h"
-#include "rntop_hosts.h"
+#include "core/base64.h"
+#include "core/err.h"
+#include "rntop/hosts.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_config.h"
-#include "rai_err.h"
+#include "kube/config.h"
+#include "core/err.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

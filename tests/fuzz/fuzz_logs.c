@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_buf.h"
-#include "rai_logs.h"
+#include "core/buf.h"
+#include "runai/logs.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

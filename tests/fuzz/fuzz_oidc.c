@@ -19,10 +19,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube_auth.h"
-#include "oidc.h"
-#include "rai_alloc.h"
-#include "rai_err.h"
+#include "kube/auth.h"
+#include "oidc/oidc.h"
+#include "core/alloc.h"
+#include "core/err.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

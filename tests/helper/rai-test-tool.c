@@ -40,17 +40,17 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
-#include "backend.h"
-#include "kube_client.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_http.h"
-#include "rai_json.h"
-#include "rai_log.h"
+#include "runai/backend.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/http.h"
+#include "core/json.h"
+#include "core/log.h"
 
-#include "banned.h"
+#include "core/banned.h"
 
 #define PROG		"rai-test-tool"
 #define FILE_MAX	((size_t)16 << 20)

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "adm_image.h"
+#include "adm/image.h"
 #include "harness.h"
-#include "rai_err.h"
+#include "core/err.h"
 
 #define ABC_SHA256 "sha256:" \
 	"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

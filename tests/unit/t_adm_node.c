@@ -8,9 +8,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "adm_node.h"
-#include "rai_opt.h"
+#include "adm/nodes.h"
+#include "cli/opt.h"
 
+#include "core/strv.h"
 #include "harness.h"
 
 #define GPU	"node-role.kubernetes.io/runai-gpu-worker"

@@ -11,13 +11,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "adm_preflight.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_file.h"
-#include "rai_json.h"
-#include "rai_opt.h"
+#include "adm/preflight.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "cli/opt.h"
 
+#include "core/strv.h"
 #include "harness.h"
 
 TEST(version_parse)

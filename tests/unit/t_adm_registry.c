@@ -10,11 +10,11 @@
 
 #include <zlib.h>
 
-#include "adm_push.h"
-#include "adm_registry.h"
+#include "adm/push.h"
+#include "adm/registry.h"
 #include "harness.h"
-#include "rai_alloc.h"
-#include "rai_err.h"
+#include "core/alloc.h"
+#include "core/err.h"
 
 /* ---- --registry ---- */
 

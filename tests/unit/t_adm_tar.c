@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "adm_tar.h"
+#include "adm/tar.h"
 #include "harness.h"
-#include "rai_err.h"
+#include "core/err.h"
 
 #define GIB	((uint64_t)1 << 30)
 

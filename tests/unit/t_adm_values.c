@@ -15,13 +15,14 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "adm_values.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_file.h"
-#include "rai_json.h"
-#include "rai_opt.h"
-#include "rai_yaml.h"
+#include "adm/values.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "cli/opt.h"
+#include "core/strv.h"
+#include "core/yaml.h"
 
 #include "harness.h"
 #include "golden.h"

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_alloc.h"
-#include "rai_base64.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_json.h"
-#include "rai_log.h"
+#include "core/alloc.h"
+#include "core/base64.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/log.h"
 
 #include "harness.h"
 

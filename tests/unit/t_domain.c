@@ -4,9 +4,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_node.h"
-#include "rai_project.h"
-#include "rai_quantity.h"
+#include "runai/nodes.h"
+#include "runai/project.h"
+#include "kube/quantity.h"
 
 #include "harness.h"
 

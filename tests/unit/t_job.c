@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_job.h"
+#include "runai/job.h"
 
 #include "harness.h"
 

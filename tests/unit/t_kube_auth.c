@@ -15,10 +15,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_auth.h"
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_err.h"
+#include "kube/auth.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/err.h"
 
 #include "harness.h"
 

@@ -16,11 +16,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube_config.h"
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_yaml.h"
+#include "kube/config.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/yaml.h"
 
 #include "harness.h"
 

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "kube_exec.h"
+#include "kube/exec.h"
 
 #include "harness.h"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_client.h"
-#include "rai_buf.h"
+#include "kube/client.h"
+#include "core/buf.h"
 
 #include "harness.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_stream.h"
-#include "rai_buf.h"
-#include "rai_err.h"
+#include "kube/stream.h"
+#include "core/buf.h"
+#include "core/err.h"
 
 #include "harness.h"
 

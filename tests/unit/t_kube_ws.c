@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube_ws.h"
-#include "rai_buf.h"
-#include "rai_err.h"
+#include "kube/ws.h"
+#include "core/buf.h"
+#include "core/err.h"
 
 #include "harness.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "rai_buf.h"
-#include "rai_logs.h"
+#include "core/buf.h"
+#include "runai/logs.h"
 
 #include "harness.h"
 

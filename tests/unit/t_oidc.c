@@ -19,9 +19,9 @@
 #include <openssl/rsa.h>
 
 #include "harness.h"
-#include "oidc.h"
-#include "rai_alloc.h"
-#include "rai_err.h"
+#include "oidc/oidc.h"
+#include "core/alloc.h"
+#include "core/err.h"
 
 #define ISS	"https://idp.example/realms/r"
 

@@ -17,12 +17,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_opt.h"
-#include "rai_out.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "cli/opt.h"
+#include "cli/out.h"
 
+#include "core/strv.h"
+#include "core/time.h"
 #include "harness.h"
 #include "golden.h"
 

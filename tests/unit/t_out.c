@@ -11,11 +11,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_alloc.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_out.h"
-#include "rai_yaml.h"
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "cli/out.h"
+#include "core/text.h"
+#include "core/time.h"
+#include "core/yaml.h"
 
 #include "harness.h"
 #include "golden.h"
@@ -292,7 +294,7 @@ TEST(sanitize)
 	char *s;
 
 	for (i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
-		s = rai_out_sanitize(cases[i].in);
+		s = rai_text_sanitize(cases[i].in);
 		T_STR_EQ(s, cases[i].want);
 		free(s);
 	}

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_prom.h"
+#include "runai/prom.h"
 
 #include "harness.h"
 

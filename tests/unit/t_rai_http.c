@@ -4,7 +4,7 @@
  */
 #include <curl/curl.h>
 
-#include "rai_http.h"
+#include "core/http.h"
 
 #include "harness.h"
 

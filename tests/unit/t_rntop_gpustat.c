@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_buf.h"
-#include "rntop_gpustat.h"
+#include "core/buf.h"
+#include "rntop/gpustat.h"
 
 #include "harness.h"
 

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rai_err.h"
-#include "rntop_hosts.h"
+#include "core/err.h"
+#include "rntop/hosts.h"
 
 #include "harness.h"
 

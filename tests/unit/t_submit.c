@@ -10,12 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kube_auth.h"
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_json.h"
-#include "rai_submit.h"
-#include "rai_yaml.h"
+#include "core/strv.h"
+#include "kube/auth.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "runai/submit.h"
+#include "core/yaml.h"
 
 #include "harness.h"
 #include "golden.h"

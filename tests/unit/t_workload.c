@@ -1,9 +1,9 @@
 /* Unit tests of the pure parts of job deletion and suspension. */
 #include <stddef.h>
 
-#include "kube_client.h"
-#include "rai_err.h"
-#include "rai_workload.h"
+#include "kube/client.h"
+#include "core/err.h"
+#include "runai/workload.h"
 
 #include "harness.h"
 

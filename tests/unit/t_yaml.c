@@ -5,9 +5,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "rai_buf.h"
-#include "rai_err.h"
-#include "rai_yaml.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/yaml.h"
 
 #include "harness.h"
 

@@ -1,0 +1,202 @@
+/*
+ * Gzip-compressed image archives: the bytes are inflated once into an
+ * unlinked temporary file, which the tar reader then reads in place
+ * like any archive. Nothing is left behind whatever happens, and a
+ * full disk is a clear error, not a truncated archive.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "adm/tar.h"
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/log.h"
+
+#include "core/banned.h"
+
+#define CHUNK	((size_t)256 * 1024)
+
+static const char *
+stage_dir(void)
+{
+	const char *d = getenv("TMPDIR");
+
+	/* /var/tmp: big archives do not belong in a RAM-backed /tmp */
+	return d != NULL && *d != '\0' ? d : "/var/tmp";
+}
+
+/*
+ * The trailer's ISIZE: the uncompressed size modulo 2^32, so a lower
+ * bound of what the file needs (a last member's only, when there are
+ * several; still a lower bound).
+ */
+static uint64_t
+announced_size(int fd, off_t size)
+{
+	unsigned char t[4];
+
+	if (size < 18 || pread(fd, t, 4, size - 4) != 4)
+		return 0;
+	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+}
+
+static int
+check_space(const char *dir, uint64_t need, const char *path,
+    struct rai_err *err)
+{
+	struct statvfs vfs;
+	uint64_t avail;
+
+	if (statvfs(dir, &vfs) == -1) {
+		rai_err_errno(err, errno, "cannot use %s to decompress '%s'",
+		    dir, path);
+		rai_err_set_hint(err, "set TMPDIR to a writable directory");
+		return -1;
+	}
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail >= need)
+		return 0;
+	rai_err_set(err, RAI_E_IO, "decompressing '%s' needs at least %llu "
+	    "MiB in %s, which has %llu MiB free", path,
+	    (unsigned long long)(need >> 20), dir,
+	    (unsigned long long)(avail >> 20));
+	rai_err_set_hint(err, "set TMPDIR to a directory with more space, "
+	    "or gunzip the archive first");
+	return -1;
+}
+
+static int
+open_staging(const char *dir, const char *path, struct rai_err *err)
+{
+	char *tmpl = xasprintf("%s/runai-adm-XXXXXX", dir);
+	int fd = mkstemp(tmpl);
+
+	if (fd == -1) {
+		rai_err_errno(err, errno, "cannot make a file in %s to "
+		    "decompress '%s'", dir, path);
+		rai_err_set_hint(err, "set TMPDIR to a writable directory");
+	} else {
+		/* unlinked at once: the descriptor is all that holds it */
+		unlink(tmpl);
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	free(tmpl);
+	return fd;
+}
+
+static int
+write_all(int fd, const unsigned char *p, size_t len, const char *dir,
+    const char *path, struct rai_err *err)
+{
+	ssize_t n;
+
+	while (len > 0) {
+		n = write(fd, p, len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			rai_err_errno(err, errno, "decompressing '%s' into %s",
+			    path, dir);
+			if (errno == ENOSPC)
+				rai_err_set_hint(err, "set TMPDIR to a "
+				    "directory with more space");
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Inflates every gzip member of in into out. */
+static int
+inflate_all(int in, int out, const char *dir, const char *path,
+    struct rai_err *err)
+{
+	unsigned char *src = xmalloc(CHUNK), *dst = xmalloc(CHUNK);
+	z_stream zs;
+	ssize_t n;
+	int zrc = Z_OK, rc = -1, done = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		rai_die("out of memory starting zlib");
+	while (!done) {
+		n = read(in, src, CHUNK);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			rai_err_errno(err, errno, "reading '%s'", path);
+			goto out;
+		}
+		if (n == 0)
+			break;
+		zs.next_in = src;
+		zs.avail_in = (uInt)n;
+		while (zs.avail_in > 0) {
+			zs.next_out = dst;
+			zs.avail_out = (uInt)CHUNK;
+			zrc = inflate(&zs, Z_NO_FLUSH);
+			if (zrc != Z_OK && zrc != Z_STREAM_END) {
+				rai_err_set(err, RAI_E_PROTO, "'%s' is not "
+				    "valid gzip at byte %lu: %s", path,
+				    (unsigned long)zs.total_in,
+				    zs.msg ? zs.msg : "corrupt data");
+				goto out;
+			}
+			if (write_all(out, dst, CHUNK - zs.avail_out, dir, path,
+			    err) == -1)
+				goto out;
+			/* concatenated members, as gzip itself reads them */
+			if (zrc == Z_STREAM_END && inflateReset(&zs) != Z_OK)
+				done = 1;
+		}
+	}
+	if (zrc != Z_STREAM_END) {
+		rai_err_set(err, RAI_E_PROTO, "'%s' is truncated: the gzip "
+		    "stream ends early", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	inflateEnd(&zs);
+	free(src);
+	free(dst);
+	return rc;
+}
+
+int
+adm_gunzip_stage(int fd, const char *path, int *out, struct rai_err *err)
+{
+	const char *dir = stage_dir();
+	struct stat st;
+	int tmp;
+
+	*out = -1;
+	if (fstat(fd, &st) == -1)
+		return rai_err_errno(err, errno, "'%s'", path);
+	if (check_space(dir, announced_size(fd, st.st_size), path, err) == -1)
+		return -1;
+	if ((tmp = open_staging(dir, path, err)) == -1)
+		return -1;
+	rai_log(RAI_LOG_NOTE, "decompressing '%s' into %s", path, dir);
+	if (lseek(fd, 0, SEEK_SET) == -1 ||
+	    inflate_all(fd, tmp, dir, path, err) == -1) {
+		if (err->kind == RAI_OK)
+			rai_err_errno(err, errno, "reading '%s'", path);
+		close(tmp);
+		return -1;
+	}
+	*out = tmp;
+	return 0;
+}

@@ -1,0 +1,1155 @@
+/*
+ * The HTTP transport shared by kube_client and backend: one libcurl easy
+ * handle reused for keep-alive, every option that matters set per
+ * request (a reused handle keeps whatever the last request left), and
+ * the retry loop. The callbacks only record what they see in struct
+ * xfer; all decisions are taken after curl_easy_perform returns.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/http.h"
+#include "core/log.h"
+#include "core/time.h"
+
+#include "core/banned.h"
+
+/* The body of a failed stream's answer. */
+#define ERROR_BODY_MAX		((size_t)1 << 20)
+#define RETRY_AFTER_MAX		86400
+#define LOG_BODY_8		((size_t)1024)
+#define LOG_BODY_9		((size_t)10240)
+/* Redaction looks at this much more than it shows, so cut secrets match. */
+#define LOG_REDACT_SLACK	((size_t)65536)
+
+struct rai_http {
+	CURL			*curl;
+	char			 errbuf[CURL_ERROR_SIZE];
+	long			 request_timeout_ms;
+	int			 max_retries;
+	size_t			 max_response;
+	char			*tls_server_name;
+	char			*user_agent;
+	rai_http_auth_fn	*auth;
+	rai_http_renew_fn	*renew;
+	void			*auth_ud;
+	uint32_t		 rnd;		/* xorshift, for jitter */
+};
+
+/* What the callbacks saw during one attempt. */
+struct xfer {
+	struct rai_http			*h;
+	const struct rai_http_req	*req;
+	struct rai_http_resp		*resp;
+	int				 overflow;
+	int				 stopped;
+	int				 sink_failed;
+	int				 header_timeout;
+	struct rai_err			 sink_err;
+	struct timespec			 start;
+};
+
+/* ---- pure helpers ---- */
+
+int
+rai_http_retryable(unsigned flags, int curl_code, long status,
+    int retry_after, size_t streamed)
+{
+	if ((flags & RAI_HTTP_NO_RETRY) || streamed > 0)
+		return 0;
+	/*
+	 * Without idempotence a request is repeated only when it never left,
+	 * or when the server says it did not act on it: a 429 (the API
+	 * server's rate limits turn requests away before handling them), or
+	 * a 5xx that asks to come back (Retry-After), as client-go does.
+	 */
+	if (!(flags & RAI_HTTP_IDEMPOTENT))
+		return curl_code == CURLE_COULDNT_CONNECT ||
+		    (curl_code == CURLE_OK && (status == 429 ||
+		    (status >= 500 && status <= 599 && retry_after > 0)));
+	switch (curl_code) {
+	case CURLE_OK:
+		break;
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_GOT_NOTHING:
+	case CURLE_RECV_ERROR:
+	case CURLE_SEND_ERROR:
+	case CURLE_PARTIAL_FILE:
+		return 1;
+	default:
+		return 0;
+	}
+	switch (status) {
+	case 429:
+	case 500:
+	case 502:
+	case 503:
+	case 504:
+		return 1;
+	}
+	return 0;
+}
+
+long
+rai_http_backoff_ms(int attempt, int retry_after, unsigned rnd)
+{
+	long d = RAI_HTTP_BACKOFF_BASE_MS;
+
+	if (retry_after > 0)
+		return (long)(retry_after > RAI_HTTP_RETRY_AFTER_CAP_S ?
+		    RAI_HTTP_RETRY_AFTER_CAP_S : retry_after) * 1000;
+	while (--attempt > 0 && d < RAI_HTTP_BACKOFF_CAP_MS)
+		d *= 2;
+	if (d > RAI_HTTP_BACKOFF_CAP_MS)
+		d = RAI_HTTP_BACKOFF_CAP_MS;
+	/* +-25% so that many clients do not retry in lockstep */
+	d = d - d / 4 + (long)(rnd % (unsigned)(d / 2 + 1));
+	return d > RAI_HTTP_BACKOFF_CAP_MS ? RAI_HTTP_BACKOFF_CAP_MS : d;
+}
+
+int
+rai_http_parse_retry_after(const char *v, time_t now)
+{
+	char *end;
+	long n;
+	time_t t;
+
+	if (v == NULL)
+		return 0;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v == '\0')
+		return 0;
+	if (isdigit((unsigned char)*v)) {
+		errno = 0;
+		n = strtol(v, &end, 10);
+		while (*end == ' ' || *end == '\t' || *end == '\r' ||
+		    *end == '\n')
+			end++;
+		if (*end != '\0')
+			return 0;
+		if (errno == ERANGE || n > RETRY_AFTER_MAX)
+			return RETRY_AFTER_MAX;
+		return (int)n;
+	}
+	t = curl_getdate(v, NULL);
+	if (t == -1 || t <= now)
+		return 0;
+	return t - now > RETRY_AFTER_MAX ? RETRY_AFTER_MAX : (int)(t - now);
+}
+
+long
+rai_http_parse_duration_ms(const char *s)
+{
+	char *end;
+	double v, mult;
+
+	if (s == NULL || *s == '\0')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno != 0 || v < 0)
+		return -1;
+	if (*end == '\0' || strcmp(end, "s") == 0)
+		mult = 1000;
+	else if (strcmp(end, "ms") == 0)
+		mult = 1;
+	else if (strcmp(end, "m") == 0)
+		mult = 60000;
+	else if (strcmp(end, "h") == 0)
+		mult = 3600000;
+	else
+		return -1;
+	if (v * mult > (double)LONG_MAX / 2)
+		return -1;
+	return (long)(v * mult + 0.5);
+}
+
+void
+rai_http_format_size(size_t n, char *buf, size_t bufsz)
+{
+	const size_t kib = 1024, mib = kib * 1024;
+
+	if (n >= mib && n % mib == 0)
+		snprintf(buf, bufsz, "%zu MiB", n / mib);
+	else if (n >= kib && n % kib == 0)
+		snprintf(buf, bufsz, "%zu KiB", n / kib);
+	else
+		snprintf(buf, bufsz, "%zu byte%s", n, n == 1 ? "" : "s");
+}
+
+/* ---- logging ---- */
+
+static size_t
+body_log_limit(void)
+{
+	if (rai_log_enabled(RAI_LOG_ALL))
+		return SIZE_MAX;
+	if (rai_log_enabled(RAI_LOG_CURL))
+		return LOG_BODY_9;
+	return LOG_BODY_8;
+}
+
+void
+rai_http_log_body(const char *label, const char *data, size_t len)
+{
+	struct rai_buf red;
+	size_t limit, look, shown;
+
+	if (!rai_log_enabled(RAI_LOG_BODY) || len == 0)
+		return;
+	limit = body_log_limit();
+	look = (limit == SIZE_MAX || len <= limit + LOG_REDACT_SLACK) ? len :
+	    limit + LOG_REDACT_SLACK;
+	/* redaction can only grow a body by a few bytes per secret */
+	rai_buf_init(&red, SIZE_MAX / 2);
+	rai_redact_body(data, look, &red);
+	shown = red.len < limit ? red.len : limit;
+	/* the sink ends the line; a body's own final newline would double it */
+	while (shown > 0 && (red.data[shown - 1] == '\n' ||
+	    red.data[shown - 1] == '\r'))
+		shown--;
+	if (red.len > limit || look < len)
+		rai_log(RAI_LOG_BODY, "%s: %.*s [truncated %zu bytes]", label,
+		    (int)shown, rai_buf_str(&red), len - (shown < len ?
+		    shown : len));
+	else
+		rai_log(RAI_LOG_BODY, "%s: %.*s", label, (int)shown,
+		    rai_buf_str(&red));
+	rai_buf_release_secret(&red);
+}
+
+static void
+log_header_line(int level, const char *prefix, const char *line, size_t len)
+{
+	struct rai_buf red = RAI_BUF_INIT;
+
+	while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		len--;
+	if (len == 0 || !rai_log_enabled(level))
+		return;
+	rai_redact_header(line, len, &red);
+	rai_log(level, "%s%s", prefix, rai_buf_str(&red));
+	rai_buf_release_secret(&red);
+}
+
+static void
+log_header_block(const char *data, size_t len)
+{
+	const char *p = data, *end = data + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		log_header_line(RAI_LOG_HDRS, "> ", p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+}
+
+static int
+debug_cb(CURL *c, curl_infotype type, char *data, size_t len, void *ud)
+{
+	(void)c;
+	(void)ud;
+	switch (type) {
+	case CURLINFO_TEXT:
+		log_header_line(RAI_LOG_CURL, "* ", data, len);
+		break;
+	case CURLINFO_HEADER_OUT:
+		log_header_block(data, len);
+		break;
+	case CURLINFO_HEADER_IN:
+		log_header_line(len >= 5 && strncmp(data, "HTTP/", 5) == 0 ?
+		    RAI_LOG_HDRS : RAI_LOG_BODY, "< ", data, len);
+		break;
+	default:
+		/* bodies are logged whole, redacted, by rai_http_do */
+		break;
+	}
+	return 0;
+}
+
+/* Single-quoted for a POSIX shell. */
+static void
+shell_quote(struct rai_buf *b, const char *s, size_t len)
+{
+	size_t i;
+
+	rai_buf_addch(b, '\'');
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\'')
+			rai_buf_addstr(b, "'\\''");
+		else
+			rai_buf_addch(b, s[i]);
+	}
+	rai_buf_addch(b, '\'');
+}
+
+/* client-go's DebugCurlCommand: what to paste to repeat the request. */
+static void
+log_curl_command(const struct rai_http_req *req, const struct curl_slist *hdrs)
+{
+	struct rai_buf b, red = RAI_BUF_INIT;
+	const struct curl_slist *p;
+
+	if (!rai_log_enabled(RAI_LOG_CURL))
+		return;
+	rai_buf_init(&b, SIZE_MAX / 2);
+	rai_buf_addf(&b, "curl -v -X%s", req->method);
+	for (p = hdrs; p != NULL; p = p->next) {
+		if (p->data[strlen(p->data) - 1] == ':')
+			continue;	/* a header we suppress */
+		rai_buf_reset(&red);
+		rai_redact_header(p->data, strlen(p->data), &red);
+		rai_buf_addstr(&b, " -H ");
+		shell_quote(&b, rai_buf_str(&red), red.len);
+	}
+	if (req->body != NULL)
+		rai_buf_addstr(&b, " --data-binary @-");
+	rai_buf_addch(&b, ' ');
+	shell_quote(&b, req->url, strlen(req->url));
+	rai_log(RAI_LOG_CURL, "%s", rai_buf_str(&b));
+	rai_buf_release_secret(&red);
+	rai_buf_release_secret(&b);
+}
+
+static long
+elapsed_ms(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - start->tv_sec) * 1000 +
+	    (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* ---- callbacks ---- */
+
+/* "Name: value\r\n" -> value, when the name matches. */
+static int
+header_value(const char *p, size_t len, const char *name, const char **v,
+    size_t *vlen)
+{
+	size_t n = strlen(name);
+
+	if (len <= n || p[n] != ':' || strncasecmp(p, name, n) != 0)
+		return 0;
+	p += n + 1;
+	len -= n + 1;
+	while (len > 0 && (*p == ' ' || *p == '\t')) {
+		p++;
+		len--;
+	}
+	while (len > 0 && isspace((unsigned char)p[len - 1]))
+		len--;
+	*v = p;
+	*vlen = len;
+	return 1;
+}
+
+/* "HTTP/1.1 503 Service Unavailable": a new header block starts. */
+static void
+status_line(struct xfer *x, const char *p, size_t len)
+{
+	const char *sp = memchr(p, ' ', len), *end = p + len;
+	size_t n;
+	long code = 0;
+
+	if (sp != NULL) {
+		for (sp++; sp < end && isdigit((unsigned char)*sp); sp++)
+			code = code * 10 + (*sp - '0');
+		while (sp < end && *sp == ' ')
+			sp++;
+	} else
+		sp = end;
+	n = (size_t)(end - sp);
+	while (n > 0 && isspace((unsigned char)sp[n - 1]))
+		n--;
+	if (n >= sizeof(x->resp->reason))
+		n = sizeof(x->resp->reason) - 1;
+	memcpy(x->resp->reason, sp, n);
+	x->resp->reason[n] = '\0';
+	x->resp->status = code;
+	x->resp->retry_after = 0;
+	free(x->resp->content_type);
+	x->resp->content_type = NULL;
+}
+
+static size_t
+header_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t len = size * nmemb, vlen;
+	const char *v;
+	char tmp[64];
+
+	if (len >= 5 && strncmp(p, "HTTP/", 5) == 0)
+		status_line(x, p, len);
+	else if (header_value(p, len, "content-type", &v, &vlen)) {
+		free(x->resp->content_type);
+		x->resp->content_type = xstrndup(v, vlen);
+	} else if (header_value(p, len, "retry-after", &v, &vlen)) {
+		if (vlen >= sizeof(tmp))
+			vlen = sizeof(tmp) - 1;
+		memcpy(tmp, v, vlen);
+		tmp[vlen] = '\0';
+		x->resp->retry_after = rai_http_parse_retry_after(tmp,
+		    time(NULL));
+	}
+	return len;
+}
+
+static int
+status_ok(long status)
+{
+	return status >= 200 && status < 300;
+}
+
+static size_t
+write_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	struct xfer *x = ud;
+	size_t len = size * nmemb;
+	int rc;
+
+	if (x->req->on_data != NULL && status_ok(x->resp->status)) {
+		rc = x->req->on_data(x->req->on_data_ud, p, len, &x->sink_err);
+		if (rc < 0) {
+			x->sink_failed = 1;
+			return 0;	/* aborts the transfer */
+		}
+		x->resp->streamed += len;
+		if (rc > 0) {
+			x->stopped = 1;
+			return 0;
+		}
+		return len;
+	}
+	if (rai_buf_add(&x->resp->body, p, len) == -1) {
+		x->overflow = 1;
+		return 0;
+	}
+	return len;
+}
+
+/* Streams have no total timeout, but the answer must start in time. */
+static int
+progress_cb(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+    curl_off_t ulnow)
+{
+	struct xfer *x = ud;
+
+	(void)dltotal;
+	(void)dlnow;
+	(void)ultotal;
+	(void)ulnow;
+	if (x->resp->status == 0 && x->h->request_timeout_ms > 0 &&
+	    elapsed_ms(&x->start) > x->h->request_timeout_ms) {
+		x->header_timeout = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- handle ---- */
+
+static long
+env_long(const char *name, long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (v == NULL || *v == '\0')
+		return def;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (*end != '\0' || errno != 0 || n < 0)
+		return def;
+	return n;
+}
+
+static char *
+user_agent(const char *product)
+{
+	const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+	struct utsname u;
+	char os[sizeof(u.sysname)] = "unknown";
+	size_t i;
+
+	if (uname(&u) == 0) {
+		snprintf(os, sizeof(os), "%s", u.sysname);
+		for (i = 0; os[i] != '\0'; i++)
+			os[i] = (char)tolower((unsigned char)os[i]);
+	}
+	return xasprintf("%s (%s) libcurl/%s",
+	    product != NULL ? product : "runai/" RAI_VERSION, os, vi->version);
+}
+
+static int
+set_blob(CURL *c, CURLoption opt, const void *data, size_t len,
+    const char *what, struct rai_err *err)
+{
+	struct curl_blob blob;
+	CURLcode rc;
+
+	blob.data = (void *)(uintptr_t)data;	/* curl copies it */
+	blob.len = len;
+	blob.flags = CURL_BLOB_COPY;
+	rc = curl_easy_setopt(c, opt, &blob);
+	if (rc != CURLE_OK)
+		return rai_err_set(err, RAI_E_CONFIG, "cannot use the %s: %s",
+		    what, curl_easy_strerror(rc));
+	return 0;
+}
+
+static int
+setup_tls(struct rai_http *h, const struct rai_http_opts *o,
+    struct rai_err *err)
+{
+	CURL *c = h->curl;
+
+	if (o->ca_len > 0) {
+		if (set_blob(c, CURLOPT_CAINFO_BLOB, o->ca, o->ca_len,
+		    "certificate authority", err) == -1)
+			return -1;
+		/* only the configured CA: the system store must not widen it */
+		curl_easy_setopt(c, CURLOPT_CAPATH, NULL);
+	}
+	if (o->cert_len > 0) {
+		curl_easy_setopt(c, CURLOPT_SSLCERTTYPE, "PEM");
+		if (set_blob(c, CURLOPT_SSLCERT_BLOB, o->cert, o->cert_len,
+		    "client certificate", err) == -1)
+			return -1;
+	}
+	if (o->key_len > 0) {
+		curl_easy_setopt(c, CURLOPT_SSLKEYTYPE, "PEM");
+		if (set_blob(c, CURLOPT_SSLKEY_BLOB, o->key, o->key_len,
+		    "client key", err) == -1)
+			return -1;
+	}
+	if (o->insecure) {
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+		curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+	}
+	if (o->tls_server_name != NULL && *o->tls_server_name != '\0')
+		h->tls_server_name = xstrdup(o->tls_server_name);
+	return 0;
+}
+
+static void
+apply_limits(struct rai_http *h, const struct rai_http_opts *o)
+{
+	long ms = -1;
+	const char *v;
+
+	h->request_timeout_ms = o->request_timeout_ms;
+	if (h->request_timeout_ms <= 0) {
+		v = getenv("RUNAI_REQUEST_TIMEOUT");
+		if (v != NULL)
+			ms = rai_http_parse_duration_ms(v);
+		h->request_timeout_ms = ms > 0 ? ms :
+		    RAI_HTTP_REQUEST_TIMEOUT_MS;
+	}
+	h->max_retries = o->max_retries >= 0 ? o->max_retries :
+	    (int)env_long("RUNAI_MAX_RETRIES", RAI_HTTP_DEFAULT_RETRIES);
+	if (h->max_retries > 100)
+		h->max_retries = 100;
+	h->max_response = o->max_response;
+	if (h->max_response == 0)
+		h->max_response = (size_t)env_long("RUNAI_MAX_RESPONSE", 0);
+	if (h->max_response == 0)
+		h->max_response = RAI_BUF_DEFAULT_MAX;
+}
+
+int
+rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
+    struct rai_err *err)
+{
+	struct rai_http *h;
+	char *ua;
+	CURL *c;
+
+	if ((c = curl_easy_init()) == NULL)
+		return rai_err_set(err, RAI_E_INTERNAL,
+		    "cannot create a libcurl handle");
+	h = xcalloc(1, sizeof(*h));
+	h->curl = c;
+	h->auth = o->auth;
+	h->renew = o->renew;
+	h->auth_ud = o->auth_ud;
+	h->rnd = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16) ^
+	    0x9e3779b9u;
+	apply_limits(h, o);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, h->errbuf);
+	/* HTTP/2 would work, but 1.1 behaves the same against every peer */
+	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	    o->connect_timeout_ms > 0 ? o->connect_timeout_ms :
+	    RAI_HTTP_CONNECT_TIMEOUT_MS);
+	curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, debug_cb);
+	ua = user_agent(o->user_agent);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, ua);	/* curl copies */
+	h->user_agent = ua;
+	if (o->proxy != NULL && *o->proxy != '\0')
+		curl_easy_setopt(c, CURLOPT_PROXY, o->proxy);
+	if (setup_tls(h, o, err) == -1) {
+		rai_http_free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+void
+rai_http_free(struct rai_http *h)
+{
+	if (h == NULL)
+		return;
+	curl_easy_cleanup(h->curl);
+	free(h->tls_server_name);
+	free(h->user_agent);
+	free(h);
+}
+
+long
+rai_http_request_timeout_ms(const struct rai_http *h)
+{
+	return h->request_timeout_ms;
+}
+
+size_t
+rai_http_max_response(const struct rai_http *h)
+{
+	return h->max_response;
+}
+
+void
+rai_http_resp_release(struct rai_http_resp *r)
+{
+	free(r->content_type);
+	r->content_type = NULL;
+	rai_buf_release(&r->body);
+	r->status = 0;
+	r->retry_after = 0;
+	r->streamed = 0;
+	r->reason[0] = '\0';
+}
+
+/* ---- one attempt ---- */
+
+static void
+slist_free_secret(struct curl_slist *l)
+{
+	struct curl_slist *p;
+
+	for (p = l; p != NULL; p = p->next)
+		explicit_bzero(p->data, strlen(p->data));
+	curl_slist_free_all(l);
+}
+
+static struct curl_slist *
+slist_add(struct curl_slist *l, const char *name, const char *value)
+{
+	struct curl_slist *n;
+	char *line = xasprintf("%s: %s", name, value);
+
+	n = curl_slist_append(l, line);
+	rai_free_secret(line);
+	if (n == NULL)
+		rai_die("out of memory building request headers");
+	return n;
+}
+
+static struct curl_slist *
+request_headers(const struct rai_http_req *req, const char *auth)
+{
+	struct curl_slist *l = NULL;
+
+	l = slist_add(l, "Accept", req->accept ? req->accept :
+	    "application/json");
+	if (req->body != NULL && req->content_type != NULL)
+		l = slist_add(l, "Content-Type", req->content_type);
+	if (auth != NULL)
+		l = slist_add(l, "Authorization", auth);
+	/* no 100-continue round trip for large bodies */
+	l = curl_slist_append(l, "Expect:");
+	if (l == NULL)
+		rai_die("out of memory building request headers");
+	return l;
+}
+
+static void
+set_method(CURL *c, const struct rai_http_req *req)
+{
+	int has_body = req->body != NULL ||
+	    strcmp(req->method, "POST") == 0 ||
+	    strcmp(req->method, "PUT") == 0 ||
+	    strcmp(req->method, "PATCH") == 0;
+
+	curl_easy_setopt(c, CURLOPT_NOBODY, 0L);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, NULL);
+	curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+	if (has_body) {
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE,
+		    (curl_off_t)(req->body ? req->body_len : 0));
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS,
+		    req->body ? req->body : "");
+	}
+	if (strcmp(req->method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	else if (strcmp(req->method, "GET") != 0 &&
+	    !(has_body && strcmp(req->method, "POST") == 0))
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
+}
+
+/*
+ * libcurl 7.88 cannot set SNI apart from the URL's host, so the URL names
+ * the tls-server-name and CONNECT_TO sends the connection to the real
+ * host and port: the certificate is then checked against that name.
+ */
+static int
+target(struct rai_http *h, const char *url, char **eff,
+    struct curl_slist **connect_to, struct rai_err *err)
+{
+	CURLU *u;
+	char *host = NULL, *port = NULL, *s = NULL, *entry;
+	int rc = -1;
+
+	*eff = NULL;
+	*connect_to = NULL;
+	if (h->tls_server_name == NULL) {
+		*eff = xstrdup(url);
+		return 0;
+	}
+	if ((u = curl_url()) == NULL)
+		rai_die("out of memory parsing a URL");
+	if (curl_url_set(u, CURLUPART_URL, url, CURLU_PATH_AS_IS) !=
+	    CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) !=
+	    CURLUE_OK ||
+	    curl_url_set(u, CURLUPART_HOST, h->tls_server_name, 0) !=
+	    CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK) {
+		rai_err_set(err, RAI_E_CONFIG, "cannot use tls-server-name "
+		    "'%s' with the server URL '%s'", h->tls_server_name, url);
+		goto out;
+	}
+	entry = xasprintf("%s:%s:%s:%s", h->tls_server_name, port, host, port);
+	*connect_to = curl_slist_append(NULL, entry);
+	free(entry);
+	if (*connect_to == NULL)
+		rai_die("out of memory building CONNECT_TO");
+	*eff = xstrdup(s);
+	rc = 0;
+out:
+	curl_free(host);
+	curl_free(port);
+	curl_free(s);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static void
+reset_resp(struct rai_http_resp *r, size_t max)
+{
+	free(r->content_type);
+	r->content_type = NULL;
+	r->status = 0;
+	r->retry_after = 0;
+	r->streamed = 0;
+	r->reason[0] = '\0';
+	rai_buf_reset(&r->body);
+	r->body.max = max;
+}
+
+static void
+set_transfer(struct rai_http *h, struct xfer *x, struct curl_slist *hdrs)
+{
+	CURL *c = h->curl;
+	int stream = x->req->on_data != NULL;
+
+	set_method(c, x->req);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, stream ?
+	    x->req->stream_timeout_ms : h->request_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, stream ? 0L : 1L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, progress_cb);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(c, CURLOPT_VERBOSE,
+	    rai_log_enabled(RAI_LOG_HDRS) ? 1L : 0L);
+	h->errbuf[0] = '\0';
+}
+
+static void
+log_outcome(const struct xfer *x, CURLcode code)
+{
+	const struct rai_http_req *req = x->req;
+	long ms = elapsed_ms(&x->start);
+
+	if (!rai_log_enabled(RAI_LOG_REQ))
+		return;
+	if (x->resp->status != 0)
+		rai_log(RAI_LOG_REQ, "%s %s %ld%s%s in %ld ms", req->method,
+		    req->url, x->resp->status, x->resp->reason[0] ? " " : "",
+		    x->resp->reason, ms);
+	else
+		rai_log(RAI_LOG_REQ, "%s %s failed in %ld ms: %s", req->method,
+		    req->url, ms, x->h->errbuf[0] ? x->h->errbuf :
+		    curl_easy_strerror(code));
+}
+
+/* client-go's V(9) timing breakdown, cumulative from the start. */
+static void
+log_timing(CURL *c)
+{
+	curl_off_t dns = 0, conn = 0, tls = 0, first = 0, total = 0;
+
+	if (!rai_log_enabled(RAI_LOG_CURL))
+		return;
+	curl_easy_getinfo(c, CURLINFO_NAMELOOKUP_TIME_T, &dns);
+	curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &conn);
+	curl_easy_getinfo(c, CURLINFO_APPCONNECT_TIME_T, &tls);
+	curl_easy_getinfo(c, CURLINFO_STARTTRANSFER_TIME_T, &first);
+	curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &total);
+	rai_log(RAI_LOG_CURL, "timing: dns %.1f ms, connect %.1f ms, tls %.1f "
+	    "ms, first byte %.1f ms, total %.1f ms", (double)dns / 1000,
+	    (double)conn / 1000, (double)tls / 1000, (double)first / 1000,
+	    (double)total / 1000);
+}
+
+/*
+ * Turns what one attempt saw into err; returns 1 when a retry cannot
+ * help.
+ */
+static int
+attempt_error(struct xfer *x, CURLcode code, struct rai_err *err)
+{
+	struct rai_http *h = x->h;
+	const struct rai_http_req *req = x->req;
+	struct rai_http_resp *resp = x->resp;
+	char size[32], detail[CURL_ERROR_SIZE + 64];
+
+	if (x->sink_failed) {
+		rai_err_move(err, &x->sink_err);
+		return 1;
+	}
+	if (x->overflow) {
+		rai_http_format_size(resp->body.max, size, sizeof(size));
+		rai_err_set(err, RAI_E_PROTO, "response from %s %s exceeds %s",
+		    req->method, req->url, size);
+		return 1;
+	}
+	if (x->header_timeout) {
+		snprintf(detail, sizeof(detail), "no answer after %ld ms",
+		    h->request_timeout_ms);
+		rai_err_from_curl(err, CURLE_OPERATION_TIMEDOUT, req->url,
+		    detail);
+		return 0;
+	}
+	if (code == CURLE_OK) {
+		rai_err_from_http(err, resp->status, resp->content_type,
+		    resp->body.data, resp->body.len, resp->retry_after);
+		return 0;
+	}
+	if (resp->status != 0) {
+		/* the answer started, then the transfer broke off */
+		rai_err_set(err, RAI_E_NET, "reading the response from %s %s "
+		    "failed: %s (curl %d)", req->method, req->url,
+		    h->errbuf[0] ? h->errbuf : curl_easy_strerror(code),
+		    (int)code);
+		err->curl_code = (int)code;
+		err->http_status = resp->status;
+		return 0;
+	}
+	rai_err_from_curl(err, (int)code, req->url, h->errbuf);
+	return 0;
+}
+
+/*
+ * One attempt. 0: done (2xx or a stream stopped by its sink). -1: err
+ * filled, *code the curl result, *final set when a retry cannot help.
+ */
+static int
+attempt(struct rai_http *h, const struct rai_http_req *req,
+    struct rai_http_resp *resp, CURLcode *code, int *final,
+    struct rai_err *err)
+{
+	struct xfer x;
+	struct curl_slist *hdrs = NULL, *connect_to = NULL;
+	char *auth = NULL, *eff = NULL;
+	size_t max = h->max_response;
+	int rc = -1;
+
+	memset(&x, 0, sizeof(x));
+	x.h = h;
+	x.req = req;
+	x.resp = resp;
+	*code = CURLE_OK;
+	*final = 1;
+	if (req->on_data != NULL && max > ERROR_BODY_MAX)
+		max = ERROR_BODY_MAX;
+	reset_resp(resp, max);
+	if (h->auth != NULL && h->auth(h->auth_ud, &auth, err) == -1)
+		return -1;
+	if (target(h, req->url, &eff, &connect_to, err) == -1)
+		goto out;
+	hdrs = request_headers(req, auth);
+	curl_easy_setopt(h->curl, CURLOPT_URL, eff);
+	curl_easy_setopt(h->curl, CURLOPT_CONNECT_TO, connect_to);
+	set_transfer(h, &x, hdrs);
+	log_curl_command(req, hdrs);
+	if (req->body != NULL)
+		rai_http_log_body("Request Body", req->body, req->body_len);
+	clock_gettime(CLOCK_MONOTONIC, &x.start);
+	*code = curl_easy_perform(h->curl);
+	/* our own time limit on a stream's start counts as a timeout */
+	if (x.header_timeout)
+		*code = CURLE_OPERATION_TIMEDOUT;
+	log_outcome(&x, *code);
+	log_timing(h->curl);
+	rai_http_log_body("Response Body", resp->body.data, resp->body.len);
+	if (x.stopped || (*code == CURLE_OK && status_ok(resp->status))) {
+		rc = 0;
+		goto out;
+	}
+	*final = attempt_error(&x, *code, err);
+out:
+	/* the handle must not keep pointers into this frame */
+	curl_easy_setopt(h->curl, CURLOPT_HTTPHEADER, NULL);
+	curl_easy_setopt(h->curl, CURLOPT_CONNECT_TO, NULL);
+	curl_easy_setopt(h->curl, CURLOPT_POSTFIELDS, NULL);
+	slist_free_secret(hdrs);
+	curl_slist_free_all(connect_to);
+	rai_err_release(&x.sink_err);
+	rai_free_secret(auth);
+	free(eff);
+	return rc;
+}
+
+static unsigned
+next_rand(struct rai_http *h)
+{
+	uint32_t x = h->rnd;
+
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	h->rnd = x;
+	return x;
+}
+
+static void
+log_retry(const struct rai_http_req *req, const struct rai_http_resp *resp,
+    CURLcode code, long delay)
+{
+	if (!rai_log_enabled(RAI_LOG_NOTE))
+		return;
+	if (code == CURLE_OK)
+		rai_log(RAI_LOG_NOTE, "retrying %s %s in %.1fs (%ld%s%s)",
+		    req->method, req->url, (double)delay / 1000,
+		    resp->status, resp->reason[0] ? " " : "", resp->reason);
+	else
+		rai_log(RAI_LOG_NOTE, "retrying %s %s in %.1fs (%s)",
+		    req->method, req->url, (double)delay / 1000,
+		    curl_easy_strerror(code));
+}
+
+int
+rai_http_do(struct rai_http *h, const struct rai_http_req *req,
+    struct rai_http_resp *resp, struct rai_err *err)
+{
+	CURLcode code;
+	int retries = 0, renewed = 0, final;
+	long delay;
+
+	for (;;) {
+		if (attempt(h, req, resp, &code, &final, err) == 0) {
+			/* an earlier attempt's error is history now */
+			if (retries > 0 || renewed)
+				rai_err_release(err);
+			return 0;
+		}
+		if (final)
+			return -1;
+		/* a rejected token: renew once, whatever the method */
+		if (resp->status == 401 && !renewed && h->renew != NULL &&
+		    resp->streamed == 0 && h->renew(h->auth_ud)) {
+			renewed = 1;
+			rai_log(RAI_LOG_NOTE, "%s %s: 401, retrying with "
+			    "renewed credentials", req->method, req->url);
+			continue;
+		}
+		if (retries >= h->max_retries ||
+		    !rai_http_retryable(req->flags, (int)code, resp->status,
+		    err->retry_after, resp->streamed))
+			return -1;
+		retries++;
+		delay = rai_http_backoff_ms(retries, err->retry_after,
+		    next_rand(h));
+		log_retry(req, resp, code, delay);
+		rai_sleep_ms(delay);
+	}
+}
+
+/* ---- raw connections (after an Upgrade) ---- */
+
+struct rai_http_conn {
+	CURL	*curl;
+	char	 errbuf[CURL_ERROR_SIZE];
+	int	 fd;
+};
+
+int
+rai_http_connect(struct rai_http *h, const char *url,
+    struct rai_http_conn **out, struct rai_err *err)
+{
+	struct rai_http_conn *rc;
+	struct curl_slist *connect_to = NULL;
+	curl_socket_t sock = CURL_SOCKET_BAD;
+	char *eff = NULL;
+	CURLcode code;
+
+	*out = NULL;
+	if (target(h, url, &eff, &connect_to, err) == -1)
+		return -1;
+	rc = xcalloc(1, sizeof(*rc));
+	/* a copy keeps TLS, proxy and timeouts; the pool stays for requests */
+	if ((rc->curl = curl_easy_duphandle(h->curl)) == NULL)
+		rai_die("out of memory copying a libcurl handle");
+	curl_easy_setopt(rc->curl, CURLOPT_ERRORBUFFER, rc->errbuf);
+	curl_easy_setopt(rc->curl, CURLOPT_URL, eff);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, connect_to);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
+	/* a plain-http server behind a proxy still needs a tunnel */
+	curl_easy_setopt(rc->curl, CURLOPT_HTTPPROXYTUNNEL, 1L);
+	curl_easy_setopt(rc->curl, CURLOPT_TIMEOUT_MS, 0L);
+	curl_easy_setopt(rc->curl, CURLOPT_VERBOSE,
+	    rai_log_enabled(RAI_LOG_CURL) ? 1L : 0L);
+	code = curl_easy_perform(rc->curl);
+	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, NULL);
+	curl_slist_free_all(connect_to);
+	if (code == CURLE_OK)
+		code = curl_easy_getinfo(rc->curl, CURLINFO_ACTIVESOCKET, &sock);
+	if (code != CURLE_OK || sock == CURL_SOCKET_BAD) {
+		rai_err_from_curl(err, (int)code, url, rc->errbuf);
+		free(eff);
+		rai_http_conn_close(rc);
+		return -1;
+	}
+	free(eff);
+	rc->fd = (int)sock;
+	*out = rc;
+	return 0;
+}
+
+static int
+conn_error(struct rai_http_conn *c, CURLcode code, const char *what,
+    struct rai_err *err)
+{
+	rai_err_set(err, RAI_E_NET, "%s the connection failed: %s (curl %d)",
+	    what, c->errbuf[0] ? c->errbuf : curl_easy_strerror(code),
+	    (int)code);
+	err->curl_code = (int)code;
+	return -1;
+}
+
+int
+rai_http_conn_send(struct rai_http_conn *c, const void *data, size_t len,
+    size_t *n, struct rai_err *err)
+{
+	CURLcode code;
+
+	*n = 0;
+	c->errbuf[0] = '\0';
+	code = curl_easy_send(c->curl, data, len, n);
+	if (code == CURLE_AGAIN) {
+		*n = 0;
+		return 0;
+	}
+	if (code != CURLE_OK)
+		return conn_error(c, code, "writing to", err);
+	return 0;
+}
+
+int
+rai_http_conn_recv(struct rai_http_conn *c, void *data, size_t len,
+    size_t *n, struct rai_err *err)
+{
+	CURLcode code;
+
+	*n = 0;
+	c->errbuf[0] = '\0';
+	code = curl_easy_recv(c->curl, data, len, n);
+	if (code == CURLE_AGAIN) {
+		*n = 0;
+		return 0;
+	}
+	if (code != CURLE_OK)
+		return conn_error(c, code, "reading from", err);
+	return *n == 0 ? 1 : 0;
+}
+
+int
+rai_http_conn_fd(const struct rai_http_conn *c)
+{
+	return c->fd;
+}
+
+void
+rai_http_conn_close(struct rai_http_conn *c)
+{
+	if (c == NULL)
+		return;
+	if (c->curl != NULL)
+		curl_easy_cleanup(c->curl);
+	free(c);
+}
+
+int
+rai_http_authorization(struct rai_http *h, char **out, struct rai_err *err)
+{
+	*out = NULL;
+	if (h->auth == NULL)
+		return 0;
+	return h->auth(h->auth_ud, out, err);
+}
+
+int
+rai_http_renew(struct rai_http *h)
+{
+	return h->renew != NULL && h->renew(h->auth_ud);
+}
+
+const char *
+rai_http_user_agent(const struct rai_http *h)
+{
+	return h->user_agent;
+}

@@ -1,0 +1,180 @@
+/*
+ * Typed reads of cJSON trees by dotted path. A value of the wrong type
+ * reads as absent, so callers handle "missing" and "malformed" the same
+ * way and a hostile server cannot make us dereference a wrong type.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/alloc.h"
+#include "core/json.h"
+
+#include "core/banned.h"
+
+int
+rai_json_parse(const char *buf, size_t len, const char *what, cJSON **out,
+    struct rai_err *err)
+{
+	cJSON *root;
+
+	root = cJSON_ParseWithLength(buf, len);
+	if (root == NULL) {
+		const char *at = cJSON_GetErrorPtr();
+		size_t off = (at != NULL && at >= buf && at <= buf + len) ?
+		    (size_t)(at - buf) : 0;
+
+		if (len == 0)
+			return rai_err_set(err, RAI_E_PROTO,
+			    "%s: empty body where JSON was expected", what);
+		return rai_err_set(err, RAI_E_PROTO,
+		    "%s: malformed JSON near byte %zu of %zu", what, off, len);
+	}
+	*out = root;
+	return 0;
+}
+
+const cJSON *
+rai_json_child(const cJSON *obj, const char *key)
+{
+	if (obj == NULL || !cJSON_IsObject(obj))
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+const cJSON *
+rai_json_get(const cJSON *obj, const char *path)
+{
+	char key[256];
+	const char *p = path, *dot;
+	size_t n;
+
+	while (obj != NULL && *p != '\0') {
+		dot = strchr(p, '.');
+		n = dot ? (size_t)(dot - p) : strlen(p);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		obj = rai_json_child(obj, key);
+		p += n;
+		if (*p == '.')
+			p++;
+	}
+	return obj;
+}
+
+const char *
+rai_json_str(const cJSON *obj, const char *path)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *
+rai_json_str_or(const cJSON *obj, const char *path, const char *def)
+{
+	const char *s = rai_json_str(obj, path);
+
+	return s != NULL ? s : def;
+}
+
+double
+rai_json_num(const cJSON *obj, const char *path, double def)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+int
+rai_json_bool(const cJSON *obj, const char *path, int def)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	if (cJSON_IsTrue(v))
+		return 1;
+	if (cJSON_IsFalse(v))
+		return 0;
+	return def;
+}
+
+const cJSON *
+rai_json_array(const cJSON *obj, const char *path)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	return cJSON_IsArray(v) ? v : NULL;
+}
+
+const char *
+rai_json_label(const cJSON *obj, const char *key)
+{
+	const cJSON *v = rai_json_child(rai_json_get(obj, "metadata.labels"),
+	    key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *
+rai_json_annotation(const cJSON *obj, const char *key)
+{
+	const cJSON *v = rai_json_child(
+	    rai_json_get(obj, "metadata.annotations"), key);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void
+rai_json_set_str(cJSON *obj, const char *path, const char *value)
+{
+	char key[256];
+	const char *p = path, *dot;
+	size_t n;
+	cJSON *next;
+
+	for (;;) {
+		dot = strchr(p, '.');
+		n = dot ? (size_t)(dot - p) : strlen(p);
+		if (n >= sizeof(key))
+			return;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		if (dot == NULL)
+			break;
+		next = cJSON_GetObjectItemCaseSensitive(obj, key);
+		if (!cJSON_IsObject(next)) {
+			cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+			next = cJSON_AddObjectToObject(obj, key);
+		}
+		obj = next;
+		p = dot + 1;
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(obj, key);
+	cJSON_AddStringToObject(obj, key, value);
+}
+
+char *
+rai_json_print(const cJSON *obj)
+{
+	char *s = cJSON_PrintUnformatted(obj);
+
+	if (s == NULL)
+		rai_die("out of memory printing JSON");
+	return s;
+}
+
+void
+rai_json_wipe(cJSON *n)
+{
+	cJSON *c;
+
+	if (n == NULL)
+		return;
+	if (n->valuestring != NULL)
+		explicit_bzero(n->valuestring, strlen(n->valuestring));
+	for (c = n->child; c != NULL; c = c->next)
+		rai_json_wipe(c);
+}

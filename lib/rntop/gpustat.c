@@ -1,0 +1,378 @@
+/*
+ * rntop_gpustat: nvidia-smi --query-gpu CSV rows into framed snapshots.
+ * See rntop_gpustat.h for the grammar.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "rntop/gpustat.h"
+
+#include "core/banned.h"
+
+static const struct {
+	const char	*text;		/* inside the brackets */
+	enum rntop_na	 na;
+} sentinels[] = {
+	{ "N/A", RNTOP_NA_NA },
+	{ "Not Supported", RNTOP_NA_NOT_SUPPORTED },
+	{ "Insufficient Permissions", RNTOP_NA_PERMISSION },
+	{ "GPU is lost", RNTOP_NA_LOST },
+	{ "GPU requires reset", RNTOP_NA_RESET },
+	{ "Unknown Error", RNTOP_NA_ERROR },
+};
+
+const char *
+rntop_na_name(enum rntop_na na)
+{
+	size_t i;
+
+	if (na == RNTOP_NA_EMPTY)
+		return "empty";
+	if (na == RNTOP_NA_OTHER)
+		return "unknown";
+	for (i = 0; i < sizeof(sentinels) / sizeof(sentinels[0]); i++)
+		if (sentinels[i].na == na)
+			return sentinels[i].text;
+	return "";
+}
+
+int
+rntop_gpu_lost(const struct rntop_gpu *g)
+{
+	int i;
+
+	for (i = 0; i < RNTOP_GPU_NFIELDS; i++)
+		if (g->na[i] == RNTOP_NA_LOST || g->na[i] == RNTOP_NA_RESET)
+			return 1;
+	return 0;
+}
+
+/* RNTOP_NA_NONE when s is a value, else why it is not one. */
+static enum rntop_na
+sentinel(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0)
+		return RNTOP_NA_EMPTY;
+	if (n == 3 && memcmp(s, "N/A", 3) == 0)
+		return RNTOP_NA_NA;
+	if (s[0] != '[' || s[n - 1] != ']')
+		return RNTOP_NA_NONE;
+	for (i = 0; i < sizeof(sentinels) / sizeof(sentinels[0]); i++)
+		if (strlen(sentinels[i].text) == n - 2 &&
+		    memcmp(s + 1, sentinels[i].text, n - 2) == 0)
+			return sentinels[i].na;
+	return RNTOP_NA_OTHER;
+}
+
+/*
+ * A non-negative decimal ("97", "312.45"), without the locale: -1 when
+ * s is anything else.
+ */
+static int
+parse_num(const char *s, size_t n, double *out)
+{
+	double v = 0, scale = 1;
+	size_t i = 0, digits = 0;
+
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+		if (digits > 15)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (i < n && s[i] == '.') {
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (scale < 1e-9)
+				continue;	/* more digits than we keep */
+			scale /= 10;
+			v += (s[i] - '0') * scale;
+			digits++;
+		}
+	}
+	if (i != n || digits == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+printable_token(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Copies a text field, control characters replaced by '?'. */
+static void
+copy_text(char *dst, size_t size, const char *s, size_t n)
+{
+	size_t i;
+
+	if (n >= size)
+		n = size - 1;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		dst[i] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
+	}
+	dst[n] = '\0';
+}
+
+int
+rntop_gpustat_parse_row(const char *line, size_t len, struct rntop_gpu *g)
+{
+	const char *f[RNTOP_GPU_NFIELDS];
+	size_t fl[RNTOP_GPU_NFIELDS];
+	const char *p = line, *end = line + len, *c;
+	double *num;
+	double idx;
+	int i;
+
+	memset(g, 0, sizeof(*g));
+	if (len > 0 && line[len - 1] == '\r')
+		end--;
+	/* split: every field but the last ends at a comma */
+	for (i = 0; i < RNTOP_GPU_NFIELDS; i++) {
+		if (i < RNTOP_GPU_NFIELDS - 1) {
+			c = memchr(p, ',', (size_t)(end - p));
+			if (c == NULL)
+				return -1;
+		} else {
+			c = end;
+		}
+		while (p < c && (*p == ' ' || *p == '\t'))
+			p++;
+		f[i] = p;
+		fl[i] = (size_t)(c - p);
+		while (fl[i] > 0 && (p[fl[i] - 1] == ' ' ||
+		    p[fl[i] - 1] == '\t'))
+			fl[i]--;
+		p = c < end ? c + 1 : c;
+	}
+	/* the index frames snapshots: it must be a plain number */
+	if (parse_num(f[RNTOP_F_INDEX], fl[RNTOP_F_INDEX], &idx) == -1 ||
+	    memchr(f[RNTOP_F_INDEX], '.', fl[RNTOP_F_INDEX]) != NULL ||
+	    idx > 1000000)
+		return -1;
+	g->index = (long)idx;
+	g->valid |= RNTOP_V(RNTOP_F_INDEX);
+	for (i = RNTOP_F_UUID; i < RNTOP_GPU_NFIELDS; i++) {
+		enum rntop_na na = sentinel(f[i], fl[i]);
+
+		if (na != RNTOP_NA_NONE) {
+			g->na[i] = (unsigned char)na;
+			continue;
+		}
+		switch (i) {
+		case RNTOP_F_UUID:
+			if (fl[i] >= RNTOP_UUID_MAX ||
+			    !printable_token(f[i], fl[i]))
+				return -1;
+			copy_text(g->uuid, sizeof(g->uuid), f[i], fl[i]);
+			break;
+		case RNTOP_F_NAME:
+			copy_text(g->name, sizeof(g->name), f[i], fl[i]);
+			break;
+		case RNTOP_F_MIG:
+			if (fl[i] == 7 && memcmp(f[i], "Enabled", 7) == 0)
+				g->mig = 1;
+			else if (fl[i] == 8 && memcmp(f[i], "Disabled", 8) == 0)
+				g->mig = 0;
+			else
+				return -1;
+			break;
+		default:
+			num = i == RNTOP_F_UTIL ? &g->util :
+			    i == RNTOP_F_MEM_USED ? &g->mem_used :
+			    i == RNTOP_F_MEM_TOTAL ? &g->mem_total :
+			    i == RNTOP_F_TEMP ? &g->temp : &g->power;
+			if (parse_num(f[i], fl[i], num) == -1)
+				return -1;
+			break;
+		}
+		g->valid |= RNTOP_V(i);
+	}
+	return 0;
+}
+
+void
+rntop_gpustat_init(struct rntop_gpustat *ps, rntop_snap_cb cb, void *ud)
+{
+	memset(ps, 0, sizeof(*ps));
+	ps->cb = cb;
+	ps->ud = ud;
+	rai_buf_init(&ps->line, RNTOP_LINE_MAX + 1);
+}
+
+/* Hands out the current snapshot and remembers its indices. */
+static void
+emit(struct rntop_gpustat *ps)
+{
+	size_t i;
+
+	if (ps->cur.n == 0)
+		return;
+	ps->prev_idx = xreallocarray(ps->prev_idx, ps->cur.n,
+	    sizeof(*ps->prev_idx));
+	for (i = 0; i < ps->cur.n; i++)
+		ps->prev_idx[i] = ps->cur.gpus[i].index;
+	ps->prev_n = ps->cur.n;
+	ps->snapshots++;
+	if (ps->cb != NULL)
+		ps->cb(ps->ud, &ps->cur);
+	ps->cur.n = 0;
+}
+
+static void
+noise(struct rntop_gpustat *ps, const char *s, size_t n)
+{
+	size_t i, j = 0;
+
+	ps->noise++;
+	for (i = 0; i < n && j + 1 < sizeof(ps->last_noise); i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\r' && i + 1 == n)
+			break;
+		ps->last_noise[j++] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
+	}
+	ps->last_noise[j] = '\0';
+}
+
+static void
+line_done(struct rntop_gpustat *ps, const char *s, size_t n)
+{
+	struct rntop_gpu g;
+
+	if (n == 0 || (n == 1 && s[0] == '\r'))
+		return;
+	if (rntop_gpustat_parse_row(s, n, &g) == -1) {
+		noise(ps, s, n);
+		return;
+	}
+	/* an index not above the last row's starts the next snapshot */
+	if (ps->cur.n > 0 && g.index <= ps->cur.gpus[ps->cur.n - 1].index)
+		emit(ps);
+	if (ps->cur.n >= RNTOP_GPUS_MAX) {
+		noise(ps, s, n);
+		return;
+	}
+	if (ps->cur.n == ps->cur.cap) {
+		ps->cur.cap = ps->cur.cap ? ps->cur.cap * 2 : 8;
+		ps->cur.gpus = xreallocarray(ps->cur.gpus, ps->cur.cap,
+		    sizeof(*ps->cur.gpus));
+	}
+	ps->cur.gpus[ps->cur.n++] = g;
+	ps->rows++;
+	/* complete when it has the last snapshot's GPUs, all of them */
+	if (ps->cur.n == ps->prev_n &&
+	    ps->prev_idx[ps->prev_n - 1] == g.index) {
+		size_t i;
+
+		for (i = 0; i < ps->cur.n; i++)
+			if (ps->prev_idx[i] != ps->cur.gpus[i].index)
+				return;
+		emit(ps);
+	}
+}
+
+void
+rntop_gpustat_feed(struct rntop_gpustat *ps, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL) {
+			if (!ps->overlong && rai_buf_add(&ps->line, p,
+			    (size_t)(end - p)) == -1) {
+				ps->overlong = 1;
+				noise(ps, rai_buf_str(&ps->line),
+				    ps->line.len);
+				rai_buf_reset(&ps->line);
+			}
+			return;
+		}
+		if (ps->overlong) {
+			ps->overlong = 0;
+		} else if (ps->line.len > 0) {
+			if (rai_buf_add(&ps->line, p, (size_t)(nl - p)) == -1)
+				noise(ps, rai_buf_str(&ps->line),
+				    ps->line.len);
+			else
+				line_done(ps, ps->line.data, ps->line.len);
+			rai_buf_reset(&ps->line);
+		} else if ((size_t)(nl - p) > RNTOP_LINE_MAX) {
+			noise(ps, p, (size_t)(nl - p));
+		} else {
+			line_done(ps, p, (size_t)(nl - p));
+		}
+		p = nl + 1;
+	}
+}
+
+void
+rntop_gpustat_finish(struct rntop_gpustat *ps)
+{
+	if (!ps->overlong && ps->line.len > 0)
+		line_done(ps, ps->line.data, ps->line.len);
+	ps->overlong = 0;
+	rai_buf_reset(&ps->line);
+	emit(ps);
+}
+
+void
+rntop_gpustat_flush(struct rntop_gpustat *ps)
+{
+	emit(ps);
+}
+
+void
+rntop_gpustat_release(struct rntop_gpustat *ps)
+{
+	rai_buf_release(&ps->line);
+	free(ps->cur.gpus);
+	free(ps->prev_idx);
+	memset(ps, 0, sizeof(*ps));
+}
+
+void
+rntop_gpustat_expect(struct rntop_gpustat *ps, const struct rntop_snap *s)
+{
+	size_t i;
+
+	if (s->n == 0)
+		return;
+	ps->prev_idx = xreallocarray(ps->prev_idx, s->n, sizeof(*ps->prev_idx));
+	for (i = 0; i < s->n; i++)
+		ps->prev_idx[i] = s->gpus[i].index;
+	ps->prev_n = s->n;
+}
+
+void
+rntop_snap_copy(struct rntop_snap *dst, const struct rntop_snap *src)
+{
+	if (dst->cap < src->n) {
+		dst->gpus = xreallocarray(dst->gpus, src->n,
+		    sizeof(*dst->gpus));
+		dst->cap = src->n;
+	}
+	if (src->n > 0)
+		memcpy(dst->gpus, src->gpus, src->n * sizeof(*dst->gpus));
+	dst->n = src->n;
+}
+
+void
+rntop_snap_release(struct rntop_snap *s)
+{
+	free(s->gpus);
+	memset(s, 0, sizeof(*s));
+}

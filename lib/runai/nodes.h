@@ -1,0 +1,50 @@
+/*
+ * Node views for "runai list nodes": capacity from the Node, use from
+ * the active pods bound to it, GPU accounting as Run:ai reports it
+ * (whole GPUs from nvidia.com/gpu limits, fractions from the
+ * gpu-fraction annotation, shared GPUs from nvidia.com/gpu.count).
+ */
+#ifndef RAI_NODE_H
+#define RAI_NODE_H
+
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "kube/client.h"
+#include "core/err.h"
+
+struct rai_node_view {
+	char	*name;
+	char	*status;	/* "Ready", "Ready,Unschedulable", "NotReady" */
+	char	*ip;		/* InternalIP or "unknown" */
+	char	*role;		/* "runai-gpu-worker", "<none>" */
+	char	*gpu_type;	/* nvidia.com/gpu.product, or "" */
+	int	 ready;
+	double	 cpu_allocatable;	/* cores */
+	double	 cpu_allocated;		/* Σ requests of active pods */
+	double	 mem_allocatable;	/* bytes */
+	double	 mem_allocated;
+	double	 gpu_capacity;
+	double	 gpu_allocatable;
+	double	 gpu_allocated;		/* whole + fractions of active pods */
+	double	 gpu_free;
+	double	 gpu_unhealthy;		/* capacity - allocatable */
+};
+
+struct rai_node_list {
+	struct rai_node_view	*v;	/* sorted by name */
+	size_t			 n;
+};
+
+/* Pure: NodeList + PodList (any namespaces) -> views. */
+void	 rai_nodes_view(const cJSON *nodes, const cJSON *pods,
+	    struct rai_node_list *);
+/* Fetches nodes and non-terminated pods, then builds the views. */
+int	 rai_nodes_fetch(struct kube_client *, struct rai_node_list *,
+	    struct rai_err *);
+void	 rai_node_list_release(struct rai_node_list *);
+/* Whether name is among the node names asked for (all when argc is 0). */
+int	 rai_node_wanted(int argc, char *const argv[], const char *name);
+
+#endif

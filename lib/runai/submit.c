@@ -1,0 +1,1206 @@
+/*
+ * runai submit's objects, rendered the way the reference CLI's Helm chart
+ * renders them (contract §2.2-§2.8), minus its bugs: environment values
+ * keep their '=', the Ingress is networking.k8s.io/v1, --create-home-dir
+ * defaults on with --run-as-user as its help always said, and fractions
+ * above one are refused instead of sent to the scheduler.
+ */
+#include <ctype.h>
+#include <grp.h>
+#include <pwd.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/json.h"
+#include "kube/quantity.h"
+#include "runai/submit.h"
+#include "core/yaml.h"
+
+#include "core/banned.h"
+
+#define SCHEDULER	"runai-scheduler"
+#define GPU_RESOURCE	"nvidia.com/gpu"
+#define NAME_MAX_LEN	63
+
+void
+rai_submit_spec_init(struct rai_submit_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->job_index = -1;
+	s->backoff_limit = -1;
+	s->completions = -1;
+	s->parallelism = -1;
+	s->ttl_after_finish = -1;
+	s->create_home_dir = RAI_UNSET;
+}
+
+/* ---- small checks ---- */
+
+/*
+ * An RFC 1123 label (lowercase alphanumerics and '-', alphanumeric at
+ * both ends, at most 63), or with first_alpha an RFC 1035 label, which
+ * also starts with a letter (job and Service names).
+ */
+static int
+is_dns_label(const char *s, int first_alpha)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > NAME_MAX_LEN || s[0] == '-' || s[n - 1] == '-' ||
+	    (first_alpha && !islower((unsigned char)s[0])))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!islower((unsigned char)s[i]) &&
+		    !isdigit((unsigned char)s[i]) && s[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* A label value: "" or alphanumerics with -_. inside, at most 63. */
+static int
+is_label_value(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0)
+		return 1;
+	if (n > NAME_MAX_LEN || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[n - 1]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-_.", s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* Environment variable names as the API server takes them. */
+static int
+is_env_name(const char *s)
+{
+	size_t i;
+
+	if (*s == '\0' || isdigit((unsigned char)s[0]))
+		return 0;
+	for (i = 0; s[i] != '\0'; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-._", s[i]) == NULL)
+			return 0;
+	return 1;
+}
+
+/* A non-negative Kubernetes quantity. */
+static int
+is_quantity(const char *s)
+{
+	double v;
+
+	return rai_quantity_parse(s, &v) == 0 && v >= 0;
+}
+
+int
+rai_submit_check_name(const char *name, struct rai_err *err)
+{
+	if (is_dns_label(name, 1))
+		return 0;
+	return rai_err_set(err, RAI_E_USAGE, "Job names must consist of lower "
+	    "case alphanumeric characters or '-' and start with an alphabetic "
+	    "character (e.g. 'my-name',  or 'abc-123')");
+}
+
+/* ---- flag parsers ---- */
+
+/* Splits s on ':' into at most max parts (copies); returns the count. */
+static size_t
+split_colons(const char *s, char **parts, size_t max)
+{
+	size_t n = 0;
+	const char *c;
+
+	for (;;) {
+		c = strchr(s, ':');
+		if (n == max) {
+			/* one too many: count it, keep nothing */
+			return max + 1;
+		}
+		parts[n++] = c ? xstrndup(s, (size_t)(c - s)) : xstrdup(s);
+		if (c == NULL)
+			return n;
+		s = c + 1;
+	}
+}
+
+static void
+free_parts(char **parts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(parts[i]);
+}
+
+/* "", "rw" -> 0, "ro" -> 1, else -1. */
+static int
+parse_access(const char *s)
+{
+	if (*s == '\0' || strcmp(s, "rw") == 0)
+		return 0;
+	return strcmp(s, "ro") == 0 ? 1 : -1;
+}
+
+int
+rai_submit_parse_volume(const char *arg, struct rai_volume *v,
+    struct rai_err *err)
+{
+	char *p[3] = { NULL, NULL, NULL };
+	size_t n = split_colons(arg, p, 3);
+	int ro = 0;
+
+	memset(v, 0, sizeof(*v));
+	if (n < 2 || n > 3 || *p[0] == '\0' || *p[1] == '\0' ||
+	    (n == 3 && (ro = parse_access(p[2])) == -1)) {
+		free_parts(p, n > 3 ? 3 : n);
+		return rai_err_set(err, RAI_E_USAGE, "the -v parameter must be "
+		    "given in the form of <host_path>:<container_path>:"
+		    "<access_mode>[optional]: '%s'", arg);
+	}
+	v->host = p[0];
+	v->path = p[1];
+	v->read_only = ro;
+	free(p[2]);
+	return 0;
+}
+
+void
+rai_volume_release(struct rai_volume *v)
+{
+	free(v->host);
+	free(v->path);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The reference's test for "this part is a size": ^[+-]?[0-9.]+[eEinumkKMGTP]*[-+]?[0-9]*$ */
+static int
+looks_like_size(const char *s)
+{
+	size_t i = 0;
+
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	if (!(isdigit((unsigned char)s[i]) || s[i] == '.'))
+		return 0;
+	while (isdigit((unsigned char)s[i]) || s[i] == '.')
+		i++;
+	while (s[i] != '\0' && strchr("eEinumkKMGTP", s[i]) != NULL)
+		i++;
+	if (s[i] == '+' || s[i] == '-')
+		i++;
+	while (isdigit((unsigned char)s[i]))
+		i++;
+	return s[i] == '\0';
+}
+
+static int
+pvc_form_error(const char *arg, struct rai_err *err)
+{
+	return rai_err_set(err, RAI_E_USAGE, "the --pvc parameter can be given "
+	    "in either of the forms: [StorageClass]:Size:ContainerMountPath"
+	    "[:ro] or ClaimName:ContainerMountPath[:ro]: '%s'", arg);
+}
+
+static int
+pvc_dynamic(char **p, size_t n, struct rai_pvc *pvc, struct rai_err *err)
+{
+	const char *access = n == 4 ? p[3] : "";
+
+	if (*p[1] == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "persistent volume size "
+		    "must be specified");
+	if (!is_quantity(p[1]))
+		return rai_err_set(err, RAI_E_USAGE, "persistent volume size "
+		    "'%s' is not a quantity (for example 10Gi)", p[1]);
+	if (*p[0] != '\0' && !is_dns_label(p[0], 0))
+		return rai_err_set(err, RAI_E_USAGE, "storage class '%s' must "
+		    "be a lowercase RFC 1123 label", p[0]);
+	if (*p[2] == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "container mount path must "
+		    "be specified");
+	if ((pvc->read_only = parse_access(access)) == -1)
+		return rai_err_set(err, RAI_E_USAGE, "invalid readonly parameter "
+		    "given: '%s'. this parameter may either be empty, ':ro' or "
+		    "':rw'", access);
+	pvc->dynamic = 1;
+	pvc->storage_class = xstrdup(p[0]);
+	pvc->size = xstrdup(p[1]);
+	pvc->path = xstrdup(p[2]);
+	return 0;
+}
+
+static int
+pvc_existing(char **p, size_t n, struct rai_pvc *pvc, struct rai_err *err)
+{
+	const char *access = n == 3 ? p[2] : "";
+
+	if (*p[0] == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "persistent volume claim "
+		    "name must be specified");
+	if (*p[1] == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "container mount path must "
+		    "be specified");
+	if ((pvc->read_only = parse_access(access)) == -1)
+		return rai_err_set(err, RAI_E_USAGE, "invalid readonly parameter "
+		    "given: '%s'. this parameter may either be empty, ':ro' or "
+		    "':rw'", access);
+	pvc->claim = xstrdup(p[0]);
+	pvc->path = xstrdup(p[1]);
+	return 0;
+}
+
+int
+rai_submit_parse_pvc(const char *arg, struct rai_pvc *pvc,
+    struct rai_err *err)
+{
+	char *p[4] = { NULL, NULL, NULL, NULL };
+	size_t n = split_colons(arg, p, 4);
+	int rc;
+
+	memset(pvc, 0, sizeof(*pvc));
+	if (n == 4 || (n == 3 && (*p[0] == '\0' || (looks_like_size(p[1]) &&
+	    parse_access(p[2]) == -1))))
+		rc = pvc_dynamic(p, n, pvc, err);
+	else if (n == 2 || n == 3)
+		rc = pvc_existing(p, n, pvc, err);
+	else
+		rc = pvc_form_error(arg, err);
+	free_parts(p, n > 4 ? 4 : n);
+	if (rc == -1)
+		rai_pvc_release(pvc);
+	return rc;
+}
+
+void
+rai_pvc_release(struct rai_pvc *pvc)
+{
+	free(pvc->claim);
+	free(pvc->storage_class);
+	free(pvc->size);
+	free(pvc->path);
+	memset(pvc, 0, sizeof(*pvc));
+}
+
+static int
+parse_port_number(const char *s, long *out)
+{
+	char *end;
+	long v;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	v = strtol(s, &end, 10);
+	if (*end != '\0' || v < 1 || v > 65535)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+rai_submit_parse_port(const char *arg, struct rai_port *p,
+    struct rai_err *err)
+{
+	const char *c = strchr(arg, ':');
+	char *first;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	first = c ? xstrndup(arg, (size_t)(c - arg)) : xstrdup(arg);
+	rc = parse_port_number(first, &p->port);
+	free(first);
+	if (rc == 0 && c != NULL) {
+		p->pair = 1;
+		rc = parse_port_number(c + 1, &p->target);
+	} else {
+		p->target = p->port;
+	}
+	if (rc == -1)
+		return rai_err_set(err, RAI_E_USAGE, "--port '%s': give PORT or "
+		    "SERVICE_PORT:CONTAINER_PORT, each from 1 to 65535", arg);
+	return 0;
+}
+
+int
+rai_submit_parse_env(const char *arg, char **buf, const char **name,
+    const char **value, struct rai_err *err)
+{
+	char *eq;
+
+	*buf = xstrdup(arg);
+	eq = strchr(*buf, '=');
+	if (eq == NULL || eq == *buf) {
+		free(*buf);
+		*buf = NULL;
+		return rai_err_set(err, RAI_E_USAGE, "-e '%s': give NAME=VALUE",
+		    arg);
+	}
+	*eq = '\0';
+	if (!is_env_name(*buf)) {
+		rai_err_set(err, RAI_E_USAGE, "-e '%s': '%s' is not a valid "
+		    "environment variable name", arg, *buf);
+		free(*buf);
+		*buf = NULL;
+		return -1;
+	}
+	*name = *buf;
+	*value = eq + 1;
+	return 0;
+}
+
+int
+rai_submit_gpu_memory_mb(const char *arg, long *mb, struct rai_err *err)
+{
+	double bytes;
+
+	if (rai_quantity_parse(arg, &bytes) == -1 || bytes < 0)
+		return rai_err_set(err, RAI_E_USAGE, "--gpu-memory '%s' is not a "
+		    "quantity (for example 4G or 500M)", arg);
+	if (bytes / 1e6 < RAI_SUBMIT_GPU_MEM_MIN)
+		return rai_err_set(err, RAI_E_USAGE, "gpu memory must be greater "
+		    "than 100Mb");
+	if (bytes / 1e6 > 1e12)
+		return rai_err_set(err, RAI_E_USAGE, "--gpu-memory '%s' is more "
+		    "than any GPU has", arg);
+	*mb = (long)(bytes / 1e6);
+	return 0;
+}
+
+/* ---- whole-spec checks ---- */
+
+static int
+check_quantity_flag(const char *flag, const char *v, struct rai_err *err)
+{
+	if (v == NULL || is_quantity(v))
+		return 0;
+	return rai_err_set(err, RAI_E_USAGE, "--%s '%s' is not a quantity "
+	    "(for example %s)", flag, v,
+	    strstr(flag, "cpu") ? "2, 0.5 or 500m" : "4G or 512Mi");
+}
+
+static int
+check_gpu(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	if (!isfinite(s->gpu) || s->gpu < 0)
+		return rai_err_set(err, RAI_E_USAGE, "-g/--gpu must be 0 or more");
+	if (s->gpu > 1 && s->gpu != floor(s->gpu))
+		return rai_err_set(err, RAI_E_USAGE, "-g/--gpu %g: a fraction "
+		    "of a GPU must be below 1; more than one GPU must be a whole "
+		    "number", s->gpu);
+	if (s->gpu > 0 && s->gpu_memory != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "unexpected to accept both "
+		    "gpu and gpu-memory flag. please use only one of them");
+	return 0;
+}
+
+static int
+check_resources(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	long mb;
+
+	if (check_gpu(s, err) == -1)
+		return -1;
+	if (s->gpu_memory != NULL &&
+	    rai_submit_gpu_memory_mb(s->gpu_memory, &mb, err) == -1)
+		return -1;
+	return check_quantity_flag("cpu", s->cpu, err) == -1 ||
+	    check_quantity_flag("cpu-limit", s->cpu_limit, err) == -1 ||
+	    check_quantity_flag("memory", s->memory, err) == -1 ||
+	    check_quantity_flag("memory-limit", s->memory_limit, err) == -1 ?
+	    -1 : 0;
+}
+
+static int
+check_lifecycle(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	if (s->parallelism > 1 && s->interactive)
+		return rai_err_set(err, RAI_E_USAGE, "interactive jobs can't run "
+		    "with Parallelism");
+	if (s->parallelism > 1 && s->completions < 0)
+		return rai_err_set(err, RAI_E_USAGE, "if the parallelism flag is "
+		    "set, you must also set the number of successful pod "
+		    "completions (--completions)");
+	if (s->interactive && s->completions > 1)
+		return rai_err_set(err, RAI_E_USAGE, "interactive jobs run one "
+		    "pod: --completions must be 1");
+	if (s->interactive && s->backoff_limit > 0)
+		return rai_err_set(err, RAI_E_USAGE, "interactive jobs are not "
+		    "retried: --backoff-limit must be 0");
+	if (s->completions == 0)
+		return rai_err_set(err, RAI_E_USAGE, "--completions must be 1 "
+		    "or more");
+	if (s->parallelism == 0)
+		return rai_err_set(err, RAI_E_USAGE, "--parallelism must be 1 "
+		    "or more");
+	return 0;
+}
+
+static int
+check_container(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	const char *p = s->image_pull_policy;
+
+	if (s->image == NULL || *s->image == '\0')
+		return rai_err_set(err, RAI_E_USAGE, "-i, --image must be set");
+	if (p != NULL && strcmp(p, "Always") != 0 &&
+	    strcmp(p, "IfNotPresent") != 0 && strcmp(p, "Never") != 0)
+		return rai_err_set(err, RAI_E_USAGE, "image-pull-policy flag "
+		    "should be set with one of the following values of: "
+		    "\"Always\", \"IfNotPresent\" or \"Never\"");
+	if (s->tty && !s->stdin_open)
+		return rai_err_set(err, RAI_E_USAGE, "--stdin is required for "
+		    "containers with -t/--tty=true");
+	if (s->is_command && s->ncmd == 0)
+		return rai_err_set(err, RAI_E_USAGE, "--command needs the command "
+		    "after \"--\"");
+	if (s->node_type != NULL && (*s->node_type == '\0' ||
+	    !is_label_value(s->node_type)))
+		return rai_err_set(err, RAI_E_USAGE, "--node-type '%s' is not a "
+		    "valid label value", s->node_type);
+	return 0;
+}
+
+static int
+check_network(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	const char *t = s->service_type;
+
+	if (t == NULL)
+		return 0;
+	if (strcmp(t, "nodeport") != 0 && strcmp(t, "loadbalancer") != 0 &&
+	    strcmp(t, "ingress") != 0)
+		return rai_err_set(err, RAI_E_USAGE, "--service-type must be "
+		    "nodeport, loadbalancer or ingress, not '%s'", t);
+	if (s->ports.n == 0)
+		return rai_err_set(err, RAI_E_USAGE, "Ports must be provided "
+		    "when exposing a service.");
+	if (strcmp(t, "ingress") == 0 && !s->interactive)
+		return rai_err_set(err, RAI_E_USAGE, "--service-type ingress is "
+		    "for interactive jobs: add --interactive, or use nodeport "
+		    "or loadbalancer");
+	return 0;
+}
+
+static int
+check_spec(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	if (s->name == NULL || rai_submit_check_name(s->name, err) == -1)
+		return s->name == NULL ? rai_err_set(err, RAI_E_INTERNAL,
+		    "submit: no job name") : -1;
+	return check_container(s, err) == -1 ||
+	    check_resources(s, err) == -1 ||
+	    check_lifecycle(s, err) == -1 ||
+	    check_network(s, err) == -1 ? -1 : 0;
+}
+
+/* ---- who submits ---- */
+
+/* The email claim, else the local user's name (§2.3 "user"). */
+char *
+rai_submit_default_user(const cJSON *claims)
+{
+	const char *email = rai_json_str(claims, "email");
+	const struct passwd *pw;
+	const char *env;
+
+	if (email != NULL && *email != '\0')
+		return xstrdup(email);
+	if ((pw = getpwuid(getuid())) != NULL && pw->pw_name[0] != '\0')
+		return xstrdup(pw->pw_name);
+	env = getenv("USER");
+	return env != NULL && *env != '\0' ? xstrdup(env) : NULL;
+}
+
+/* A uid/gid claim written as a number or a string of digits. */
+static int
+claim_id(const cJSON *claims, const char *key, long *out)
+{
+	const cJSON *v = rai_json_child(claims, key);
+	char *end;
+
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+		*out = (long)v->valuedouble;
+		return 0;
+	}
+	if (cJSON_IsString(v) && *v->valuestring != '\0') {
+		*out = strtol(v->valuestring, &end, 10);
+		return *end == '\0' && *out >= 0 ? 0 : -1;
+	}
+	return -1;
+}
+
+/*
+ * --run-as-user: the uid/gid claims of the id-token (the identity the
+ * cluster knows), else this process's ids and groups.
+ */
+void
+rai_submit_ids(struct rai_submit_spec *s, const cJSON *claims, long *groups,
+    size_t max)
+{
+	gid_t g[RAI_SUBMIT_MAX_GROUPS];
+	int i, n;
+
+	if (claim_id(claims, "uid", &s->uid) == 0 &&
+	    claim_id(claims, "gid", &s->gid) == 0) {
+		s->ids_from_token = 1;
+		return;
+	}
+	s->uid = (long)getuid();
+	s->gid = (long)getgid();
+	n = getgroups(RAI_SUBMIT_MAX_GROUPS, g);
+	if (n > (int)max)
+		n = (int)max;
+	for (i = 0; i < n; i++)
+		groups[i] = (long)g[i];
+	s->groups = groups;
+	s->ngroups = n > 0 ? (size_t)n : 0;
+}
+
+/* ---- rendering ---- */
+
+/* What a workload, its pod template and its objects carry (§2.3). */
+static cJSON *
+common_labels(const struct rai_submit_spec *s)
+{
+	cJSON *l = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(l, "app", "runaijob");
+	cJSON_AddStringToObject(l, "chart", RAI_SUBMIT_CHART);
+	cJSON_AddStringToObject(l, "release", s->name);
+	cJSON_AddStringToObject(l, "heritage", "Helm");
+	cJSON_AddStringToObject(l, "createdBy", "RunaiJob");
+	return l;
+}
+
+static cJSON *
+new_object(const char *api_version, const char *kind,
+    const struct rai_submit_spec *s, const char *name, cJSON **meta)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "apiVersion", api_version);
+	cJSON_AddStringToObject(o, "kind", kind);
+	*meta = cJSON_AddObjectToObject(o, "metadata");
+	cJSON_AddStringToObject(*meta, "name", name);
+	cJSON_AddStringToObject(*meta, "namespace", s->namespace);
+	return o;
+}
+
+static void
+add_obj(struct rai_submit_objs *objs, const struct kube_res *res,
+    const char *app_kind, cJSON *obj)
+{
+	/* the caller checked the count against RAI_SUBMIT_MAX_OBJS */
+	objs->v[objs->n].res = res;
+	objs->v[objs->n].app_kind = app_kind;
+	objs->v[objs->n].obj = obj;
+	objs->n++;
+}
+
+static void
+add_env_entry(cJSON *env, const char *name, const char *value)
+{
+	cJSON *e = cJSON_CreateObject(), *ref;
+	const char *comma = NULL;
+	char *secret;
+
+	cJSON_AddStringToObject(e, "name", name);
+	/* K=SECRET:<secret>,<key> reads the value from a Secret */
+	if (strncmp(value, "SECRET:", 7) == 0)
+		comma = strchr(value + 7, ',');
+	if (comma != NULL && comma > value + 7 && comma[1] != '\0') {
+		ref = cJSON_AddObjectToObject(cJSON_AddObjectToObject(e,
+		    "valueFrom"), "secretKeyRef");
+		secret = xstrndup(value + 7, (size_t)(comma - value - 7));
+		cJSON_AddStringToObject(ref, "name", secret);
+		cJSON_AddStringToObject(ref, "key", comma + 1);
+		free(secret);
+	} else {
+		cJSON_AddStringToObject(e, "value", value);
+	}
+	cJSON_AddItemToArray(env, e);
+}
+
+static int
+render_env(const struct rai_submit_spec *s, cJSON *container,
+    struct rai_err *err)
+{
+	cJSON *env = cJSON_CreateArray();
+	const char *name, *value;
+	char *buf, num[32];
+	size_t i;
+
+	for (i = 0; i < s->env.n; i++) {
+		if (rai_submit_parse_env(s->env.v[i], &buf, &name, &value,
+		    err) == -1) {
+			cJSON_Delete(env);
+			return -1;
+		}
+		add_env_entry(env, name, value);
+		free(buf);
+	}
+	if (s->run_as_user && s->ids_from_token) {
+		snprintf(num, sizeof(num), "%ld", s->uid);
+		add_env_entry(env, "LDAP_UID", num);
+		snprintf(num, sizeof(num), "%ld", s->gid);
+		add_env_entry(env, "LDAP_GID", num);
+	}
+	if (s->create_home_dir == 1 ||
+	    (s->create_home_dir == RAI_UNSET && s->run_as_user))
+		add_env_entry(env, "HOME", RAI_SUBMIT_HOME);
+	if (cJSON_GetArraySize(env) > 0)
+		cJSON_AddItemToObject(container, "env", env);
+	else
+		cJSON_Delete(env);
+	return 0;
+}
+
+static void
+render_resources(const struct rai_submit_spec *s, cJSON *container)
+{
+	cJSON *r = cJSON_AddObjectToObject(container, "resources");
+	cJSON *limits = cJSON_AddObjectToObject(r, "limits");
+	cJSON *requests = cJSON_AddObjectToObject(r, "requests");
+
+	/* whole GPUs are a device limit; fractions are an annotation */
+	if (s->gpu >= 1)
+		cJSON_AddNumberToObject(limits, GPU_RESOURCE, s->gpu);
+	if (s->cpu_limit != NULL)
+		cJSON_AddStringToObject(limits, "cpu", s->cpu_limit);
+	if (s->memory_limit != NULL)
+		cJSON_AddStringToObject(limits, "memory", s->memory_limit);
+	if (s->cpu != NULL)
+		cJSON_AddStringToObject(requests, "cpu", s->cpu);
+	if (s->memory != NULL)
+		cJSON_AddStringToObject(requests, "memory", s->memory);
+}
+
+static void
+add_mount(cJSON *mounts, const char *path, const char *name, int ro)
+{
+	cJSON *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "mountPath", path);
+	cJSON_AddStringToObject(m, "name", name);
+	if (ro)
+		cJSON_AddBoolToObject(m, "readOnly", 1);
+	cJSON_AddItemToArray(mounts, m);
+}
+
+static cJSON *
+add_volume(cJSON *volumes, const char *name)
+{
+	cJSON *v = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(v, "name", name);
+	cJSON_AddItemToArray(volumes, v);
+	return v;
+}
+
+static cJSON *
+render_pvc_object(const struct rai_submit_spec *s, const struct rai_pvc *p,
+    const char *name)
+{
+	cJSON *meta, *o = new_object("v1", "PersistentVolumeClaim", s, name,
+	    &meta), *spec, *modes;
+
+	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+	spec = cJSON_AddObjectToObject(o, "spec");
+	modes = cJSON_AddArrayToObject(spec, "accessModes");
+	cJSON_AddItemToArray(modes, cJSON_CreateString("ReadWriteOnce"));
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(
+	    cJSON_AddObjectToObject(spec, "resources"), "requests"),
+	    "storage", p->size);
+	if (*p->storage_class != '\0')
+		cJSON_AddStringToObject(spec, "storageClassName",
+		    p->storage_class);
+	cJSON_AddStringToObject(spec, "volumeMode", "Filesystem");
+	return o;
+}
+
+/* Host paths, claims, /dev/shm and the home directory (§2.4, §2.5). */
+static int
+render_storage(const struct rai_submit_spec *s, cJSON *container,
+    cJSON *pod, struct rai_submit_objs *objs, struct rai_err *err)
+{
+	cJSON *mounts = cJSON_CreateArray(), *volumes = cJSON_CreateArray();
+	struct rai_volume hv;
+	struct rai_pvc pvc;
+	char name[64], claim[128];
+	size_t i;
+
+	for (i = 0; i < s->volumes.n; i++) {
+		if (rai_submit_parse_volume(s->volumes.v[i], &hv, err) == -1)
+			goto fail;
+		snprintf(name, sizeof(name), "host-path-volume-%zu", i);
+		add_mount(mounts, hv.path, name, hv.read_only);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(add_volume(
+		    volumes, name), "hostPath"), "path", hv.host);
+		rai_volume_release(&hv);
+	}
+	for (i = 0; i < s->pvcs.n; i++) {
+		if (rai_submit_parse_pvc(s->pvcs.v[i], &pvc, err) == -1)
+			goto fail;
+		snprintf(name, sizeof(name), "pvc-volume-%zu", i);
+		if (pvc.dynamic)
+			snprintf(claim, sizeof(claim), "pvc-%s-%zu", s->name, i);
+		else
+			snprintf(claim, sizeof(claim), "%s", pvc.claim);
+		add_mount(mounts, pvc.path, name, pvc.read_only);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(add_volume(
+		    volumes, name), "persistentVolumeClaim"), "claimName",
+		    claim);
+		if (pvc.dynamic)
+			add_obj(objs, &KUBE_RES_PVCS, "persistentvolumeclaim",
+			    render_pvc_object(s, &pvc, claim));
+		rai_pvc_release(&pvc);
+	}
+	if (s->large_shm) {
+		add_mount(mounts, "/dev/shm", "dshm", 0);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(add_volume(
+		    volumes, "dshm"), "emptyDir"), "medium", "Memory");
+	}
+	if (s->create_home_dir == 1 ||
+	    (s->create_home_dir == RAI_UNSET && s->run_as_user)) {
+		add_mount(mounts, RAI_SUBMIT_HOME, "user-data", 0);
+		cJSON_AddObjectToObject(add_volume(volumes, "user-data"),
+		    "emptyDir");
+	}
+	if (cJSON_GetArraySize(mounts) > 0) {
+		cJSON_AddItemToObject(container, "volumeMounts", mounts);
+		cJSON_AddItemToObject(pod, "volumes", volumes);
+	} else {
+		cJSON_Delete(mounts);
+		cJSON_Delete(volumes);
+	}
+	return 0;
+fail:
+	cJSON_Delete(mounts);
+	cJSON_Delete(volumes);
+	return -1;
+}
+
+static void
+add_string_array(cJSON *o, const char *key, const char *const *v, size_t n)
+{
+	cJSON *a = cJSON_AddArrayToObject(o, key);
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
+static int
+render_ports(const struct rai_submit_spec *s, cJSON *container,
+    struct rai_err *err)
+{
+	cJSON *ports, *p;
+	struct rai_port port;
+	size_t i;
+
+	if (s->ports.n == 0)
+		return 0;
+	ports = cJSON_AddArrayToObject(container, "ports");
+	for (i = 0; i < s->ports.n; i++) {
+		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1)
+			return -1;
+		p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "containerPort", (double)port.target);
+		cJSON_AddStringToObject(p, "protocol", "TCP");
+		cJSON_AddItemToArray(ports, p);
+	}
+	return 0;
+}
+
+static cJSON *
+render_container(const struct rai_submit_spec *s, cJSON *pod,
+    struct rai_submit_objs *objs, struct rai_err *err)
+{
+	cJSON *c = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(c, "name", s->name);
+	cJSON_AddStringToObject(c, "image", s->image);
+	cJSON_AddStringToObject(c, "imagePullPolicy",
+	    s->image_pull_policy ? s->image_pull_policy : "Always");
+	if (s->ncmd > 0)
+		add_string_array(c, s->is_command ? "command" : "args", s->cmd,
+		    s->ncmd);
+	if (s->working_dir != NULL)
+		cJSON_AddStringToObject(c, "workingDir", s->working_dir);
+	if (s->stdin_open)
+		cJSON_AddBoolToObject(c, "stdin", 1);
+	if (s->tty)
+		cJSON_AddBoolToObject(c, "tty", 1);
+	cJSON_AddBoolToObject(cJSON_AddObjectToObject(c, "securityContext"),
+	    "allowPrivilegeEscalation", !s->prevent_privilege_escalation);
+	render_resources(s, c);
+	if (render_env(s, c, err) == -1 || render_ports(s, c, err) == -1 ||
+	    render_storage(s, c, pod, objs, err) == -1) {
+		cJSON_Delete(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void
+render_pod_security(const struct rai_submit_spec *s, cJSON *pod)
+{
+	cJSON *sc = cJSON_AddObjectToObject(pod, "securityContext"), *g;
+	size_t i;
+
+	if (!s->run_as_user)
+		return;
+	cJSON_AddNumberToObject(sc, "runAsUser", (double)s->uid);
+	cJSON_AddNumberToObject(sc, "runAsGroup", (double)s->gid);
+	if (s->ngroups > 0) {
+		g = cJSON_AddArrayToObject(sc, "supplementalGroups");
+		for (i = 0; i < s->ngroups; i++)
+			cJSON_AddItemToArray(g,
+			    cJSON_CreateNumber((double)s->groups[i]));
+	}
+}
+
+static cJSON *
+render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
+    struct rai_err *err)
+{
+	cJSON *t = cJSON_CreateObject(), *meta, *ann, *pod, *containers, *c;
+	char buf[64];
+	long mb;
+
+	meta = cJSON_AddObjectToObject(t, "metadata");
+	ann = cJSON_AddObjectToObject(meta, "annotations");
+	if (s->gpu > 0 && s->gpu < 1) {
+		snprintf(buf, sizeof(buf), "%g", s->gpu);
+		cJSON_AddStringToObject(ann, "gpu-fraction", buf);
+	}
+	if (s->gpu_memory != NULL &&
+	    rai_submit_gpu_memory_mb(s->gpu_memory, &mb, err) == 0) {
+		snprintf(buf, sizeof(buf), "%ld", mb);
+		cJSON_AddStringToObject(ann, "gpu-memory", buf);
+	}
+	if (s->user != NULL)
+		cJSON_AddStringToObject(ann, "user", s->user);
+	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+
+	pod = cJSON_AddObjectToObject(t, "spec");
+	cJSON_AddStringToObject(pod, "schedulerName", SCHEDULER);
+	cJSON_AddStringToObject(pod, "restartPolicy", "Never");
+	cJSON_AddBoolToObject(pod, "hostIPC", s->host_ipc);
+	cJSON_AddBoolToObject(pod, "hostNetwork", s->host_network);
+	render_pod_security(s, pod);
+	if (s->node_type != NULL)
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(pod,
+		    "nodeSelector"), "run.ai/type", s->node_type);
+	containers = cJSON_AddArrayToObject(pod, "containers");
+	if ((c = render_container(s, pod, objs, err)) == NULL) {
+		cJSON_Delete(t);
+		return NULL;
+	}
+	cJSON_AddItemToArray(containers, c);
+	return t;
+}
+
+static cJSON *
+render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
+    struct rai_err *err)
+{
+	cJSON *meta, *labels, *ann, *spec, *tmpl, *w;
+	char idx[32];
+
+	w = s->batch_job ? new_object("batch/v1", "Job", s, s->name, &meta) :
+	    new_object("run.ai/v1", "RunaiJob", s, s->name, &meta);
+	labels = common_labels(s);
+	if (s->interactive)
+		cJSON_AddStringToObject(labels, "priorityClassName",
+		    s->preemptible ? "interactive-preemptible" : "build");
+	if (s->job_index >= 0) {
+		snprintf(idx, sizeof(idx), "%ld", s->job_index);
+		cJSON_AddStringToObject(labels, "runai/job-index", idx);
+	}
+	cJSON_AddItemToObject(meta, "labels", labels);
+	ann = cJSON_AddObjectToObject(meta, "annotations");
+	if (s->cli_command != NULL)
+		cJSON_AddStringToObject(ann, "runai-cli-command",
+		    s->cli_command);
+	if (s->user != NULL)
+		cJSON_AddStringToObject(ann, "user", s->user);
+
+	spec = cJSON_AddObjectToObject(w, "spec");
+	if (s->interactive) {
+		cJSON_AddNumberToObject(spec, "completions", 1);
+		cJSON_AddNumberToObject(spec, "backoffLimit", 0);
+	} else {
+		if (s->completions > 0)
+			cJSON_AddNumberToObject(spec, "completions",
+			    (double)s->completions);
+		if (s->backoff_limit >= 0)
+			cJSON_AddNumberToObject(spec, "backoffLimit",
+			    (double)s->backoff_limit);
+	}
+	if (s->parallelism > 0)
+		cJSON_AddNumberToObject(spec, "parallelism",
+		    (double)s->parallelism);
+	if (s->ttl_after_finish >= 0)
+		cJSON_AddNumberToObject(spec, "ttlSecondsAfterFinished",
+		    (double)s->ttl_after_finish);
+	if ((tmpl = render_template(s, objs, err)) == NULL) {
+		cJSON_Delete(w);
+		return NULL;
+	}
+	cJSON_AddItemToObject(spec, "template", tmpl);
+	return w;
+}
+
+static const char *
+service_type_name(const char *flag)
+{
+	if (strcmp(flag, "nodeport") == 0)
+		return "NodePort";
+	if (strcmp(flag, "loadbalancer") == 0)
+		return "LoadBalancer";
+	return "ClusterIP";
+}
+
+static cJSON *
+render_service(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	cJSON *meta, *o = new_object("v1", "Service", s, s->name, &meta);
+	cJSON *spec, *ports, *p;
+	struct rai_port port;
+	int nodeport = strcmp(s->service_type, "nodeport") == 0;
+	char name[32];
+	size_t i;
+
+	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+	spec = cJSON_AddObjectToObject(o, "spec");
+	cJSON_AddStringToObject(spec, "type",
+	    service_type_name(s->service_type));
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(spec, "selector"),
+	    "release", s->name);
+	ports = cJSON_AddArrayToObject(spec, "ports");
+	for (i = 0; i < s->ports.n; i++) {
+		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+		p = cJSON_CreateObject();
+		snprintf(name, sizeof(name), "%ld-port", port.target);
+		cJSON_AddStringToObject(p, "name", name);
+		cJSON_AddNumberToObject(p, "port", (double)port.port);
+		cJSON_AddNumberToObject(p, "targetPort", (double)port.target);
+		cJSON_AddStringToObject(p, "protocol", "TCP");
+		/* "A:B" with nodeport asks for node port A */
+		if (nodeport && port.pair)
+			cJSON_AddNumberToObject(p, "nodePort", (double)port.port);
+		cJSON_AddItemToArray(ports, p);
+	}
+	return o;
+}
+
+static cJSON *
+render_ingress(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	cJSON *meta, *o = new_object("networking.k8s.io/v1", "Ingress", s,
+	    s->name, &meta);
+	cJSON *rule, *paths, *p, *svc;
+	struct rai_port port;
+	char path[300];
+	size_t i;
+
+	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+	cJSON_AddStringToObject(cJSON_AddObjectToObject(meta, "annotations"),
+	    "kubernetes.io/ingress.class", "nginx");
+	/* one rule without a host: the ingress controller's address */
+	rule = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(cJSON_AddObjectToObject(o,
+	    "spec"), "rules"), rule);
+	paths = cJSON_AddArrayToObject(cJSON_AddObjectToObject(rule, "http"),
+	    "paths");
+	for (i = 0; i < s->ports.n; i++) {
+		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1) {
+			cJSON_Delete(o);
+			return NULL;
+		}
+		if (s->ports.n == 1)
+			snprintf(path, sizeof(path), "/%s-%s", s->project,
+			    s->name);
+		else
+			snprintf(path, sizeof(path), "/%s-%s-%ld", s->project,
+			    s->name, port.port);
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "path", path);
+		cJSON_AddStringToObject(p, "pathType", "Prefix");
+		svc = cJSON_AddObjectToObject(cJSON_AddObjectToObject(p,
+		    "backend"), "service");
+		cJSON_AddStringToObject(svc, "name", s->name);
+		cJSON_AddNumberToObject(cJSON_AddObjectToObject(svc, "port"),
+		    "number", (double)port.port);
+		cJSON_AddItemToArray(paths, p);
+	}
+	return o;
+}
+
+int
+rai_submit_render(const struct rai_submit_spec *s,
+    struct rai_submit_objs *objs, struct rai_err *err)
+{
+	cJSON *o;
+
+	memset(objs, 0, sizeof(*objs));
+	if (check_spec(s, err) == -1)
+		return -1;
+	/* PVCs, workload, Service, Ingress: room for all of them */
+	if (s->pvcs.n > RAI_SUBMIT_MAX_OBJS - 3)
+		return rai_err_set(err, RAI_E_USAGE, "at most %d --pvc flags",
+		    RAI_SUBMIT_MAX_OBJS - 3);
+	if ((o = render_workload(s, objs, err)) == NULL)
+		goto fail;
+	add_obj(objs, s->batch_job ? &KUBE_RES_JOBS : &KUBE_RES_RUNAIJOBS,
+	    s->batch_job ? "job.batch" : "runaijob.run.ai", o);
+	if (s->service_type == NULL)
+		return 0;
+	if ((o = render_service(s, err)) == NULL)
+		goto fail;
+	add_obj(objs, &KUBE_RES_SERVICES, "service", o);
+	if (strcmp(s->service_type, "ingress") != 0)
+		return 0;
+	if ((o = render_ingress(s, err)) == NULL)
+		goto fail;
+	add_obj(objs, &KUBE_RES_INGRESSES, "ingress.networking.k8s.io", o);
+	return 0;
+fail:
+	rai_submit_objs_release(objs);
+	return -1;
+}
+
+void
+rai_submit_objs_release(struct rai_submit_objs *objs)
+{
+	size_t i;
+
+	for (i = 0; i < objs->n; i++)
+		cJSON_Delete(objs->v[i].obj);
+	memset(objs, 0, sizeof(*objs));
+}
+
+const struct rai_submit_obj *
+rai_submit_workload(const struct rai_submit_objs *objs)
+{
+	size_t i;
+
+	for (i = 0; i < objs->n; i++)
+		if (objs->v[i].res == &KUBE_RES_RUNAIJOBS ||
+		    objs->v[i].res == &KUBE_RES_JOBS)
+			return &objs->v[i];
+	return NULL;
+}
+
+/* ---- the name-reservation ConfigMap ---- */
+
+/*
+ * The chart's values, keyed as the reference's values file, so a person
+ * (or the reference CLI) reading the ConfigMap sees what was asked for.
+ */
+static cJSON *
+values_of(const struct rai_submit_spec *s)
+{
+	cJSON *v = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(v, "name", s->name);
+	cJSON_AddStringToObject(v, "project", s->project);
+	cJSON_AddStringToObject(v, "image", s->image);
+	cJSON_AddStringToObject(v, "imagePullPolicy",
+	    s->image_pull_policy ? s->image_pull_policy : "Always");
+	cJSON_AddBoolToObject(v, "interactive", s->interactive);
+	if (s->gpu >= 1)
+		cJSON_AddNumberToObject(v, "gpuInt", s->gpu);
+	else if (s->gpu > 0)
+		cJSON_AddNumberToObject(v, "gpuFraction", s->gpu);
+	if (s->gpu_memory)
+		cJSON_AddStringToObject(v, "gpuMemory", s->gpu_memory);
+	if (s->cpu)
+		cJSON_AddStringToObject(v, "cpu", s->cpu);
+	if (s->cpu_limit)
+		cJSON_AddStringToObject(v, "cpuLimit", s->cpu_limit);
+	if (s->memory)
+		cJSON_AddStringToObject(v, "memory", s->memory);
+	if (s->memory_limit)
+		cJSON_AddStringToObject(v, "memoryLimit", s->memory_limit);
+	if (s->ncmd > 0) {
+		cJSON_AddBoolToObject(v, "isCommand", s->is_command);
+		add_string_array(v, s->is_command ? "command" : "args", s->cmd,
+		    s->ncmd);
+	}
+	if (s->env.n > 0)
+		add_string_array(v, "environment", s->env.v,
+		    s->env.n);
+	if (s->volumes.n > 0)
+		add_string_array(v, "volumes", s->volumes.v,
+		    s->volumes.n);
+	if (s->pvcs.n > 0)
+		add_string_array(v, "persistentVolumes",
+		    s->pvcs.v, s->pvcs.n);
+	if (s->ports.n > 0)
+		add_string_array(v, "ports", s->ports.v,
+		    s->ports.n);
+	if (s->service_type)
+		cJSON_AddStringToObject(v, "serviceType", s->service_type);
+	if (s->node_type)
+		cJSON_AddStringToObject(v, "nodeType", s->node_type);
+	if (s->user)
+		cJSON_AddStringToObject(v, "user", s->user);
+	cJSON_AddBoolToObject(v, "shm", s->large_shm);
+	return v;
+}
+
+static void
+app_list(const struct rai_submit_objs *objs, struct rai_buf *b)
+{
+	const char *name;
+	size_t i;
+
+	for (i = 0; i < objs->n; i++) {
+		name = rai_json_str(objs->v[i].obj, "metadata.name");
+		rai_buf_addf(b, "%s%s/%s", i ? "\n" : "", objs->v[i].app_kind,
+		    name ? name : "");
+	}
+}
+
+cJSON *
+rai_submit_configmap(const struct rai_submit_spec *s, const char *base_name,
+    long base_index, const struct rai_submit_objs *objs)
+{
+	cJSON *meta, *cm = new_object("v1", "ConfigMap", s, s->name, &meta);
+	cJSON *labels, *data, *values = values_of(s);
+	struct rai_buf b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	char idx[32];
+
+	labels = cJSON_AddObjectToObject(meta, "labels");
+	cJSON_AddStringToObject(labels, "createdBy", "arena");
+	cJSON_AddStringToObject(labels, "base-name", base_name);
+	snprintf(idx, sizeof(idx), "%ld", base_index);
+	cJSON_AddStringToObject(labels, "base-name-index", idx);
+	data = cJSON_AddObjectToObject(cm, "data");
+	cJSON_AddStringToObject(data, RAI_SUBMIT_CHART_DIR,
+	    RAI_SUBMIT_CHART_VER);
+	if (rai_yaml_emit(values, &b, &err) == 0)
+		cJSON_AddStringToObject(data, "values", rai_buf_str(&b));
+	rai_err_release(&err);
+	rai_buf_reset(&b);
+	app_list(objs, &b);
+	cJSON_AddStringToObject(data, "app", rai_buf_str(&b));
+	rai_buf_release(&b);
+	cJSON_Delete(values);
+	return cm;
+}

@@ -1,0 +1,238 @@
+/*
+ * What "runai submit" sends, built in C: the workload (run.ai/v1
+ * RunaiJob, or batch/v1 Job where the CRD is not served), its Service,
+ * Ingress and dynamic PVCs, and the name-reservation ConfigMap that lists
+ * them, with the labels, annotations and pod-template fields of the
+ * reference CLI's chart (contract §2). Everything here is pure: flags in,
+ * objects out, so golden tests pin the wire format; the command does the
+ * talking.
+ */
+#ifndef RAI_SUBMIT_H
+#define RAI_SUBMIT_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/strv.h"
+#include "kube/client.h"
+#include "core/err.h"
+
+#define RAI_SUBMIT_CHART	"runaijob-1.0.1"
+#define RAI_SUBMIT_CHART_DIR	"runai"
+#define RAI_SUBMIT_CHART_VER	"1.0.1"
+#define RAI_SUBMIT_HOME		"/home/runai-home"
+#define RAI_SUBMIT_GPU_MEM_MIN	100	/* MB, as the reference */
+
+/* Tri-state booleans: unset, or what the flag said. */
+#define RAI_UNSET	(-1)
+
+struct rai_submit_spec {
+	/* identity, filled by the command */
+	const char	*name;
+	const char	*project;
+	const char	*namespace;
+	const char	*user;		/* annotation "user"; NULL = none */
+	const char	*cli_command;	/* annotation "runai-cli-command" */
+	long		 job_index;	/* label runai/job-index; < 0 = none */
+	int		 batch_job;	/* batch/v1 Job instead of RunaiJob */
+
+	/* container */
+	const char	*image;
+	const char	*image_pull_policy;	/* NULL = Always */
+	const char	*working_dir;
+	const char *const *cmd;	/* after "--"; ncmd words */
+	size_t		 ncmd;
+	int		 is_command;	/* --command: cmd is the entrypoint */
+	struct rai_strv	 env;		/* K=V, K=SECRET:<secret>,<key> */
+	int		 tty;
+	int		 stdin_open;
+
+	/* resources */
+	double		 gpu;		/* whole or a fraction in (0, 1) */
+	const char	*gpu_memory;	/* quantity, e.g. "4G" */
+	const char	*cpu;
+	const char	*cpu_limit;
+	const char	*memory;
+	const char	*memory_limit;
+
+	/* storage */
+	struct rai_strv	 volumes;	/* HOST:CTR[:ro|rw] */
+	struct rai_strv	 pvcs;		/* [SC]:SIZE:PATH[:ro] | NAME:PATH[:ro] */
+	int		 large_shm;
+
+	/* network */
+	struct rai_strv	 ports;		/* PORT | SVCPORT:CTRPORT */
+	const char	*service_type;	/* NULL, nodeport, loadbalancer, ingress */
+	int		 host_ipc;
+	int		 host_network;
+
+	/* lifecycle */
+	int		 interactive;
+	int		 preemptible;
+	long		 backoff_limit;		/* < 0 = unset */
+	long		 completions;		/* < 0 = unset */
+	long		 parallelism;		/* < 0 = unset */
+	long		 ttl_after_finish;	/* seconds, < 0 = unset */
+
+	/* access control */
+	int		 run_as_user;
+	long		 uid;		/* with run_as_user */
+	long		 gid;
+	const long	*groups;	/* supplementalGroups */
+	size_t		 ngroups;
+	int		 ids_from_token;	/* also env LDAP_UID/LDAP_GID */
+	int		 create_home_dir;	/* RAI_UNSET = on with run_as_user */
+	int		 prevent_privilege_escalation;
+
+	/* scheduling */
+	const char	*node_type;
+};
+
+/* Sets every "unset" field; the rest zero. */
+void	 rai_submit_spec_init(struct rai_submit_spec *);
+
+/* One object to create, in order: PVCs, the workload, Service, Ingress. */
+struct rai_submit_obj {
+	const struct kube_res	*res;
+	const char		*app_kind;	/* "runaijob.run.ai", "service" */
+	cJSON			*obj;
+};
+
+#define RAI_SUBMIT_MAX_OBJS	64
+
+struct rai_submit_objs {
+	struct rai_submit_obj	 v[RAI_SUBMIT_MAX_OBJS];
+	size_t			 n;
+};
+
+/*
+ * Checks the spec as a whole (every flag error the reference reports,
+ * and the ones it missed) and renders the objects. Errors are
+ * RAI_E_USAGE with the reference's texts where it has one.
+ */
+int	 rai_submit_render(const struct rai_submit_spec *,
+	    struct rai_submit_objs *, struct rai_err *);
+void	 rai_submit_objs_release(struct rai_submit_objs *);
+/* The workload among them (borrowed), or NULL. */
+const struct rai_submit_obj *rai_submit_workload(
+	    const struct rai_submit_objs *);
+
+/*
+ * The name-reservation ConfigMap: labels createdBy=arena, base-name,
+ * base-name-index; data: the chart version, the values and the "app"
+ * list of every object, so the reference's delete finds them.
+ */
+cJSON	*rai_submit_configmap(const struct rai_submit_spec *,
+	    const char *base_name, long base_index,
+	    const struct rai_submit_objs *);
+
+/*
+ * Job names: an RFC 1035 label of at most 63 characters. The message
+ * is the reference's.
+ */
+int	 rai_submit_check_name(const char *name, struct rai_err *);
+
+/*
+ * The "user" annotation: the email claim of the id-token's claims (may be
+ * NULL), else the local user's name; NULL when neither is known.
+ */
+char	*rai_submit_default_user(const cJSON *claims);
+
+#define RAI_SUBMIT_MAX_GROUPS	64
+/*
+ * --run-as-user ids: the uid and gid claims (then ids_from_token), else
+ * this process's uid, gid and up to max groups, stored in groups[].
+ */
+void	 rai_submit_ids(struct rai_submit_spec *, const cJSON *claims,
+	    long *groups, size_t max);
+
+/* ---- talking to the cluster (rai_submit_apply.c) ---- */
+
+#define RAI_SYSTEM_NS		"runai"
+#define RAI_JOB_INDEX_CM	"runai-cli-index"
+
+/* The cluster-config ConfigMap's rules (§2.9). */
+struct rai_cluster_policy {
+	int	enforce_run_as_user;
+	int	enforce_prevent_privilege_escalation;
+};
+/*
+ * Reads the ConfigMap labelled runai/cluster-config=true in namespace
+ * runai. A cluster without one (or that does not let us read it) has no
+ * rules: that is not an error, as in the reference.
+ */
+void	 rai_cluster_policy_read(struct kube_client *,
+	    struct rai_cluster_policy *);
+
+/*
+ * The next value of the cluster-wide job counter (ConfigMap
+ * runai/runai-cli-index), stored back with optimistic concurrency unless
+ * dry_run. -1 when there is no counter or it cannot be written: the
+ * runai/job-index label is then left out, as in the reference.
+ */
+long	 rai_job_index_next(struct kube_client *, int dry_run);
+
+enum rai_submit_flags {
+	RAI_SUBMIT_DRY_RUN	= 1 << 0,	/* render and name, write nothing */
+};
+
+struct rai_submit_result {
+	char			*name;	/* the job's name */
+	cJSON			*configmap;
+	struct rai_submit_objs	 objs;	/* as sent */
+};
+void	 rai_submit_result_release(struct rai_submit_result *);
+
+/*
+ * Reserves the job's name and creates its objects. With base == NULL
+ * spec->name is the name, and a taken one fails ("the job X already
+ * exists ..."); otherwise names <base>-<n> are tried, the smallest free n
+ * first (5 tries). The ConfigMap goes first, so a failure or a *stop
+ * (set by a signal handler) after it removes everything created, newest
+ * first: an interrupted submit leaves no half-made job. spec->name is
+ * left pointing into res->name.
+ */
+int	 rai_submit_apply(struct kube_client *, struct rai_submit_spec *,
+	    const char *base, unsigned flags, volatile sig_atomic_t *stop,
+	    struct rai_submit_result *res, struct rai_err *);
+
+/* ---- flag parsers, exported for unit tests ---- */
+
+struct rai_volume {
+	char	*host;
+	char	*path;
+	int	 read_only;
+};
+int	 rai_submit_parse_volume(const char *, struct rai_volume *,
+	    struct rai_err *);
+void	 rai_volume_release(struct rai_volume *);
+
+struct rai_pvc {
+	int	 dynamic;	/* a new claim of size in storage_class */
+	char	*claim;		/* existing claim's name */
+	char	*storage_class;	/* dynamic; "" = the cluster default */
+	char	*size;		/* dynamic */
+	char	*path;
+	int	 read_only;
+};
+int	 rai_submit_parse_pvc(const char *, struct rai_pvc *, struct rai_err *);
+void	 rai_pvc_release(struct rai_pvc *);
+
+struct rai_port {
+	long	port;		/* the Service's */
+	long	target;		/* the container's */
+	int	pair;		/* given as PORT:TARGET */
+};
+int	 rai_submit_parse_port(const char *, struct rai_port *,
+	    struct rai_err *);
+
+/* K=V (V may hold '='); *name and *value point into a copy in *buf. */
+int	 rai_submit_parse_env(const char *, char **buf, const char **name,
+	    const char **value, struct rai_err *);
+
+/* GPU memory flag -> MB (bytes / 10^6, truncated), as the annotation. */
+int	 rai_submit_gpu_memory_mb(const char *, long *mb, struct rai_err *);
+
+#endif
