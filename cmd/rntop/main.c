@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/log.h"
 #include "cli/opt.h"
 #include "cli/version.h"
+#include "core/alloc.h"
+#include "core/log.h"
 #include "rntop.h"
 
 #include "core/banned.h"

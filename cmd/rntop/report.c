@@ -15,9 +15,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "cli/out.h"
 #include "rntop.h"
 
 #include "core/banned.h"

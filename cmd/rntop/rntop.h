@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cli/opt.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "cli/opt.h"
 #include "core/strv.h"
 #include "rntop/gpustat.h"
 

@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
 #include "cli/version.h"
+#include "core/alloc.h"
 #include "rntop.h"
 
 #include "core/banned.h"

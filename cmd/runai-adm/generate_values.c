@@ -14,13 +14,13 @@
 
 #include "adm.h"
 #include "adm/values.h"
+#include "cli/opt.h"
 #include "cli/warn.h"
-#include "core/base64.h"
 #include "core/alloc.h"
+#include "core/base64.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
-#include "cli/opt.h"
 #include "core/strv.h"
 
 #include "core/banned.h"

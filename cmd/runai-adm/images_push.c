@@ -20,13 +20,13 @@
 #include "adm/image.h"
 #include "adm/push.h"
 #include "adm/registry.h"
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "cli/out.h"
 #include "core/strv.h"
-#include "kube/quantity.h"
 #include "core/time.h"
+#include "kube/quantity.h"
 
 #include "core/banned.h"
 
@@ -610,12 +610,12 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	po.compress = o->compress != NULL && strcmp(o->compress, "gzip") == 0 ?
 	    ADM_PUSH_COMPRESS_GZIP : ADM_PUSH_COMPRESS_NONE;
 	po.patch_threshold = threshold;
-	po.ca_file = o->ca_file;
-	po.insecure = o->insecure;
-	po.plain_http = o->plain_http;
-	po.username = o->username;
-	po.password = password;
-	po.user_agent = "runai-adm/" RAI_VERSION;
+	po.conn.ca_file = o->ca_file;
+	po.conn.insecure = o->insecure;
+	po.conn.plain_http = o->plain_http;
+	po.conn.username = o->username;
+	po.conn.password = password;
+	po.conn.user_agent = "runai-adm/" RAI_VERSION;
 	po.on_event = on_event;
 	po.ud = &r;
 	rc = adm_push(arcs, (size_t)argc, &po, &st, err);

@@ -9,13 +9,13 @@
 #include <curl/curl.h>
 
 #include "adm.h"
-#include "cli/warn.h"
-#include "kube/client.h"
-#include "kube/config.h"
-#include "core/err.h"
-#include "core/log.h"
 #include "cli/opt.h"
 #include "cli/version.h"
+#include "cli/warn.h"
+#include "core/err.h"
+#include "core/log.h"
+#include "kube/client.h"
+#include "kube/config.h"
 
 #include "core/banned.h"
 

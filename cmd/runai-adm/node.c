@@ -12,12 +12,12 @@
 
 #include "adm.h"
 #include "adm/nodes.h"
-#include "kube/client.h"
+#include "cli/out.h"
 #include "core/buf.h"
 #include "core/json.h"
-#include "runai/nodes.h"
-#include "cli/out.h"
+#include "kube/client.h"
 #include "kube/quantity.h"
+#include "runai/nodes.h"
 
 #include "core/banned.h"
 

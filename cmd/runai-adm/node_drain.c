@@ -25,16 +25,16 @@
 
 #include "adm.h"
 #include "adm/nodes.h"
+#include "cli/out.h"
 #include "cli/warn.h"
-#include "core/strv.h"
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "cli/out.h"
-#include "kube/quantity.h"
+#include "core/strv.h"
 #include "core/time.h"
+#include "kube/client.h"
+#include "kube/quantity.h"
 
 #include "core/banned.h"
 

@@ -16,14 +16,14 @@
 
 #include "adm.h"
 #include "adm/nodes.h"
+#include "cli/out.h"
 #include "cli/warn.h"
-#include "core/strv.h"
-#include "core/text.h"
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
-#include "cli/out.h"
+#include "core/strv.h"
+#include "core/text.h"
+#include "kube/client.h"
 
 #include "core/banned.h"
 

@@ -12,18 +12,19 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
+#include "adm/checks.h"
 #include "adm/net.h"
 #include "adm/preflight.h"
 #include "adm/values.h"
-#include "core/strv.h"
-#include "kube/client.h"
-#include "kube/config.h"
+#include "cli/opt.h"
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
-#include "cli/opt.h"
-#include "cli/out.h"
+#include "core/strv.h"
+#include "kube/client.h"
+#include "kube/config.h"
 
 #include "core/banned.h"
 

@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/err.h"
 #include "cli/opt.h"
+#include "core/err.h"
 #include "runai.h"
 
 #include "core/banned.h"

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 
 #include "kube/config.h"
-#include "runai/project.h"
 #include "runai.h"
+#include "runai/project.h"
 
 #include "core/banned.h"
 

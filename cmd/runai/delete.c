@@ -10,8 +10,8 @@
 
 #include "core/alloc.h"
 #include "core/err.h"
-#include "runai/workload.h"
 #include "runai.h"
+#include "runai/workload.h"
 
 #include "core/banned.h"
 

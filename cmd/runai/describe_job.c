@@ -10,15 +10,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/out.h"
+#include "core/alloc.h"
+#include "core/json.h"
 #include "core/time.h"
 #include "kube/client.h"
-#include "core/alloc.h"
-#include "runai/job.h"
-#include "core/json.h"
-#include "cli/out.h"
-#include "runai/project.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/job.h"
+#include "runai/project.h"
 
 #include "core/banned.h"
 

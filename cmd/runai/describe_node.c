@@ -9,14 +9,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
-#include "runai/nodes.h"
-#include "cli/out.h"
+#include "kube/client.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/nodes.h"
 
 #include "core/banned.h"
 

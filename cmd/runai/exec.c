@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/opt.h"
 #include "core/alloc.h"
 #include "core/err.h"
-#include "cli/opt.h"
 #include "runai.h"
 
 #include "core/banned.h"

@@ -17,10 +17,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/auth.h"
-#include "kube/config.h"
 #include "core/alloc.h"
 #include "core/json.h"
+#include "kube/auth.h"
+#include "kube/config.h"
+#include "kube/token.h"
 #include "runai.h"
 
 #include "core/banned.h"

@@ -11,11 +11,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/buf.h"
-#include "runai/job.h"
 #include "core/json.h"
+#include "kube/client.h"
 #include "runai.h"
+#include "runai/job.h"
 
 #include "core/banned.h"
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/config.h"
 #include "core/alloc.h"
-#include "runai/project.h"
+#include "kube/config.h"
 #include "runai.h"
+#include "runai/project.h"
 
 #include "core/banned.h"
 

@@ -11,14 +11,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
-#include "core/alloc.h"
-#include "runai/job.h"
-#include "core/json.h"
 #include "cli/out.h"
-#include "runai/project.h"
+#include "core/alloc.h"
+#include "core/json.h"
 #include "core/time.h"
+#include "kube/client.h"
 #include "runai.h"
+#include "runai/job.h"
+#include "runai/project.h"
 
 #include "core/banned.h"
 

@@ -8,11 +8,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/buf.h"
-#include "runai/nodes.h"
 #include "cli/out.h"
+#include "core/buf.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/nodes.h"
 
 #include "core/banned.h"
 

@@ -9,12 +9,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/out.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "cli/out.h"
-#include "runai/project.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/project.h"
 
 #include "core/banned.h"
 

@@ -27,12 +27,13 @@
 #include <readline/readline.h>
 
 #include "cli/warn.h"
-#include "kube/config.h"
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "kube/config.h"
+#include "oidc/loopback.h"
+#include "oidc/oidc.h"
 #include "runai.h"
 
 #include "core/banned.h"
@@ -611,7 +612,7 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		ca = &flag_ca;
 	}
 	if (oidc_client_new(&l.client, issuer, client_id, oc->client_secret,
-	    ca, 0, err) == -1 || oidc_discover(l.client, err) == -1 ||
+	    ca->data, ca->len, 0, err) == -1 || oidc_discover(l.client, err) == -1 ||
 	    run_flow(&l, err) == -1)
 		goto out;
 	if (oidc_client_verify(l.client, l.tokens.id_token, l.nonce, err) == -1)

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "cli/warn.h"
+#include "core/alloc.h"
 #include "kube/config.h"
 #include "oidc/oidc.h"
-#include "core/alloc.h"
 #include "runai.h"
 
 #include "core/banned.h"
@@ -23,7 +23,7 @@ revoke(const struct kube_oidc_cfg *oc)
 	struct oidc_client *c = NULL;
 
 	if (oidc_client_new(&c, oc->issuer_url, oc->client_id,
-	    oc->client_secret, &oc->idp_ca, 0, &err) == -1 ||
+	    oc->client_secret, oc->idp_ca.data, oc->idp_ca.len, 0, &err) == -1 ||
 	    oidc_revoke(c, oc->refresh_token, &err) == -1)
 		rai_warn("could not revoke the refresh token at the identity "
 		    "provider: %s", err.message ?

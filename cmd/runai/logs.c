@@ -25,16 +25,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/http.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "runai/logs.h"
-#include "cli/out.h"
 #include "core/time.h"
+#include "kube/client.h"
 #include "runai.h"
+#include "runai/logs.h"
 
 #include "core/banned.h"
 

@@ -11,17 +11,17 @@
 
 #include <curl/curl.h>
 
+#include "cli/opt.h"
+#include "cli/version.h"
 #include "cli/warn.h"
+#include "core/alloc.h"
+#include "core/log.h"
 #include "core/strv.h"
 #include "kube/client.h"
 #include "kube/config.h"
-#include "core/alloc.h"
-#include "core/log.h"
-#include "cli/opt.h"
+#include "runai.h"
 #include "runai/job.h"
 #include "runai/project.h"
-#include "cli/version.h"
-#include "runai.h"
 
 #include "core/banned.h"
 

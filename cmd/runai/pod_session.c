@@ -12,13 +12,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/exec.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "kube/exec.h"
 #include "runai.h"
 
 #include "core/banned.h"

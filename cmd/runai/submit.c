@@ -11,15 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/strv.h"
-#include "kube/auth.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "runai/submit.h"
+#include "core/strv.h"
 #include "core/yaml.h"
+#include "kube/auth.h"
+#include "kube/token.h"
 #include "runai.h"
+#include "runai/submit.h"
+#include "runai/submit_apply.h"
 
 #include "core/banned.h"
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "core/err.h"
-#include "runai/workload.h"
 #include "runai.h"
+#include "runai/workload.h"
 
 #include "core/banned.h"
 

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/alloc.h"
-#include "runai/job.h"
 #include "cli/out.h"
-#include "runai/project.h"
-#include "runai/prom.h"
+#include "core/alloc.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/job.h"
+#include "runai/project.h"
+#include "runai/prom.h"
 
 #include "core/banned.h"
 

@@ -12,12 +12,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/buf.h"
-#include "runai/nodes.h"
 #include "cli/out.h"
-#include "runai/prom.h"
+#include "core/buf.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/nodes.h"
+#include "runai/prom.h"
 
 #include "core/banned.h"
 

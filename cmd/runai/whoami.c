@@ -10,12 +10,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/out.h"
+#include "core/alloc.h"
+#include "core/json.h"
 #include "core/text.h"
 #include "kube/auth.h"
 #include "kube/config.h"
-#include "core/alloc.h"
-#include "core/json.h"
-#include "cli/out.h"
+#include "kube/token.h"
 #include "runai.h"
 
 #include "core/banned.h"

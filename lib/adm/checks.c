@@ -14,16 +14,17 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
+#include "adm/checks.h"
 #include "adm/net.h"
 #include "adm/preflight.h"
 #include "adm/values.h"
-#include "core/strv.h"
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/json.h"
+#include "core/strv.h"
+#include "kube/client.h"
 #include "kube/quantity.h"
 
 #include "core/banned.h"

@@ -16,7 +16,7 @@
 
 #include <zlib.h>
 
-#include "adm/tar.h"
+#include "adm/gunzip.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/log.h"

@@ -18,10 +18,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/strv.h"
-#include "kube/client.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/strv.h"
+#include "kube/client.h"
 
 enum adm_status {
 	ADM_PASS = 0,
@@ -105,45 +105,11 @@ int	 adm_k8s_version_parse(const char *, int *major, int *minor);
 enum adm_status adm_k8s_version_eval(const struct adm_matrix *, int major,
 	    int minor);
 
-/* ---- the catalogue and the run ---- */
-
-struct adm_check_info {
-	const char	*id;
-	const char	*title;
-	int		 needs_api;	/* ADM_API_* */
-};
-#define ADM_API_NONE		0	/* from this host only */
-#define ADM_API_NEEDED		1	/* reads the Kubernetes API */
-#define ADM_API_OPTIONAL	2	/* uses the API when it answers */
-
-/* The catalogue in run order; NULL past the end. */
-const struct adm_check_info *adm_check_info(size_t i);
 /*
  * Whether id runs: it matches some --only pattern (all when none) and
  * no --skip pattern. Patterns are fnmatch(3) globs ("net.*").
  */
 int	 adm_check_selected(const char *id, const struct rai_strv *only,
 	    const struct rai_strv *skip);
-
-struct adm_pf_opts {
-	const char		*domain;	/* may be NULL: DNS/TLS skip */
-	const char		*cluster_domain;
-	const char		*registry;	/* host[:port], no scheme */
-	int			 airgapped;
-	const char		*nfs_server;	/* host[:port], [v6]:port */
-	const char		*tls_cert;	/* files for net.tls.files */
-	const char		*tls_key;
-	const char		*ca_file;	/* TLS and registry trust */
-	const char		*tls_endpoint;	/* host:port to dial for TLS */
-	long			 timeout_ms;	/* each network probe */
-	const struct adm_matrix	*matrix;
-	const struct rai_strv	*only;
-	const struct rai_strv	*skip;
-	time_t			 now;
-};
-
-/* Runs every selected check, in catalogue order, into report. */
-void	 adm_preflight_run(struct kube_client *, const struct adm_pf_opts *,
-	    struct adm_report *);
 
 #endif

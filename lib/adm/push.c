@@ -19,6 +19,7 @@
 #include "adm/image.h"
 #include "adm/push.h"
 #include "adm/reg_client.h"
+#include "adm/reg_gzip.h"
 #include "adm/registry.h"
 #include "core/alloc.h"
 #include "core/err.h"
@@ -1402,7 +1403,7 @@ adm_push(struct adm_archive *const *arcs, size_t narcs,
 	make_blob_jobs(&p);
 	if (o->mode == ADM_PUSH_VERIFY)
 		make_manifest_jobs(&p, S_MANIFEST_HEAD);
-	if (adm_reg_client_init(&p.client, o, &p.addr, err) == -1 ||
+	if (adm_reg_client_init(&p.client, &o->conn, &p.addr, err) == -1 ||
 	    connect_registry(&p, err) == -1)
 		goto out;
 	p.st.connected = 1;

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "adm/image.h"
+#include "adm/reg_client.h"
 #include "adm/registry.h"
 #include "core/err.h"
 
@@ -113,26 +114,7 @@ struct adm_push_opts {
 	int			 retries;	/* < 0 = ADM_PUSH_DEFAULT_RETRIES */
 	enum adm_push_compress	 compress;
 	uint64_t		 patch_threshold; /* 0 = the default */
-	/* TLS */
-	const char		*ca_file;
-	int			 insecure;
-	int			 plain_http;
-	/*
-	 * ':'-separated certs.d roots searched for HOST[:PORT]/ca.crt (and
-	 * client.cert/client.key); NULL = $RUNAI_ADM_CERTS_D or
-	 * /etc/docker/certs.d:/etc/containers/certs.d.
-	 */
-	const char		*certs_dirs;
-	/* credentials (secret); NULL = from the auth files */
-	const char		*username;
-	const char		*password;
-	/*
-	 * ':'-separated auth files searched when no username is given;
-	 * NULL = $REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
-	 * $DOCKER_CONFIG/config.json or ~/.docker/config.json.
-	 */
-	const char		*auth_files;
-	const char		*user_agent;
+	struct adm_reg_opts	 conn;		/* TLS and credentials */
 	adm_push_event_fn	*on_event;
 	void			*ud;
 };

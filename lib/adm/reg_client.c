@@ -243,7 +243,7 @@ load_auth_files(struct adm_reg_client *c, const char *files,
 }
 
 int
-adm_reg_client_init(struct adm_reg_client *c, const struct adm_push_opts *o,
+adm_reg_client_init(struct adm_reg_client *c, const struct adm_reg_opts *o,
     const struct adm_reg_addr *addr, struct rai_err *err)
 {
 	const char *dirs = o->certs_dirs;

@@ -10,7 +10,6 @@
 
 #include <curl/curl.h>
 
-#include "adm/push.h"
 #include "adm/registry.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -58,8 +57,32 @@ void	 adm_resp_release(struct adm_resp *);
 /* Point CURLOPT_HEADERFUNCTION/WRITEFUNCTION of an easy handle at r. */
 void	 adm_resp_attach(struct adm_resp *, CURL *);
 
+/* How to reach one registry: TLS settings and credentials. */
+struct adm_reg_opts {
+	/* TLS */
+	const char		*ca_file;
+	int			 insecure;
+	int			 plain_http;
+	/*
+	 * ':'-separated certs.d roots searched for HOST[:PORT]/ca.crt (and
+	 * client.cert/client.key); NULL = $RUNAI_ADM_CERTS_D or
+	 * /etc/docker/certs.d:/etc/containers/certs.d.
+	 */
+	const char		*certs_dirs;
+	/* credentials (secret); NULL = from the auth files */
+	const char		*username;
+	const char		*password;
+	/*
+	 * ':'-separated auth files searched when no username is given;
+	 * NULL = $REGISTRY_AUTH_FILE, $XDG_RUNTIME_DIR/containers/auth.json,
+	 * $DOCKER_CONFIG/config.json or ~/.docker/config.json.
+	 */
+	const char		*auth_files;
+	const char		*user_agent;
+};
+
 int	 adm_reg_client_init(struct adm_reg_client *,
-	    const struct adm_push_opts *, const struct adm_reg_addr *,
+	    const struct adm_reg_opts *, const struct adm_reg_addr *,
 	    struct rai_err *);
 void	 adm_reg_client_release(struct adm_reg_client *);
 /* TLS, user agent, timeouts, HTTP/1.1 on an easy handle. */

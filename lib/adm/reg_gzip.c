@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "adm/image.h"
+#include "adm/reg_gzip.h"
 #include "adm/registry.h"
 #include "core/alloc.h"
 #include "core/err.h"

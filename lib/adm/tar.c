@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "adm/gunzip.h"
 #include "adm/tar.h"
 #include "core/alloc.h"
 #include "core/err.h"

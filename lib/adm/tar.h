@@ -111,14 +111,6 @@ enum adm_compress {
 	ADM_COMPRESS_XZ,
 };
 enum adm_compress adm_compress_detect(const unsigned char *p, size_t len);
-/*
- * Inflates the gzip file fd (every member) into an unlinked temporary
- * file under $TMPDIR (default /var/tmp), after checking that the space
- * its trailer announces is free there; *out gets the new descriptor,
- * positioned anywhere. -1 with err: no space (with a hint), corrupt or
- * truncated gzip (RAI_E_PROTO), I/O errors.
- */
-int	adm_gunzip_stage(int fd, const char *path, int *out, struct rai_err *);
 const char *adm_compress_name(enum adm_compress);
 
 /*

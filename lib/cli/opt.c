@@ -28,11 +28,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/opt.h"
+#include "cli/out.h"
 #include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "cli/opt.h"
-#include "cli/out.h"
 #include "core/strv.h"
 #include "core/text.h"
 #include "core/time.h"

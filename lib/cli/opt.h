@@ -16,9 +16,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/err.h"
 #include "core/strv.h"
 #include "kube/config.h"
-#include "core/err.h"
 
 enum rai_opt_type {
 	RAI_OPT_BOOL,		/* int: 1 when given; --no-X sets 0 if NEGATABLE */

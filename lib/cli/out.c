@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "cli/out.h"
 #include "core/text.h"
 #include "core/yaml.h"
 

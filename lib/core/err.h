@@ -55,13 +55,6 @@ int	 rai_err_errno(struct rai_err *, int errnum, const char *, ...)
 	    __attribute__((format(printf, 3, 4)));
 int	 rai_err_from_curl(struct rai_err *, int code, const char *url,
 	    const char *errbuf);
-/*
- * An HTTP answer with status >= 400. The body is always read: a
- * Kubernetes Status fills reason, message, details and causes; any other
- * body gives the reason phrase and a sanitised excerpt.
- */
-int	 rai_err_from_http(struct rai_err *, long status, const char *ctype,
-	    const char *body, size_t len, int retry_after);
 /* Adds context in front of the message: "loading 'x': <old message>". */
 void	 rai_err_prefix(struct rai_err *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -23,6 +23,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "core/http_err.h"
 #include "core/log.h"
 #include "core/time.h"
 

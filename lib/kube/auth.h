@@ -13,8 +13,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/config.h"
 #include "core/err.h"
+#include "kube/config.h"
 
 struct kube_auth;
 
@@ -40,22 +40,5 @@ typedef int kube_oidc_refresh_fn(void *ud, const struct kube_oidc_cfg *,
     char **id_token, char **refresh_token, struct rai_err *);
 void	 kube_auth_set_oidc_refresh(struct kube_auth *, kube_oidc_refresh_fn *,
 	    void *ud);
-
-/*
- * Whether an id-token can still be sent at now: its exp is further away
- * than the refresh skew, 30 s, or a fifth of the token's lifetime
- * (exp - iat) when that is shorter, so short-lived tokens are not
- * refreshed before every request.
- */
-int	 kube_oidc_token_fresh(const char *jwt, time_t now);
-
-/* exp claim of a JWT (unverified), or -1 when it has none or is malformed. */
-long long kube_jwt_exp(const char *jwt);
-/*
- * The claims object of a JWT, decoded but not verified (for display and
- * defaults such as the user name, never for trust), or NULL when it is
- * malformed. Caller frees with cJSON_Delete.
- */
-cJSON	*kube_jwt_claims(const char *jwt);
 
 #endif

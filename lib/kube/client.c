@@ -10,16 +10,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/auth.h"
-#include "kube/client.h"
-#include "kube/config.h"
-#include "kube/stream.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "core/http_err.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "kube/auth.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "kube/stream.h"
 
 #include "core/banned.h"
 

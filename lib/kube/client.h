@@ -13,9 +13,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/config.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "kube/config.h"
 
 struct kube_client;
 

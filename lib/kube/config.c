@@ -29,7 +29,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/config.h"
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/buf.h"
@@ -39,6 +38,7 @@
 #include "core/log.h"
 #include "core/time.h"
 #include "core/yaml.h"
+#include "kube/config.h"
 
 #include "core/banned.h"
 

@@ -18,15 +18,16 @@
 #include <curl/curl.h>
 #include <openssl/rand.h>
 
-#include "kube/client.h"
-#include "kube/exec.h"
-#include "kube/ws.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "core/http_err.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "kube/client.h"
+#include "kube/exec.h"
+#include "kube/ws.h"
 
 #include "core/banned.h"
 

@@ -15,12 +15,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/auth.h"
-#include "kube/config.h"
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/log.h"
+#include "kube/config.h"
+#include "kube/oidc_refresh.h"
+#include "kube/token.h"
+#include "oidc/jwt.h"
+#include "oidc/oidc.h"
 
 #include "core/banned.h"
 
@@ -100,7 +102,8 @@ refresh_locked(void *ud, const struct kube_oidc_cfg *now,
 		return rai_err_set(err, RAI_E_AUTH, "the id-token has expired "
 		    "and there is no refresh-token; run 'runai login'");
 	if (oidc_client_new(&c, now->issuer_url, now->client_id,
-	    now->client_secret, &now->idp_ca, REFRESH_TIMEOUT_MS, err) == -1)
+	    now->client_secret, now->idp_ca.data, now->idp_ca.len,
+	    REFRESH_TIMEOUT_MS, err) == -1)
 		return -1;
 	rai_log(RAI_LOG_DEBUG, "refreshing the OIDC id-token at %s",
 	    now->issuer_url);

@@ -7,10 +7,10 @@
  */
 #include <string.h>
 
-#include "kube/stream.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "kube/stream.h"
 
 #include "core/banned.h"
 

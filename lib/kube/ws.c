@@ -19,12 +19,13 @@
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
 
-#include "kube/ws.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "core/http_err.h"
 #include "core/json.h"
+#include "kube/ws.h"
 
 #include "core/banned.h"
 

@@ -19,11 +19,11 @@
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
 
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "oidc/jwt.h"
 
 #include "core/banned.h"
 

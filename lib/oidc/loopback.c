@@ -20,11 +20,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "oidc/loopback.h"
+#include "oidc/oidc.h"
 
 #include "core/banned.h"
 

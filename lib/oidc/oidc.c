@@ -17,13 +17,14 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "oidc/jwt.h"
+#include "oidc/oidc.h"
 
 #include "core/banned.h"
 
@@ -627,7 +628,8 @@ oidc_is_loopback_uri(const char *uri)
 int
 oidc_client_new(struct oidc_client **out, const char *issuer,
     const char *client_id, const char *client_secret,
-    const struct kube_blob *idp_ca, long timeout_ms, struct rai_err *err)
+    const unsigned char *idp_ca, size_t idp_ca_len, long timeout_ms,
+    struct rai_err *err)
 {
 	struct rai_http_opts ho;
 	struct oidc_client *c;
@@ -640,9 +642,9 @@ oidc_client_new(struct oidc_client **out, const char *issuer,
 		return rai_err_set(err, RAI_E_CONFIG, "idp-issuer-url '%s' is "
 		    "not an https URL", issuer);
 	memset(&ho, 0, sizeof(ho));
-	if (idp_ca != NULL && idp_ca->len > 0) {
-		ho.ca = idp_ca->data;
-		ho.ca_len = idp_ca->len;
+	if (idp_ca != NULL && idp_ca_len > 0) {
+		ho.ca = idp_ca;
+		ho.ca_len = idp_ca_len;
 	}
 	ho.connect_timeout_ms = OIDC_CONNECT_MS;
 	ho.request_timeout_ms = timeout_ms > 0 ? timeout_ms : OIDC_TIMEOUT_MS;

@@ -7,7 +7,7 @@
  * and kube-apiserver require), the token endpoint (password,
  * authorization code with PKCE, refresh, device code grants), the
  * device authorization endpoint (RFC 8628), revocation (RFC 7009) and
- * the JWKS used to verify id-tokens (oidc_jwt.c).
+ * the JWKS used to verify id-tokens (oidc/jwt.h).
  *
  * The pure parts (discovery and token answers, PKCE, state, pasted
  * redirects, the device-poll decision, JWT checks) are exported for unit
@@ -22,7 +22,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/config.h"
 #include "core/err.h"
 
 /* Scopes every login asks for; additional-scope is appended. */
@@ -74,12 +73,14 @@ enum oidc_poll {
 struct oidc_client;
 
 /*
- * A client for cfg's issuer and client id (copied), with idp_ca as the
- * trusted CA when set. timeout_ms bounds each request (0 = 15 s).
+ * A client for the issuer and client id (copied), with the PEM bytes
+ * idp_ca as the trusted CA when idp_ca_len > 0. timeout_ms bounds each
+ * request (0 = 15 s).
  */
 int	 oidc_client_new(struct oidc_client **, const char *issuer,
 	    const char *client_id, const char *client_secret,
-	    const struct kube_blob *idp_ca, long timeout_ms, struct rai_err *);
+	    const unsigned char *idp_ca, size_t idp_ca_len, long timeout_ms,
+	    struct rai_err *);
 void	 oidc_client_free(struct oidc_client *);
 /* Fetches and checks the discovery document (once; later calls reuse it). */
 int	 oidc_discover(struct oidc_client *, struct rai_err *);
@@ -118,43 +119,6 @@ char	*oidc_auth_url(const struct oidc_client *, const char *redirect_uri,
 void	 oidc_tokens_release(struct oidc_tokens *);
 void	 oidc_device_release(struct oidc_device *);
 void	 oidc_discovery_release(struct oidc_discovery *);
-
-/*
- * The refresh behind every API request (oidc_refresh.c): under the lock
- * of file (the kubeconfig that defines user), re-reads the user's
- * tokens; when another process has already put a fresh id-token there
- * (one that differs from have->id_token) that one is taken, else the
- * refresh token found there is spent at the issuer and both new tokens
- * are written back before the lock is released. *id_token and
- * *refresh_token are the caller's (rai_free_secret). Failures end in
- * "run 'runai login'" where logging in again is the cure.
- */
-int	 oidc_refresh_kubeconfig(const char *file, const char *user,
-	    const struct kube_oidc_cfg *have, char **id_token,
-	    char **refresh_token, struct rai_err *);
-
-/*
- * The browser flow's redirect listener (oidc_loopback.c): HTTP on
- * 127.0.0.1 only, port 0 = an ephemeral one. oidc_loopback_wait answers
- * requests until one reaches path: its code when state matches (the
- * browser is told it may close the tab), an error for a provider error
- * or a state mismatch (the login is refused, not retried), or a timeout.
- * Each connection gets 5 s to send its request, and at most 8 KiB.
- */
-struct oidc_loopback;
-int	 oidc_loopback_open(struct oidc_loopback **, int port,
-	    struct rai_err *);
-int	 oidc_loopback_port(const struct oidc_loopback *);
-int	 oidc_loopback_wait(struct oidc_loopback *, const char *path,
-	    const char *state, long timeout_ms, char **code, struct rai_err *);
-void	 oidc_loopback_close(struct oidc_loopback *);
-/*
- * The request line of one HTTP request head: the target's path must be
- * path; *query gets the query (caller frees). 0 ok, 1 another path, -1
- * not a GET request line.
- */
-int	 oidc_parse_request_line(const char *head, const char *path,
-	    char **query);
 
 /* ---- pure helpers (unit tests, fuzzing) ---- */
 
@@ -205,18 +169,5 @@ int	 oidc_parse_callback_query(const char *query, const char *want_state,
 int	 oidc_is_loopback_uri(const char *uri);
 /* One query parameter, decoded (caller frees), or NULL. */
 char	*oidc_query_param(const char *query, const char *name);
-
-/*
- * JWT checks (oidc_jwt.c). oidc_jwt_verify: the signature with a key of
- * jwks (a JWKS document; RS256/384/512, ES256/384), then the claims.
- * oidc_jwt_check_claims: iss == issuer, aud contains client_id, exp in
- * the future (now given, with 60 s leeway), nonce when not NULL.
- */
-int	 oidc_jwt_verify(const char *jwt, const char *jwks, size_t jwks_len,
-	    const char *issuer, const char *client_id, const char *nonce,
-	    time_t now, struct rai_err *);
-int	 oidc_jwt_check_claims(const cJSON *claims, const char *issuer,
-	    const char *client_id, const char *nonce, time_t now,
-	    struct rai_err *);
 
 #endif

@@ -9,13 +9,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "runai/backend.h"
-#include "kube/auth.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
 #include "core/json.h"
+#include "kube/auth.h"
+#include "runai/backend.h"
 
 #include "core/banned.h"
 

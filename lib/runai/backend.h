@@ -12,8 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/auth.h"
 #include "core/err.h"
+#include "kube/auth.h"
 
 struct backend;
 

@@ -11,13 +11,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "core/time.h"
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "runai/job.h"
 #include "core/json.h"
+#include "core/time.h"
+#include "kube/client.h"
 #include "kube/quantity.h"
+#include "runai/job.h"
 
 #include "core/banned.h"
 

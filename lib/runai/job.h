@@ -17,8 +17,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 
 struct rai_job_view {
 	char	*name;

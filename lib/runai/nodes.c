@@ -9,12 +9,12 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
-#include "runai/nodes.h"
+#include "kube/client.h"
 #include "kube/quantity.h"
+#include "runai/nodes.h"
 
 #include "core/banned.h"
 

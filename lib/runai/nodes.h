@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 
 struct rai_node_view {
 	char	*name;

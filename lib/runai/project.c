@@ -8,10 +8,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "kube/client.h"
 #include "runai/project.h"
 
 #include "core/banned.h"

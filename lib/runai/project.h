@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 
 #define RAI_PROJECT_LABEL	"runai/queue"
 #define RAI_NAMESPACE_PREFIX	"runai-"

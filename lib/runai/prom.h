@@ -12,8 +12,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 
 #define RAI_PROM_NS		"monitoring"
 #define RAI_PROM_SELECTOR	"app=kube-prometheus-stack-prometheus"

@@ -17,9 +17,9 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/yaml.h"
 #include "kube/quantity.h"
 #include "runai/submit.h"
-#include "core/yaml.h"
 
 #include "core/banned.h"
 

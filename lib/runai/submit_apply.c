@@ -14,8 +14,9 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "core/log.h"
-#include "runai/submit.h"
 #include "core/yaml.h"
+#include "runai/submit.h"
+#include "runai/submit_apply.h"
 
 #include "core/banned.h"
 

@@ -12,10 +12,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/json.h"
+#include "kube/client.h"
 #include "runai/workload.h"
 
 #include "core/banned.h"

@@ -11,8 +11,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 
 /* One line of a ConfigMap's "app" list: "<kind>[.<group>]/<name>". */
 struct rai_app_ref {

@@ -17,8 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/stream.h"
 #include "core/err.h"
+#include "core/http_err.h"
+#include "kube/stream.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

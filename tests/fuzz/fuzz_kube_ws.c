@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/ws.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "kube/ws.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

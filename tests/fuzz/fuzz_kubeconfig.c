@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/config.h"
 #include "core/err.h"
+#include "kube/config.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -19,10 +19,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "kube/auth.h"
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "kube/auth.h"
+#include "kube/token.h"
+#include "oidc/jwt.h"
+#include "oidc/loopback.h"
+#include "oidc/oidc.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -40,15 +40,15 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 
-#include "runai/backend.h"
-#include "kube/client.h"
-#include "kube/config.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "kube/client.h"
+#include "kube/config.h"
+#include "runai/backend.h"
 
 #include "core/banned.h"
 

@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "adm/image.h"
-#include "harness.h"
 #include "core/err.h"
+#include "harness.h"
 
 #define ABC_SHA256 "sha256:" \
 	"ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

@@ -11,12 +11,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "adm/checks.h"
 #include "adm/preflight.h"
+#include "cli/opt.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/json.h"
-#include "cli/opt.h"
 
 #include "core/strv.h"
 #include "harness.h"

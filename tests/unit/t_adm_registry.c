@@ -11,10 +11,11 @@
 #include <zlib.h>
 
 #include "adm/push.h"
+#include "adm/reg_gzip.h"
 #include "adm/registry.h"
-#include "harness.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "harness.h"
 
 /* ---- --registry ---- */
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "adm/tar.h"
-#include "harness.h"
 #include "core/err.h"
+#include "harness.h"
 
 #define GIB	((uint64_t)1 << 30)
 

@@ -16,11 +16,11 @@
 #include <openssl/x509v3.h>
 
 #include "adm/values.h"
+#include "cli/opt.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/json.h"
-#include "cli/opt.h"
 #include "core/strv.h"
 #include "core/yaml.h"
 

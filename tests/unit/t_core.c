@@ -9,6 +9,7 @@
 #include "core/base64.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/http_err.h"
 #include "core/json.h"
 #include "core/log.h"
 

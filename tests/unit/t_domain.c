@@ -4,9 +4,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "kube/quantity.h"
 #include "runai/nodes.h"
 #include "runai/project.h"
-#include "kube/quantity.h"
 
 #include "harness.h"
 

@@ -15,12 +15,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/auth.h"
-#include "kube/config.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "kube/auth.h"
+#include "kube/config.h"
 
 #include "harness.h"
+#include "kube/token.h"
 
 static char tmpdir[PATH_MAX];
 static char plugin[PATH_MAX];

@@ -16,11 +16,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "kube/config.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/yaml.h"
+#include "kube/config.h"
 
 #include "harness.h"
 

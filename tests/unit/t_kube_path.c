@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/client.h"
 #include "core/buf.h"
+#include "kube/client.h"
 
 #include "harness.h"
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/stream.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "kube/stream.h"
 
 #include "harness.h"
 

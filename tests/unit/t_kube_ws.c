@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kube/ws.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "kube/ws.h"
 
 #include "harness.h"
 

@@ -18,10 +18,12 @@
 #include <openssl/evp.h>
 #include <openssl/rsa.h>
 
-#include "harness.h"
-#include "oidc/oidc.h"
 #include "core/alloc.h"
 #include "core/err.h"
+#include "harness.h"
+#include "oidc/jwt.h"
+#include "oidc/loopback.h"
+#include "oidc/oidc.h"
 
 #define ISS	"https://idp.example/realms/r"
 

@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/opt.h"
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "cli/opt.h"
-#include "cli/out.h"
 
 #include "core/strv.h"
 #include "core/time.h"

@@ -11,10 +11,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
-#include "cli/out.h"
 #include "core/text.h"
 #include "core/time.h"
 #include "core/yaml.h"

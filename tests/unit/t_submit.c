@@ -10,13 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/strv.h"
-#include "kube/auth.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/json.h"
-#include "runai/submit.h"
+#include "core/strv.h"
 #include "core/yaml.h"
+#include "kube/auth.h"
+#include "kube/token.h"
+#include "runai/submit.h"
 
 #include "harness.h"
 #include "golden.h"

@@ -1,8 +1,8 @@
 /* Unit tests of the pure parts of job deletion and suspension. */
 #include <stddef.h>
 
-#include "kube/client.h"
 #include "core/err.h"
+#include "kube/client.h"
 #include "runai/workload.h"
 
 #include "harness.h"
