@@ -135,3 +135,27 @@ shell_scripts() {
 	grep -q 'define system(x) BANNED(system)' "$TOP/lib/core/banned.h"
 	grep -q 'define popen(x, y) BANNED(popen)' "$TOP/lib/core/banned.h"
 }
+
+@test "library layers: every #include points down, no circles (tests/lint/layers.py)" {
+	run python3 "$TOP/tests/lint/layers.py" "$TOP"
+	assert_success
+	assert_output ""
+}
+
+@test "the layer check finds an include that points up, a sideways one and a circle" {
+	local t="$BATS_TEST_TMPDIR/tree"
+	mkdir -p "$t/lib/core" "$t/lib/kube" "$t/lib/runai" "$t/lib/adm" "$t/cmd/x"
+	printf '#include "kube/client.h"\n' >"$t/lib/core/buf.c"
+	: >"$t/lib/core/buf.h"
+	printf '#include "adm/tar.h"\n' >"$t/lib/runai/job.c"
+	: >"$t/lib/runai/job.h"
+	printf '#include "kube/b.h"\n' >"$t/lib/kube/a.h"
+	printf '#include "kube/a.h"\n' >"$t/lib/kube/b.h"
+	: >"$t/lib/adm/orphan.c"
+	run python3 "$TOP/tests/lint/layers.py" "$t"
+	assert_failure
+	assert_line 'lib/core/buf.c: includes "kube/client.h", a layer above its own (lib/core)'
+	assert_line 'lib/runai/job.c: includes "adm/tar.h", a layer beside its own (lib/runai)'
+	assert_line 'lib/kube: include circle a -> b -> a'
+	assert_line 'lib/adm/orphan.c: no header lib/adm/orphan.h'
+}
