@@ -5,16 +5,16 @@
 #ifndef ADM_H
 #define ADM_H
 
+#include "cli/kube_setup.h"
 #include "cli/opt.h"
 
 struct adm_globals {
-	const char	*kubeconfig;
-	const char	*context;
-	int		 verbosity;
-	long		 request_timeout;	/* seconds, 0 = default */
+	struct rai_kube_globals	 kube;
 };
 
 #define ADM_GLOBALS(ctx) ((const struct adm_globals *)(ctx)->globals)
+/* The cluster session setup opens for a command (ctx->app). */
+#define ADM_KUBE(ctx)	((struct kube_session *)(ctx)->app)
 
 extern const struct rai_cmd adm_cmd_set;		/* set node-role */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */

@@ -20,22 +20,7 @@
 #include "core/banned.h"
 
 static const struct rai_opt adm_global_opts[] = {
-	{ 0, "kubeconfig", RAI_OPT_STRING,
-	    offsetof(struct adm_globals, kubeconfig), "<file>",
-	    "kubeconfig file to use instead of $KUBECONFIG", NULL, NULL,
-	    RAI_COMP_FILE, 0, NULL },
-	{ 0, "context", RAI_OPT_STRING,
-	    offsetof(struct adm_globals, context), "<name>",
-	    "kubeconfig context to use", NULL, NULL, RAI_COMP_CONTEXT, 0,
-	    NULL },
-	{ 'v', "verbosity", RAI_OPT_LEVEL,
-	    offsetof(struct adm_globals, verbosity), "<level>",
-	    "log level: -v notes, -v=6 requests, -v=8 bodies (secrets redacted)",
-	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
-	{ 0, "request-timeout", RAI_OPT_DURATION,
-	    offsetof(struct adm_globals, request_timeout), "<duration>",
-	    "time limit for each API request (default 60s)", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
+	RAI_KUBE_GLOBAL_OPTS(struct adm_globals, kube),
 	RAI_OPT_END
 };
 
@@ -54,35 +39,14 @@ static const struct rai_cmd *const adm_cmds[] = {
 static int
 adm_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
-	const struct adm_globals *g = ADM_GLOBALS(ctx);
-	struct kube_config_opts ko = { 0 };
-	struct kube_client_opts co = { 0 };
-
-	rai_log_set_level(g->verbosity);
-	if (!(flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT)))
-		return 0;
-	ko.kubeconfig = g->kubeconfig;
-	ko.context = g->context;
-	if (ctx->kcfg == NULL && kube_config_load(&ctx->kcfg, &ko, err) == -1)
-		return -1;
-	if (!(flags & RAI_CMD_NEED_CLIENT) || ctx->client != NULL)
-		return 0;
-	if (kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1)
-		return -1;
-	co.request_timeout_ms = g->request_timeout * 1000;
-	co.max_retries = -1;
-	co.user_agent = "runai-adm/" RAI_VERSION;
-	return kube_client_new(&ctx->client, &ctx->conn, &co, err);
+	return rai_kube_setup(ADM_KUBE(ctx), &ADM_GLOBALS(ctx)->kube, flags,
+	    "runai-adm/" RAI_VERSION, err);
 }
 
 static void
 adm_teardown(struct rai_ctx *ctx)
 {
-	kube_client_free(ctx->client);
-	ctx->client = NULL;
-	kube_conn_release(&ctx->conn);
-	kube_config_free(ctx->kcfg);
-	ctx->kcfg = NULL;
+	kube_session_close(ADM_KUBE(ctx));
 }
 
 static const struct rai_prog adm_prog = {
@@ -96,6 +60,7 @@ static const struct rai_prog adm_prog = {
 	.man_section = 8,
 	.global_opts = adm_global_opts,
 	.globals_size = sizeof(struct adm_globals),
+	.app_size = sizeof(struct kube_session),
 	.cmds = adm_cmds,
 	.setup = adm_setup,
 	.teardown = adm_teardown,

@@ -254,23 +254,19 @@ static int
 connect_api(struct rai_ctx *ctx, long timeout_s, struct rai_err *err)
 {
 	const struct adm_globals *g = ADM_GLOBALS(ctx);
-	struct kube_config_opts ko;
 	struct kube_client_opts co;
 	long req = timeout_s * 3 > 10 ? timeout_s * 3 : 10;
 
-	memset(&ko, 0, sizeof(ko));
 	memset(&co, 0, sizeof(co));
-	ko.kubeconfig = g->kubeconfig;
-	ko.context = g->context;
-	if (kube_config_load(&ctx->kcfg, &ko, err) == -1 ||
-	    kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1)
+	if (kube_session_load(ADM_KUBE(ctx), g->kube.kubeconfig,
+	    g->kube.context, err) == -1)
 		return -1;
 	co.connect_timeout_ms = timeout_s * 1000;
-	co.request_timeout_ms = (g->request_timeout > 0 ? g->request_timeout :
-	    req) * 1000;
+	co.request_timeout_ms = (g->kube.request_timeout > 0 ?
+	    g->kube.request_timeout : req) * 1000;
 	co.max_retries = 1;
 	co.user_agent = "runai-adm/" RAI_VERSION;
-	return kube_client_new(&ctx->client, &ctx->conn, &co, err);
+	return kube_session_connect(ADM_KUBE(ctx), &co, err);
 }
 
 static int
@@ -307,8 +303,8 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	case ADM_API_OPTIONAL:
 		/* DNS compares with node addresses when it can */
 		if (connect_api(ctx, o->timeout, err) == -1) {
-			kube_client_free(ctx->client);
-			ctx->client = NULL;
+			kube_client_free(ADM_KUBE(ctx)->client);
+			ADM_KUBE(ctx)->client = NULL;
 			rai_err_release(err);
 		}
 		break;
@@ -329,15 +325,15 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	po.only = &only;
 	po.skip = &skip;
 	po.now = time(NULL);
-	adm_preflight_run(ctx->client, &po, &report);
+	adm_preflight_run(ADM_KUBE(ctx)->client, &po, &report);
 	code = adm_report_exit_code(&report, o->strict);
 
 	memset(&meta, 0, sizeof(meta));
 	meta.version = RAI_VERSION;
 	meta.when = po.now;
-	meta.context = ctx->kcfg != NULL ?
-	    kube_config_context_name(ctx->kcfg) : NULL;
-	meta.server = ctx->client != NULL ? ctx->conn.server : NULL;
+	meta.context = ADM_KUBE(ctx)->kcfg != NULL ?
+	    kube_config_context_name(ADM_KUBE(ctx)->kcfg) : NULL;
+	meta.server = ADM_KUBE(ctx)->client != NULL ? ADM_KUBE(ctx)->conn.server : NULL;
 	meta.domain = o->domain;
 	if (!o->no_report) {
 		adm_report_file(&report, &meta, &file);

@@ -15,14 +15,14 @@ cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const char *name = argv[0];
 
 	/* The reference exits 0 here; a typo must not look like success. */
-	if (kube_config_find_context(ctx->kcfg, name, &ci) == -1) {
+	if (kube_config_find_context(RUNAI_KUBE(ctx)->kcfg, name, &ci) == -1) {
 		rai_err_set(err, RAI_E_NOTFOUND, "cluster '%s' does not exist",
 		    name);
 		rai_err_set_hint(err, "run 'runai list clusters' to see the "
 		    "configured clusters");
 		return -1;
 	}
-	if (kube_config_set_current_context(ctx->kcfg, name, err) == -1)
+	if (kube_config_set_current_context(RUNAI_KUBE(ctx)->kcfg, name, err) == -1)
 		return -1;
 	fprintf(ctx->out, "Set current cluster to %s\n", name);
 	return 0;

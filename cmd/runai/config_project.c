@@ -17,16 +17,16 @@ cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	char *ns = NULL;
 	int rc = -1;
 
-	if (ctx->conn.context == NULL) {
+	if (RUNAI_KUBE(ctx)->conn.context == NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "no current context to set the "
 		    "project in");
 		rai_err_set_hint(err, "run 'runai config cluster <context>' "
 		    "first");
 		return -1;
 	}
-	if (rai_project_namespace(ctx->client, project, &ns, err) == -1)
+	if (rai_project_namespace(RUNAI_KUBE(ctx)->client, project, &ns, err) == -1)
 		return -1;
-	if (kube_config_set_context_namespace(ctx->kcfg, ctx->conn.context, ns,
+	if (kube_config_set_context_namespace(RUNAI_KUBE(ctx)->kcfg, RUNAI_KUBE(ctx)->conn.context, ns,
 	    err) == -1)
 		goto out;
 	fprintf(ctx->out, "Project %s has been set as default project\n",

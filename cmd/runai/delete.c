@@ -26,22 +26,6 @@ static const struct rai_opt delete_opts[] = {
 	RAI_OPT_END
 };
 
-void
-runai_job_err_forbidden(struct rai_err *err)
-{
-	char *server;
-
-	if (err->http_status != 403)
-		return;
-	server = err->message;
-	err->message = NULL;
-	rai_err_set(err, RAI_E_AUTH, "Access denied. You are not authorized "
-	    "to perform this action.");
-	if (server != NULL)
-		rai_err_set_hint(err, "%s", server);
-	free(server);
-}
-
 /* Job names from argv or, with -A, from the project; usage checked. */
 int
 runai_job_names(struct rai_ctx *ctx, int all, int argc, char **argv,
@@ -58,7 +42,7 @@ runai_job_names(struct rai_ctx *ctx, int all, int argc, char **argv,
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE,
 		    "no job given: name one or more jobs, or use -A/--all");
 	if (all) {
-		return rai_workload_names(ctx->client, ctx->namespace, names,
+		return rai_workload_names(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, names,
 		    n, rai_ctx_err(ctx));
 	}
 	*names = xcalloc((size_t)argc, sizeof(**names));
@@ -84,14 +68,14 @@ delete_job(struct rai_ctx *ctx, const char *job)
 {
 	struct rai_err err = RAI_ERR_INIT;
 
-	if (rai_workload_delete(ctx->client, ctx->namespace, job, &err) == 0) {
+	if (rai_workload_delete(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, job, &err) == 0) {
 		fprintf(ctx->out, "Job %s deleted successfully.\n", job);
 		return 0;
 	}
 	if (err.kind == RAI_E_NOTFOUND)
 		rai_err_set(&err, RAI_E_NOTFOUND, "Job %s does not exist in "
 		    "project %s. If the job exists in a different project, "
-		    "use -p <project-name>.", job, ctx->project);
+		    "use -p <project-name>.", job, RUNAI_APP(ctx)->project);
 	else if (err.http_status == 403)
 		runai_job_err_forbidden(&err);
 	else

@@ -18,6 +18,7 @@
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/job.h"
+#include "runai/job_pod.h"
 #include "runai/project.h"
 
 #include "core/banned.h"
@@ -319,7 +320,7 @@ static cJSON *
 detail_json(const struct job_detail *d)
 {
 	cJSON *o = cJSON_CreateObject(), *inst, *i;
-	const cJSON *p, *chief = runai_chief_pod(d->pods);
+	const cJSON *p, *chief = rai_job_chief(d->pods);
 	const char *chief_t = chief ? rai_json_str_or(chief,
 	    "metadata.creationTimestamp", "") : "";
 	char st[64], age[16];
@@ -366,12 +367,13 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (runai_job_find(ctx, ctx->namespace, argv[0], &d.v, err) == -1 ||
-	    kube_get(ctx->client, res_of(d.v.kind), ctx->namespace, d.v.name,
+	if (rai_job_find(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace,
+	    argv[0], RUNAI_APP(ctx)->project, 1, &d.v, err) == -1 ||
+	    kube_get(RUNAI_KUBE(ctx)->client, res_of(d.v.kind), RUNAI_APP(ctx)->namespace, d.v.name,
 	    &d.wl, err) == -1 ||
-	    runai_job_pods(ctx->client, ctx->namespace, d.v.uid, &d.pods,
+	    rai_job_pods(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, d.v.uid, &d.pods,
 	    err) == -1 ||
-	    fetch_events(ctx->client, ctx->namespace, &d, err) == -1)
+	    fetch_events(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, &d, err) == -1)
 		goto out;
 	rc = 0;
 	if (fmt == RAI_OUT_NAME)

@@ -29,15 +29,15 @@ info_cmp(const void *a, const void *b)
 static int
 cmd_list_clusters(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	size_t i, n = kube_config_ncontexts(ctx->kcfg);
-	const char *current = kube_config_current_context(ctx->kcfg);
+	size_t i, n = kube_config_ncontexts(RUNAI_KUBE(ctx)->kcfg);
+	const char *current = kube_config_current_context(RUNAI_KUBE(ctx)->kcfg);
 	struct kube_context_info *infos;
 	struct rai_table *t;
 	const char *project;
 
 	infos = xcalloc(n, sizeof(*infos));
 	for (i = 0; i < n; i++)
-		kube_config_context(ctx->kcfg, i, &infos[i]);
+		kube_config_context(RUNAI_KUBE(ctx)->kcfg, i, &infos[i]);
 	/* the reference printed Go map order; sorted is reproducible */
 	qsort(infos, n, sizeof(*infos), info_cmp);
 	t = rai_table_new(cluster_cols, 0);

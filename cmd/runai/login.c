@@ -200,7 +200,7 @@ timeout_ms(const struct login *l)
 static int
 flow_cli(struct login *l, struct rai_err *err)
 {
-	const struct kube_oidc_cfg *oc = &l->ctx->conn.oidc;
+	const struct kube_oidc_cfg *oc = &RUNAI_KUBE(l->ctx)->conn.oidc;
 	char *user = NULL, *pw = NULL;
 	int rc = -1;
 
@@ -548,7 +548,7 @@ store_tokens(struct login *l, const char *issuer, const char *client_id,
 		kv[5].value = ca_file;
 		n = 6;
 	}
-	return kube_config_set_oidc_fields(l->ctx->kcfg, l->ctx->conn.user, kv,
+	return kube_config_set_oidc_fields(RUNAI_KUBE(l->ctx)->kcfg, RUNAI_KUBE(l->ctx)->conn.user, kv,
 	    n, err);
 }
 
@@ -594,10 +594,10 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&l, 0, sizeof(l));
 	l.ctx = ctx;
 	l.o = o;
-	if (kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1 ||
-	    check_user(&ctx->conn, err) == -1)
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1 ||
+	    check_user(&RUNAI_KUBE(ctx)->conn, err) == -1)
 		return -1;
-	oc = &ctx->conn.oidc;
+	oc = &RUNAI_KUBE(ctx)->conn.oidc;
 	issuer = pick(o->issuer_url, oc->issuer_url);
 	client_id = pick(o->client_id, oc->client_id);
 	l.flow = pick(o->auth_flow, oc->auth_flow);

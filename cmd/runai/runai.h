@@ -8,18 +8,26 @@
 
 #include <stddef.h>
 
+#include "cli/kube_setup.h"
 #include "cli/opt.h"
 #include "cli/out.h"
 
 struct runai_globals {
-	const char	*project;
-	const char	*kubeconfig;
-	const char	*context;
-	int		 verbosity;
-	long		 request_timeout;	/* seconds, 0 = default */
+	const char		*project;
+	struct rai_kube_globals	 kube;
 };
 
 #define RUNAI_GLOBALS(ctx) ((const struct runai_globals *)(ctx)->globals)
+
+/* What setup prepares for a command (ctx->app). */
+struct runai_app {
+	struct kube_session	 kube;
+	char			*project;	/* resolved project, or NULL */
+	char			*namespace;	/* its namespace */
+};
+
+#define RUNAI_APP(ctx)	((struct runai_app *)(ctx)->app)
+#define RUNAI_KUBE(ctx)	(&RUNAI_APP(ctx)->kube)
 
 /* -o/--output for commands whose views are tables. */
 #define RUNAI_OPT_OUTPUT(type, field)					\
@@ -33,6 +41,11 @@ struct runai_globals {
  * (submit). Steps already done are skipped.
  */
 int	runai_prepare(struct rai_ctx *, unsigned flags, struct rai_err *);
+/* The 403 message, and the session closed (setup.c). */
+void	runai_teardown(struct rai_ctx *);
+/* Completion words from the kubeconfig and the cluster (complete_words.c). */
+int	runai_complete(struct rai_ctx *, enum rai_comp, const char *prefix,
+	    struct rai_strv *out);
 
 /* Parses an -o value ("" or NULL = table) into fmt. */
 int	runai_output_format(struct rai_ctx *, const char *, enum rai_out_fmt *);
@@ -77,7 +90,7 @@ extern const struct rai_opt runai_list_jobs_opts[];
 int	runai_list_jobs_run(struct rai_ctx *, void *, int, char **);
 
 
-/* delete.c, shared with suspend/resume: JOB... or -A, a 403 in plain words. */
+/* delete.c, shared with suspend/resume: JOB... or -A. setup.c: a 403 in plain words. */
 struct rai_err;
 int	runai_job_names(struct rai_ctx *, int all, int argc, char **argv,
 	    char ***names, size_t *n);
@@ -90,35 +103,6 @@ struct runai_suspend_opts {
 extern const struct rai_opt runai_suspend_opts[];
 int	runai_suspend_run(struct rai_ctx *, const struct runai_suspend_opts *,
 	    int argc, char **argv, int suspend);
-
-/*
- * job_pod.c, shared by describe job, logs, exec, bash and attach.
- *
- * The pod of job `job` in namespace ns to talk to: want_pod (NULL = none
- * given) must be one of the job's pods; otherwise the only pod, or the
- * chief (newest by creationTimestamp) when there are several. *pod gets
- * the pod object (caller cJSON_Deletes). A job that does not exist ->
- * RAI_E_NOTFOUND with the contract's message (§3.4: missing, invalid,
- * ambiguous); a job without pods yet -> RAI_E_NOTFOUND too, with
- * err->reason RUNAI_REASON_NO_PODS (callers may wait and retry); a
- * want_pod that is not the job's -> RAI_E_NOTFOUND, reason
- * RUNAI_REASON_NOT_JOB_POD. The project in messages is ctx->project.
- */
-#define RUNAI_REASON_NO_PODS		"NoPods"
-#define RUNAI_REASON_NOT_JOB_POD	"NotJobPod"
-struct cJSON;
-struct kube_client;
-struct rai_job_view;
-int	runai_job_pod(struct rai_ctx *, const char *ns, const char *job,
-	    const char *want_pod, struct cJSON **pod, struct rai_err *);
-/* §3.4's lookup of one job in ns; *v is filled only on success. */
-int	runai_job_find(struct rai_ctx *, const char *ns, const char *job,
-	    struct rai_job_view *v, struct rai_err *);
-/* The pods whose controller is the workload uid, as a new array. */
-int	runai_job_pods(struct kube_client *, const char *ns, const char *uid,
-	    struct cJSON **pods, struct rai_err *);
-/* The chief of pods (newest creationTimestamp, first on ties) or NULL. */
-const struct cJSON *runai_chief_pod(const struct cJSON *pods);
 
 /* --pod, --container and --pod-running-timeout of logs, exec, bash and attach. */
 #define RUNAI_OPT_POD(type, field)					\

@@ -286,9 +286,9 @@ command_line(struct rai_ctx *ctx)
 static cJSON *
 token_claims(struct rai_ctx *ctx)
 {
-	if (ctx->conn.auth != KUBE_AUTH_OIDC || ctx->conn.oidc.id_token == NULL)
+	if (RUNAI_KUBE(ctx)->conn.auth != KUBE_AUTH_OIDC || RUNAI_KUBE(ctx)->conn.oidc.id_token == NULL)
 		return NULL;
-	return kube_jwt_claims(ctx->conn.oidc.id_token);
+	return kube_jwt_claims(RUNAI_KUBE(ctx)->conn.oidc.id_token);
 }
 
 /* ---- talking to the cluster ---- */
@@ -323,7 +323,7 @@ use_batch_job(struct rai_ctx *ctx, int *batch)
 {
 	int found = 0;
 
-	if (kube_has_group_version(ctx->client, "run.ai", "v1", &found,
+	if (kube_has_group_version(RUNAI_KUBE(ctx)->client, "run.ai", "v1", &found,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	*batch = !found;
@@ -388,7 +388,7 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 		base = o->prefix ? o->prefix : "job";
 	submit_stop = 0;
 	catch_signals(1);
-	rc = rai_submit_apply(ctx->client, spec, base, flags, &submit_stop,
+	rc = rai_submit_apply(RUNAI_KUBE(ctx)->client, spec, base, flags, &submit_stop,
 	    &res, rai_ctx_err(ctx));
 	catch_signals(0);
 	if (rc == -1) {
@@ -406,7 +406,7 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 		fprintf(ctx->out, "The job '%s' has been submitted "
 		    "successfully\n", res.name);
 		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
-		    "to check the job status\n", res.name, ctx->project);
+		    "to check the job status\n", res.name, RUNAI_APP(ctx)->project);
 	}
 	if (o->attach && !o->dry_run) {
 		fflush(ctx->out);
@@ -435,10 +435,10 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_offline(ctx, o, &spec) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		return -1;
-	spec.project = ctx->project;
-	spec.namespace = ctx->namespace;
+	spec.project = RUNAI_APP(ctx)->project;
+	spec.namespace = RUNAI_APP(ctx)->namespace;
 
-	rai_cluster_policy_read(ctx->client, &policy);
+	rai_cluster_policy_read(RUNAI_KUBE(ctx)->client, &policy);
 	if (policy.enforce_run_as_user)
 		spec.run_as_user = 1;
 	if (policy.enforce_prevent_privilege_escalation)
@@ -450,7 +450,7 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	spec.cli_command = cmdline = command_line(ctx);
 	if (use_batch_job(ctx, &spec.batch_job) == -1)
 		goto out;
-	spec.job_index = rai_job_index_next(ctx->client, o->dry_run);
+	spec.job_index = rai_job_index_next(RUNAI_KUBE(ctx)->client, o->dry_run);
 	if (o->preemptible && o->interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");

@@ -131,13 +131,13 @@ cmd_whoami(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct whoami_opts *o = opts;
 	struct rai_err *err = rai_ctx_err(ctx);
-	const struct kube_conn *c = &ctx->conn;
+	const struct kube_conn *c = &RUNAI_KUBE(ctx)->conn;
 	time_t now = time(NULL);
 	cJSON *claims, *doc;
 	long long exp;
 	int rc = 0;
 
-	if (kube_config_resolve(ctx->kcfg, &ctx->conn, err) == -1)
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1)
 		return -1;
 	if (c->auth != KUBE_AUTH_OIDC) {
 		rai_err_set(err, RAI_E_AUTH, "You are currently not logged in to "

@@ -1969,6 +1969,7 @@ comp_dynamic(struct comp *c, enum rai_comp kind)
 	run->ctx.cmd = p->cmd;
 	run->ctx.cmdpath = xstrdup(rai_buf_str(&p->path));
 	run->ctx.globals = p->globals;
+	run->ctx.app = xcalloc(1, p->prog->app_size ? p->prog->app_size : 1);
 	run->ctx.out = stdout;
 	/*
 	 * Setup gets no command flags: those would resolve the project over
@@ -1984,6 +1985,7 @@ comp_dynamic(struct comp *c, enum rai_comp kind)
 		comp_offer(c, sv.v[i]);
 	rai_strv_release(&sv);
 	rai_err_release(&run->err);
+	free(run->ctx.app);
 	free(run->ctx.cmdpath);
 	free(run);
 }
@@ -2184,6 +2186,7 @@ run_command(struct parse *p)
 	ctx->cmd = p->cmd;
 	ctx->cmdpath = xstrdup(rai_buf_str(&p->path));
 	ctx->globals = p->globals;
+	ctx->app = xcalloc(1, prog->app_size ? prog->app_size : 1);
 	ctx->out = stdout;
 	ctx->out_tty = isatty(fileno(stdout));
 	ctx->color = rai_out_color(stdout);
@@ -2206,6 +2209,7 @@ run_command(struct parse *p)
 	}
 	rc = check_stdout(prog, rc);
 	rai_err_release(&run->err);
+	free(ctx->app);
 	free(ctx->cmdpath);
 	free(run);
 	return rc;

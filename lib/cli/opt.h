@@ -18,7 +18,6 @@
 
 #include "core/err.h"
 #include "core/strv.h"
-#include "kube/config.h"
 
 enum rai_opt_type {
 	RAI_OPT_BOOL,		/* int: 1 when given; --no-X sets 0 if NEGATABLE */
@@ -78,8 +77,9 @@ struct rai_ctx;
 
 enum rai_cmd_flags {
 	RAI_CMD_HIDDEN		= 1 << 0,
-	RAI_CMD_NEED_CONFIG	= 1 << 1,	/* kubeconfig loaded (ctx->kcfg) */
-	RAI_CMD_NEED_CLIENT	= 1 << 2,	/* + conn resolved, client built */
+	/* what prog->setup must prepare (cli/kube_setup.h does the kube part) */
+	RAI_CMD_NEED_CONFIG	= 1 << 1,	/* the kubeconfig loaded */
+	RAI_CMD_NEED_CLIENT	= 1 << 2,	/* + connected to the API server */
 	RAI_CMD_NEED_PROJECT	= 1 << 3,	/* + project/namespace resolved */
 };
 
@@ -114,6 +114,7 @@ struct rai_prog {
 	int			  man_section;	/* 1 or 8 */
 	const struct rai_opt	 *global_opts;	/* accepted before and after the command */
 	size_t			  globals_size;
+	size_t			  app_size;	/* ctx->app, zeroed per run */
 	const struct rai_cmd *const *cmds;	/* NULL-terminated */
 	const char		 *environment;	/* man ENVIRONMENT prose, or NULL */
 	const char		 *files;	/* man FILES prose, or NULL */
@@ -139,13 +140,12 @@ struct rai_ctx {
 	FILE			*out;		/* stdout */
 	int			 out_tty;
 	int			 color;		/* tty and no NO_COLOR */
-	/* Filled by prog->setup according to cmd->flags. */
-	struct kube_config	*kcfg;
-	struct kube_conn	 conn;
-	struct kube_client	*client;
-	char			*project;	/* resolved project, or NULL */
-	char			*namespace;	/* its namespace */
-	void			*app;		/* program-specific */
+	/*
+	 * The program's own state (prog->app_size bytes, zeroed), filled
+	 * by prog->setup according to cmd->flags: runai and runai-adm keep
+	 * their kube_session there.
+	 */
+	void			*app;
 	/*
 	 * Where "--" stood: the number of positionals before it, or -1
 	 * when the command line had none (submit and exec tell a job name

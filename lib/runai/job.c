@@ -190,9 +190,8 @@ rai_job_status(const cJSON *wl, const cJSON *chief, char *buf, size_t len)
 	return buf;
 }
 
-/* The newest pod leads the job, as in the reference CLI. */
-static const cJSON *
-chief_pod(const cJSON *pods)
+const cJSON *
+rai_job_chief(const cJSON *pods)
 {
 	const cJSON *p, *best = NULL;
 	const char *bt = "", *t;
@@ -662,7 +661,7 @@ static void
 view_make(const cJSON *wl, const cJSON *pods, const struct svc_index *ix,
     const char *project, struct rai_job_view *v)
 {
-	const cJSON *chief = chief_pod(pods);
+	const cJSON *chief = rai_job_chief(pods);
 	const char *app = rai_json_label(wl, "app");
 	const char *cmd = rai_json_annotation(wl, "runai-cli-command");
 	char buf[64];

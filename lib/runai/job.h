@@ -69,6 +69,13 @@ const char *rai_job_status(const cJSON *workload, const cJSON *chief,
 const char *rai_pod_status(const cJSON *pod, char *buf, size_t len);
 void	 rai_job_view_release(struct rai_job_view *);
 
+/*
+ * The pod that leads a job (its status, node and logs are the job's):
+ * the newest by creationTimestamp, the first on ties, as the reference
+ * CLI picks it; NULL when pods is empty.
+ */
+const cJSON *rai_job_chief(const cJSON *pods);
+
 struct rai_job_fetch_opts {
 	const char	*name;		/* only this job, or NULL for all */
 	int		 want_services;	/* compute SERVICE URL(S) */

@@ -1,8 +1,9 @@
 /*
- * A job's pods, for the commands that talk to one of them: describe job
- * (all of them), logs, exec, bash and attach (the chief, or --pod).
- * Lookup and messages follow contract §3.4; the chief is the pod with
- * the newest creationTimestamp (§3.1).
+ * One job and its pods, for the commands that talk to them: describe
+ * job (all of them), logs, exec, bash and attach (the chief, or --pod).
+ * A job name must match exactly one valid job of the project; the
+ * messages for a missing, an invalid and an ambiguous job are the
+ * reference CLI's, word for word, since scripts match on them.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -14,8 +15,8 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "kube/client.h"
-#include "runai.h"
 #include "runai/job.h"
+#include "runai/job_pod.h"
 
 #include "core/banned.h"
 
@@ -32,7 +33,7 @@ owned_by(const cJSON *pod, const char *uid)
 }
 
 int
-runai_job_pods(struct kube_client *c, const char *ns, const char *uid,
+rai_job_pods(struct kube_client *c, const char *ns, const char *uid,
     cJSON **pods, struct rai_err *err)
 {
 	struct kube_list_opts lo = { 0 };
@@ -55,20 +56,21 @@ runai_job_pods(struct kube_client *c, const char *ns, const char *uid,
 }
 
 /* The view of one job; services only when its SERVICE URL(S) are shown. */
-static int
-find_job(struct rai_ctx *ctx, const char *ns, const char *job,
-    int want_services, struct rai_job_view *v, struct rai_err *err)
+int
+rai_job_find(struct kube_client *c, const char *ns, const char *job,
+    const char *project, int want_services, struct rai_job_view *v,
+    struct rai_err *err)
 {
-	struct rai_job_fetch_opts fo = { job, want_services, ctx->project };
+	struct rai_job_fetch_opts fo = { job, want_services, project };
 	struct rai_job_list jl = { 0 };
 	int rc = -1;
 
-	if (rai_jobs_fetch(ctx->client, ns, &fo, &jl, err) == -1)
+	if (rai_jobs_fetch(c, ns, &fo, &jl, err) == -1)
 		return -1;
 	if (jl.n == 0)
 		rai_err_set(err, RAI_E_NOTFOUND, "The job %s does not exist in "
 		    "project %s. If the job exists in a different project, "
-		    "use -p <project name>.", job, ctx->project);
+		    "use -p <project name>.", job, project);
 	else if (jl.n > 1)
 		rai_err_set(err, RAI_E_NOTFOUND, "There are more than 1 "
 		    "training jobs with the same name %s, please check it "
@@ -85,29 +87,6 @@ find_job(struct rai_ctx *ctx, const char *ns, const char *job,
 	return rc;
 }
 
-int
-runai_job_find(struct rai_ctx *ctx, const char *ns, const char *job,
-    struct rai_job_view *v, struct rai_err *err)
-{
-	return find_job(ctx, ns, job, 1, v, err);
-}
-
-const cJSON *
-runai_chief_pod(const cJSON *pods)
-{
-	const cJSON *p, *chief = NULL;
-	const char *chief_t = "", *t;
-
-	cJSON_ArrayForEach(p, pods) {
-		t = rai_json_str_or(p, "metadata.creationTimestamp", "");
-		if (chief == NULL || strcmp(t, chief_t) > 0) {
-			chief = p;
-			chief_t = t;
-		}
-	}
-	return chief;
-}
-
 static int
 not_job_pod(const char *want, const char *job, const cJSON *pods,
     struct rai_err *err)
@@ -121,14 +100,15 @@ not_job_pod(const char *want, const char *job, const cJSON *pods,
 	rai_err_set(err, RAI_E_NOTFOUND, "pod %s is not a pod of job %s "
 	    "(its pods: %s)", want, job, rai_buf_str(&names));
 	snprintf(err->reason, sizeof(err->reason), "%s",
-	    RUNAI_REASON_NOT_JOB_POD);
+	    RAI_JOB_REASON_NOT_JOB_POD);
 	rai_buf_release(&names);
 	return -1;
 }
 
 int
-runai_job_pod(struct rai_ctx *ctx, const char *ns, const char *job,
-    const char *want_pod, cJSON **pod, struct rai_err *err)
+rai_job_pod(struct kube_client *c, const char *ns, const char *job,
+    const char *project, const char *want_pod, cJSON **pod,
+    struct rai_err *err)
 {
 	struct rai_job_view v;
 	const cJSON *p, *pick = NULL;
@@ -136,14 +116,14 @@ runai_job_pod(struct rai_ctx *ctx, const char *ns, const char *job,
 	int rc = -1;
 
 	memset(&v, 0, sizeof(v));
-	if (find_job(ctx, ns, job, 0, &v, err) == -1)
+	if (rai_job_find(c, ns, job, project, 0, &v, err) == -1)
 		return -1;
-	if (runai_job_pods(ctx->client, ns, v.uid, &pods, err) == -1)
+	if (rai_job_pods(c, ns, v.uid, &pods, err) == -1)
 		goto out;
 	if (cJSON_GetArraySize(pods) == 0) {
 		rai_err_set(err, RAI_E_NOTFOUND, "job %s has no pods yet", job);
 		snprintf(err->reason, sizeof(err->reason), "%s",
-		    RUNAI_REASON_NO_PODS);
+		    RAI_JOB_REASON_NO_PODS);
 		goto out;
 	}
 	if (want_pod != NULL) {
@@ -156,7 +136,7 @@ runai_job_pod(struct rai_ctx *ctx, const char *ns, const char *job,
 			goto out;
 		}
 	} else
-		pick = runai_chief_pod(pods);
+		pick = rai_job_chief(pods);
 	*pod = cJSON_Duplicate(pick, 1);
 	rc = 0;
 out:

@@ -1,0 +1,100 @@
+/*
+ * What every runai command gets before it runs (the kube session and
+ * the project, as far as its flags ask) and after (the 403 message and
+ * the session closed), and the -o parsing the commands share.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/opt.h"
+#include "core/alloc.h"
+#include "kube/client.h"
+#include "runai.h"
+#include "runai/project.h"
+
+#include "core/banned.h"
+
+/*
+ * The project: -p wins, then the current context's namespace label
+ * (runai/queue), as the reference CLI resolves it.
+ */
+static int
+resolve_project(struct rai_ctx *ctx, struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	char *ns = NULL, *project = NULL;
+
+	if (g->project != NULL && *g->project != '\0') {
+		if (rai_project_namespace(RUNAI_KUBE(ctx)->client, g->project, &ns, err) == -1)
+			return -1;
+		RUNAI_APP(ctx)->project = xstrdup(g->project);
+		RUNAI_APP(ctx)->namespace = ns;
+		return 0;
+	}
+	if (rai_namespace_project(RUNAI_KUBE(ctx)->client, RUNAI_KUBE(ctx)->conn.namespace, &project,
+	    err) == -1)
+		return -1;
+	if (project == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
+		rai_err_set_hint(err, "run 'runai config project <name>' or "
+		    "use -p <name>");
+		return -1;
+	}
+	RUNAI_APP(ctx)->project = project;
+	RUNAI_APP(ctx)->namespace = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
+	return 0;
+}
+
+int
+runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+
+	if (rai_kube_setup(RUNAI_KUBE(ctx), &g->kube, flags,
+	    "runai/" RAI_VERSION, err) == -1)
+		return -1;
+	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_APP(ctx)->namespace == NULL)
+		return resolve_project(ctx, err);
+	return 0;
+}
+
+void
+runai_teardown(struct rai_ctx *ctx)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+
+	/* whatever the command, the cluster's 403 is the contract's message */
+	runai_job_err_forbidden(rai_ctx_err(ctx));
+	kube_session_close(&app->kube);
+	free(app->project);
+	free(app->namespace);
+	app->project = app->namespace = NULL;
+}
+
+int
+runai_output_format(struct rai_ctx *ctx, const char *s, enum rai_out_fmt *fmt)
+{
+	(void)ctx;
+	*fmt = RAI_OUT_TABLE;
+	if (s == NULL || *s == '\0')
+		return 0;
+	return rai_out_parse(s, fmt, rai_ctx_err(ctx));
+}
+
+/* The cluster's 403, whatever the command, in the reference CLI's words. */
+void
+runai_job_err_forbidden(struct rai_err *err)
+{
+	char *server;
+
+	if (err->http_status != 403)
+		return;
+	server = err->message;
+	err->message = NULL;
+	rai_err_set(err, RAI_E_AUTH, "Access denied. You are not authorized "
+	    "to perform this action.");
+	if (server != NULL)
+		rai_err_set_hint(err, "%s", server);
+	free(server);
+}
