@@ -24,12 +24,14 @@ struct images_list_opts {
 };
 
 static const struct rai_opt images_list_opts[] = {
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct images_list_opts, output),
-	    "<format>", "output format: wide, json, yaml or name", NULL,
-	    rai_out_choices, RAI_COMP_CHOICES, 0, NULL },
-	{ 0, "verify", RAI_OPT_BOOL, offsetof(struct images_list_opts, verify),
-	    NULL, "hash every config and layer and check it against its "
-	    "digest (reads everything)", NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct images_list_opts, output),
+	  .argh = "<format>", .help = "output format: wide, json, yaml or name",
+	  .choices = rai_out_choices, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "verify", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct images_list_opts, verify),
+	  .help = "hash every config and layer and check it against its "
+	      "digest (reads everything)" },
 	RAI_OPT_END
 };
 

@@ -53,59 +53,70 @@ struct push_opts {
 static const char *const compress_choices[] = { "none", "gzip", NULL };
 static const char *const output_choices[] = { "json", NULL };
 
-#define OPT(s, l, t, f, a, h, d, c) \
-	{ s, l, t, offsetof(struct push_opts, f), a, h, d, NULL, c, 0, NULL }
-
 #define COMMON_OPTS \
-	{ 0, "registry", RAI_OPT_STRING, offsetof(struct push_opts, \
-	    registry), "<host[:port][/path]>", "the registry (no scheme); " \
-	    "a path is put in front of every repository", NULL, NULL, \
-	    RAI_COMP_HOST, RAI_OPT_REQUIRED, NULL }, \
-	OPT(0, "map", RAI_OPT_LIST, map, "<src=>dst>", \
-	    "rename: a source reference starting with src gets dst instead " \
-	    "(repeatable; default: the reference's repository path and tag)", \
-	    NULL, RAI_COMP_NONE), \
-	OPT('j', "jobs", RAI_OPT_INT, jobs, "<n>", \
-	    "transfers at once", "5", RAI_COMP_NONE), \
-	{ 0, "compress", RAI_OPT_ENUM, offsetof(struct push_opts, compress), \
-	    "<none|gzip>", "legacy docker save layers: as they are, or " \
-	    "gzip-compressed (deterministic: reruns give the same digests)", \
-	    "none", compress_choices, RAI_COMP_CHOICES, 0, NULL }, \
-	OPT(0, "ca-file", RAI_OPT_STRING, ca_file, "<file>", \
-	    "PEM CA certificates to trust for the registry (default: " \
-	    "certs.d/HOST:PORT/ca.crt, else the system's)", NULL, \
-	    RAI_COMP_FILE), \
-	OPT(0, "insecure-skip-tls-verify", RAI_OPT_BOOL, insecure, NULL, \
-	    "do not check the registry's certificate (dangerous)", NULL, \
-	    RAI_COMP_NONE), \
-	OPT(0, "plain-http", RAI_OPT_BOOL, plain_http, NULL, \
-	    "talk plain HTTP to the registry, not HTTPS", NULL, \
-	    RAI_COMP_NONE), \
-	OPT('u', "username", RAI_OPT_STRING, username, "<user>", \
-	    "registry user; the password comes from --password-stdin", NULL, \
-	    RAI_COMP_NONE), \
-	OPT(0, "password-stdin", RAI_OPT_BOOL, password_stdin, NULL, \
-	    "read the registry password from standard input", NULL, \
-	    RAI_COMP_NONE), \
-	OPT(0, "retries", RAI_OPT_INT, retries, "<n>", \
-	    "retries of a request after network errors, 429 and 5xx", "4", \
-	    RAI_COMP_NONE), \
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct push_opts, output), \
-	    "<format>", "json: one JSON event per line (default: text)", \
-	    NULL, output_choices, RAI_COMP_CHOICES, 0, NULL }
+	{ .long_name = "registry", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(struct push_opts, registry), \
+	  .argh = "<host[:port][/path]>", \
+	  .help = "the registry (no scheme); a path is put in front of " \
+	      "every repository", .comp = RAI_COMP_HOST, \
+	  .flags = RAI_OPT_REQUIRED }, \
+	{ .long_name = "map", .type = RAI_OPT_LIST, \
+	  .offset = offsetof(struct push_opts, map), .argh = "<src=>dst>", \
+	  .help = "rename: a source reference starting with src gets dst " \
+	      "instead (repeatable; default: the reference's repository " \
+	      "path and tag)" }, \
+	{ .short_name = 'j', .long_name = "jobs", .type = RAI_OPT_INT, \
+	  .offset = offsetof(struct push_opts, jobs), .argh = "<n>", \
+	  .help = "transfers at once", .def = "5" }, \
+	{ .long_name = "compress", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(struct push_opts, compress), \
+	  .argh = "<none|gzip>", \
+	  .help = "legacy docker save layers: as they are, or " \
+	      "gzip-compressed (deterministic: reruns give the same " \
+	      "digests)", .def = "none", .choices = compress_choices, \
+	  .comp = RAI_COMP_CHOICES }, \
+	{ .long_name = "ca-file", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(struct push_opts, ca_file), .argh = "<file>", \
+	  .help = "PEM CA certificates to trust for the registry (default: " \
+	      "certs.d/HOST:PORT/ca.crt, else the system's)", \
+	  .comp = RAI_COMP_FILE }, \
+	{ .long_name = "insecure-skip-tls-verify", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(struct push_opts, insecure), \
+	  .help = "do not check the registry's certificate (dangerous)" }, \
+	{ .long_name = "plain-http", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(struct push_opts, plain_http), \
+	  .help = "talk plain HTTP to the registry, not HTTPS" }, \
+	{ .short_name = 'u', .long_name = "username", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(struct push_opts, username), .argh = "<user>", \
+	  .help = "registry user; the password comes from --password-stdin" }, \
+	{ .long_name = "password-stdin", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(struct push_opts, password_stdin), \
+	  .help = "read the registry password from standard input" }, \
+	{ .long_name = "retries", .type = RAI_OPT_INT, \
+	  .offset = offsetof(struct push_opts, retries), .argh = "<n>", \
+	  .help = "retries of a request after network errors, 429 and 5xx", \
+	  .def = "4" }, \
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(struct push_opts, output), .argh = "<format>", \
+	  .help = "json: one JSON event per line (default: text)", \
+	  .choices = output_choices, .comp = RAI_COMP_CHOICES }
 
 static const struct rai_opt push_opts[] = {
 	COMMON_OPTS,
-	OPT(0, "dry-run", RAI_OPT_BOOL, dry_run, NULL,
-	    "show the plan and the bytes a push would send; upload nothing",
-	    NULL, RAI_COMP_NONE),
-	OPT(0, "patch-threshold", RAI_OPT_STRING, patch_threshold, "<size>",
-	    "blobs larger than this go as a streamed PATCH, smaller ones as "
-	    "one PUT", "32Mi", RAI_COMP_NONE),
-	{ 0, "progress-interval", RAI_OPT_DURATION,
-	    offsetof(struct push_opts, progress_interval), "<duration>",
-	    "when stderr is no terminal: a progress line this often "
-	    "(0: none)", "5s", NULL, RAI_COMP_NONE, 0, NULL },
+	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct push_opts, dry_run),
+	  .help = "show the plan and the bytes a push would send; upload "
+	      "nothing" },
+	{ .long_name = "patch-threshold", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct push_opts, patch_threshold),
+	  .argh = "<size>",
+	  .help = "blobs larger than this go as a streamed PATCH, smaller "
+	      "ones as one PUT", .def = "32Mi" },
+	{ .long_name = "progress-interval", .type = RAI_OPT_DURATION,
+	  .offset = offsetof(struct push_opts, progress_interval),
+	  .argh = "<duration>",
+	  .help = "when stderr is no terminal: a progress line this often "
+	      "(0: none)", .def = "5s" },
 	RAI_OPT_END
 };
 

@@ -30,9 +30,10 @@ struct node_list_opts {
 };
 
 static const struct rai_opt node_list_opts[] = {
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct node_list_opts, output),
-	    "<format>", "output format: wide, json, yaml or name", NULL,
-	    rai_out_choices, RAI_COMP_CHOICES, 0, NULL },
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct node_list_opts, output), .argh = "<format>",
+	  .help = "output format: wide, json, yaml or name",
+	  .choices = rai_out_choices, .comp = RAI_COMP_CHOICES },
 	RAI_OPT_END
 };
 

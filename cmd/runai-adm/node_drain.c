@@ -48,15 +48,16 @@ struct drain_opts {
 };
 
 static const struct rai_opt drain_opts[] = {
-	{ 0, "cordon", RAI_OPT_BOOL, offsetof(struct drain_opts, cordon), NULL,
-	    "also mark the node unschedulable (undrain lifts it)", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 0, "timeout", RAI_OPT_DURATION, offsetof(struct drain_opts, timeout),
-	    "<duration>", "how long to wait for the workload pods to go "
-	    "(0: no limit)", "5m", NULL, RAI_COMP_NONE, 0, NULL },
-	{ 0, "no-wait", RAI_OPT_BOOL, offsetof(struct drain_opts, no_wait),
-	    NULL, "return once the taint is on, without waiting", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
+	{ .long_name = "cordon", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct drain_opts, cordon),
+	  .help = "also mark the node unschedulable (undrain lifts it)" },
+	{ .long_name = "timeout", .type = RAI_OPT_DURATION,
+	  .offset = offsetof(struct drain_opts, timeout), .argh = "<duration>",
+	  .help = "how long to wait for the workload pods to go (0: no limit)",
+	  .def = "5m" },
+	{ .long_name = "no-wait", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct drain_opts, no_wait),
+	  .help = "return once the taint is on, without waiting" },
 	RAI_OPT_END
 };
 

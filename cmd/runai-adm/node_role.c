@@ -50,36 +50,39 @@ struct role_opts {
 static const char *const role_out_choices[] = { "json", "yaml", NULL };
 
 static const struct rai_opt role_opts[] = {
-	{ 0, "runai-system-worker", RAI_OPT_BOOL,
-	    offsetof(struct role_opts, system), NULL,
-	    "the runai-system role (" ADM_KEY_SYSTEM ")", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 0, "gpu-worker", RAI_OPT_BOOL, offsetof(struct role_opts, gpu), NULL,
-	    "the GPU worker role (" ADM_KEY_GPU ")", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 0, "cpu-worker", RAI_OPT_BOOL, offsetof(struct role_opts, cpu), NULL,
-	    "the CPU worker role (" ADM_KEY_CPU ")", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 0, "all", RAI_OPT_BOOL, offsetof(struct role_opts, all), NULL,
-	    "every node except control-plane ones (and, for worker "
-	    "roles, runai-system ones)", NULL, NULL, RAI_COMP_NONE, 0, NULL },
-	{ 0, "include-control-plane", RAI_OPT_BOOL,
-	    offsetof(struct role_opts, include_cp), NULL,
-	    "with --all or --selector, include control-plane nodes", NULL,
-	    NULL, RAI_COMP_NONE, 0, NULL },
-	{ 'l', "selector", RAI_OPT_STRING, offsetof(struct role_opts, selector),
-	    "<selector>", "the nodes matching this label selector, as --all "
-	    "chooses among them", NULL, NULL, RAI_COMP_NONE, 0, NULL },
-	{ 0, "dry-run", RAI_OPT_BOOL, offsetof(struct role_opts, dry_run),
-	    NULL, "send the patches with dryRun=All: the server checks them "
-	    "and stores nothing", NULL, NULL, RAI_COMP_NONE, 0, NULL },
-	{ 0, "configure", RAI_OPT_BOOL, offsetof(struct role_opts, configure),
-	    NULL, "keep RunaiConfig's restrictScheduling in step with the "
-	    "worker roles (--no-configure leaves it)", "true", NULL,
-	    RAI_COMP_NONE, RAI_OPT_NEGATABLE, NULL },
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct role_opts, output),
-	    "<format>", "print the plan and its outcome as json or yaml", NULL,
-	    role_out_choices, RAI_COMP_CHOICES, 0, NULL },
+	{ .long_name = "runai-system-worker", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, system),
+	  .help = "the runai-system role (" ADM_KEY_SYSTEM ")" },
+	{ .long_name = "gpu-worker", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, gpu),
+	  .help = "the GPU worker role (" ADM_KEY_GPU ")" },
+	{ .long_name = "cpu-worker", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, cpu),
+	  .help = "the CPU worker role (" ADM_KEY_CPU ")" },
+	{ .long_name = "all", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, all),
+	  .help = "every node except control-plane ones (and, for worker "
+	      "roles, runai-system ones)" },
+	{ .long_name = "include-control-plane", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, include_cp),
+	  .help = "with --all or --selector, include control-plane nodes" },
+	{ .short_name = 'l', .long_name = "selector", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct role_opts, selector), .argh = "<selector>",
+	  .help = "the nodes matching this label selector, as --all chooses "
+	      "among them" },
+	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, dry_run),
+	  .help = "send the patches with dryRun=All: the server checks them "
+	      "and stores nothing" },
+	{ .long_name = "configure", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, configure),
+	  .help = "keep RunaiConfig's restrictScheduling in step with the "
+	      "worker roles (--no-configure leaves it)", .def = "true",
+	  .flags = RAI_OPT_NEGATABLE },
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct role_opts, output), .argh = "<format>",
+	  .help = "print the plan and its outcome as json or yaml",
+	  .choices = role_out_choices, .comp = RAI_COMP_CHOICES },
 	RAI_OPT_END
 };
 

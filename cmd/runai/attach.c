@@ -20,12 +20,12 @@ struct attach_opts {
 };
 
 static const struct rai_opt attach_opts[] = {
-	{ 0, "no-stdin", RAI_OPT_BOOL, offsetof(struct attach_opts, no_stdin),
-	    NULL, "do not pass standard input to the process", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 0, "no-tty", RAI_OPT_BOOL, offsetof(struct attach_opts, no_tty),
-	    NULL, "do not use the container's terminal", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
+	{ .long_name = "no-stdin", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct attach_opts, no_stdin),
+	  .help = "do not pass standard input to the process" },
+	{ .long_name = "no-tty", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct attach_opts, no_tty),
+	  .help = "do not use the container's terminal" },
 	RUNAI_OPT_POD(struct attach_opts, pod),
 	RUNAI_OPT_CONTAINER(struct attach_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct attach_opts, timeout),

@@ -20,9 +20,9 @@ struct delete_opts {
 };
 
 static const struct rai_opt delete_opts[] = {
-	{ 'A', "all", RAI_OPT_BOOL, offsetof(struct delete_opts, all), NULL,
-	    "delete every job of the project", NULL, NULL, RAI_COMP_NONE, 0,
-	    NULL },
+	{ .short_name = 'A', .long_name = "all", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct delete_opts, all),
+	  .help = "delete every job of the project" },
 	RAI_OPT_END
 };
 

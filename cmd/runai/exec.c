@@ -22,12 +22,13 @@ struct exec_opts {
 };
 
 static const struct rai_opt exec_opts[] = {
-	{ 'i', "stdin", RAI_OPT_BOOL, offsetof(struct exec_opts, use_stdin),
-	    NULL, "pass standard input to the command", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
-	{ 't', "tty", RAI_OPT_BOOL, offsetof(struct exec_opts, tty), NULL,
-	    "give the command a terminal (with -i: an interactive session)",
-	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'i', .long_name = "stdin", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct exec_opts, use_stdin),
+	  .help = "pass standard input to the command" },
+	{ .short_name = 't', .long_name = "tty", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct exec_opts, tty),
+	  .help = "give the command a terminal (with -i: an interactive "
+	      "session)" },
 	RUNAI_OPT_POD(struct exec_opts, pod),
 	RUNAI_OPT_CONTAINER(struct exec_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct exec_opts, timeout),

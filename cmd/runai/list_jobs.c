@@ -24,14 +24,12 @@
 
 const struct rai_opt runai_list_jobs_opts[] = {
 	RUNAI_OPT_OUTPUT(struct runai_list_jobs_opts, output),
-	{ 'A', "all-projects", RAI_OPT_BOOL,
-	    offsetof(struct runai_list_jobs_opts, all), NULL,
-	    "list the jobs of every project", NULL, NULL, RAI_COMP_NONE, 0,
-	    NULL },
-	{ 'w', "watch", RAI_OPT_BOOL,
-	    offsetof(struct runai_list_jobs_opts, watch), NULL,
-	    "print the list again whenever a job changes", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'A', .long_name = "all-projects", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct runai_list_jobs_opts, all),
+	  .help = "list the jobs of every project" },
+	{ .short_name = 'w', .long_name = "watch", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct runai_list_jobs_opts, watch),
+	  .help = "print the list again whenever a job changes" },
 	RAI_OPT_END
 };
 

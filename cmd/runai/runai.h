@@ -30,10 +30,11 @@ struct runai_app {
 #define RUNAI_KUBE(ctx)	(&RUNAI_APP(ctx)->kube)
 
 /* -o/--output for commands whose views are tables. */
-#define RUNAI_OPT_OUTPUT(type, field)					\
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(type, field), "<format>",	\
-	    "output format: wide, json, yaml or name", NULL,		\
-	    rai_out_choices, RAI_COMP_CHOICES, 0, NULL }
+#define RUNAI_OPT_OUTPUT(stype, field)					\
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(stype, field), .argh = "<format>", \
+	  .help = "output format: wide, json, yaml or name", \
+	  .choices = rai_out_choices, .comp = RAI_COMP_CHOICES }
 
 /*
  * What the program's setup does for a command's RAI_CMD_NEED_* flags,
@@ -105,18 +106,18 @@ int	runai_suspend_run(struct rai_ctx *, const struct runai_suspend_opts *,
 	    int argc, char **argv, int suspend);
 
 /* --pod, --container and --pod-running-timeout of logs, exec, bash and attach. */
-#define RUNAI_OPT_POD(type, field)					\
-	{ 0, "pod", RAI_OPT_STRING, offsetof(type, field), "<pod>",	\
-	    "the pod to use (default: the job's newest)", NULL, NULL,	\
-	    RAI_COMP_NONE, 0, NULL }
-#define RUNAI_OPT_CONTAINER(type, field)				\
-	{ 'c', "container", RAI_OPT_STRING, offsetof(type, field),	\
-	    "<name>", "the container to use (default: the first)", NULL,	\
-	    NULL, RAI_COMP_NONE, 0, NULL }
-#define RUNAI_OPT_POD_TIMEOUT(type, field)				\
-	{ 0, "pod-running-timeout", RAI_OPT_DURATION, offsetof(type, field), \
-	    "<duration>", "how long to wait for the pod to run", "30s",	\
-	    NULL, RAI_COMP_NONE, 0, NULL }
+#define RUNAI_OPT_POD(stype, field)					\
+	{ .long_name = "pod", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(stype, field), .argh = "<pod>", \
+	  .help = "the pod to use (default: the job's newest)" }
+#define RUNAI_OPT_CONTAINER(stype, field)				\
+	{ .short_name = 'c', .long_name = "container", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(stype, field), .argh = "<name>", \
+	  .help = "the container to use (default: the first)" }
+#define RUNAI_OPT_POD_TIMEOUT(stype, field)				\
+	{ .long_name = "pod-running-timeout", .type = RAI_OPT_DURATION, \
+	  .offset = offsetof(stype, field), .argh = "<duration>", \
+	  .help = "how long to wait for the pod to run", .def = "30s" }
 
 /* pod_session.c: exec, bash and attach (and submit --attach). */
 struct runai_session_opts {

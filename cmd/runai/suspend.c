@@ -13,9 +13,9 @@
 #include "core/banned.h"
 
 const struct rai_opt runai_suspend_opts[] = {
-	{ 'A', "all", RAI_OPT_BOOL, offsetof(struct runai_suspend_opts, all),
-	    NULL, "act on every job of the project", NULL, NULL,
-	    RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'A', .long_name = "all", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct runai_suspend_opts, all),
+	  .help = "act on every job of the project" },
 	RAI_OPT_END
 };
 

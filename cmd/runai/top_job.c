@@ -50,9 +50,9 @@ struct top_job_opts {
 };
 
 static const struct rai_opt top_job_opts[] = {
-	{ 'A', "all-projects", RAI_OPT_BOOL, offsetof(struct top_job_opts,
-	    all), NULL, "show the running jobs of every project", NULL,
-	    NULL, RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'A', .long_name = "all-projects", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct top_job_opts, all),
+	  .help = "show the running jobs of every project" },
 	RAI_OPT_END
 };
 

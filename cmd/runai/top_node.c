@@ -48,9 +48,9 @@ struct top_node_opts {
 };
 
 static const struct rai_opt top_node_opts[] = {
-	{ 'd', "details", RAI_OPT_BOOL, offsetof(struct top_node_opts,
-	    details), NULL, "key/value blocks per node with a row per GPU",
-	    NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'd', .long_name = "details", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct top_node_opts, details),
+	  .help = "key/value blocks per node with a row per GPU" },
 	RAI_OPT_END
 };
 

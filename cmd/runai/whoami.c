@@ -168,9 +168,10 @@ cmd_whoami(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 }
 
 static const struct rai_opt whoami_opts_table[] = {
-	{ 'o', "output", RAI_OPT_ENUM, offsetof(struct whoami_opts, output),
-	    "<format>", "output format: json or yaml", NULL, whoami_formats,
-	    RAI_COMP_CHOICES, 0, NULL },
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct whoami_opts, output), .argh = "<format>",
+	  .help = "output format: json or yaml", .choices = whoami_formats,
+	  .comp = RAI_COMP_CHOICES },
 	RAI_OPT_END
 };
 

@@ -66,7 +66,12 @@ struct rai_opt {
 	unsigned		 flags;
 	int			(*cb)(void *opts, const char *arg, struct rai_err *);
 };
-#define RAI_OPT_END	{ 0, NULL, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL }
+/*
+ * Rows are written with designated initialisers, naming only what
+ * differs from the defaults (no short name, no argument, RAI_COMP_NONE,
+ * no flags): every row reads at a glance.
+ */
+#define RAI_OPT_END	{ .long_name = NULL }
 
 struct rai_example {
 	const char	*cmdline;	/* "runai list projects" */

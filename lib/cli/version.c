@@ -29,9 +29,9 @@ struct version_opts {
 };
 
 static const struct rai_opt version_opts[] = {
-	{ 0, "short", RAI_OPT_BOOL, offsetof(struct version_opts, short_only),
-	    NULL, "print only the version line", NULL, NULL, RAI_COMP_NONE, 0,
-	    NULL },
+	{ .long_name = "short", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct version_opts, short_only),
+	  .help = "print only the version line" },
 	RAI_OPT_END
 };
 
