@@ -62,6 +62,15 @@ static const struct rai_prog adm_prog = {
 	.globals_size = sizeof(struct adm_globals),
 	.app_size = sizeof(struct kube_session),
 	.cmds = adm_cmds,
+	.environment =
+	    "KUBECONFIG\n"
+	    "A colon-separated list of kubeconfig files, merged as kubectl "
+	    "merges them. Default: ~/.kube/config.\n\n"
+	    "RUNAI_VERBOSITY\n"
+	    "Log level when -v is not given (0-10), as for runai.\n\n"
+	    "RUNAI_REQUEST_TIMEOUT\n"
+	    "Time limit for each API request when --request-timeout is "
+	    "not given (default 60s).",
 	.setup = adm_setup,
 	.teardown = adm_teardown,
 };

@@ -1,9 +1,10 @@
 #!/usr/bin/env bats
 # runai-adm set|remove node-role and node list against the emulator
-# (reference §1.2-§1.4): the exact merge patches in the request log, the
-# labels read back with curl and with the real kubectl 1.32 (skipped
-# where it is absent), --all and its exclusions, --selector, --dry-run,
-# the plan, -o json, unknown nodes, RunaiConfig's restrictScheduling.
+# (the runai-system, runai-gpu-worker and runai-cpu-worker label keys):
+# the exact merge patches in the request log, the labels read back with
+# curl and with the real kubectl 1.32 (skipped where it is absent),
+# --all and its exclusions, --selector, --dry-run, the plan, -o json,
+# unknown nodes, RunaiConfig's restrictScheduling.
 
 load lib/common
 
@@ -333,4 +334,13 @@ node/w-2
 node/w-3"
 	run -1 --separate-stderr runai-adm node ls w-1 nope
 	stderr_is "runai-adm: error: node 'nope' not found"
+}
+
+@test "runai-adm takes its log level from RUNAI_VERBOSITY, as runai does; a -v given wins" {
+	RUNAI_VERBOSITY=6 run -0 --separate-stderr runai-adm node list
+	[[ "$stderr" == *"GET $KUBESIM_URL/api/v1/nodes"* ]]
+	RUNAI_VERBOSITY=6 run -0 --separate-stderr runai-adm -v=1 node list
+	[[ "$stderr" != *"GET "* ]]
+	RUNAI_VERBOSITY=junk run -0 --separate-stderr runai-adm node list
+	[ -z "$stderr" ]
 }
