@@ -130,7 +130,7 @@ supervise(struct local *l, long long now)
 			    "closed its output but did not exit; restarting "
 			    "it"));
 			retire_child(l, now);
-		} else if (c->out_fd != -1 && now - c->last_out > l->silent) {
+		} else if (c->out_fd != -1 && now - c->last_out >= l->silent) {
 			set_error(l, RNTOP_HOST_TIMEOUT, said_too(c,
 			    xasprintf("nvidia-smi sent nothing for %g s; "
 			    "restarting it", l->o->interval + l->o->timeout)));
@@ -210,9 +210,11 @@ local_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
 		if (pfd[i].revents != 0 &&
 		    (pfd[i].fd == c->out_fd || pfd[i].fd == c->err_fd))
 			rntop_child_read(c, pfd[i].fd);
-	l->host.noise = l->noise_base + c->ps.noise;
 	if (!l->o->once)
 		supervise(l, now);
+	/* a retired child's lines are in noise_base already */
+	l->host.noise = l->noise_base +
+	    (rntop_child_running(c) ? c->ps.noise : 0);
 }
 
 static int
@@ -265,7 +267,8 @@ local_settle(struct rntop_collector *col, long long now, int final)
 	l->now = now;
 	if (final)
 		finish_once(l);
-	if (h->have_snap && now - h->snap_ms <= l->silent)
+	/* a report due because nothing came for that long finds it stale */
+	if (h->have_snap && now - h->snap_ms < l->silent)
 		h->state = RNTOP_HOST_OK;
 	else if (h->have_snap)
 		h->state = RNTOP_HOST_STALE;

@@ -87,7 +87,7 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 	rntop_host_set_text(&h->fingerprint, st.fingerprint);
 	if (live && st.fail == RNTOP_SSHF_NONE && h->have_snap &&
 	    (st.state == RNTOP_SSH_DONE ||
-	    now - h->snap_ms <= RNTOP_MS(o->interval + o->timeout))) {
+	    now - h->snap_ms < RNTOP_MS(o->interval + o->timeout))) {
 		h->state = RNTOP_HOST_OK;
 		rntop_host_set_text(&h->error, NULL);
 	} else if (st.fail != RNTOP_SSHF_NONE) {
