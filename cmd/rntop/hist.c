@@ -1,14 +1,13 @@
 /*
- * Utilisation history for the sparklines (a byte per sample and GPU in
- * a ring) and the GPU-weighted aggregates the screen shows. Rows follow
- * the snapshot's order; when the GPU count changes the history starts
- * over, since rows no longer mean the same GPUs.
+ * Utilisation history for the sparklines: a byte per sample and GPU in
+ * a ring. Rows follow the snapshot's order; when the GPU count changes
+ * the history starts over, since rows no longer mean the same GPUs.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
-#include "rntop.h"
+#include "hist.h"
 
 #include "core/banned.h"
 
@@ -58,15 +57,11 @@ rntop_hist_push(struct rntop_hist *h, const struct rntop_snap *s)
 }
 
 void
-rntop_hist_push_cluster(struct rntop_hist *h, const struct rntop_host *hosts,
-    size_t n)
+rntop_hist_push_one(struct rntop_hist *h, int value)
 {
-	struct rntop_agg a;
-
 	if (h->ngpus != 1)
 		hist_reset(h, 1);
-	rntop_aggregate(hosts, n, &a);
-	hist_put(h, 0, a.nutil ? (int)(a.util + 0.5) : RNTOP_HIST_NONE);
+	hist_put(h, 0, value);
 	hist_advance(h);
 }
 
@@ -84,44 +79,4 @@ rntop_hist_release(struct rntop_hist *h)
 {
 	free(h->v);
 	memset(h, 0, sizeof(*h));
-}
-
-void
-rntop_aggregate(const struct rntop_host *hosts, size_t n, struct rntop_agg *a)
-{
-	size_t i, j;
-
-	memset(a, 0, sizeof(*a));
-	a->hosts = n;
-	for (i = 0; i < n; i++) {
-		const struct rntop_host *h = &hosts[i];
-
-		if (h->state != RNTOP_HOST_OK) {
-			/* GPUs we cannot see now are unknown, not idle */
-			if (h->have_snap)
-				a->gpus_unknown += h->snap.n;
-			continue;
-		}
-		a->hosts_ok++;
-		for (j = 0; j < h->snap.n; j++) {
-			const struct rntop_gpu *g = &h->snap.gpus[j];
-
-			a->gpus++;
-			a->gpus_lost += rntop_gpu_lost(g);
-			if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
-				a->util += g->util;
-				a->nutil++;
-			} else {
-				a->gpus_unknown++;
-			}
-			if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-			    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL))) {
-				a->used += g->mem_used;
-				a->total += g->mem_total;
-				a->nmem++;
-			}
-		}
-	}
-	if (a->nutil > 0)
-		a->util /= (double)a->nutil;
 }

@@ -1,339 +1,342 @@
 /*
- * Running nvidia-smi on this machine: found on PATH (or named), spawned
- * from an argv with posix_spawn (no shell), stdin /dev/null, stdout and
- * stderr on non-blocking pipes, LC_ALL=C so decimals use '.'. The
- * caller polls the pipes; a child that hangs is stopped with SIGTERM,
- * then SIGKILL, and never waited on for long: a process stuck in the
- * driver (D state) cannot be killed, and rntop must not hang with it.
+ * The local collector (--local): this machine's GPUs, one host named
+ * "localhost", from nvidia-smi run here (child.c).
+ *
+ * --once runs nvidia-smi once and waits for it up to --timeout. Live,
+ * one "nvidia-smi -lms N" stream keeps running and each snapshot is
+ * news as it comes (nvidia-smi paces them). A host whose newest
+ * snapshot is older than interval + timeout is stale; a stream silent
+ * that long is killed and restarted with backoff, and so is a failing
+ * nvidia-smi. Unknown values stay unknown.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "child.h"
+#include "collector.h"
 #include "core/alloc.h"
-#include "rntop.h"
 
 #include "core/banned.h"
 
-extern char **environ;
+#define BACKOFF_MAX_MS	60000
+#define BACKOFF_MIN_MS	1000
+#define REAP_POLL_MS	10	/* output closed: look for its exit */
 
-#define RNTOP_STDERR_MAX	4096
+struct local {
+	struct rntop_collector	 c;		/* first: what the loop sees */
+	const struct rntop_opts	*o;
+	struct rntop_host	 host;
+	struct rntop_child	 child;
+	char			*exe;
+	char			 loop_ms[32];
+	long long		 timeout;
+	long long		 silent;	/* interval + timeout */
+	long long		 quiet;		/* a burst of rows has ended */
+	long long		 start;
+	long long		 now;		/* of the step reading */
+	long long		 restart_at;	/* 0 = running or not due */
+	long long		 backoff;
+	enum rntop_host_state	 fail_state;	/* with host.error */
+	unsigned long		 noise_base;	/* of earlier children */
+	int			 fresh;		/* a snapshot not reported yet */
+};
 
-double
-rntop_now(void)
+static void
+set_error(struct local *l, enum rntop_host_state st, char *msg)
 {
-	struct timespec ts;
+	free(l->host.error);
+	l->host.error = msg;
+	l->fail_state = st;
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+static void
+on_snapshot(void *ud, const struct rntop_snap *s)
+{
+	struct local *l = ud;
+
+	rntop_host_take_snap(&l->host, s, l->now);
+	l->backoff = 0;
+	l->fresh = 1;
+	set_error(l, RNTOP_HOST_OK, NULL);
 }
 
 static int
-is_exe(const char *path)
+start_child(struct local *l, struct rai_err *err)
 {
-	struct stat st;
+	char *argv[8];
+	int n = 0;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    access(path, X_OK) == 0;
+	argv[n++] = l->exe;
+	argv[n++] = (char *)(uintptr_t)("--query-gpu=" RNTOP_GPUSTAT_QUERY);
+	argv[n++] = (char *)(uintptr_t)"--format=csv,noheader,nounits";
+	if (!l->o->once) {
+		argv[n++] = (char *)(uintptr_t)"-lms";
+		argv[n++] = l->loop_ms;
+	}
+	argv[n] = NULL;
+	l->restart_at = 0;
+	return rntop_child_start(&l->child, l->exe, argv, on_snapshot, l, err);
 }
 
-int
-rntop_find_exe(const char *name, char **path, struct rai_err *err)
-{
-	const char *dirs, *p, *colon;
-	char *cand;
-
-	if (strchr(name, '/') != NULL) {
-		if (!is_exe(name))
-			return rai_err_set(err, RAI_E_NOTFOUND,
-			    "%s: not an executable file", name);
-		*path = xstrdup(name);
-		return 0;
-	}
-	dirs = getenv("PATH");
-	if (dirs == NULL || *dirs == '\0')
-		dirs = "/usr/local/bin:/usr/bin:/bin";
-	for (p = dirs; ; p = colon + 1) {
-		size_t n;
-
-		colon = strchr(p, ':');
-		n = colon ? (size_t)(colon - p) : strlen(p);
-		cand = n ? xasprintf("%.*s/%s", (int)n, p, name) :
-		    xasprintf("./%s", name);
-		if (is_exe(cand)) {
-			*path = cand;
-			return 0;
-		}
-		free(cand);
-		if (colon == NULL)
-			break;
-	}
-	rai_err_set(err, RAI_E_NOTFOUND, "%s not found on PATH", name);
-	rai_err_set_hint(err, "install the NVIDIA driver utilities, or name "
-	    "the program with --nvidia-smi PATH");
-	return -1;
-}
-
-/* environ with LC_ALL=C in place of any LC_ALL; the strings are shared. */
-static char **
-child_env(void)
-{
-	size_t n = 0, i, j = 0;
-	char **env;
-
-	while (environ[n] != NULL)
-		n++;
-	env = xcalloc(n + 2, sizeof(*env));
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "LC_ALL=", 7) != 0)
-			env[j++] = environ[i];
-	env[j++] = (char *)(uintptr_t)"LC_ALL=C";
-	env[j] = NULL;
-	return env;
-}
-
-static int
-nonblock_cloexec(int fd)
-{
-	int fl = fcntl(fd, F_GETFL);
-
-	if (fl == -1 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) == -1 ||
-	    fcntl(fd, F_SETFD, FD_CLOEXEC) == -1)
-		return -1;
-	return 0;
-}
-
-int
-rntop_child_start(struct rntop_child *c, const char *path,
-    char *const argv[], rntop_snap_cb cb, void *ud, struct rai_err *err)
-{
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, def;
-	char **env;
-	pid_t pid;
-	int rc;
-
-	memset(c, 0, sizeof(*c));
-	c->pid = -1;
-	c->out_fd = c->err_fd = -1;
-	rai_buf_init(&c->err, RNTOP_STDERR_MAX);
-	rntop_gpustat_init(&c->ps, cb, ud);
-	if (pipe(out) == -1 || pipe(errp) == -1) {
-		rc = errno;
-		goto fail_pipes;
-	}
-	if (nonblock_cloexec(out[0]) == -1 || nonblock_cloexec(errp[0]) == -1 ||
-	    fcntl(out[1], F_SETFD, FD_CLOEXEC) == -1 ||
-	    fcntl(errp[1], F_SETFD, FD_CLOEXEC) == -1) {
-		rc = errno;
-		goto fail_pipes;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	posix_spawnattr_init(&attr);
-	/* rntop ignores SIGPIPE; the child must die of it, like in a shell */
-	sigemptyset(&none);
-	sigemptyset(&def);
-	sigaddset(&def, SIGPIPE);
-	sigaddset(&def, SIGINT);
-	sigaddset(&def, SIGTERM);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &def);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF);
-	env = child_env();
-	rc = posix_spawn(&pid, path, &fa, &attr, argv, env);
-	free(env);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	close(out[1]);
-	close(errp[1]);
-	if (rc != 0) {
-		close(out[0]);
-		close(errp[0]);
-		return rai_err_errno(err, rc, "cannot run %s", path);
-	}
-	c->pid = pid;
-	c->out_fd = out[0];
-	c->err_fd = errp[0];
-	c->started = c->last_out = rntop_now();
-	return 0;
-
-fail_pipes:
-	if (out[0] != -1) {
-		close(out[0]);
-		close(out[1]);
-	}
-	if (errp[0] != -1) {
-		close(errp[0]);
-		close(errp[1]);
-	}
-	return rai_err_errno(err, rc, "cannot make a pipe");
-}
-
-int
-rntop_child_read(struct rntop_child *c, int fd)
-{
-	char buf[16384];
-	ssize_t n;
-	int rounds;
-
-	/* a few reads at most, so one chatty child cannot starve the loop */
-	for (rounds = 0; rounds < 16; rounds++) {
-		n = read(fd, buf, sizeof(buf));
-		if (n > 0) {
-			if (fd == c->out_fd) {
-				c->last_out = rntop_now();
-				rntop_gpustat_feed(&c->ps, buf, (size_t)n);
-			} else if (c->err.len < RNTOP_STDERR_MAX) {
-				size_t room = RNTOP_STDERR_MAX - c->err.len;
-
-				rai_buf_add(&c->err, buf,
-				    (size_t)n < room ? (size_t)n : room);
-			}
-			continue;
-		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		/* EOF or an error: this pipe is done */
-		close(fd);
-		if (fd == c->out_fd) {
-			c->out_fd = -1;
-			c->last_out = rntop_now();	/* when it ended */
-			rntop_gpustat_finish(&c->ps);
-			return 1;
-		}
-		c->err_fd = -1;
-		return 0;
-	}
-	return 0;
-}
-
-int
-rntop_child_reap(struct rntop_child *c)
-{
-	pid_t r;
-
-	if (c->pid <= 0)
-		return 1;
-	do {
-		r = waitpid(c->pid, &c->status, WNOHANG);
-	} while (r == -1 && errno == EINTR);
-	if (r == c->pid || (r == -1 && errno == ECHILD)) {
-		c->reaped = r == c->pid;
-		c->pid = -1;
-		return 1;
-	}
-	return 0;
-}
-
-/* Waits up to ms for the child to go. */
-static int
-reap_within(struct rntop_child *c, int ms)
-{
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	int i;
-
-	for (i = 0; i <= ms / 10; i++) {
-		if (rntop_child_reap(c))
-			return 1;
-		nanosleep(&ts, NULL);
-	}
-	return 0;
-}
-
-void
-rntop_child_stop(struct rntop_child *c)
-{
-	if (c->out_fd != -1) {
-		close(c->out_fd);
-		c->out_fd = -1;
-	}
-	if (c->err_fd != -1) {
-		close(c->err_fd);
-		c->err_fd = -1;
-	}
-	if (c->pid <= 0 || rntop_child_reap(c))
-		return;
-	kill(c->pid, SIGTERM);
-	if (reap_within(c, 500))
-		return;
-	kill(c->pid, SIGKILL);
-	if (reap_within(c, 500))
-		return;
-	/* stuck in the kernel: give up on it rather than hang */
-	c->pid = -1;
-}
-
-void
-rntop_child_release(struct rntop_child *c)
-{
-	rntop_child_stop(c);
-	rntop_gpustat_release(&c->ps);
-	rai_buf_release(&c->err);
-}
-
-/* The first line of s (up to 200 bytes), sanitised; caller frees. */
+/* msg, then what the child said if anything ("msg (said: ...)"). */
 static char *
-first_line(const char *s)
+said_too(const struct rntop_child *c, char *msg)
 {
-	size_t n = strcspn(s, "\r\n");
-	char *line, *p;
+	char *said = rntop_child_said(c), *both;
 
-	if (n > 200)
-		n = 200;
-	line = xstrndup(s, n);
-	for (p = line; *p != '\0'; p++)
-		if ((unsigned char)*p < ' ' || *p == 0x7f)
-			*p = '?';
-	return line;
+	if (said == NULL)
+		return msg;
+	both = xasprintf("%s (it said: %s)", msg, said);
+	free(said);
+	free(msg);
+	return both;
 }
 
-char *
-rntop_child_said(const struct rntop_child *c)
+/* Ends the child and plans its restart. */
+static void
+retire_child(struct local *l, long long now)
 {
-	if (c->ps.last_noise[0] != '\0')
-		return xstrdup(c->ps.last_noise);
-	if (c->err.len > 0)
-		return first_line(rai_buf_str(&c->err));
-	return NULL;
+	rntop_child_stop(&l->child);
+	l->noise_base += l->child.ps.noise;
+	l->backoff = l->backoff == 0 ? RNTOP_MS(l->o->interval) :
+	    l->backoff * 2;
+	if (l->backoff < BACKOFF_MIN_MS)
+		l->backoff = BACKOFF_MIN_MS;
+	if (l->backoff > BACKOFF_MAX_MS)
+		l->backoff = BACKOFF_MAX_MS;
+	l->restart_at = now + l->backoff;
 }
 
-char *
-rntop_child_failure(const struct rntop_child *c)
+/* The stream's nvidia-smi: ended, closed, silent, or due to restart. */
+static void
+supervise(struct local *l, long long now)
 {
-	char how[64];
-	char *what, *msg;
+	struct rntop_child *c = &l->child;
+	struct rai_err serr = RAI_ERR_INIT;
 
-	if (!c->reaped)
-		snprintf(how, sizeof(how), "nvidia-smi stopped");
-	else if (WIFEXITED(c->status))
-		snprintf(how, sizeof(how), "nvidia-smi exited with status %d",
-		    WEXITSTATUS(c->status));
-	else if (WIFSIGNALED(c->status))
-		snprintf(how, sizeof(how), "nvidia-smi was killed by signal "
-		    "%d", WTERMSIG(c->status));
+	if (rntop_child_running(c)) {
+		if (c->out_fd == -1 && rntop_child_reap(c)) {
+			if (!l->host.have_snap || l->host.snap_ms < c->started)
+				set_error(l, RNTOP_HOST_ERROR,
+				    rntop_child_failure(c));
+			else
+				set_error(l, RNTOP_HOST_ERROR,
+				    xstrdup("nvidia-smi stopped"));
+			retire_child(l, now);
+		} else if (c->out_fd == -1 && now - c->last_out > 1000) {
+			set_error(l, RNTOP_HOST_ERROR, xstrdup("nvidia-smi "
+			    "closed its output but did not exit; restarting "
+			    "it"));
+			retire_child(l, now);
+		} else if (c->out_fd != -1 && now - c->last_out >= l->silent) {
+			set_error(l, RNTOP_HOST_TIMEOUT, said_too(c,
+			    xasprintf("nvidia-smi sent nothing for %g s; "
+			    "restarting it", l->o->interval + l->o->timeout)));
+			retire_child(l, now);
+		}
+	} else if (l->restart_at > 0 && now >= l->restart_at) {
+		rntop_child_release(c);
+		if (start_child(l, &serr) == -1) {
+			set_error(l, RNTOP_HOST_ERROR, xstrdup(serr.message ?
+			    serr.message : "cannot run nvidia-smi"));
+			retire_child(l, now);
+		}
+		rai_err_release(&serr);
+	}
+	/*
+	 * A loop iteration's rows come in one burst: when they went quiet,
+	 * the rows read are the whole snapshot even when it cannot be told
+	 * from its rows (the first one, a GPU gone).
+	 */
+	if (c->out_fd != -1 && c->ps.cur.n > 0 && now - c->last_out >= l->quiet)
+		rntop_gpustat_flush(&c->ps);
+}
+
+static int
+local_start(struct rntop_collector *col, long long now, struct rai_err *err)
+{
+	struct local *l = (struct local *)col;
+
+	l->start = l->now = now;
+	return start_child(l, err);
+}
+
+static void
+wake_by(long long *wake, long long t)
+{
+	if (t < *wake)
+		*wake = t;
+}
+
+static size_t
+local_pollfds(struct rntop_collector *col, struct pollfd *pfd,
+    long long now, long long *wake)
+{
+	struct local *l = (struct local *)col;
+	const struct rntop_child *c = &l->child;
+	size_t n = 0;
+
+	if (c->out_fd != -1)
+		pfd[n++] = (struct pollfd){ .fd = c->out_fd, .events = POLLIN };
+	if (c->err_fd != -1)
+		pfd[n++] = (struct pollfd){ .fd = c->err_fd, .events = POLLIN };
+	if (rntop_child_running(c) && c->out_fd == -1)
+		wake_by(wake, now + REAP_POLL_MS);
+	if (l->o->once) {
+		wake_by(wake, l->start + l->timeout);
+		return n;
+	}
+	if (l->restart_at > 0)
+		wake_by(wake, l->restart_at);
+	if (c->out_fd != -1)
+		wake_by(wake, c->last_out + l->silent);
+	if (c->out_fd != -1 && c->ps.cur.n > 0)
+		wake_by(wake, c->last_out + l->quiet);
+	return n;
+}
+
+static void
+local_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
+    long long now)
+{
+	struct local *l = (struct local *)col;
+	struct rntop_child *c = &l->child;
+	size_t i;
+
+	l->now = now;
+	for (i = 0; i < n; i++)
+		if (pfd[i].revents != 0 &&
+		    (pfd[i].fd == c->out_fd || pfd[i].fd == c->err_fd))
+			rntop_child_read(c, pfd[i].fd);
+	if (!l->o->once)
+		supervise(l, now);
+	/* a retired child's lines are in noise_base already */
+	l->host.noise = l->noise_base +
+	    (rntop_child_running(c) ? c->ps.noise : 0);
+}
+
+static int
+local_news(struct rntop_collector *col, long long now)
+{
+	struct local *l = (struct local *)col;
+	int fresh = l->fresh;
+
+	(void)now;
+	l->fresh = 0;
+	return fresh;
+}
+
+static int
+local_done(struct rntop_collector *col, long long now)
+{
+	struct local *l = (struct local *)col;
+
+	if (l->child.out_fd == -1 && rntop_child_reap(&l->child))
+		return 1;
+	return now >= l->start + l->timeout;
+}
+
+/* --once is over: what nvidia-smi gave, or why it gave nothing. */
+static void
+finish_once(struct local *l)
+{
+	struct rntop_child *c = &l->child;
+
+	if (!l->host.have_snap)
+		rntop_gpustat_flush(&c->ps);
+	if (l->host.have_snap)
+		set_error(l, RNTOP_HOST_OK, NULL);
+	else if (c->out_fd == -1)
+		set_error(l, RNTOP_HOST_ERROR, rntop_child_failure(c));
 	else
-		snprintf(how, sizeof(how), "nvidia-smi stopped");
-	/* nvidia-smi prints its errors on stdout: they are noise lines */
-	if ((what = rntop_child_said(c)) == NULL)
-		what = xstrdup(c->reaped && WIFEXITED(c->status) &&
-		    WEXITSTATUS(c->status) == 0 ? "no GPUs listed" : "");
-	msg = what[0] ? xasprintf("%s: %s", how, what) : xstrdup(how);
-	free(what);
-	return msg;
+		set_error(l, RNTOP_HOST_TIMEOUT, said_too(c,
+		    xasprintf("nvidia-smi did not answer in %g s",
+		    l->o->timeout)));
+	rntop_child_stop(c);
+	l->host.noise = l->noise_base + c->ps.noise;
+}
+
+static void
+local_settle(struct rntop_collector *col, long long now, int final)
+{
+	struct local *l = (struct local *)col;
+	struct rntop_host *h = &l->host;
+
+	l->now = now;
+	if (final)
+		finish_once(l);
+	/* a report due because nothing came for that long finds it stale */
+	if (h->have_snap && now - h->snap_ms < l->silent)
+		h->state = RNTOP_HOST_OK;
+	else if (h->have_snap)
+		h->state = RNTOP_HOST_STALE;
+	else if (l->fail_state != RNTOP_HOST_OK)
+		h->state = l->fail_state;
+	else if (now - l->start < l->timeout && !final)
+		h->state = RNTOP_HOST_WAITING;
+	else
+		h->state = RNTOP_HOST_TIMEOUT;
+	if (h->state == RNTOP_HOST_STALE && h->error == NULL)
+		set_error(l, RNTOP_HOST_STALE, xasprintf("no sample for "
+		    "%.1f s", (double)(now - h->snap_ms) / 1000));
+}
+
+static void
+local_free(struct rntop_collector *col)
+{
+	struct local *l = (struct local *)col;
+
+	if (l == NULL)
+		return;
+	rntop_child_release(&l->child);
+	rntop_hosts_release(&l->host, 1);
+	free(l->exe);
+	free(l);
+}
+
+static const struct rntop_collector_ops local_ops = {
+	.start = local_start,
+	.pollfds = local_pollfds,
+	.step = local_step,
+	.news = local_news,
+	.done = local_done,
+	.settle = local_settle,
+	.free = local_free,
+};
+
+struct rntop_collector *
+rntop_local_open(const struct rntop_opts *o, int argc, char **argv,
+    struct rai_err *err)
+{
+	struct local *l;
+	long long quiet = RNTOP_MS(o->interval) / 4;
+
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "localhost") != 0)) {
+		rai_err_set(err, RAI_E_USAGE, "--local watches this machine "
+		    "only; leave out the host names");
+		return NULL;
+	}
+	l = xcalloc(1, sizeof(*l));
+	l->o = o;
+	if (rntop_find_exe(o->nvidia_smi ? o->nvidia_smi : "nvidia-smi",
+	    &l->exe, err) == -1) {
+		free(l);
+		return NULL;
+	}
+	snprintf(l->loop_ms, sizeof(l->loop_ms), "%lld",
+	    RNTOP_MS(o->interval));
+	l->timeout = RNTOP_MS(o->timeout);
+	l->silent = RNTOP_MS(o->interval + o->timeout);
+	l->quiet = quiet < 50 ? 50 : quiet > 500 ? 500 : quiet;
+	l->fail_state = RNTOP_HOST_OK;
+	l->host.name = xstrdup("localhost");
+	rntop_child_init(&l->child);
+	l->c.ops = &local_ops;
+	l->c.hosts = &l->host;
+	l->c.nhosts = 1;
+	l->c.max_fds = 2;
+	l->c.report_every = l->silent;
+	return &l->c;
 }

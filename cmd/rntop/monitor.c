@@ -1,392 +1,21 @@
 /*
- * rntop monitor (the default command): watch the GPUs of this machine
- * (--local) with batch output: --once (one JSON snapshot) or --batch
- * (JSON Lines, one per refresh, flushed), plus the original rntop's CSV
- * log (--output). Collection over SSH and the interactive screen come
- * later; asking for them says so.
- *
- * --once runs nvidia-smi once; --batch keeps one "nvidia-smi -lms N"
- * stream running and reports each snapshot as it comes (nvidia-smi
- * paces them), and when none comes for interval + timeout, the host's
- * state all the same. A host whose newest snapshot is older than
- * interval + timeout is stale;
- * a stream silent that long is killed and restarted with backoff; a
- * failing nvidia-smi is restarted too. Unknown values stay null.
+ * rntop monitor (the default command): its options and their checks,
+ * then one collector (nvidia-smi here with --local, else over SSH) and
+ * one output (--once's JSON, --batch's JSON Lines, or the screen on a
+ * terminal, each with the optional CSV log) handed to the monitor loop.
  */
-#include <errno.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include <stddef.h>
 #include <unistd.h>
 
-#include "core/alloc.h"
+#include "collector.h"
+#include "loop.h"
 #include "rntop.h"
 
 #include "core/banned.h"
 
-#define RNTOP_BACKOFF_MAX	60.0
-
-volatile sig_atomic_t rntop_stop_signal;
-
-static void
-on_signal(int sig)
-{
-	rntop_stop_signal = sig;
-}
-
-void
-rntop_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-}
-
-struct monitor {
-	const struct rntop_opts	*o;
-	struct rntop_host	 host;		/* one for now: --local */
-	char			*exe;
-	char			 loop_ms[32];
-	enum rntop_host_state	 fail_state;	/* with host.error */
-	unsigned long		 noise_base;	/* of earlier children */
-	double			 start;
-	int			 fresh;		/* a snapshot not reported yet */
-	struct rntop_ui		*ui;		/* the screen, or NULL */
-	int			 quit;		/* q typed */
-	int			 redraw;	/* the screen wants a redraw */
-	struct rntop_hist	 cluster;	/* the cluster's utilisation */
-};
-
-static void
-set_error(struct monitor *m, enum rntop_host_state st, char *msg)
-{
-	free(m->host.error);
-	m->host.error = msg;
-	m->fail_state = st;
-}
-
-static void
-on_snapshot(void *ud, const struct rntop_snap *s)
-{
-	struct monitor *m = ud;
-
-	rntop_snap_copy(&m->host.snap, s);
-	rntop_hist_push(&m->host.hist, s);
-	rntop_hist_push_cluster(&m->cluster, &m->host, 1);
-	m->host.have_snap = 1;
-	m->host.snap_time = rntop_now();
-	m->host.backoff = 0;
-	m->fresh = 1;
-	set_error(m, RNTOP_HOST_OK, NULL);
-}
-
 static int
-start_child(struct monitor *m, int loop, struct rai_err *err)
+check_opts(const struct rntop_opts *o, struct rai_err *err)
 {
-	char *argv[8];
-	int n = 0;
-
-	argv[n++] = m->exe;
-	argv[n++] = (char *)(uintptr_t)("--query-gpu=" RNTOP_GPUSTAT_QUERY);
-	argv[n++] = (char *)(uintptr_t)"--format=csv,noheader,nounits";
-	if (loop) {
-		argv[n++] = (char *)(uintptr_t)"-lms";
-		argv[n++] = m->loop_ms;
-	}
-	argv[n] = NULL;
-	m->host.restart_at = 0;
-	return rntop_child_start(&m->host.child, m->exe, argv, on_snapshot, m,
-	    err);
-}
-
-static int
-child_running(const struct rntop_child *c)
-{
-	return c->pid > 0 || c->out_fd != -1;
-}
-
-/* Waits up to wait seconds for output of the child and parses it. */
-static void
-pump(struct monitor *m, double wait)
-{
-	struct rntop_child *c = &m->host.child;
-	struct pollfd pfd[3];
-	nfds_t n = 0, i;
-	int ms = wait <= 0 ? 0 : (int)(wait * 1000) + 1, keys;
-
-	if (m->ui != NULL) {
-		/* a resize (SIGWINCH) interrupts poll: getch tells */
-		keys = rntop_ui_keys(m->ui);
-		m->quit |= keys & RNTOP_UI_QUIT;
-		m->redraw |= keys & RNTOP_UI_REDRAW;
-		if (m->quit || m->redraw)
-			return;
-		pfd[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
-	}
-	if (c->out_fd != -1)
-		pfd[n++] = (struct pollfd){ .fd = c->out_fd, .events = POLLIN };
-	if (c->err_fd != -1)
-		pfd[n++] = (struct pollfd){ .fd = c->err_fd, .events = POLLIN };
-	if (n == 0 || (m->ui != NULL && n == 1)) {
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-		nanosleep(&ts, NULL);
-		return;
-	}
-	if (poll(pfd, n, ms) <= 0)
-		return;
-	for (i = 0; i < n; i++) {
-		if (pfd[i].revents == 0)
-			continue;
-		if (pfd[i].fd != 0)
-			rntop_child_read(c, pfd[i].fd);
-		else if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-			m->quit = 1;	/* the terminal went away */
-	}
-	m->host.noise = m->noise_base + c->ps.noise;
-}
-
-/* The host's state now, from what it sent and when. */
-static void
-settle(struct monitor *m, double now)
-{
-	struct rntop_host *h = &m->host;
-	double limit = m->o->interval + m->o->timeout;
-
-	if (h->have_snap && now - h->snap_time <= limit)
-		h->state = RNTOP_HOST_OK;
-	else if (h->have_snap)
-		h->state = RNTOP_HOST_STALE;
-	else if (m->fail_state != RNTOP_HOST_OK)
-		h->state = m->fail_state;
-	else if (now - m->start < m->o->timeout)
-		h->state = RNTOP_HOST_WAITING;
-	else
-		h->state = RNTOP_HOST_TIMEOUT;
-	if (h->state == RNTOP_HOST_STALE && h->error == NULL)
-		set_error(m, RNTOP_HOST_STALE, xasprintf("no sample for %.1f s",
-		    now - h->snap_time));
-}
-
-/* msg, then what the child said if anything ("msg (said: ...)"). */
-static char *
-said_too(const struct rntop_child *c, char *msg)
-{
-	char *said = rntop_child_said(c), *both;
-
-	if (said == NULL)
-		return msg;
-	both = xasprintf("%s (it said: %s)", msg, said);
-	free(said);
-	free(msg);
-	return both;
-}
-
-/* Ends the child and plans its restart. */
-static void
-retire_child(struct monitor *m, double now)
-{
-	struct rntop_host *h = &m->host;
-
-	rntop_child_stop(&h->child);
-	m->noise_base += h->child.ps.noise;
-	h->backoff = h->backoff == 0 ? m->o->interval :
-	    h->backoff * 2;
-	if (h->backoff < 1)
-		h->backoff = 1;
-	if (h->backoff > RNTOP_BACKOFF_MAX)
-		h->backoff = RNTOP_BACKOFF_MAX;
-	h->restart_at = now + h->backoff;
-}
-
-/* Reports a write error on stdout, unless the reader left. */
-int
-rntop_stdout_failed(struct rai_err *err)
-{
-	if (!ferror(stdout))
-		return 0;
-	if (errno == EPIPE) {
-		clearerr(stdout);
-		return 1;
-	}
-	rai_err_errno(err, errno, "write to stdout failed");
-	clearerr(stdout);
-	return -1;
-}
-
-static int
-run_once(struct monitor *m, struct rai_err *err)
-{
-	struct rntop_host *h = &m->host;
-	double now, deadline;
-	int rc = 0;
-
-	if (start_child(m, 0, err) == -1)
-		return -1;
-	deadline = m->start + m->o->timeout;
-	while (!rntop_stop_signal) {
-		now = rntop_now();
-		if (h->child.out_fd == -1 && rntop_child_reap(&h->child))
-			break;
-		if (now >= deadline)
-			break;
-		pump(m, h->child.out_fd == -1 ? 0.01 : deadline - now);
-	}
-	now = rntop_now();
-	if (!h->have_snap)
-		rntop_gpustat_flush(&h->child.ps);
-	if (h->have_snap)
-		set_error(m, RNTOP_HOST_OK, NULL);
-	else if (h->child.out_fd == -1)
-		set_error(m, RNTOP_HOST_ERROR,
-		    rntop_child_failure(&h->child));
-	else
-		set_error(m, RNTOP_HOST_TIMEOUT, said_too(&h->child,
-		    xasprintf("nvidia-smi did not answer in %g s",
-		    m->o->timeout)));
-	rntop_child_stop(&h->child);
-	m->host.noise = m->noise_base + h->child.ps.noise;
-	settle(m, now);
-	if (h->state == RNTOP_HOST_WAITING)
-		h->state = RNTOP_HOST_TIMEOUT;
-	rntop_report_json(stdout, h, 1, m->o->interval, 1);
-	if (rntop_stdout_failed(err) == -1)
-		return -1;
-	if (m->o->output != NULL &&
-	    rntop_report_csv(m->o->output, h, 1, err) == -1)
-		return -1;
-	if (h->state != RNTOP_HOST_OK)
-		rc = 1;
-	return rc;
-}
-
-static int
-run_batch(struct monitor *m, struct rai_err *err)
-{
-	const struct rntop_opts *o = m->o;
-	struct rntop_host *h = &m->host;
-	struct rntop_child *c = &h->child;
-	double now, next_emit, wait, silent = o->interval + o->timeout;
-	double drawn = 0;
-	double quiet = o->interval / 4 < 0.05 ? 0.05 :
-	    o->interval / 4 > 0.5 ? 0.5 : o->interval / 4;
-	long records = 0;
-	int rc = 0;
-
-	if (start_child(m, 1, err) == -1)
-		return -1;
-	next_emit = m->start + o->timeout;
-	while (!rntop_stop_signal && !m->quit) {
-		now = rntop_now();
-		if (child_running(c)) {
-			if (c->out_fd == -1 && rntop_child_reap(c)) {
-				if (!h->have_snap ||
-				    h->snap_time < c->started)
-					set_error(m, RNTOP_HOST_ERROR,
-					    rntop_child_failure(c));
-				else
-					set_error(m, RNTOP_HOST_ERROR,
-					    xstrdup("nvidia-smi stopped"));
-				retire_child(m, now);
-			} else if (c->out_fd == -1 && now - c->last_out > 1) {
-				/* closed its output but does not exit */
-				set_error(m, RNTOP_HOST_ERROR, xstrdup(
-				    "nvidia-smi closed its output but did not "
-				    "exit; restarting it"));
-				retire_child(m, now);
-			} else if (c->out_fd != -1 &&
-			    now - c->last_out > silent) {
-				set_error(m, RNTOP_HOST_TIMEOUT, said_too(c,
-				    xasprintf("nvidia-smi sent nothing for "
-				    "%g s; restarting it", silent)));
-				retire_child(m, now);
-			}
-		} else if (h->restart_at > 0 && now >= h->restart_at) {
-			struct rai_err serr = RAI_ERR_INIT;
-
-			rntop_child_release(c);
-			if (start_child(m, 1, &serr) == -1) {
-				set_error(m, RNTOP_HOST_ERROR,
-				    xstrdup(serr.message ? serr.message :
-				    "cannot run nvidia-smi"));
-				retire_child(m, now);
-			}
-			rai_err_release(&serr);
-		}
-		/*
-		 * A loop iteration's rows come in one burst: when they went
-		 * quiet, the rows read are the whole snapshot even when it
-		 * cannot be told from its rows (the first one, a GPU gone).
-		 */
-		if (c->out_fd != -1 && c->ps.cur.n > 0 &&
-		    now - c->last_out >= quiet)
-			rntop_gpustat_flush(&c->ps);
-		if (m->ui != NULL && (m->redraw || now - drawn >= 1)) {
-			settle(m, now);
-			rntop_ui_draw(m->ui, h, 1, o->interval, &m->cluster);
-			drawn = now;
-			m->redraw = 0;
-		}
-		if (m->fresh || now >= next_emit) {
-			settle(m, now);
-			if (m->ui != NULL) {
-				rntop_ui_draw(m->ui, h, 1, o->interval, &m->cluster);
-				drawn = now;
-			} else {
-				rntop_report_json(stdout, h, 1, o->interval,
-				    0);
-				if ((rc = rntop_stdout_failed(err)) != 0)
-					break;
-			}
-			if (o->output != NULL &&
-			    records % o->output_every == 0 &&
-			    rntop_report_csv(o->output, h, 1, err) == -1) {
-				rc = -1;
-				break;
-			}
-			records++;
-			m->fresh = 0;
-			next_emit = now + silent;
-			if (o->iterations > 0 && records >= o->iterations)
-				break;
-		}
-		wait = next_emit - now;
-		if (h->restart_at > 0 && h->restart_at - now < wait)
-			wait = h->restart_at - now;
-		if (child_running(c) && c->out_fd == -1 && wait > 0.01)
-			wait = 0.01;	/* waiting to reap */
-		if (c->out_fd != -1 && c->last_out + silent - now < wait)
-			wait = c->last_out + silent - now;
-		if (c->out_fd != -1 && c->ps.cur.n > 0 &&
-		    c->last_out + quiet - now < wait)
-			wait = c->last_out + quiet - now;
-		if (m->ui != NULL && drawn + 1 - now < wait)
-			wait = drawn + 1 - now;
-		pump(m, wait);
-	}
-	rntop_child_stop(c);
-	return rc < 0 ? -1 : 0;
-}
-
-static int
-monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
-{
-	const struct rntop_opts *o = optsp;
-	struct rai_err *err = rai_ctx_err(ctx);
-	struct monitor m;
-	int rc;
-
 	if (o->once && o->batch)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--once and --batch cannot be used together");
@@ -405,42 +34,32 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 	if (o->output_every < 1)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--output-every must be 1 or more");
-	if (!o->local)
-		return rntop_remote_run(ctx, o, argc, argv);
-	if (argc > 1 || (argc == 1 && strcmp(argv[0], "localhost") != 0))
-		return rai_err_set(err, RAI_E_USAGE, "--local watches this "
-		    "machine only; leave out the host names");
-	memset(&m, 0, sizeof(m));
-	m.o = o;
-	m.fail_state = RNTOP_HOST_OK;
-	if (rntop_find_exe(o->nvidia_smi ? o->nvidia_smi : "nvidia-smi",
-	    &m.exe, err) == -1)
+	return 0;
+}
+
+static int
+monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
+{
+	const struct rntop_opts *o = optsp;
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct rntop_collector *c;
+	struct rntop_ui_conf screen = {
+		.color = o->color == -1 ? ctx->color : o->color,
+		.mem_unit = o->mem_unit,
+		.sort = o->sort,
+	};
+	int rc;
+
+	if (check_opts(o, err) == -1)
 		return -1;
-	snprintf(m.loop_ms, sizeof(m.loop_ms), "%ld",
-	    (long)(o->interval * 1000 + 0.5));
-	m.host.name = xstrdup("localhost");
-	m.host.child.pid = -1;
-	m.host.child.out_fd = m.host.child.err_fd = -1;
-	rntop_catch_signals();
+	c = o->local ? rntop_local_open(o, argc, argv, err) :
+	    rntop_remote_open(o, argc, argv, err);
+	if (c == NULL)
+		return -1;
 	/* the screen on a terminal; elsewhere, --batch's JSON Lines */
-	if (!o->once && !o->batch && isatty(0) && isatty(1) &&
-	    (m.ui = rntop_ui_start(&(struct rntop_ui_conf){
-	    .color = o->color == -1 ? ctx->color : o->color,
-	    .mem_unit = o->mem_unit, .sort = o->sort }, err)) == NULL) {
-		rc = -1;
-		goto out;
-	}
-	m.start = rntop_now();
-	rc = o->once ? run_once(&m, err) : run_batch(&m, err);
-	rntop_ui_end(m.ui);
-out:
-	rntop_child_release(&m.host.child);
-	rntop_snap_release(&m.host.snap);
-	rntop_hist_release(&m.host.hist);
-	rntop_hist_release(&m.cluster);
-	free(m.host.error);
-	free(m.host.name);
-	free(m.exe);
+	rc = rntop_loop_run(o, !o->once && !o->batch && isatty(0) &&
+	    isatty(1) ? &screen : NULL, c, err);
+	c->ops->free(c);
 	return rc;
 }
 

@@ -3,6 +3,8 @@
  * line per refresh for --batch) and the original rntop's CSV log, which
  * rntop-board reads: "timestamp,node,index,utilization,memory_used,
  * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time.
+ * Ages come from the monotonic clock the loop passes in; the wall clock
+ * is read here only to stamp the output.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,28 +17,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "rntop.h"
+#include "cli/out.h"
+#include "cluster.h"
+#include "report.h"
 
 #include "core/banned.h"
-
-const char *
-rntop_host_state_name(enum rntop_host_state s)
-{
-	switch (s) {
-	case RNTOP_HOST_WAITING: return "waiting";
-	case RNTOP_HOST_OK: return "ok";
-	case RNTOP_HOST_STALE: return "stale";
-	case RNTOP_HOST_TIMEOUT: return "timeout";
-	case RNTOP_HOST_ERROR: return "error";
-	case RNTOP_HOST_DOWN: return "down";
-	case RNTOP_HOST_AUTH: return "auth";
-	case RNTOP_HOST_HOSTKEY: return "hostkey";
-	}
-	return "unknown";
-}
 
 static void
 add_num(cJSON *o, const char *key, const struct rntop_gpu *g, int f,
@@ -97,9 +84,9 @@ gpu_json(const struct rntop_gpu *g)
 	return o;
 }
 
-/* Now as "2026-05-16T15:43:44.120Z". */
+/* The wall clock as "2026-05-16T15:43:44.120Z", for "time". */
 static void
-rfc3339_now(char *buf, size_t size)
+wall_clock_rfc3339(char *buf, size_t size)
 {
 	struct timeval tv;
 	struct tm tm;
@@ -125,31 +112,30 @@ add_ssh_fields(cJSON *h, const struct rntop_host *ho)
 		cJSON_AddNullToObject(h, "mode");
 	add_str(h, "fingerprint", ho->fingerprint);
 	add_str(h, "warning", ho->warning);
-	if (ho->retry_in > 0)
+	if (ho->retry_in_ms > 0)
 		cJSON_AddNumberToObject(h, "retry_in",
-		    (double)(long)(ho->retry_in * 10 + 0.5) / 10);
+		    (double)((ho->retry_in_ms + 50) / 100) / 10);
 	else
 		cJSON_AddNullToObject(h, "retry_in");
 }
 
 void
-rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
-    double interval, int pretty)
+rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
+    double interval, long long now, int pretty)
 {
 	cJSON *root = cJSON_CreateObject(), *cl, *arr, *h, *gpus;
 	struct rntop_agg a;
-	double now = rntop_now();
 	size_t i, j;
 	char ts[64];
 	char *text;
 
-	rfc3339_now(ts, sizeof(ts));
+	wall_clock_rfc3339(ts, sizeof(ts));
 	cJSON_AddStringToObject(root, "time", ts);
 	cJSON_AddNumberToObject(root, "interval", interval);
 	cl = cJSON_AddObjectToObject(root, "cluster");
 	arr = cJSON_AddArrayToObject(root, "hosts");
 	for (i = 0; i < nhosts; i++) {
-		struct rntop_host *ho = &hosts[i];
+		const struct rntop_host *ho = &hosts[i];
 
 		h = cJSON_CreateObject();
 		cJSON_AddItemToArray(arr, h);
@@ -159,8 +145,7 @@ rntop_report_json(FILE *fp, struct rntop_host *hosts, size_t nhosts,
 		add_str(h, "error", ho->error);
 		if (ho->have_snap)
 			cJSON_AddNumberToObject(h, "age",
-			    (double)(long)((now - ho->snap_time) * 1000) /
-			    1000);
+			    (double)(now - ho->snap_ms) / 1000);
 		else
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
@@ -220,11 +205,11 @@ csv_num(struct rai_buf *b, const struct rntop_gpu *g, int f, double v)
 }
 
 int
-rntop_report_csv(const char *path, struct rntop_host *hosts, size_t nhosts,
-    struct rai_err *err)
+rntop_report_csv(const char *path, const struct rntop_host *hosts,
+    size_t nhosts, struct rai_err *err)
 {
 	struct rai_buf b = RAI_BUF_INIT;
-	struct timeval tv;
+	struct timeval wall;
 	struct tm tm;
 	struct stat st;
 	char ts[64];
@@ -238,8 +223,9 @@ rntop_report_csv(const char *path, struct rntop_host *hosts, size_t nhosts,
 	if (fstat(fd, &st) == 0 && st.st_size == 0)
 		rai_buf_addstr(&b, "timestamp,node,index,utilization,"
 		    "memory_used,memory_total\n");
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
+	/* the wall clock, in local time: the log's timestamps */
+	gettimeofday(&wall, NULL);
+	localtime_r(&wall.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y/%m/%d %H:%M:%S", &tm);
 	for (i = 0; i < nhosts; i++) {
 		if (hosts[i].state != RNTOP_HOST_OK)
@@ -248,7 +234,8 @@ rntop_report_csv(const char *path, struct rntop_host *hosts, size_t nhosts,
 			const struct rntop_gpu *g = &hosts[i].snap.gpus[j];
 
 			rai_buf_addf(&b, "%s.%03ld,%s,%ld", ts,
-			    (long)(tv.tv_usec / 1000), hosts[i].name, g->index);
+			    (long)(wall.tv_usec / 1000), hosts[i].name,
+			    g->index);
 			csv_num(&b, g, RNTOP_F_UTIL, g->util);
 			csv_num(&b, g, RNTOP_F_MEM_USED, g->mem_used);
 			csv_num(&b, g, RNTOP_F_MEM_TOTAL, g->mem_total);

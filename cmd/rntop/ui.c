@@ -21,9 +21,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/version.h"
 #include "core/alloc.h"
-#include "rntop.h"
+#include "cli/version.h"
+#include "cluster.h"
+#include "ui.h"
 
 #include "core/banned.h"
 
@@ -558,7 +559,7 @@ draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 }
 
 static void
-draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, double now)
+draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, long long now)
 {
 	struct host_fig f;
 	int bad = h->state != RNTOP_HOST_OK;
@@ -576,7 +577,7 @@ draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, double now)
 	if (h->error != NULL)
 		put(y, 72, "%s", h->error);
 	else if (h->have_snap)
-		put(y, 72, "%.1fs%s", now - h->snap_time,
+		put(y, 72, "%.1fs%s", (double)(now - h->snap_ms) / 1000,
 		    h->polling ? " (polling)" : "");
 }
 
@@ -642,7 +643,7 @@ draw_help(void)
 /* One body row: a section heading, a host or a GPU. */
 static void
 draw_body_row(struct rntop_ui *ui, int y, int row, struct rntop_host *hosts,
-    const size_t *order, size_t shown, double now)
+    const size_t *order, size_t shown, long long now)
 {
 	char line[256];
 	size_t i, j;
@@ -689,9 +690,8 @@ draw_body_row(struct rntop_ui *ui, int y, int row, struct rntop_host *hosts,
 
 void
 rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
-    double interval, const struct rntop_hist *cluster)
+    double interval, const struct rntop_hist *cluster, long long now)
 {
-	double now = rntop_now();
 	size_t *order, shown, i, ngpu = 0;
 	int y, row, first_body = 5;
 

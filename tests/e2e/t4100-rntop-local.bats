@@ -84,6 +84,22 @@ fake_is_gone() {
 	assert_output '[[[false,80],[true,null]],80,1]'
 }
 
+@test "--once: a real H100's answer (h100-real) gives its exact values" {
+	# the fake plays what a real H100 printed under load
+	# (tests/fixtures/nvidia-smi/real/h100/stream.out); --once: its first row
+	scenario h100-real
+	run -0 --separate-stderr rntop --local --once --nvidia-smi "$FAKE"
+	[ -z "$stderr" ]
+	local j=$output
+	run -0 jq -c '.hosts[0] | [.name, .status, .error, .noise_lines, (.gpus | length)]' <<<"$j"
+	assert_output '["localhost","ok",null,0,1]'
+	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig, .lost, .unknown]' <<<"$j"
+	assert_output '[0,"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037","NVIDIA H100 80GB HBM3",99,1395,81559,65,696.87,false,false,{}]'
+	run -0 jq -c '.cluster' <<<"$j"
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
+	fake_is_gone
+}
+
 @test "--batch -n 3: three JSON lines, one per refresh, then exit" {
 	scenario h100x2
 	run -0 --separate-stderr rntop --local --batch -n 3 -d 0.2 --nvidia-smi "$FAKE"

@@ -1,7 +1,8 @@
 /*
  * rntop_gpustat: nvidia-smi --query-gpu rows, sentinels and snapshot
  * framing, driven by the fixtures the fake nvidia-smi also plays
- * (the .csv files in tests/fixtures/nvidia-smi, without their '@' and '#' lines).
+ * (the .csv files in tests/fixtures/nvidia-smi, without their '@' and '#' lines)
+ * and by what a real H100 printed (tests/fixtures/nvidia-smi/real/h100).
  * However the bytes are chunked, the same snapshots come out.
  */
 #include <stdint.h>
@@ -426,11 +427,188 @@ TEST(too_many_gpus_are_capped)
 	rntop_gpustat_release(&ps);
 }
 
+/* The real H100's GPU, as nvidia-smi named it in every capture. */
+#define H100_UUID	"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037"
+#define H100_NAME	"NVIDIA H100 80GB HBM3"
+
+/* A real capture, the bytes nvidia-smi wrote (real/h100/NAME). */
+static char *
+real_output(const char *name, size_t *lenp)
+{
+	char rel[256];
+	char *text;
+
+	snprintf(rel, sizeof(rel), "nvidia-smi/real/h100/%s", name);
+	text = t_slurp(t_fixture(rel), lenp);
+	if (text == NULL) {
+		printf("# missing fixture %s (set RAI_TOP)\n", rel);
+		exit(1);
+	}
+	return text;
+}
+
+/* Parses a real capture in one piece into s; returns its noise lines. */
+static unsigned long
+parse_real(const char *name, struct seen *s, struct rntop_gpustat *ps)
+{
+	unsigned long noise;
+	size_t len;
+	char *in = real_output(name, &len);
+
+	memset(s, 0, sizeof(*s));
+	rntop_gpustat_init(ps, collect, s);
+	rntop_gpustat_feed(ps, in, len);
+	rntop_gpustat_finish(ps);
+	noise = ps->noise;
+	free(in);
+	return noise;
+}
+
+static void
+seen_release(struct seen *s, struct rntop_gpustat *ps)
+{
+	rntop_gpustat_release(ps);
+	rntop_snap_release(&s->last);
+	rai_buf_release(&s->log);
+}
+
+/* Every field of the one H100 row but the ones that move with load. */
+static void
+check_h100(const struct rntop_gpu *g)
+{
+	T_UINT_EQ(g->valid, (1u << RNTOP_GPU_NFIELDS) - 1);
+	T_INT_EQ(g->index, 0);
+	T_STR_EQ(g->uuid, H100_UUID);
+	T_DBL_EQ(g->mem_total, 81559);
+	T_INT_EQ(g->mig, 0);
+	T_STR_EQ(g->name, H100_NAME);
+	T_INT_EQ(rntop_gpu_lost(g), 0);
+}
+
+TEST(real_h100_idle)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	const struct rntop_gpu *g;
+
+	T_INT_EQ(parse_real("query-idle.out", &s, &ps), 0);
+	T_INT_EQ(s.n, 1);
+	T_INT_EQ(s.last.n, 1);
+	if (s.last.n == 1) {
+		g = &s.last.gpus[0];
+		check_h100(g);
+		T_DBL_EQ(g->util, 0);
+		T_DBL_EQ(g->mem_used, 0);
+		T_DBL_EQ(g->temp, 43);
+		T_DBL_EQ(g->power, 77.61);
+	}
+	seen_release(&s, &ps);
+}
+
+TEST(real_h100_busy)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+	const struct rntop_gpu *g;
+
+	T_INT_EQ(parse_real("query-busy.out", &s, &ps), 0);
+	T_INT_EQ(s.n, 1);
+	T_INT_EQ(s.last.n, 1);
+	if (s.last.n == 1) {
+		g = &s.last.gpus[0];
+		check_h100(g);
+		T_DBL_EQ(g->util, 99);
+		T_DBL_EQ(g->mem_used, 1395);
+		T_DBL_EQ(g->temp, 65);
+		T_DBL_EQ(g->power, 698.32);
+	}
+	seen_release(&s, &ps);
+}
+
+#define H100_BUSY(temp, power) \
+	"[0 99 1395/81559 " temp " " power " 0 " H100_NAME "]"
+
+/* The -lms 500 stream: one GPU, so each row is a whole snapshot. */
+TEST(real_h100_stream)
+{
+	static const char want[] =
+	    H100_BUSY("65", "696.87") H100_BUSY("65", "695.04")
+	    H100_BUSY("65", "691.88") H100_BUSY("67", "697.09")
+	    H100_BUSY("66", "694.64") H100_BUSY("67", "692.99")
+	    H100_BUSY("67", "697.05") H100_BUSY("67", "696.32");
+	struct rntop_gpustat ps;
+	struct seen s;
+	size_t len, off;
+	char *in = real_output("stream.out", &len), *out, *nl;
+
+	T_INT_EQ(parse_real("stream.out", &s, &ps), 0);
+	T_INT_EQ(s.n, 8);
+	T_INT_EQ(ps.rows, 8);
+	rai_buf_addch(&s.log, '\0');
+	T_STR_EQ(s.log.data, want);
+	if (s.last.n == 1)
+		check_h100(&s.last.gpus[0]);
+	seen_release(&s, &ps);
+
+	/*
+	 * before the stream ends: the first snapshot once the second
+	 * starts (it might have had more GPUs), then each with its row
+	 */
+	memset(&s, 0, sizeof(s));
+	rntop_gpustat_init(&ps, collect, &s);
+	for (off = 0; off < len; off = (size_t)(nl - in) + 1) {
+		nl = memchr(in + off, '\n', len - off);
+		if (nl == NULL)
+			break;
+		rntop_gpustat_feed(&ps, in + off, (size_t)(nl - in) + 1 - off);
+		T_INT_EQ(s.n, ps.rows == 1 ? 0 : ps.rows);
+	}
+	T_INT_EQ(s.n, 8);
+	seen_release(&s, &ps);
+
+	/* however it is chunked */
+	out = run(in, len, 0, 7, NULL, NULL);
+	T_STR_EQ(out, want);
+	free(out);
+	free(in);
+}
+
+/* The fake's scenario made from the stream plays the same snapshots. */
+TEST(real_h100_scenario_is_the_stream)
+{
+	size_t len;
+	char *in = real_output("stream.out", &len);
+	char *real = run(in, len, len, 0, NULL, NULL);
+	char *fix = run_fixture("h100-real.csv", NULL, NULL);
+
+	T_STR_EQ(fix, real);
+	free(real);
+	free(fix);
+	free(in);
+}
+
+/* nvidia-smi's error answers go to stdout: noise, kept for the message. */
+TEST(real_h100_errors_are_noise)
+{
+	struct rntop_gpustat ps;
+	struct seen s;
+
+	T_INT_EQ(parse_real("bad-field.out", &s, &ps), 1);
+	T_INT_EQ(s.n, 0);
+	T_STR_EQ(ps.last_noise,
+	    "Field \"no.such.field\" is not a valid field to query.");
+	seen_release(&s, &ps);
+	T_INT_EQ(parse_real("bad-id.out", &s, &ps), 1);
+	T_INT_EQ(s.n, 0);
+	T_STR_EQ(ps.last_noise, "No devices were found");
+	seen_release(&s, &ps);
+}
+
 TEST(any_chunking_gives_the_same_snapshots)
 {
 	static const char *const names[] = {
 		"h100x2.csv", "models.csv", "na.csv", "mig.csv", "noise.csv",
-		"lost.csv", "slow.csv", "driver-fail.csv",
+		"lost.csv", "slow.csv", "driver-fail.csv", "h100-real.csv",
 	};
 	size_t i, len, chunk;
 	uint32_t seed;
@@ -482,6 +660,11 @@ main(void)
 	RUN(stream_snapshot_out_on_its_last_row);
 	RUN(overlong_lines_are_noise);
 	RUN(too_many_gpus_are_capped);
+	RUN(real_h100_idle);
+	RUN(real_h100_busy);
+	RUN(real_h100_stream);
+	RUN(real_h100_scenario_is_the_stream);
+	RUN(real_h100_errors_are_noise);
 	RUN(any_chunking_gives_the_same_snapshots);
 	return t_done();
 }

@@ -1,0 +1,26 @@
+/*
+ * The cluster's figures over many hosts, which the screen and the
+ * reports share: GPU-weighted, each GPU with a known value counting
+ * once, with their coverage.
+ */
+#ifndef RNTOP_CLUSTER_H
+#define RNTOP_CLUSTER_H
+
+#include <stddef.h>
+
+#include "hist.h"
+#include "host.h"
+
+struct rntop_agg {
+	size_t	hosts, hosts_ok, gpus, gpus_unknown, gpus_lost;
+	size_t	nutil, nmem;
+	double	util, used, total;	/* util: the mean, when nutil */
+};
+/* GPU-weighted figures over the OK hosts (all hosts' GPUs for coverage). */
+void	 rntop_aggregate(const struct rntop_host *, size_t n,
+	    struct rntop_agg *);
+/* Pushes the cluster's GPU-weighted utilisation now (row 0). */
+void	 rntop_cluster_hist_push(struct rntop_hist *,
+	    const struct rntop_host *, size_t n);
+
+#endif

@@ -1,0 +1,30 @@
+/*
+ * rntop's interactive screen; curses stays inside ui.c.
+ */
+#ifndef RNTOP_UI_H
+#define RNTOP_UI_H
+
+#include <stddef.h>
+
+#include "core/err.h"
+#include "host.h"
+
+struct rntop_ui;
+enum { RNTOP_UI_QUIT = 1, RNTOP_UI_REDRAW = 2 };
+struct rntop_ui_conf {
+	int		 color;
+	const char	*mem_unit;	/* mib, mb, gib, gb */
+	const char	*sort;		/* host, util, mem, state */
+};
+struct rntop_ui *rntop_ui_start(const struct rntop_ui_conf *,
+	    struct rai_err *);
+/* Handles the keys typed so far: RNTOP_UI_* bits. */
+int	 rntop_ui_keys(struct rntop_ui *);
+/* Whether the user paused the display (p): draws keep the old view. */
+int	 rntop_ui_paused(const struct rntop_ui *);
+/* now (rai_now_ms) dates the hosts' ages. */
+void	 rntop_ui_draw(struct rntop_ui *, struct rntop_host *, size_t n,
+	    double interval, const struct rntop_hist *cluster, long long now);
+void	 rntop_ui_end(struct rntop_ui *);
+
+#endif
