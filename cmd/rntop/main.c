@@ -23,9 +23,9 @@ struct rntop_globals {
 };
 
 static const struct rai_opt rntop_global_opts[] = {
-	{ 'v', "verbosity", RAI_OPT_LEVEL,
-	    offsetof(struct rntop_globals, verbosity), "<level>",
-	    "log level", NULL, NULL, RAI_COMP_NONE, 0, NULL },
+	{ .short_name = 'v', .long_name = "verbosity", .type = RAI_OPT_LEVEL,
+	  .offset = offsetof(struct rntop_globals, verbosity),
+	  .argh = "<level>", .help = "log level" },
 	RAI_OPT_END
 };
 
