@@ -1,7 +1,8 @@
 /*
- * runai-adm images list: what image archives hold, read in place
- * without a Docker daemon (reference §3.2). push and verify, over the
- * same model, are in images_push.c.
+ * runai-adm images list: what image archives hold (docker save, old or
+ * Docker 25+, and OCI layouts, as a directory or a tar), read in place
+ * without a Docker daemon. push and verify, over the same model, are in
+ * images_push.c.
  */
 #include <inttypes.h>
 #include <stddef.h>

@@ -1,6 +1,7 @@
 /*
  * runai-adm node drain|undrain NODE: the documented maintenance taint
- * runai=drain:NoExecute (reference §1.5). The taint list is replaced as
+ * runai=drain:NoExecute (what Run:ai's docs have admins put on a node
+ * before maintenance and take off after). The taint list is replaced as
  * a whole (a merge patch cannot add to a list), so the patch carries
  * the resourceVersion the list was read at: a concurrent change of the
  * node makes it fail with 409, and the node is read again.

@@ -1,11 +1,12 @@
 /*
  * runai-adm set|remove node-role: the Run:ai role labels of nodes
- * (reference §1.2-§1.4). Every named node is checked before anything is
- * written; the plan (node, key, old, new) is shown first; each node gets
- * one JSON merge patch of its labels (null deletes a key); --dry-run
- * sends the same patches with dryRun=All. None of the 2021 tool's side
- * effects (operator scale-down, deleted pods, StatefulSets and PVCs):
- * only RunaiConfig's restrictScheduling follows the worker roles.
+ * (node-role.kubernetes.io/runai-{system,gpu-worker,cpu-worker}). Every
+ * named node is checked before anything is written; the plan (node,
+ * key, old, new) is shown first; each node gets one JSON merge patch of
+ * its labels (null deletes a key); --dry-run sends the same patches
+ * with dryRun=All. None of the 2021 tool's side effects (operator
+ * scale-down, deleted pods, StatefulSets and PVCs): only RunaiConfig's
+ * restrictScheduling follows the worker roles.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -165,8 +166,9 @@ missing_error(const struct adm_role_plan *p, struct rai_err *err)
 }
 
 /*
- * Worker roles and restrictScheduling go together (§1.2): set turns it
- * on; remove turns it off once no node is left with a worker role.
+ * Worker roles only steer scheduling while RunaiConfig's
+ * restrictScheduling is on, so the two go together: set turns it on;
+ * remove turns it off once no node is left with a worker role.
  */
 static int
 plan_config(struct role_run *r, struct rai_err *err)

@@ -1,6 +1,7 @@
 /*
- * runai attach JOB: the console of the job's main process (contract
- * §4.3): its terminal when the container has one, else its output.
+ * runai attach JOB: the console of the job's main process in its
+ * newest pod (or --pod): its terminal when the container has one, else
+ * its output.
  */
 #include <stddef.h>
 #include <stdio.h>

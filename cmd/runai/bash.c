@@ -1,6 +1,6 @@
 /*
- * runai bash JOB: an interactive shell in the job's pod (contract
- * §4.2), /bin/bash where the image has it and /bin/sh otherwise.
+ * runai bash JOB: an interactive shell in the job's newest pod (or
+ * --pod), /bin/bash where the image has it and /bin/sh otherwise.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,7 +1,8 @@
 /*
  * runai delete JOB... | -A: removes jobs of the project with everything
- * submit made for them (contract §4.4). Each name is handled on its own;
- * a failure is reported and the others still go.
+ * submit made for them (the objects its name-reservation ConfigMap
+ * lists, then the ConfigMap). Each name is handled on its own; a
+ * failure is reported and the others still go.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
  * runai describe job NAME: the reference's key/value view of one job
- * (contract §3.4), its pods and the events about the job and its pods.
+ * (NAME:, STATUS:, ... COMMAND LINE:), its pods and the events about
+ * the job and its pods.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 /*
  * runai describe node [NODE...]: a key/value block per node and the
- * GPUs it holds with what is allocated on each (contract §3.7).
+ * GPUs it holds with what is allocated on each (the NODE GPUs INFO:
+ * table), as the reference CLI prints them.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -28,7 +29,7 @@ static const struct rai_col gpu_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* §6: "No match found for node(s) '[a b]'" with the names there are. */
+/* "No match found for node(s) '[a b]'" and the node names there are. */
 static int
 check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
     char **argv)

@@ -1,6 +1,6 @@
 /*
  * runai exec JOB [-i] [-t] -- CMD [ARG...]: runs a command in the job's
- * pod (contract §4.2) and exits with the command's exit status.
+ * newest pod (or --pod) and exits with the command's exit status.
  */
 #include <stddef.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
- * runai logs JOB: the log of the job's chief pod, or of --pod (contract
- * §4.1), streamed to stdout as it arrives.
+ * runai logs JOB: the log of the job's chief (newest) pod, or of --pod,
+ * streamed to stdout as it arrives.
  *
  * Better than the reference in three ways: a starting pod is waited
  * for (one line on stderr, then a bounded poll) instead of failing at

@@ -1,7 +1,8 @@
 /*
  * What exec, bash and attach share: waiting for the job's pod to run
- * (contract §4.2 and §4.3), the terminal set-up around the stream, and
- * the remote exit status as ours.
+ * (Running and Ready, polled each second up to a timeout), the
+ * terminal set-up around the stream, and the remote exit status as
+ * ours.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -64,7 +64,7 @@ runai_teardown(struct rai_ctx *ctx)
 {
 	struct runai_app *app = RUNAI_APP(ctx);
 
-	/* whatever the command, the cluster's 403 is the contract's message */
+	/* whatever the command, a 403 reads as the reference CLI's "Access denied" */
 	runai_job_err_forbidden(rai_ctx_err(ctx));
 	kube_session_close(&app->kube);
 	free(app->project);

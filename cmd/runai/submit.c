@@ -3,7 +3,8 @@
  * checked before anything is sent; then the project is resolved, the
  * objects rendered (lib/rai_submit.c) and created behind a
  * name-reservation ConfigMap (lib/rai_submit_apply.c), exactly as the
- * reference CLI's chart would make them (contract §1.3, §2).
+ * reference CLI's chart would make them from the same flags (same
+ * kinds, names, labels and annotations).
  */
 #include <signal.h>
 #include <stddef.h>
@@ -348,7 +349,7 @@ catch_signals(int on)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-/* RunaiJob where the cluster serves it, else batch/v1 Job (§2.1). */
+/* RunaiJob where the cluster serves it, else batch/v1 Job. */
 static int
 use_batch_job(struct rai_ctx *ctx, int *batch)
 {
@@ -403,7 +404,7 @@ explain_failure(struct rai_ctx *ctx)
 		runai_job_err_forbidden(err);
 }
 
-/* How long submit --attach waits for the pod to run (contract §4.3). */
+/* How long submit --attach waits for its pod to run (the reference's). */
 #define ATTACH_WAIT_S	30
 
 static int

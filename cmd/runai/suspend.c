@@ -1,7 +1,7 @@
 /*
  * runai suspend JOB... | -A: sets spec.suspend on the job's RunaiJob (or
  * batch/v1 Job); the controller then removes its pods. "resume" clears it
- * (resume.c). Contract §4.5.
+ * (resume.c). Both need runai-job-controller v0.1.8 or later.
  */
 #include <stddef.h>
 #include <stdio.h>

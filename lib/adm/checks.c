@@ -1,8 +1,9 @@
 /*
- * The preflight check catalogue (runai-adm-reference.md section 4.7):
- * each check is one small function with a stable id. API checks read
- * through kube_client; host checks probe through adm_net with the
- * time limit of the options. Every check adds exactly one result.
+ * The preflight check catalogue (Kubernetes, NVIDIA, storage,
+ * networking and Run:ai checks, run from the admin host): each check is
+ * one small function with a stable id. API checks read through
+ * kube_client; host checks probe through adm_net with the time limit of
+ * the options. Every check adds exactly one result.
  */
 #include <stdarg.h>
 #include <stdio.h>

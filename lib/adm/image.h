@@ -1,6 +1,6 @@
 /*
  * adm_image: the image archives an air-gapped install brings along, read
- * in place (reference §3.2):
+ * in place:
  *
  *   ADM_FMT_DOCKER_LEGACY   docker save before Docker 25: manifest.json
  *                           (Config, RepoTags, Layers), <id>/layer.tar,

@@ -140,7 +140,7 @@ add_str(char ***v, size_t *n, char *s)
 	(*v)[(*n)++] = s;
 }
 
-/* Role keys whose value is "false" still mark the node (§1.2). */
+/* Role keys whose value is "false" still mark the node: the key counts. */
 static void
 warn_false_values(struct adm_role_plan *p, const cJSON *node,
     const char *name)

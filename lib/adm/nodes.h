@@ -2,10 +2,11 @@
  * adm_node: what runai-adm's node commands decide, as pure functions of
  * the API objects (no I/O), so the rules are unit-tested on their own.
  *
- *  - node roles (reference §1.2-§1.4): which role label changes on which
+ *  - node roles (the runai-system, runai-gpu-worker and
+ *    runai-cpu-worker label keys): which role label changes on which
  *    node for "set|remove node-role", with --all's exclusions, and the
  *    merge patch of each node;
- *  - the maintenance drain (§1.5): the taint runai=drain:NoExecute, the
+ *  - the maintenance drain: the taint runai=drain:NoExecute, the
  *    patches that add and remove it (keeping every other taint), which
  *    pods tolerate it, which DaemonSet pods it evicts, which Run:ai
  *    workload pods a drain waits for;
@@ -23,7 +24,7 @@
 
 #include "core/strv.h"
 
-/* Role label keys; only the key counts, whatever its value (§1.2). */
+/* Role label keys; only the key counts, whatever its value. */
 #define ADM_KEY_SYSTEM		"node-role.kubernetes.io/runai-system"
 #define ADM_KEY_SYSTEM_OLD	"node-role.kubernetes.io/runai-system-worker"
 #define ADM_KEY_GPU		"node-role.kubernetes.io/runai-gpu-worker"

@@ -1,8 +1,7 @@
 /*
  * adm_preflight: "runai-adm preflight", the pre-install diagnostics that
- * run from the admin host (runai-adm-reference.md section 4.7): API
- * reads through kube_client, and host-side probes of DNS, TLS, the
- * registry and NFS, each with a time limit.
+ * run from the admin host: API reads through kube_client, and host-side
+ * probes of DNS, TLS, the registry and NFS, each with a time limit.
  *
  * Every check has a stable id ("k8s.version") and gives one result:
  * PASS, WARN, FAIL or SKIP, a message, and a remediation hint for WARN

@@ -1,7 +1,7 @@
 /*
  * adm_push: pushes the images of opened archives (adm_image.h) to a
  * registry, or verifies that a registry holds them, without a Docker
- * daemon (reference §3.3-3.6).
+ * daemon, over the registry HTTP API (OCI distribution).
  *
  * The engine:
  *   - one target "repo:tag" per image reference (--map rules, else the

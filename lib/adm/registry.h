@@ -1,7 +1,7 @@
 /*
- * adm_registry: the pure parts of talking to an image registry
- * (reference §3.3-3.5), kept apart from the transfer engine
- * (adm_push.h) so they can be unit-tested and fuzzed:
+ * adm_registry: the pure parts of talking to an image registry, kept
+ * apart from the transfer engine (adm_push.h) so they can be
+ * unit-tested and fuzzed:
  *
  *   - the --registry address (HOST[:PORT][/PATH]);
  *   - image references and the --map rules that name the target;

@@ -1259,8 +1259,9 @@ adm_values_render(const char *tmpl, size_t len, const char *name,
 const char adm_values_template_name[] = "runai-backend-2.x (built in)";
 const char adm_values_template[] =
 	"# runai-adm generate-values template: the runai-backend chart, Run:ai 2.4\n"
-	"# to 2.12 (runai-adm-reference.md section 2.3). runai-adm has this text\n"
-	"# built in; another chart layout takes another file, given with\n"
+	"# to 2.12 (key paths pieced together from the Run:ai documentation\n"
+	"# of those versions and a sample values file). runai-adm has this\n"
+	"# text built in; another chart layout takes another file, given with\n"
 	"# --template. A unit test keeps this file and the built-in copy equal.\n"
 	"#\n"
 	"# One key per line:\n"

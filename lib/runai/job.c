@@ -1,7 +1,7 @@
 /*
- * Job views: see rai_job.h. Column rules are those of the reference CLI
- * (runai-cli-contract §3.2, §3.3); fetching keeps slimmed pods and
- * compact views only, so 10,000 jobs fit in little memory.
+ * Job views: see rai_job.h. Column rules, service URLs included, are
+ * those of the reference CLI; fetching keeps slimmed pods and compact
+ * views only, so 10,000 jobs fit in little memory.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -63,7 +63,10 @@ kind_of(const cJSON *wl)
 	return rai_json_str_or(wl, "kind", "");
 }
 
-/* Rule 3 of §3.2: what the workload object itself says, or NULL. */
+/*
+ * What the workload object itself says (Suspended, Failed, Pending), or
+ * NULL: the third choice of rai_job_status.
+ */
 static const char *
 workload_status(const cJSON *wl)
 {
@@ -356,8 +359,9 @@ job_node(const cJSON *wl, const cJSON *chief)
 }
 
 /*
- * §3.3: the first ExternalDNS, else the first ExternalIP, else the first
- * node annotation, else the last InternalDNS, else the last InternalIP.
+ * The node address of service URLs: the first ExternalDNS, else the
+ * first ExternalIP, else the first runai/external-node-ip annotation,
+ * else the last InternalDNS, else the last InternalIP.
  * Fed node by node, so the node list need not be held.
  */
 struct node_addr {
@@ -908,8 +912,8 @@ slim_pod(cJSON *pod)
 /*
  * What views read from a workload kept until its pods are known: the
  * metadata, spec.suspend, the template's labels, annotations, scheduler
- * and first container's image and limits, and the status fields of
- * rule 3.
+ * and first container's image and limits, and the status fields that
+ * workload_status reads.
  */
 static cJSON *
 slim_workload(cJSON *wl)

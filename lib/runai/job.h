@@ -3,7 +3,8 @@
  * is a workload (run.ai/v1 RunaiJob, batch/v1 Job, apps/v1 Deployment or
  * StatefulSet) whose pod template uses the runai-scheduler, plus the
  * pods it owns; a name-reservation ConfigMap without its workload is an
- * "Invalid job". Columns follow the reference CLI (contract §3.2, §3.3).
+ * "Invalid job". Columns, and how each cell is derived, follow the
+ * reference CLI.
  *
  * Views are compact copies (one block of strings each): lists are read
  * item by item as they arrive (kube_list_items) and each object is freed
@@ -62,7 +63,12 @@ struct rai_job_list {
 void	 rai_job_view_make(const cJSON *workload, const cJSON *pods,
 	    const cJSON *services, const cJSON *nodes, const char *project,
 	    struct rai_job_view *);
-/* Pure: STATUS alone (rules 1-6 of §3.2); chief may be NULL. */
+/*
+ * Pure: STATUS alone; chief may be NULL. In order: a finished
+ * runai-calculated-status, "Unschedulable", the workload's own status,
+ * any runai-calculated-status, "Unknown" without a chief pod, else the
+ * chief pod's kubectl-style status.
+ */
 const char *rai_job_status(const cJSON *workload, const cJSON *chief,
 	    char *buf, size_t len);
 /* Pure: kubectl-style status of one pod ("Running", "Init:0/1", ...). */

@@ -1,9 +1,10 @@
 /*
  * runai submit's objects, rendered the way the reference CLI's Helm chart
- * renders them (contract §2.2-§2.8), minus its bugs: environment values
- * keep their '=', the Ingress is networking.k8s.io/v1, --create-home-dir
- * defaults on with --run-as-user as its help always said, and fractions
- * above one are refused instead of sent to the scheduler.
+ * renders them (same kinds, names, labels, annotations, volumes,
+ * Service and Ingress), minus its bugs: environment values keep their
+ * '=', the Ingress is networking.k8s.io/v1, --create-home-dir defaults
+ * on with --run-as-user as its help always said, and fractions above
+ * one are refused instead of sent to the scheduler.
  */
 #include <ctype.h>
 #include <grp.h>
@@ -504,7 +505,7 @@ check_spec(const struct rai_submit_spec *s, struct rai_err *err)
 
 /* ---- who submits ---- */
 
-/* The email claim, else the local user's name (§2.3 "user"). */
+/* The "user" annotation: the email claim, else the local user's name. */
 char *
 rai_submit_default_user(const cJSON *claims)
 {
@@ -567,7 +568,7 @@ rai_submit_ids(struct rai_submit_spec *s, const cJSON *claims, long *groups,
 
 /* ---- rendering ---- */
 
-/* What a workload, its pod template and its objects carry (§2.3). */
+/* The chart's labels on a workload, its pod template and its objects. */
 static cJSON *
 common_labels(const struct rai_submit_spec *s)
 {
@@ -727,7 +728,10 @@ render_pvc_object(const struct rai_submit_spec *s, const struct rai_pvc *p,
 	return o;
 }
 
-/* Host paths, claims, /dev/shm and the home directory (§2.4, §2.5). */
+/*
+ * Host paths, claims, /dev/shm and the home directory, with the chart's
+ * volume names (host-path-volume-<i>, pvc-volume-<i>, dshm, user-data).
+ */
 static int
 render_storage(const struct rai_submit_spec *s, cJSON *container,
     cJSON *pod, struct rai_submit_objs *objs, struct rai_err *err)

@@ -3,8 +3,8 @@
  * RunaiJob, or batch/v1 Job where the CRD is not served), its Service,
  * Ingress and dynamic PVCs, and the name-reservation ConfigMap that lists
  * them, with the labels, annotations and pod-template fields of the
- * reference CLI's chart (contract §2). Everything here is pure: flags in,
- * objects out, so golden tests pin the wire format; the command does the
+ * reference CLI's chart. Everything here is pure: flags in, objects
+ * out, so golden tests pin the wire format; the command does the
  * talking.
  */
 #ifndef RAI_SUBMIT_H

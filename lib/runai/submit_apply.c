@@ -1,9 +1,11 @@
 /*
  * runai submit against the cluster: the cluster's rules, the job counter,
- * name reservation and creation with rollback (contract §2.1, §2.6,
- * §2.7). Writes never overlap a half-made job: the name-reservation
- * ConfigMap is created first and, on any later failure or interruption,
- * everything this call created is removed again, newest first.
+ * name reservation (a ConfigMap named after the job; a generated name
+ * takes the smallest free <base>-<n>) and creation with rollback, in the
+ * reference CLI's order. Writes never overlap a half-made job: the
+ * name-reservation ConfigMap is created first and, on any later failure
+ * or interruption, everything this call created is removed again,
+ * newest first.
  */
 #include <errno.h>
 #include <stdio.h>

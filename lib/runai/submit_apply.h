@@ -12,7 +12,7 @@
 #define RAI_SYSTEM_NS		"runai"
 #define RAI_JOB_INDEX_CM	"runai-cli-index"
 
-/* The cluster-config ConfigMap's rules (§2.9). */
+/* The cluster-config ConfigMap's rules (its "config" key's YAML). */
 struct rai_cluster_policy {
 	int	enforce_run_as_user;
 	int	enforce_prevent_privilege_escalation;

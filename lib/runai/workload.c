@@ -1,8 +1,9 @@
 /*
- * Job deletion and suspension. Deletion follows the reference's public
- * flow (contract §4.4): the name-reservation ConfigMap lists what submit
- * made; without it, or when its list cannot be honoured, the workload is
- * found by kind and removed with its Service, Ingress and ConfigMap.
+ * Job deletion and suspension. Deletion works as the reference CLI's
+ * did before it went through researcher-service: the name-reservation
+ * ConfigMap lists what submit made; without it, or when its list cannot
+ * be honoured, the workload is found by kind and removed with its
+ * Service, Ingress and ConfigMap.
  * Every DELETE asks for Background propagation, since a batch/v1 Job
  * deleted through the API orphans its pods by default.
  */

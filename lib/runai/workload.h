@@ -1,8 +1,8 @@
 /*
  * Job lifecycle for "runai delete", "suspend" and "resume": removing a
  * job with everything the reference CLI made for it (the objects named
- * by its name-reservation ConfigMap, contract §2.6, §4.4), and setting
- * spec.suspend on its RunaiJob or batch/v1 Job (§4.5).
+ * in the "app" key of its name-reservation ConfigMap, then that
+ * ConfigMap), and setting spec.suspend on its RunaiJob or batch/v1 Job.
  */
 #ifndef RAI_WORKLOAD_H
 #define RAI_WORKLOAD_H

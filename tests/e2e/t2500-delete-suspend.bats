@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # runai delete / suspend / resume against the emulator, with jobs seeded
-# as the reference CLI submits them (contract §2.3, §2.6): a RunaiJob, its
-# name-reservation ConfigMap listing what was made, a Service and a PVC.
+# as the reference CLI submits them (same labels and annotations): a
+# RunaiJob, its name-reservation ConfigMap listing what was made, a
+# Service and a PVC.
 
 load lib/common
 

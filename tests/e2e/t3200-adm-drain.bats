@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# runai-adm node drain|undrain against the emulator (reference §1.5): the
+# runai-adm node drain|undrain against the emulator: the maintenance
 # taint runai=drain:NoExecute added with the other taints kept (merge
 # patch with the resourceVersion; a 409 is read again and retried), the
 # DaemonSet warning, the wait for the Run:ai workload pods (the

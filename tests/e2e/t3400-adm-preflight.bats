@@ -22,7 +22,7 @@ mkleaf() {
 		-CAcreateserial -days "$3" -extfile "$PKI/$1.ext" -out "$PKI/$1.crt" 2>/dev/null
 }
 
-# ---- the docker registry (test-peers.md section 3) ----
+# ---- the docker registry (Debian's docker-registry, minimal config) ----
 
 # start_registry NAME [tls]: a registry on a free port; exports REG_<NAME>
 start_registry() {

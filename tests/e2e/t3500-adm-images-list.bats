@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# runai-adm images list (reference §3.2): archives built here with
+# runai-adm images list (no Docker daemon): archives built here with
 # Python's tarfile (tests/helper/mkimages.py, deterministic, no network)
 # in the four layouts: legacy docker save (GNU long names, a shared layer
 # stored as a symlink), Docker 25 docker save (PAX, OCI layout inside),

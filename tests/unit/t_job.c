@@ -1,7 +1,8 @@
 /*
- * Unit tests of job views: every STATUS rule and column of
- * runai-cli-contract §3.2/§3.3, driven by tests/fixtures/jobs/views.json
- * (one case per rule: workload, pods, expected cells).
+ * Unit tests of job views: every STATUS rule and column of the
+ * reference CLI's "runai list", service URLs included, driven by
+ * tests/fixtures/jobs/views.json (one case per rule: workload, pods,
+ * expected cells).
  */
 #include <stdio.h>
 #include <stdlib.h>

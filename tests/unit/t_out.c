@@ -117,7 +117,7 @@ TEST(table_empty_prints_the_header)
 	rai_table_free(t);
 }
 
-/* The reference's `list nodes` layout (runai-cli-contract 3.7). */
+/* The reference's `list nodes` layout: CPU, MEMORY and GPU groups. */
 static const struct rai_col node_cols[] = {
 	{ "NAME", NULL, 0 },
 	{ "STATUS", NULL, 0 },

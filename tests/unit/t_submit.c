@@ -2,7 +2,8 @@
  * Unit tests of lib/rai_submit.c: the flag parsers (the reference's own
  * test matrix for -v and --pvc), the checks with their messages, and the
  * rendered objects of each flag family against golden files. The first
- * golden file is the contract's rendered example (§2.4).
+ * golden file is the reference chart's example job (train1 with half a
+ * GPU, a read-only host path, a large /dev/shm), as the chart renders it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -356,7 +357,7 @@ golden(const char *name, const struct rai_submit_spec *s, const char *base,
 	free(y);
 }
 
-/* §2.4's example, flag for flag. */
+/* The reference chart's example job, flag for flag. */
 TEST(contract_example)
 {
 	struct rai_submit_spec s;

@@ -1,6 +1,8 @@
 # Real Debian docker-registry peers on loopback for the images push and
-# verify tests (reference test-peers.md §3), plus the test CA, the fault
-# proxy (tests/helper/registry-fault-proxy.py) and skopeo helpers.
+# verify tests (each with its own minimal config: never the package's
+# default one, which listens on every interface and does not start),
+# plus the test CA, the fault proxy (tests/helper/registry-fault-proxy.py)
+# and skopeo helpers.
 #
 #     load lib/common
 #     load lib/registry
