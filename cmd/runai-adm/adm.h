@@ -15,6 +15,7 @@ struct adm_globals {
 #define ADM_GLOBALS(ctx) ((const struct adm_globals *)(ctx)->globals)
 /* The cluster session setup opens for a command (ctx->app). */
 #define ADM_KUBE(ctx)	((struct kube_session *)(ctx)->app)
+#define ADM_CLIENT(ctx)	(ADM_KUBE(ctx)->client)
 
 extern const struct rai_cmd adm_cmd_set;		/* set node-role */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */

@@ -186,7 +186,7 @@ cmd_node_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (rai_out_parse(o->output, &fmt, rai_ctx_err(ctx)) == -1)
 		return -1;
-	if (kube_list(ADM_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, &lo, &nodes,
+	if (kube_list(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, &lo, &nodes,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	adm_node_rows(nodes, &rows);

@@ -82,7 +82,7 @@ node_pods(struct rai_ctx *ctx, const char *node, cJSON **pods,
 	int rc;
 
 	lo.field_selector = sel;
-	rc = kube_list(ADM_KUBE(ctx)->client, &KUBE_RES_PODS, NULL, &lo, pods, err);
+	rc = kube_list(ADM_CLIENT(ctx), &KUBE_RES_PODS, NULL, &lo, pods, err);
 	free(sel);
 	return rc;
 }
@@ -156,12 +156,12 @@ patch_node(struct rai_ctx *ctx, const char *name, patch_fn *fn, int cordon,
 	for (tries = 1;; tries++) {
 		cJSON_Delete(*node);
 		*node = NULL;
-		if (kube_get(ADM_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, name, node,
+		if (kube_get(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, name, node,
 		    err) == -1)
 			return -1;
 		if ((patch = fn(*node, cordon, what)) == NULL)
 			return 0;
-		rc = kube_patch(ADM_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, name,
+		rc = kube_patch(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, name,
 		    KUBE_PATCH_MERGE, patch, 0, NULL, err);
 		free(patch);
 		if (rc == 0)
@@ -242,7 +242,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 	lo.field_selector = sel;
 	for (;;) {
 		pods = NULL;
-		if (kube_list(ADM_KUBE(ctx)->client, &KUBE_RES_PODS, NULL, &lo, &pods,
+		if (kube_list(ADM_CLIENT(ctx), &KUBE_RES_PODS, NULL, &lo, &pods,
 		    err) == -1)
 			break;
 		rai_strv_release(&left);
@@ -277,7 +277,7 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 		lo.resource_version = *rv ? rv : NULL;
 		ws.changed = 0;
 		started = rai_now_ms();
-		rc = kube_watch(ADM_KUBE(ctx)->client, &KUBE_RES_PODS, NULL, &lo,
+		rc = kube_watch(ADM_CLIENT(ctx), &KUBE_RES_PODS, NULL, &lo,
 		    timeout > 0 ? (remain + 999) / 1000 : 0, on_event, &ws,
 		    err);
 		lo.resource_version = NULL;
@@ -309,7 +309,7 @@ cmd_node_drain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (o->timeout < 0)
 		return rai_err_set(err, RAI_E_USAGE, "--timeout must not be "
 		    "negative");
-	if (kube_get(ADM_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, name, &node,
+	if (kube_get(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, name, &node,
 	    err) == -1)
 		return -1;
 	cJSON_Delete(node);

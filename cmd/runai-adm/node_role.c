@@ -141,7 +141,7 @@ select_nodes(struct rai_ctx *ctx, const char *selector,
 	cJSON *list = NULL;
 
 	lo.label_selector = selector;
-	if (kube_list(ADM_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, &lo, &list,
+	if (kube_list(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, &lo, &list,
 	    err) == -1)
 		return -1;
 	cJSON_ArrayForEach(n, rai_json_array(list, "items"))
@@ -183,7 +183,7 @@ plan_config(struct role_run *r, struct rai_err *err)
 		c->want = 1;
 	else if (!r->plan.gpu_left && !r->plan.cpu_left)
 		c->want = 0;
-	if (kube_get(ADM_KUBE(r->ctx)->client, &res_runaiconfigs, CFG_NS, CFG_NAME,
+	if (kube_get(ADM_CLIENT(r->ctx), &res_runaiconfigs, CFG_NS, CFG_NAME,
 	    &cfg, err) == -1) {
 		if (err->http_status != 404)
 			return -1;
@@ -376,7 +376,7 @@ apply_nodes(struct role_run *r, struct rai_err *err)
 			continue;
 		prev = node;
 		patch = adm_role_patch(&r->plan, node);
-		rc = kube_patch(ADM_KUBE(r->ctx)->client, &KUBE_RES_NODES, NULL, node,
+		rc = kube_patch(ADM_CLIENT(r->ctx), &KUBE_RES_NODES, NULL, node,
 		    KUBE_PATCH_MERGE, patch, flags, NULL, err);
 		free(patch);
 		if (rc == -1) {
@@ -405,7 +405,7 @@ apply_config(struct role_run *r, struct rai_err *err)
 		return 0;
 	patch = xasprintf("{\"spec\":{\"global\":{\"nodeAffinity\":"
 	    "{\"restrictScheduling\":%s}}}}", r->cfg.want ? "true" : "false");
-	rc = kube_patch(ADM_KUBE(r->ctx)->client, &res_runaiconfigs, CFG_NS, CFG_NAME,
+	rc = kube_patch(ADM_CLIENT(r->ctx), &res_runaiconfigs, CFG_NS, CFG_NAME,
 	    KUBE_PATCH_MERGE, patch, r->o->dry_run ? KUBE_DRY_RUN : 0, NULL,
 	    err);
 	free(patch);
@@ -439,7 +439,7 @@ plan_all(struct role_run *r, int argc, char **argv, struct rai_err *err)
 	sel.names = (const char *const *)argv;
 	sel.nnames = (size_t)argc;
 	/* every node: the plan also needs what the others carry */
-	if (kube_list(ADM_KUBE(r->ctx)->client, &KUBE_RES_NODES, NULL, &lo, &nodes,
+	if (kube_list(ADM_CLIENT(r->ctx), &KUBE_RES_NODES, NULL, &lo, &nodes,
 	    err) == -1)
 		return -1;
 	if (r->o->selector != NULL) {

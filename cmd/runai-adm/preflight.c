@@ -318,8 +318,8 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	case ADM_API_OPTIONAL:
 		/* DNS compares with node addresses when it can */
 		if (connect_api(ctx, o->timeout, err) == -1) {
-			kube_client_free(ADM_KUBE(ctx)->client);
-			ADM_KUBE(ctx)->client = NULL;
+			kube_client_free(ADM_CLIENT(ctx));
+			ADM_CLIENT(ctx) = NULL;
 			rai_err_release(err);
 		}
 		break;
@@ -340,7 +340,7 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	po.only = &only;
 	po.skip = &skip;
 	po.now = time(NULL);
-	adm_preflight_run(ADM_KUBE(ctx)->client, &po, &report);
+	adm_preflight_run(ADM_CLIENT(ctx), &po, &report);
 	code = adm_report_exit_code(&report, o->strict);
 
 	memset(&meta, 0, sizeof(meta));
@@ -348,7 +348,7 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	meta.when = po.now;
 	meta.context = ADM_KUBE(ctx)->kcfg != NULL ?
 	    kube_config_context_name(ADM_KUBE(ctx)->kcfg) : NULL;
-	meta.server = ADM_KUBE(ctx)->client != NULL ? ADM_KUBE(ctx)->conn.server : NULL;
+	meta.server = ADM_CLIENT(ctx) != NULL ? ADM_KUBE(ctx)->conn.server : NULL;
 	meta.domain = o->domain;
 	if (!o->no_report) {
 		adm_report_file(&report, &meta, &file);

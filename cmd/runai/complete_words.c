@@ -48,7 +48,7 @@ complete_projects(struct rai_ctx *ctx, const char *prefix,
 	struct rai_project_list pl = { 0 };
 	size_t i;
 
-	if (rai_projects_fetch(RUNAI_KUBE(ctx)->client, &pl, err) == -1)
+	if (rai_projects_fetch(RUNAI_CLIENT(ctx), &pl, err) == -1)
 		return;
 	for (i = 0; i < pl.n; i++)
 		if (strncmp(pl.v[i].name, prefix, strlen(prefix)) == 0)
@@ -65,7 +65,8 @@ complete_nodes(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
 	const char *name;
 	cJSON *list = NULL;
 
-	if (kube_list(RUNAI_KUBE(ctx)->client, &KUBE_RES_NODES, NULL, &lo, &list, err) == -1)
+	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_NODES, NULL, &lo, &list,
+	    err) == -1)
 		return;
 	cJSON_ArrayForEach(item, cJSON_GetObjectItem(list, "items")) {
 		name = cJSON_GetStringValue(cJSON_GetObjectItem(
@@ -86,9 +87,11 @@ complete_jobs(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
 	size_t i, n = 0;
 
 	if (g->project != NULL && *g->project != '\0' &&
-	    rai_project_namespace(RUNAI_KUBE(ctx)->client, g->project, &ns, err) == -1)
+	    rai_project_namespace(RUNAI_CLIENT(ctx), g->project, &ns,
+	    err) == -1)
 		return;
-	if (rai_job_names(RUNAI_KUBE(ctx)->client, ns ? ns : RUNAI_KUBE(ctx)->conn.namespace, &names,
+	if (rai_job_names(RUNAI_CLIENT(ctx),
+	    ns ? ns : RUNAI_KUBE(ctx)->conn.namespace, &names,
 	    &n, err) == 0)
 		for (i = 0; i < n; i++)
 			if (strncmp(names[i], prefix, strlen(prefix)) == 0)

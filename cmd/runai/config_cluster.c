@@ -22,7 +22,8 @@ cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		    "configured clusters");
 		return -1;
 	}
-	if (kube_config_set_current_context(RUNAI_KUBE(ctx)->kcfg, name, err) == -1)
+	if (kube_config_set_current_context(RUNAI_KUBE(ctx)->kcfg, name,
+	    err) == -1)
 		return -1;
 	fprintf(ctx->out, "Set current cluster to %s\n", name);
 	return 0;

@@ -24,9 +24,10 @@ cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		    "first");
 		return -1;
 	}
-	if (rai_project_namespace(RUNAI_KUBE(ctx)->client, project, &ns, err) == -1)
+	if (rai_project_namespace(RUNAI_CLIENT(ctx), project, &ns, err) == -1)
 		return -1;
-	if (kube_config_set_context_namespace(RUNAI_KUBE(ctx)->kcfg, RUNAI_KUBE(ctx)->conn.context, ns,
+	if (kube_config_set_context_namespace(RUNAI_KUBE(ctx)->kcfg,
+	    RUNAI_KUBE(ctx)->conn.context, ns,
 	    err) == -1)
 		goto out;
 	fprintf(ctx->out, "Project %s has been set as default project\n",

@@ -43,7 +43,8 @@ runai_job_names(struct rai_ctx *ctx, int all, int argc, char **argv,
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE,
 		    "no job given: name one or more jobs, or use -A/--all");
 	if (all) {
-		return rai_workload_names(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, names,
+		return rai_workload_names(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
+		    names,
 		    n, rai_ctx_err(ctx));
 	}
 	*names = xcalloc((size_t)argc, sizeof(**names));
@@ -69,14 +70,15 @@ delete_job(struct rai_ctx *ctx, const char *job)
 {
 	struct rai_err err = RAI_ERR_INIT;
 
-	if (rai_workload_delete(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, job, &err) == 0) {
+	if (rai_workload_delete(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), job,
+	    &err) == 0) {
 		fprintf(ctx->out, "Job %s deleted successfully.\n", job);
 		return 0;
 	}
 	if (err.kind == RAI_E_NOTFOUND)
 		rai_err_set(&err, RAI_E_NOTFOUND, "Job %s does not exist in "
 		    "project %s. If the job exists in a different project, "
-		    "use -p <project-name>.", job, RUNAI_APP(ctx)->project);
+		    "use -p <project-name>.", job, RUNAI_PROJECT(ctx));
 	else if (err.http_status == 403)
 		runai_job_err_forbidden(&err);
 	else

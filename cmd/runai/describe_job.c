@@ -368,13 +368,14 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (rai_job_find(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace,
-	    argv[0], RUNAI_APP(ctx)->project, 1, &d.v, err) == -1 ||
-	    kube_get(RUNAI_KUBE(ctx)->client, res_of(d.v.kind), RUNAI_APP(ctx)->namespace, d.v.name,
+	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
+	    argv[0], RUNAI_PROJECT(ctx), 1, &d.v, err) == -1 ||
+	    kube_get(RUNAI_CLIENT(ctx), res_of(d.v.kind), RUNAI_NS(ctx),
+	    d.v.name,
 	    &d.wl, err) == -1 ||
-	    rai_job_pods(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, d.v.uid, &d.pods,
+	    rai_job_pods(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), d.v.uid, &d.pods,
 	    err) == -1 ||
-	    fetch_events(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, &d, err) == -1)
+	    fetch_events(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), &d, err) == -1)
 		goto out;
 	rc = 0;
 	if (fmt == RAI_OUT_NAME)

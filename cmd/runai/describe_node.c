@@ -161,7 +161,7 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int rc = -1, first = 1;
 
 	(void)opts;
-	if (rai_nodes_fetch(RUNAI_KUBE(ctx)->client, &nl, rai_ctx_err(ctx)) == -1)
+	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (nl.n == 0) {
 		fprintf(ctx->out, "No available node found in cluster\n");
@@ -171,7 +171,7 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_names(ctx, &nl, argc, argv) == -1)
 		goto out;
 	lo.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
-	if (kube_list(RUNAI_KUBE(ctx)->client, &KUBE_RES_PODS, NULL, &lo, &pods,
+	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_PODS, NULL, &lo, &pods,
 	    rai_ctx_err(ctx)) == -1)
 		goto out;
 	for (i = 0; i < nl.n; i++) {

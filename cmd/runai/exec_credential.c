@@ -94,16 +94,19 @@ cmd_exec_credential(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	char *h = NULL;
 	int rc = -1;
 
-	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1)
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
+	    err) == -1)
 		return -1;
 	if (RUNAI_KUBE(ctx)->conn.auth == KUBE_AUTH_EXEC)
 		return rai_err_set(err, RAI_E_CONFIG, "user '%s' is itself an "
 		    "exec plugin user; point exec-credential at the context "
-		    "whose user runai logged in (--context)", RUNAI_KUBE(ctx)->conn.user ?
+		    "whose user runai logged in (--context)",
+		    RUNAI_KUBE(ctx)->conn.user ?
 		    RUNAI_KUBE(ctx)->conn.user : "");
 	if (RUNAI_KUBE(ctx)->conn.auth != KUBE_AUTH_OIDC)
 		return rai_err_set(err, RAI_E_AUTH, "user '%s' has no OIDC "
-		    "login; run 'runai login' first", RUNAI_KUBE(ctx)->conn.user ?
+		    "login; run 'runai login' first",
+		    RUNAI_KUBE(ctx)->conn.user ?
 		    RUNAI_KUBE(ctx)->conn.user : "");
 	a = kube_auth_new(&RUNAI_KUBE(ctx)->conn);
 	if (kube_auth_header(a, &h, err) == 0 && h != NULL &&

@@ -160,7 +160,8 @@ list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
 	struct rai_job_list jl = { 0 };
 	int rc;
 
-	if (rai_jobs_fetch(RUNAI_KUBE(ctx)->client, ns, &fo, &jl, rai_ctx_err(ctx)) == -1)
+	if (rai_jobs_fetch(RUNAI_CLIENT(ctx), ns, &fo, &jl,
+	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	rc = print_jobs(ctx, &jl, fmt, project);
 	if (rv != NULL) {
@@ -224,7 +225,8 @@ watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
 		from = xstrdup(ws.rv);
 		lo.resource_version = from;
 		ws.changed = 0;
-		rc = kube_watch(RUNAI_KUBE(ctx)->client, &KUBE_RES_RUNAIJOBS, ns, &lo, 0,
+		rc = kube_watch(RUNAI_CLIENT(ctx), &KUBE_RES_RUNAIJOBS, ns, &lo,
+		    0,
 		    on_event, &ws, rai_ctx_err(ctx));
 		free(from);
 		if (rc == -1)
@@ -260,7 +262,7 @@ current_rv(struct rai_ctx *ctx, const char *ns)
 
 	lo.limit = 1;
 	lo.single_page = 1;
-	if (kube_list(RUNAI_KUBE(ctx)->client, &KUBE_RES_RUNAIJOBS, ns, &lo, &l,
+	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_RUNAIJOBS, ns, &lo, &l,
 	    rai_ctx_err(ctx)) == -1)
 		return NULL;
 	rv = xstrdup(rai_json_str_or(l, "metadata.resourceVersion", ""));
@@ -277,9 +279,11 @@ resolve(struct rai_ctx *ctx, char **project, char **ns)
 
 	if (g->project != NULL && *g->project != '\0') {
 		*project = xstrdup(g->project);
-		return rai_project_namespace(RUNAI_KUBE(ctx)->client, g->project, ns, err);
+		return rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
+		    err);
 	}
-	if (rai_namespace_project(RUNAI_KUBE(ctx)->client, RUNAI_KUBE(ctx)->conn.namespace, project,
+	if (rai_namespace_project(RUNAI_CLIENT(ctx),
+	    RUNAI_KUBE(ctx)->conn.namespace, project,
 	    err) == -1)
 		return -1;
 	if (*project == NULL) {

@@ -163,7 +163,7 @@ cmd_list_nodes(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (rai_nodes_fetch(RUNAI_KUBE(ctx)->client, &nl, rai_ctx_err(ctx)) == -1)
+	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_names(ctx, &nl, argc, argv) == 0)
 		rc = print_nodes(ctx, &nl, fmt, argc, argv);

@@ -153,7 +153,7 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (rai_projects_fetch(RUNAI_KUBE(ctx)->client, &pl, rai_ctx_err(ctx)) == -1)
+	if (rai_projects_fetch(RUNAI_CLIENT(ctx), &pl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	def = rai_project_from_namespace_name(RUNAI_KUBE(ctx)->conn.namespace);
 	rc = print_projects(ctx, &pl, fmt, def);

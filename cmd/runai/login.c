@@ -548,7 +548,8 @@ store_tokens(struct login *l, const char *issuer, const char *client_id,
 		kv[5].value = ca_file;
 		n = 6;
 	}
-	return kube_config_set_oidc_fields(RUNAI_KUBE(l->ctx)->kcfg, RUNAI_KUBE(l->ctx)->conn.user, kv,
+	return kube_config_set_oidc_fields(RUNAI_KUBE(l->ctx)->kcfg,
+	    RUNAI_KUBE(l->ctx)->conn.user, kv,
 	    n, err);
 }
 
@@ -594,7 +595,8 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&l, 0, sizeof(l));
 	l.ctx = ctx;
 	l.o = o;
-	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1 ||
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
+	    err) == -1 ||
 	    check_user(&RUNAI_KUBE(ctx)->conn, err) == -1)
 		return -1;
 	oc = &RUNAI_KUBE(ctx)->conn.oidc;

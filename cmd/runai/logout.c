@@ -41,7 +41,8 @@ cmd_logout(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		{ "id-token", NULL }, { "refresh-token", NULL }
 	};
 
-	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1)
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
+	    err) == -1)
 		return -1;
 	if (c->auth != KUBE_AUTH_OIDC) {
 		rai_err_set(err, RAI_E_AUTH, "user '%s' is not logged in (no "
@@ -51,7 +52,8 @@ cmd_logout(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	}
 	if (c->oidc.refresh_token != NULL)
 		revoke(&c->oidc);
-	if (kube_config_set_oidc_fields(RUNAI_KUBE(ctx)->kcfg, c->user, kv, 2, err) == -1)
+	if (kube_config_set_oidc_fields(RUNAI_KUBE(ctx)->kcfg, c->user, kv, 2,
+	    err) == -1)
 		return -1;
 	fprintf(ctx->out, "Logged out successfully\n");
 	return 0;

@@ -128,8 +128,8 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 	int rc = -1;
 
 	for (;;) {
-		if (rai_job_pod(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace,
-		    RUNAI_APP(ctx)->project, job, o->pod, &pod,
+		if (rai_job_pod(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
+		    RUNAI_PROJECT(ctx), job, o->pod, &pod,
 		    err) == -1) {
 			if (strcmp(err->reason, RAI_JOB_REASON_NO_PODS) != 0)
 				goto out;
@@ -359,7 +359,7 @@ pod_now(struct rai_ctx *ctx, const cJSON *pod, enum pod_now *st,
 {
 	cJSON *now = NULL;
 
-	if (kube_get(RUNAI_KUBE(ctx)->client, &KUBE_RES_PODS, RUNAI_APP(ctx)->namespace,
+	if (kube_get(RUNAI_CLIENT(ctx), &KUBE_RES_PODS, RUNAI_NS(ctx),
 	    rai_json_str_or(pod, "metadata.name", ""), &now, err) == -1) {
 		if (err->kind != RAI_E_HTTP || err->http_status != 404)
 			return -1;
@@ -400,10 +400,10 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 	long delay;
 
 	for (;;) {
-		path = log_path(RUNAI_APP(ctx)->namespace, name, container, o,
+		path = log_path(RUNAI_NS(ctx), name, container, o,
 		    resumed ? since : NULL);
 		before = s->written;
-		rc = kube_stream_raw(RUNAI_KUBE(ctx)->client, path, on_bytes, s, err);
+		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, s, err);
 		free(path);
 		if (s->gone || s->werrno || s->overflow) {
 			rai_err_release(err);
@@ -473,9 +473,10 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (o->follow)
 		rc = follow(ctx, argv[0], pod, container, o, &s);
 	else {
-		path = log_path(RUNAI_APP(ctx)->namespace, rai_json_str_or(pod,
+		path = log_path(RUNAI_NS(ctx), rai_json_str_or(pod,
 		    "metadata.name", ""), container, o, NULL);
-		rc = kube_stream_raw(RUNAI_KUBE(ctx)->client, path, on_bytes, &s, err);
+		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, &s,
+		    err);
 		free(path);
 		if (s.gone || s.werrno || s.overflow) {
 			rai_err_release(err);

@@ -80,8 +80,8 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 
 	for (;;) {
 		*pod = NULL;
-		if (rai_job_pod(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace,
-		    RUNAI_APP(ctx)->project, o->job, o->pod, pod,
+		if (rai_job_pod(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
+		    RUNAI_PROJECT(ctx), o->job, o->pod, pod,
 		    err) == -1) {
 			if (!no_pods_yet(err) || rai_now_ms() >= deadline)
 				return -1;
@@ -193,7 +193,7 @@ stream(struct rai_ctx *ctx, const char *path, int use_stdin, int tty,
 		return rai_err_errno(err, errno, "cannot set the terminal to "
 		    "raw mode");
 	}
-	rc = kube_exec_run(RUNAI_KUBE(ctx)->client, path, &io, res, err);
+	rc = kube_exec_run(RUNAI_CLIENT(ctx), path, &io, res, err);
 	in->ended = in->ended || res->input_ended;
 	runai_term_restore();
 	sig = runai_signals_release();
@@ -272,7 +272,7 @@ run_streams(struct rai_ctx *ctx, const struct runai_session_opts *o,
 	for (i = 0; ; i++) {
 		in.keep = i == 0 && o->fallback_argv != NULL;
 		in.replay = i > 0;
-		path = kube_exec_path(RUNAI_APP(ctx)->namespace, pod, cname, argv,
+		path = kube_exec_path(RUNAI_NS(ctx), pod, cname, argv,
 		    o->use_stdin, tty);
 		rc = stream(ctx, path, o->use_stdin, tty, &in, res, err);
 		free(path);

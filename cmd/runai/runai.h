@@ -28,6 +28,9 @@ struct runai_app {
 
 #define RUNAI_APP(ctx)	((struct runai_app *)(ctx)->app)
 #define RUNAI_KUBE(ctx)	(&RUNAI_APP(ctx)->kube)
+#define RUNAI_CLIENT(ctx)	(RUNAI_KUBE(ctx)->client)
+#define RUNAI_PROJECT(ctx)	(RUNAI_APP(ctx)->project)
+#define RUNAI_NS(ctx)		(RUNAI_APP(ctx)->namespace)
 
 /* -o/--output for commands whose views are tables. */
 #define RUNAI_OPT_OUTPUT(stype, field)					\

@@ -26,13 +26,15 @@ resolve_project(struct rai_ctx *ctx, struct rai_err *err)
 	char *ns = NULL, *project = NULL;
 
 	if (g->project != NULL && *g->project != '\0') {
-		if (rai_project_namespace(RUNAI_KUBE(ctx)->client, g->project, &ns, err) == -1)
+		if (rai_project_namespace(RUNAI_CLIENT(ctx), g->project, &ns,
+		    err) == -1)
 			return -1;
-		RUNAI_APP(ctx)->project = xstrdup(g->project);
-		RUNAI_APP(ctx)->namespace = ns;
+		RUNAI_PROJECT(ctx) = xstrdup(g->project);
+		RUNAI_NS(ctx) = ns;
 		return 0;
 	}
-	if (rai_namespace_project(RUNAI_KUBE(ctx)->client, RUNAI_KUBE(ctx)->conn.namespace, &project,
+	if (rai_namespace_project(RUNAI_CLIENT(ctx),
+	    RUNAI_KUBE(ctx)->conn.namespace, &project,
 	    err) == -1)
 		return -1;
 	if (project == NULL) {
@@ -41,8 +43,8 @@ resolve_project(struct rai_ctx *ctx, struct rai_err *err)
 		    "use -p <name>");
 		return -1;
 	}
-	RUNAI_APP(ctx)->project = project;
-	RUNAI_APP(ctx)->namespace = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
+	RUNAI_PROJECT(ctx) = project;
+	RUNAI_NS(ctx) = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
 	return 0;
 }
 
@@ -54,7 +56,7 @@ runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 	if (rai_kube_setup(RUNAI_KUBE(ctx), &g->kube, flags,
 	    "runai/" RAI_VERSION, err) == -1)
 		return -1;
-	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_APP(ctx)->namespace == NULL)
+	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_NS(ctx) == NULL)
 		return resolve_project(ctx, err);
 	return 0;
 }

@@ -355,7 +355,7 @@ use_batch_job(struct rai_ctx *ctx, int *batch)
 {
 	int found = 0;
 
-	if (kube_has_group_version(RUNAI_KUBE(ctx)->client, "run.ai", "v1", &found,
+	if (kube_has_group_version(RUNAI_CLIENT(ctx), "run.ai", "v1", &found,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	*batch = !found;
@@ -420,7 +420,8 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 		base = o->prefix ? o->prefix : "job";
 	submit_stop = 0;
 	catch_signals(1);
-	rc = rai_submit_apply(RUNAI_KUBE(ctx)->client, spec, base, flags, &submit_stop,
+	rc = rai_submit_apply(RUNAI_CLIENT(ctx), spec, base, flags,
+	    &submit_stop,
 	    &res, rai_ctx_err(ctx));
 	catch_signals(0);
 	if (rc == -1) {
@@ -438,7 +439,7 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 		fprintf(ctx->out, "The job '%s' has been submitted "
 		    "successfully\n", res.name);
 		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
-		    "to check the job status\n", res.name, RUNAI_APP(ctx)->project);
+		    "to check the job status\n", res.name, RUNAI_PROJECT(ctx));
 	}
 	if (o->attach && !o->dry_run) {
 		fflush(ctx->out);
@@ -467,10 +468,10 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_offline(ctx, o, &spec) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		return -1;
-	spec.project = RUNAI_APP(ctx)->project;
-	spec.namespace = RUNAI_APP(ctx)->namespace;
+	spec.project = RUNAI_PROJECT(ctx);
+	spec.namespace = RUNAI_NS(ctx);
 
-	rai_cluster_policy_read(RUNAI_KUBE(ctx)->client, &policy);
+	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
 	if (policy.enforce_run_as_user)
 		spec.run_as_user = 1;
 	if (policy.enforce_prevent_privilege_escalation)
@@ -482,7 +483,7 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	spec.cli_command = cmdline = command_line(ctx);
 	if (use_batch_job(ctx, &spec.batch_job) == -1)
 		goto out;
-	spec.job_index = rai_job_index_next(RUNAI_KUBE(ctx)->client, o->dry_run);
+	spec.job_index = rai_job_index_next(RUNAI_CLIENT(ctx), o->dry_run);
 	if (o->preemptible && o->interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");

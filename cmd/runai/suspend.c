@@ -26,7 +26,8 @@ suspend_job(struct rai_ctx *ctx, const char *job, int suspend)
 	struct rai_err err = RAI_ERR_INIT;
 	int unchanged;
 
-	if (rai_workload_set_suspend(RUNAI_KUBE(ctx)->client, RUNAI_APP(ctx)->namespace, job, suspend,
+	if (rai_workload_set_suspend(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), job,
+	    suspend,
 	    &unchanged, &err) == 0) {
 		if (unchanged)
 			fprintf(ctx->out, "Job %s is %s.\n", job, suspend ?
@@ -38,7 +39,7 @@ suspend_job(struct rai_ctx *ctx, const char *job, int suspend)
 	}
 	if (err.kind == RAI_E_NOTFOUND) {
 		rai_err_set(&err, RAI_E_NOTFOUND,
-		    "Job %s not found in project %s", job, RUNAI_APP(ctx)->project);
+		    "Job %s not found in project %s", job, RUNAI_PROJECT(ctx));
 		rai_err_set_hint(&err, "If the job exists in a different "
 		    "project, use -p <project-name>.");
 	} else if (err.http_status == 403)
@@ -62,7 +63,7 @@ runai_suspend_run(struct rai_ctx *ctx, const struct runai_suspend_opts *o,
 
 	if (runai_job_names(ctx, o->all, argc, argv, &names, &n) == -1)
 		return -1;
-	if (n > 0 && rai_job_controller_supports_suspend(RUNAI_KUBE(ctx)->client, &ok,
+	if (n > 0 && rai_job_controller_supports_suspend(RUNAI_CLIENT(ctx), &ok,
 	    rai_ctx_err(ctx)) == 0 && !ok) {
 		runai_job_names_free(names, n);
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_CONFIG,

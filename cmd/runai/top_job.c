@@ -142,8 +142,10 @@ resolve(struct rai_ctx *ctx, char **ns)
 	char *project = NULL;
 
 	if (g->project != NULL && *g->project != '\0')
-		return rai_project_namespace(RUNAI_KUBE(ctx)->client, g->project, ns, err);
-	if (rai_namespace_project(RUNAI_KUBE(ctx)->client, RUNAI_KUBE(ctx)->conn.namespace, &project,
+		return rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
+		    err);
+	if (rai_namespace_project(RUNAI_CLIENT(ctx),
+	    RUNAI_KUBE(ctx)->conn.namespace, &project,
 	    err) == -1)
 		return -1;
 	if (project == NULL) {
@@ -191,11 +193,13 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(m, 0, sizeof(m));
 	if (!o->all && resolve(ctx, &ns) == -1)
 		goto out;
-	if (rai_prom_find(RUNAI_KUBE(ctx)->client, &svc, rai_ctx_err(ctx)) == -1)
+	if (rai_prom_find(RUNAI_CLIENT(ctx), &svc, rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (rai_jobs_fetch(RUNAI_KUBE(ctx)->client, ns, &fo, &jl, rai_ctx_err(ctx)) == -1)
+	if (rai_jobs_fetch(RUNAI_CLIENT(ctx), ns, &fo, &jl,
+	    rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (rai_prom_query_all(RUNAI_KUBE(ctx)->client, svc, job_queries, M_COUNT, now,
+	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, job_queries, M_COUNT,
+	    now,
 	    m, &qerr) == -1)
 		fprintf(stderr, PROM_WARNING "%s\n", qerr.message);
 	if (print_running(ctx, &jl, m, now) == 0)

@@ -255,7 +255,7 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int rc = -1, i;
 
 	memset(m, 0, sizeof(m));
-	if (rai_nodes_fetch(RUNAI_KUBE(ctx)->client, &nl, rai_ctx_err(ctx)) == -1)
+	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_name(ctx, &nl, argc, argv) == -1)
 		goto out;
@@ -264,9 +264,10 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (rai_prom_find(RUNAI_KUBE(ctx)->client, &svc, rai_ctx_err(ctx)) == -1)
+	if (rai_prom_find(RUNAI_CLIENT(ctx), &svc, rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (rai_prom_query_all(RUNAI_KUBE(ctx)->client, svc, node_queries, M_COUNT, now,
+	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, node_queries, M_COUNT,
+	    now,
 	    m, &qerr) == -1)
 		fprintf(stderr, PROM_WARNING "%s\n", qerr.message);
 	if (o->details)

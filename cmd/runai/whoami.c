@@ -137,7 +137,8 @@ cmd_whoami(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	long long exp;
 	int rc = 0;
 
-	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn, err) == -1)
+	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
+	    err) == -1)
 		return -1;
 	if (c->auth != KUBE_AUTH_OIDC) {
 		rai_err_set(err, RAI_E_AUTH, "You are currently not logged in to "
