@@ -9,6 +9,15 @@
  *   PROG __complete WORD...        one candidate per line, then ":<directive>"
  *   PROG __gen man DIR             writes every man page into DIR
  *   PROG __gen completion bash|zsh writes the completion script to stdout
+ *
+ * This header is the engine's API. Its files, one concern each, share
+ * their internals through cli/parse.h and their own headers:
+ *   parse.c       walking the tables; argv into the options structs
+ *   usage.c       -h usage, --help without a man page, usage errors
+ *   man.c         man pages (__gen man) and showing them for --help
+ *   completion.c  bash/zsh scripts (__gen completion) and __complete
+ *   run.c         rai_main: dispatch, running a command, __gen
+ *   opt.c         rai_suggest
  */
 #ifndef RAI_OPT_H
 #define RAI_OPT_H

@@ -1,0 +1,82 @@
+/*
+ * Engine internals: what the files of the command/option engine share
+ * (usage.c, man.c, completion.c and run.c build on parse.c). Commands
+ * and programs include cli/opt.h only. parse.c owns all of it: the
+ * parse state, the table walkers, and the parser that fills the
+ * options structs from argv; struct rai_run sits here too, below both
+ * of its users (run.c runs commands, completion.c sets one up for the
+ * program's dynamic words).
+ */
+#ifndef RAI_PARSE_H
+#define RAI_PARSE_H
+
+#include <stddef.h>
+
+#include "cli/opt.h"
+#include "core/buf.h"
+#include "core/err.h"
+
+/* One run of a command: the context commands see, plus its error. */
+struct rai_run {
+	struct rai_ctx	ctx;
+	struct rai_err	err;
+};
+
+/* An option found in one of the two tables in force. */
+struct optref {
+	const struct rai_opt	*opt;
+	void			*base;		/* globals or command opts */
+	unsigned char		*seen;		/* given on the command line */
+};
+
+/* Everything one parse owns; released by parse_release(). */
+struct parse {
+	const struct rai_prog	*prog;
+	const struct rai_cmd	*cmd;		/* NULL = the program itself */
+	struct rai_buf		 path;		/* "list projects" */
+	void			*globals;
+	void			*opts;
+	unsigned char		*gseen;
+	unsigned char		*cseen;
+	char			**secrets;	/* RAI_OPT_SECRET copies */
+	size_t			 nsecrets;
+	char			**pos;		/* positionals (in argv) */
+	int			 npos;
+	int			 help;		/* 1 = -h, 2 = --help */
+	int			 version;	/* --version with no command */
+	int			 lenient;	/* __complete: never fail */
+	int			 dashdash;	/* npos at "--", -1 = none */
+	int			 argc;		/* the command line (borrowed) */
+	char			**argv;
+	struct rai_err		 err;
+};
+
+/* Walking the tables. */
+const struct rai_cmd *const *children(const struct rai_prog *,
+	    const struct rai_cmd *);
+int	 cmd_visible(const struct rai_cmd *);
+int	 opt_visible(const struct rai_opt *);
+const struct rai_cmd *find_child(const struct rai_cmd *const *list,
+	    const char *word);
+int	 resolve_path(const struct rai_prog *, const char *path,
+	    const struct rai_cmd **);
+const struct rai_opt *cmd_opts(const struct rai_cmd *);
+int	 takes_value(const struct rai_opt *);
+
+/* The parse state. */
+void	 parse_init(struct parse *, const struct rai_prog *);
+void	 parse_release(struct parse *);
+void	 parse_enter(struct parse *, const struct rai_cmd *);
+char	*subject(const struct rai_prog *, const char *path);
+
+/* Values and options. */
+int	 give(struct parse *, const struct optref *, const char *arg);
+int	 apply_defaults(struct parse *, const struct rai_opt *, void *base);
+int	 lookup(struct parse *, int shortc, const char *name, size_t len,
+	    struct optref *);
+
+/* The argument loop. */
+int	 swallows_next(struct parse *, const char *word);
+int	 parse_command_line(struct parse *, int argc, char **argv);
+
+#endif
