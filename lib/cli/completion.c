@@ -212,7 +212,7 @@ static void
 comp_apply(struct parse *p, const struct optref *r, const char *val)
 {
 	if (r->base == p->globals)
-		give(p, r, val);
+		cli_give(p, r, val);
 }
 
 /* The option that takes its value from the word after a. */
@@ -220,8 +220,8 @@ static int
 comp_value_opt(struct parse *p, const char *a, struct optref *r)
 {
 	if (a[1] == '-')
-		return lookup(p, 0, a + 2, strlen(a + 2), r);
-	return lookup(p, (unsigned char)a[strlen(a) - 1], NULL, 0, r);
+		return cli_lookup(p, 0, a + 2, strlen(a + 2), r);
+	return cli_lookup(p, (unsigned char)a[strlen(a) - 1], NULL, 0, r);
 }
 
 /*
@@ -243,16 +243,16 @@ comp_walk(struct comp *c, int n, char **w)
 		if (c->dashdash || a[0] != '-' || a[1] == '\0') {
 			cmd = NULL;
 			if (c->npos == 0 && !c->dashdash)
-				cmd = find_child(children(p->prog, p->cmd), a);
+				cmd = cli_find_child(cli_children(p->prog, p->cmd), a);
 			if (cmd != NULL)
-				parse_enter(p, cmd);
+				cli_parse_enter(p, cmd);
 			else if (p->cmd == NULL)
 				c->lost = 1;
 			else
 				c->npos++;
 		} else if (strcmp(a, "--") == 0) {
 			c->dashdash = 1;
-		} else if (swallows_next(p, a)) {
+		} else if (cli_swallows_next(p, a)) {
 			if (comp_value_opt(p, a, &r) == -1)
 				continue;
 			if (i + 1 >= n) {
@@ -261,7 +261,7 @@ comp_walk(struct comp *c, int n, char **w)
 			}
 			comp_apply(p, &r, w[++i]);
 		} else if (a[1] == '-' && (eq = strchr(a, '=')) != NULL &&
-		    lookup(p, 0, a + 2, (size_t)(eq - a - 2), &r) == 0) {
+		    cli_lookup(p, 0, a + 2, (size_t)(eq - a - 2), &r) == 0) {
 			comp_apply(p, &r, eq + 1);
 		}
 	}
@@ -274,7 +274,7 @@ comp_option_names(struct comp *c, const struct rai_opt *t, int shorts)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]))
 			continue;
 		if (shorts && t[i].short_name) {
 			rai_buf_reset(&b);
@@ -373,8 +373,8 @@ comp_option(struct comp *c)
 
 	c->directive = COMP_NOFILE;
 	if (c->cur[1] == '-' && eq != NULL) {
-		if (lookup(p, 0, c->cur + 2, (size_t)(eq - c->cur - 2), &r) ==
-		    -1 || !takes_value(r.opt) || !opt_visible(r.opt))
+		if (cli_lookup(p, 0, c->cur + 2, (size_t)(eq - c->cur - 2), &r) ==
+		    -1 || !cli_takes_value(r.opt) || !cli_opt_visible(r.opt))
 			return;
 		c->lead_buf = xstrndup(c->cur, (size_t)(eq - c->cur + 1));
 		c->lead = c->lead_buf;
@@ -383,7 +383,7 @@ comp_option(struct comp *c)
 		return;
 	}
 	/* short forms unless the word is already long ("--...") */
-	comp_option_names(c, cmd_opts(p->cmd), c->cur[1] != '-');
+	comp_option_names(c, cli_cmd_opts(p->cmd), c->cur[1] != '-');
 	comp_option_names(c, p->prog->global_opts, c->cur[1] != '-');
 	comp_offer(c, "--help");
 }
@@ -393,7 +393,7 @@ static void
 comp_word(struct comp *c)
 {
 	const struct rai_cmd *cmd = c->p->cmd;
-	const struct rai_cmd *const *list = children(c->p->prog, cmd);
+	const struct rai_cmd *const *list = cli_children(c->p->prog, cmd);
 	size_t i;
 
 	c->directive = COMP_NOFILE;
@@ -401,7 +401,7 @@ comp_word(struct comp *c)
 		return;
 	if (c->npos == 0 && !c->dashdash && list != NULL)
 		for (i = 0; list[i] != NULL; i++)
-			if (cmd_visible(list[i]))
+			if (cli_cmd_visible(list[i]))
 				comp_offer(c, list[i]->name);
 	if (cmd == NULL || cmd->run == NULL ||
 	    (cmd->args_max >= 0 && c->npos >= cmd->args_max) ||
@@ -411,7 +411,7 @@ comp_word(struct comp *c)
 }
 
 int
-complete_main(const struct rai_prog *prog, int argc, char **argv)
+cli_complete_main(const struct rai_prog *prog, int argc, char **argv)
 {
 	struct parse p;
 	struct comp c;
@@ -421,9 +421,9 @@ complete_main(const struct rai_prog *prog, int argc, char **argv)
 		argv = empty;
 		argc = 1;
 	}
-	parse_init(&p, prog);
+	cli_parse_init(&p, prog);
 	p.lenient = 1;
-	apply_defaults(&p, prog->global_opts, p.globals);
+	cli_apply_defaults(&p, prog->global_opts, p.globals);
 	memset(&c, 0, sizeof(c));
 	c.p = &p;
 	c.cur = c.prefix = argv[argc - 1];
@@ -437,7 +437,7 @@ complete_main(const struct rai_prog *prog, int argc, char **argv)
 		comp_word(&c);
 	printf(":%d\n", c.directive);
 	free(c.lead_buf);
-	parse_release(&p);
+	cli_parse_release(&p);
 	fflush(stdout);
 	return 0;
 }

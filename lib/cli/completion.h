@@ -11,6 +11,6 @@
  * "PROG __complete WORD...", argv being the words after "__complete":
  * one candidate per line, then ":<directive>"; returns the exit code.
  */
-int	 complete_main(const struct rai_prog *, int argc, char **argv);
+int	 cli_complete_main(const struct rai_prog *, int argc, char **argv);
 
 #endif

@@ -34,7 +34,7 @@ extern char **environ;
 static char *
 page_name(const struct rai_prog *prog, const char *path)
 {
-	char *s = subject(prog, path), *q;
+	char *s = cli_subject(prog, path), *q;
 
 	for (q = s; *q != '\0'; q++)
 		if (*q == ' ')
@@ -154,7 +154,7 @@ roff_opt_tag(FILE *fp, const struct rai_opt *o)
 		fputs("[no\\-]", fp);
 	roff_text(fp, o->long_name, 0);
 	fputs("\\fR", fp);
-	if (o->argh != NULL && (takes_value(o) || o->type == RAI_OPT_LEVEL)) {
+	if (o->argh != NULL && (cli_takes_value(o) || o->type == RAI_OPT_LEVEL)) {
 		fputs(" \\fI", fp);
 		roff_text(fp, o->argh, 0);
 		fputs("\\fR", fp);
@@ -169,12 +169,12 @@ roff_opts(FILE *fp, const struct rai_opt *t)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]))
 			continue;
 		fputs(".TP\n", fp);
 		roff_opt_tag(fp, &t[i]);
 		rai_buf_reset(&help);
-		opt_help(&t[i], &help);
+		cli_opt_help(&t[i], &help);
 		roff_line(fp, rai_buf_str(&help));
 	}
 	rai_buf_release(&help);
@@ -207,7 +207,7 @@ roff_commands(FILE *fp, const struct rai_prog *prog, const char *path,
 
 	fputs(".SH COMMANDS\n", fp);
 	for (i = 0; list[i] != NULL; i++) {
-		if (!cmd_visible(list[i]))
+		if (!cli_cmd_visible(list[i]))
 			continue;
 		cp = child_path(path, list[i]);
 		page = page_name(prog, cp);
@@ -240,7 +240,7 @@ roff_see_also(FILE *fp, const struct rai_prog *prog, const char *path,
 		free(parent);
 	}
 	for (i = 0; list != NULL && list[i] != NULL; i++) {
-		if (!cmd_visible(list[i]))
+		if (!cli_cmd_visible(list[i]))
 			continue;
 		cp = child_path(path, list[i]);
 		roff_page_ref(fp, prog, cp, first);
@@ -278,7 +278,7 @@ static void
 roff_synopsis(FILE *fp, const struct rai_prog *prog, const char *path,
     const char *syn)
 {
-	char *subj = subject(prog, path);
+	char *subj = cli_subject(prog, path);
 	size_t n;
 
 	fputs(".SH SYNOPSIS\n.nf\n", fp);
@@ -329,12 +329,12 @@ write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
 	const char *desc = cmd ? cmd->description : prog->description;
 
 	roff_header(fp, prog, path, cmd ? cmd->summary : prog->summary);
-	roff_synopsis(fp, prog, path, synopsis_of(prog, cmd));
+	roff_synopsis(fp, prog, path, cli_synopsis_of(prog, cmd));
 	fputs(".SH DESCRIPTION\n", fp);
 	roff_prose(fp, desc ? desc : (cmd ? cmd->summary : prog->summary));
-	if (children(prog, cmd) != NULL)
-		roff_commands(fp, prog, path, children(prog, cmd));
-	if (cmd != NULL && has_visible_opts(cmd->opts)) {
+	if (cli_children(prog, cmd) != NULL)
+		roff_commands(fp, prog, path, cli_children(prog, cmd));
+	if (cmd != NULL && cli_has_visible_opts(cmd->opts)) {
 		fputs(".SH OPTIONS\n", fp);
 		roff_opts(fp, cmd->opts);
 	}
@@ -355,7 +355,7 @@ write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
 		fputs(".SH FILES\n", fp);
 		roff_terms(fp, prog->files);
 	}
-	roff_see_also(fp, prog, path, children(prog, cmd));
+	roff_see_also(fp, prog, path, cli_children(prog, cmd));
 }
 
 int
@@ -364,7 +364,7 @@ rai_gen_man(const struct rai_prog *prog, const char *cmdpath, FILE *fp,
 {
 	const struct rai_cmd *cmd;
 
-	if (resolve_path(prog, cmdpath, &cmd) == -1)
+	if (cli_resolve_path(prog, cmdpath, &cmd) == -1)
 		return rai_err_set(err, RAI_E_NOTFOUND, "'%s' is not a %s "
 		    "command", cmdpath, prog->name);
 	write_page(prog, cmd, cmdpath, fp);
@@ -406,7 +406,7 @@ static int
 write_pages(const struct rai_prog *prog, const struct rai_cmd *cmd,
     const char *path, const char *dir, struct rai_err *err)
 {
-	const struct rai_cmd *const *list = children(prog, cmd);
+	const struct rai_cmd *const *list = cli_children(prog, cmd);
 	char *cp;
 	size_t i;
 	int rc;
@@ -414,7 +414,7 @@ write_pages(const struct rai_prog *prog, const struct rai_cmd *cmd,
 	if (write_page_file(prog, cmd, path, dir, err) == -1)
 		return -1;
 	for (i = 0; list != NULL && list[i] != NULL; i++) {
-		if (!cmd_visible(list[i]))
+		if (!cli_cmd_visible(list[i]))
 			continue;
 		cp = child_path(path, list[i]);
 		rc = write_pages(prog, list[i], cp, dir, err);
@@ -442,7 +442,7 @@ rai_gen_man_all(const struct rai_prog *prog, const char *dir,
  * help text follows instead, and "No manual entry" before it is noise.
  */
 int
-run_man(const struct rai_prog *prog, const char *path)
+cli_run_man(const struct rai_prog *prog, const char *path)
 {
 	char man[] = "man", sect[16], *page = page_name(prog, path);
 	char *args[] = { man, sect, page, NULL };

@@ -8,6 +8,6 @@
 #include "cli/opt.h"
 
 /* Shows the page of path ("" = the program) with man; 0 when it did. */
-int	 run_man(const struct rai_prog *, const char *path);
+int	 cli_run_man(const struct rai_prog *, const char *path);
 
 #endif

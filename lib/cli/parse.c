@@ -36,26 +36,26 @@
 /* ---- walking the tables ---- */
 
 const struct rai_cmd *const *
-children(const struct rai_prog *prog, const struct rai_cmd *cmd)
+cli_children(const struct rai_prog *prog, const struct rai_cmd *cmd)
 {
 	return cmd != NULL ? cmd->subcmds : prog->cmds;
 }
 
 int
-cmd_visible(const struct rai_cmd *c)
+cli_cmd_visible(const struct rai_cmd *c)
 {
 	return !(c->flags & RAI_CMD_HIDDEN);
 }
 
 int
-opt_visible(const struct rai_opt *o)
+cli_opt_visible(const struct rai_opt *o)
 {
 	return !(o->flags & RAI_OPT_HIDDEN);
 }
 
 /* Exact name or an explicit alias; no prefix matching. */
 const struct rai_cmd *
-find_child(const struct rai_cmd *const *list, const char *word)
+cli_find_child(const struct rai_cmd *const *list, const char *word)
 {
 	size_t i, j;
 
@@ -74,7 +74,7 @@ find_child(const struct rai_cmd *const *list, const char *word)
  * Returns 0 and sets *cmd (NULL for the program), or -1.
  */
 int
-resolve_path(const struct rai_prog *prog, const char *path,
+cli_resolve_path(const struct rai_prog *prog, const char *path,
     const struct rai_cmd **cmd)
 {
 	const struct rai_cmd *c = NULL;
@@ -90,7 +90,7 @@ resolve_path(const struct rai_prog *prog, const char *path,
 		p += strcspn(p, " ");
 		if (*p != '\0')
 			*p++ = '\0';
-		if ((c = find_child(children(prog, c), word)) == NULL)
+		if ((c = cli_find_child(cli_children(prog, c), word)) == NULL)
 			rc = -1;
 	}
 	free(copy);
@@ -100,7 +100,7 @@ resolve_path(const struct rai_prog *prog, const char *path,
 }
 
 const struct rai_opt *
-cmd_opts(const struct rai_cmd *cmd)
+cli_cmd_opts(const struct rai_cmd *cmd)
 {
 	return cmd != NULL ? cmd->opts : NULL;
 }
@@ -117,7 +117,7 @@ opt_count(const struct rai_opt *t)
 
 /* Does the option take its value from the next word when none is attached? */
 int
-takes_value(const struct rai_opt *o)
+cli_takes_value(const struct rai_opt *o)
 {
 	switch (o->type) {
 	case RAI_OPT_BOOL:
@@ -135,13 +135,13 @@ takes_value(const struct rai_opt *o)
 static int
 long_takes_value(const struct rai_opt *o)
 {
-	return takes_value(o) || o->type == RAI_OPT_LEVEL;
+	return cli_takes_value(o) || o->type == RAI_OPT_LEVEL;
 }
 
 /* ---- parse state ---- */
 
 void
-parse_init(struct parse *p, const struct rai_prog *prog)
+cli_parse_init(struct parse *p, const struct rai_prog *prog)
 {
 	memset(p, 0, sizeof(*p));
 	p->prog = prog;
@@ -163,12 +163,12 @@ release_lists(const struct rai_opt *t, void *base)
 }
 
 void
-parse_release(struct parse *p)
+cli_parse_release(struct parse *p)
 {
 	size_t i;
 
 	release_lists(p->prog->global_opts, p->globals);
-	release_lists(cmd_opts(p->cmd), p->opts);
+	release_lists(cli_cmd_opts(p->cmd), p->opts);
 	for (i = 0; i < p->nsecrets; i++)
 		rai_free_secret(p->secrets[i]);
 	free(p->secrets);
@@ -182,7 +182,7 @@ parse_release(struct parse *p)
 }
 
 void
-parse_enter(struct parse *p, const struct rai_cmd *cmd)
+cli_parse_enter(struct parse *p, const struct rai_cmd *cmd)
 {
 	if (p->path.len > 0)
 		rai_buf_addch(&p->path, ' ');
@@ -192,7 +192,7 @@ parse_enter(struct parse *p, const struct rai_cmd *cmd)
 
 /* "runai" or "runai list projects": the subject of usage messages. */
 char *
-subject(const struct rai_prog *prog, const char *path)
+cli_subject(const struct rai_prog *prog, const char *path)
 {
 	return *path ? xasprintf("%s %s", prog->name, path) :
 	    xstrdup(prog->name);
@@ -380,7 +380,7 @@ set_value(struct parse *p, const struct rai_opt *o, void *base,
 
 /* A value from the command line: secrets copied, lists reset once. */
 int
-give(struct parse *p, const struct optref *r, const char *arg)
+cli_give(struct parse *p, const struct optref *r, const char *arg)
 {
 	const struct rai_opt *o = r->opt;
 
@@ -393,7 +393,7 @@ give(struct parse *p, const struct optref *r, const char *arg)
 }
 
 int
-apply_defaults(struct parse *p, const struct rai_opt *t, void *base)
+cli_apply_defaults(struct parse *p, const struct rai_opt *t, void *base)
 {
 	size_t i;
 
@@ -441,10 +441,10 @@ lookup_in(const struct rai_opt *t, void *base, unsigned char *seen,
 
 /* The command's own options shadow global ones of the same name. */
 int
-lookup(struct parse *p, int shortc, const char *name, size_t len,
+cli_lookup(struct parse *p, int shortc, const char *name, size_t len,
     struct optref *r)
 {
-	if (lookup_in(cmd_opts(p->cmd), p->opts, p->cseen, shortc, name, len,
+	if (lookup_in(cli_cmd_opts(p->cmd), p->opts, p->cseen, shortc, name, len,
 	    r) == 0)
 		return 0;
 	return lookup_in(p->prog->global_opts, p->globals, p->gseen, shortc,
@@ -457,7 +457,7 @@ lookup_negated(struct parse *p, const char *name, size_t len,
     struct optref *r)
 {
 	if (len <= 3 || strncmp(name, "no-", 3) != 0 ||
-	    lookup(p, 0, name + 3, len - 3, r) == -1)
+	    cli_lookup(p, 0, name + 3, len - 3, r) == -1)
 		return -1;
 	return (r->opt->type == RAI_OPT_BOOL &&
 	    (r->opt->flags & RAI_OPT_NEGATABLE)) ? 0 : -1;
@@ -469,7 +469,7 @@ help_is_builtin(struct parse *p, int shortc, const char *name, size_t len)
 {
 	struct optref r;
 
-	return lookup(p, shortc, name, len, &r) == -1;
+	return cli_lookup(p, shortc, name, len, &r) == -1;
 }
 
 static void
@@ -478,7 +478,7 @@ add_long_names(struct rai_buf *names, const struct rai_opt *t)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]))
 			continue;
 		rai_buf_addf(names, "--%s%c", t[i].long_name, '\0');
 		if (t[i].type == RAI_OPT_BOOL &&
@@ -511,7 +511,7 @@ unknown_long(struct parse *p, const char *arg, size_t len)
 	char *typed = xstrndup(arg, len + 2);
 	size_t n;
 
-	add_long_names(&names, cmd_opts(p->cmd));
+	add_long_names(&names, cli_cmd_opts(p->cmd));
 	add_long_names(&names, p->prog->global_opts);
 	rai_buf_addf(&names, "--help%c", '\0');
 	v = split_words(&names, &n);
@@ -554,7 +554,7 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 		p->version = 1;
 		return 0;
 	}
-	if (lookup(p, 0, a, len, &r) == -1) {
+	if (cli_lookup(p, 0, a, len, &r) == -1) {
 		if (lookup_negated(p, a, len, &r) == -1)
 			return unknown_long(p, a - 2, len);
 		if (val != NULL)
@@ -568,7 +568,7 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 		if (val != NULL && r.opt->type != RAI_OPT_BOOL)
 			return usage_err(p, "option '--%s' takes no value",
 			    r.opt->long_name);
-		return give(p, &r, val);
+		return cli_give(p, &r, val);
 	}
 	if (val == NULL) {
 		if (*i + 1 >= argc)
@@ -576,7 +576,7 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 			    r.opt->long_name);
 		val = argv[++*i];
 	}
-	return give(p, &r, val);
+	return cli_give(p, &r, val);
 }
 
 /* -v, -vv, -v=8, -v8: the rest of the word after the letter. */
@@ -586,15 +586,15 @@ short_level(struct parse *p, const struct optref *r, const char *rest)
 	size_t k;
 
 	if (*rest == '\0')
-		return give(p, r, NULL);
+		return cli_give(p, r, NULL);
 	if (strspn(rest, (char[]){ (char)r->opt->short_name, '\0' }) ==
 	    strlen(rest)) {
 		for (k = 0; k <= strlen(rest); k++)
-			if (give(p, r, NULL) == -1)
+			if (cli_give(p, r, NULL) == -1)
 				return -1;
 		return 0;
 	}
-	return give(p, r, *rest == '=' ? rest + 1 : rest);
+	return cli_give(p, r, *rest == '=' ? rest + 1 : rest);
 }
 
 /* "-abc", "-ovalue", "-o=value", "-o value". */
@@ -610,21 +610,21 @@ parse_short(struct parse *p, int argc, char **argv, int *i)
 			p->help = 1;
 			return 0;
 		}
-		if (lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
+		if (cli_lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
 			return usage_err(p, "unknown option '-%c'", a[j]);
 		if (r.opt->type == RAI_OPT_LEVEL)
 			return short_level(p, &r, a + j + 1);
-		if (!takes_value(r.opt)) {
-			if (give(p, &r, NULL) == -1)
+		if (!cli_takes_value(r.opt)) {
+			if (cli_give(p, &r, NULL) == -1)
 				return -1;
 			continue;
 		}
 		if (a[j + 1] != '\0')
-			return give(p, &r, a + j + 1 + (a[j + 1] == '='));
+			return cli_give(p, &r, a + j + 1 + (a[j + 1] == '='));
 		if (*i + 1 >= argc)
 			return usage_err(p, "option '-%c' requires a value",
 			    a[j]);
-		return give(p, &r, argv[++*i]);
+		return cli_give(p, &r, argv[++*i]);
 	}
 	return 0;
 }
@@ -656,21 +656,21 @@ parse_args(struct parse *p, int argc, char **argv)
  * does when it looks for the command words).
  */
 int
-swallows_next(struct parse *p, const char *a)
+cli_swallows_next(struct parse *p, const char *a)
 {
 	struct optref r;
 	size_t j;
 
 	if (a[1] == '-')
 		return strchr(a, '=') == NULL &&
-		    lookup(p, 0, a + 2, strlen(a + 2), &r) == 0 &&
+		    cli_lookup(p, 0, a + 2, strlen(a + 2), &r) == 0 &&
 		    long_takes_value(r.opt);
 	for (j = 1; a[j] != '\0'; j++) {
-		if (lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
+		if (cli_lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
 			continue;
 		if (r.opt->type == RAI_OPT_LEVEL)
 			return 0;
-		if (takes_value(r.opt))
+		if (cli_takes_value(r.opt))
 			return a[j + 1] == '\0';
 	}
 	return 0;
@@ -685,7 +685,7 @@ visible_names(const struct rai_cmd *const *list, size_t *n)
 
 	*n = 0;
 	for (i = 0; list != NULL && list[i] != NULL; i++) {
-		if (!cmd_visible(list[i]))
+		if (!cli_cmd_visible(list[i]))
 			continue;
 		v = xreallocarray(v, *n + 1, sizeof(*v));
 		v[(*n)++] = list[i]->name;
@@ -697,10 +697,10 @@ static int
 not_a_command(struct parse *p, const char *word)
 {
 	const char **v, *s;
-	char *subj = subject(p->prog, rai_buf_str(&p->path));
+	char *subj = cli_subject(p->prog, rai_buf_str(&p->path));
 	size_t n;
 
-	v = visible_names(children(p->prog, p->cmd), &n);
+	v = visible_names(cli_children(p->prog, p->cmd), &n);
 	if ((s = rai_suggest(word, v, n)) != NULL)
 		usage_err(p, "'%s' is not a %s command; did you mean '%s'?",
 		    word, subj, s);
@@ -725,20 +725,20 @@ find_command(struct parse *p, int argc, char **argv, unsigned char *used)
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			if (swallows_next(p, argv[i]))
+			if (cli_swallows_next(p, argv[i]))
 				i++;
 			continue;
 		}
 		if (p->cmd != NULL && p->cmd->subcmds == NULL)
 			break;
-		if ((c = find_child(children(p->prog, p->cmd), argv[i])) ==
+		if ((c = cli_find_child(cli_children(p->prog, p->cmd), argv[i])) ==
 		    NULL) {
 			if (p->cmd != NULL)
 				break;
 			return not_a_command(p, argv[i]);
 		}
 		used[i] = 1;
-		parse_enter(p, c);
+		cli_parse_enter(p, c);
 	}
 	return 0;
 }
@@ -807,7 +807,7 @@ check_required(struct parse *p, const struct rai_opt *t,
  * --help, returns 0 early with p->help set.
  */
 int
-parse_command_line(struct parse *p, int argc, char **argv)
+cli_parse_command_line(struct parse *p, int argc, char **argv)
 {
 	unsigned char *used = xcalloc((size_t)argc + 1, 1);
 	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest));
@@ -816,14 +816,14 @@ parse_command_line(struct parse *p, int argc, char **argv)
 
 	p->argc = argc;
 	p->argv = argv;
-	if (apply_defaults(p, p->prog->global_opts, p->globals) == -1 ||
+	if (cli_apply_defaults(p, p->prog->global_opts, p->globals) == -1 ||
 	    find_command(p, argc, argv, used) == -1)
 		goto out;
 	c = p->cmd;
 	if (c != NULL) {
 		p->opts = xcalloc(1, c->opts_size ? c->opts_size : 1);
 		p->cseen = xcalloc(opt_count(c->opts) + 1, 1);
-		if (apply_defaults(p, c->opts, p->opts) == -1)
+		if (cli_apply_defaults(p, c->opts, p->opts) == -1)
 			goto out;
 	}
 	for (i = 0; i < argc; i++)

@@ -29,7 +29,7 @@ struct optref {
 	unsigned char		*seen;		/* given on the command line */
 };
 
-/* Everything one parse owns; released by parse_release(). */
+/* Everything one parse owns; released by cli_parse_release(). */
 struct parse {
 	const struct rai_prog	*prog;
 	const struct rai_cmd	*cmd;		/* NULL = the program itself */
@@ -52,31 +52,31 @@ struct parse {
 };
 
 /* Walking the tables. */
-const struct rai_cmd *const *children(const struct rai_prog *,
+const struct rai_cmd *const *cli_children(const struct rai_prog *,
 	    const struct rai_cmd *);
-int	 cmd_visible(const struct rai_cmd *);
-int	 opt_visible(const struct rai_opt *);
-const struct rai_cmd *find_child(const struct rai_cmd *const *list,
+int	 cli_cmd_visible(const struct rai_cmd *);
+int	 cli_opt_visible(const struct rai_opt *);
+const struct rai_cmd *cli_find_child(const struct rai_cmd *const *list,
 	    const char *word);
-int	 resolve_path(const struct rai_prog *, const char *path,
+int	 cli_resolve_path(const struct rai_prog *, const char *path,
 	    const struct rai_cmd **);
-const struct rai_opt *cmd_opts(const struct rai_cmd *);
-int	 takes_value(const struct rai_opt *);
+const struct rai_opt *cli_cmd_opts(const struct rai_cmd *);
+int	 cli_takes_value(const struct rai_opt *);
 
 /* The parse state. */
-void	 parse_init(struct parse *, const struct rai_prog *);
-void	 parse_release(struct parse *);
-void	 parse_enter(struct parse *, const struct rai_cmd *);
-char	*subject(const struct rai_prog *, const char *path);
+void	 cli_parse_init(struct parse *, const struct rai_prog *);
+void	 cli_parse_release(struct parse *);
+void	 cli_parse_enter(struct parse *, const struct rai_cmd *);
+char	*cli_subject(const struct rai_prog *, const char *path);
 
 /* Values and options. */
-int	 give(struct parse *, const struct optref *, const char *arg);
-int	 apply_defaults(struct parse *, const struct rai_opt *, void *base);
-int	 lookup(struct parse *, int shortc, const char *name, size_t len,
+int	 cli_give(struct parse *, const struct optref *, const char *arg);
+int	 cli_apply_defaults(struct parse *, const struct rai_opt *, void *base);
+int	 cli_lookup(struct parse *, int shortc, const char *name, size_t len,
 	    struct optref *);
 
 /* The argument loop. */
-int	 swallows_next(struct parse *, const char *word);
-int	 parse_command_line(struct parse *, int argc, char **argv);
+int	 cli_swallows_next(struct parse *, const char *word);
+int	 cli_parse_command_line(struct parse *, int argc, char **argv);
 
 #endif

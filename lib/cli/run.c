@@ -35,12 +35,12 @@ show_help(struct parse *p)
 	const char *path = rai_buf_str(&p->path);
 
 	if (p->help == 1) {
-		print_usage_of(p->prog, p->cmd, path, stdout);
+		cli_print_usage_of(p->prog, p->cmd, path, stdout);
 		return 0;
 	}
-	if (isatty(STDOUT_FILENO) && run_man(p->prog, path) == 0)
+	if (isatty(STDOUT_FILENO) && cli_run_man(p->prog, path) == 0)
 		return 0;
-	print_long_help(p->prog, p->cmd, path, stdout);
+	cli_print_long_help(p->prog, p->cmd, path, stdout);
 	return 0;
 }
 
@@ -151,10 +151,10 @@ dispatch(const struct rai_prog *prog, int argc, char **argv)
 	const struct rai_cmd *version;
 	int rc;
 
-	parse_init(&p, prog);
-	if (parse_command_line(&p, argc, argv) == -1) {
+	cli_parse_init(&p, prog);
+	if (cli_parse_command_line(&p, argc, argv) == -1) {
 		if (p.err.kind == RAI_E_USAGE) {
-			print_usage_error(&p);
+			cli_print_usage_error(&p);
 		} else {
 			rai_err_print(&p.err, stderr, prog->name);
 		}
@@ -162,17 +162,17 @@ dispatch(const struct rai_prog *prog, int argc, char **argv)
 	} else if (p.help) {
 		rc = check_stdout(prog, show_help(&p));
 	} else if (p.cmd == NULL && p.version &&
-	    (version = find_child(prog->cmds, "version")) != NULL) {
-		parse_release(&p);
+	    (version = cli_find_child(prog->cmds, "version")) != NULL) {
+		cli_parse_release(&p);
 		return dispatch(prog, 1, (char *[]){ (char *)(uintptr_t)
 		    version->name, NULL });
 	} else if (p.cmd == NULL) {
-		print_usage_of(prog, NULL, "", stderr);
+		cli_print_usage_of(prog, NULL, "", stderr);
 		rc = 2;
 	} else {
 		rc = run_command(&p);
 	}
-	parse_release(&p);
+	cli_parse_release(&p);
 	return rc;
 }
 
@@ -181,7 +181,7 @@ rai_main(const struct rai_prog *prog, int argc, char **argv)
 {
 	rai_warn_set_program(prog->name);
 	if (argc >= 2 && strcmp(argv[1], "__complete") == 0)
-		return complete_main(prog, argc - 2, argv + 2);
+		return cli_complete_main(prog, argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "__gen") == 0)
 		return gen_main(prog, argc - 2, argv + 2);
 	return dispatch(prog, argc > 0 ? argc - 1 : 0, argv + (argc > 0));

@@ -35,13 +35,13 @@ opt_spec(const struct rai_opt *o, struct rai_buf *b)
 	else
 		rai_buf_addstr(b, "    ");
 	rai_buf_addf(b, "--%s%s", neg ? "[no-]" : "", o->long_name);
-	if (o->argh != NULL && (takes_value(o) || o->type == RAI_OPT_LEVEL))
+	if (o->argh != NULL && (cli_takes_value(o) || o->type == RAI_OPT_LEVEL))
 		rai_buf_addf(b, " %s", o->argh);
 }
 
 /* The help line, with the default and requiredness appended. */
 void
-opt_help(const struct rai_opt *o, struct rai_buf *b)
+cli_opt_help(const struct rai_opt *o, struct rai_buf *b)
 {
 	rai_buf_addstr(b, o->help ? o->help : "");
 	if (o->def != NULL && o->type != RAI_OPT_BOOL)
@@ -57,7 +57,7 @@ spec_width(const struct rai_opt *t, size_t w)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]))
 			continue;
 		rai_buf_reset(&b);
 		opt_spec(&t[i], &b);
@@ -100,12 +100,12 @@ print_opt_lines(FILE *fp, const struct rai_opt *t, size_t w)
 	size_t i, col = 4 + w + 2;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]))
 			continue;
 		rai_buf_reset(&spec);
 		rai_buf_reset(&help);
 		opt_spec(&t[i], &spec);
-		opt_help(&t[i], &help);
+		cli_opt_help(&t[i], &help);
 		fprintf(fp, "    %s", rai_buf_str(&spec));
 		if (spec.len > w)
 			fprintf(fp, "\n%*s", (int)col, "");
@@ -118,12 +118,12 @@ print_opt_lines(FILE *fp, const struct rai_opt *t, size_t w)
 }
 
 int
-has_visible_opts(const struct rai_opt *t)
+cli_has_visible_opts(const struct rai_opt *t)
 {
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++)
-		if (opt_visible(&t[i]))
+		if (cli_opt_visible(&t[i]))
 			return 1;
 	return 0;
 }
@@ -134,11 +134,11 @@ print_cmd_list(FILE *fp, const struct rai_cmd *const *list)
 	size_t i, w = 0;
 
 	for (i = 0; list[i] != NULL; i++)
-		if (cmd_visible(list[i]) && strlen(list[i]->name) > w)
+		if (cli_cmd_visible(list[i]) && strlen(list[i]->name) > w)
 			w = strlen(list[i]->name);
 	fprintf(fp, "\ncommands:\n");
 	for (i = 0; list[i] != NULL; i++)
-		if (cmd_visible(list[i]))
+		if (cli_cmd_visible(list[i]))
 			fprintf(fp, "    %-*s  %s\n", (int)w, list[i]->name,
 			    list[i]->summary ? list[i]->summary : "");
 }
@@ -152,13 +152,13 @@ default_synopsis(const struct rai_cmd *cmd)
 	if (cmd->subcmds != NULL)
 		return "<command> [options]";
 	if (cmd->args_max != 0)
-		return has_visible_opts(cmd->opts) ? "[options] [<args>]" :
+		return cli_has_visible_opts(cmd->opts) ? "[options] [<args>]" :
 		    "[<args>]";
-	return has_visible_opts(cmd->opts) ? "[options]" : "";
+	return cli_has_visible_opts(cmd->opts) ? "[options]" : "";
 }
 
 const char *
-synopsis_of(const struct rai_prog *prog, const struct rai_cmd *cmd)
+cli_synopsis_of(const struct rai_prog *prog, const struct rai_cmd *cmd)
 {
 	if (cmd != NULL && cmd->synopsis != NULL)
 		return cmd->synopsis;
@@ -182,19 +182,19 @@ print_synopsis(FILE *fp, const char *subj, const char *syn)
 }
 
 void
-print_usage_of(const struct rai_prog *prog, const struct rai_cmd *cmd,
+cli_print_usage_of(const struct rai_prog *prog, const struct rai_cmd *cmd,
     const char *path, FILE *fp)
 {
-	char *subj = subject(prog, path);
+	char *subj = cli_subject(prog, path);
 	const char *summary = cmd ? cmd->summary : prog->summary;
-	const struct rai_opt *t = cmd_opts(cmd);
+	const struct rai_opt *t = cli_cmd_opts(cmd);
 	size_t w;
 
-	print_synopsis(fp, subj, synopsis_of(prog, cmd));
+	print_synopsis(fp, subj, cli_synopsis_of(prog, cmd));
 	if (summary != NULL)
 		fprintf(fp, "\n%s\n", summary);
-	if (children(prog, cmd) != NULL)
-		print_cmd_list(fp, children(prog, cmd));
+	if (cli_children(prog, cmd) != NULL)
+		print_cmd_list(fp, cli_children(prog, cmd));
 	if (cmd == NULL) {
 		w = spec_width(prog->global_opts, 10);
 		fprintf(fp, "\nglobal options:\n");
@@ -205,11 +205,11 @@ print_usage_of(const struct rai_prog *prog, const struct rai_cmd *cmd,
 		fprintf(fp, "\nsee '%s <command> -h' for the options of a "
 		    "command\n", prog->name);
 	} else {
-		if (has_visible_opts(t)) {
+		if (cli_has_visible_opts(t)) {
 			fputc('\n', fp);
 			print_opt_lines(fp, t, spec_width(t, 0));
 		}
-		if (has_visible_opts(prog->global_opts))
+		if (cli_has_visible_opts(prog->global_opts))
 			fprintf(fp, "\nglobal options: see '%s -h'\n",
 			    prog->name);
 	}
@@ -221,9 +221,9 @@ rai_print_usage(const struct rai_prog *prog, const char *cmdpath, FILE *fp)
 {
 	const struct rai_cmd *cmd;
 
-	if (resolve_path(prog, cmdpath, &cmd) == -1)
+	if (cli_resolve_path(prog, cmdpath, &cmd) == -1)
 		return -1;
-	print_usage_of(prog, cmd, cmdpath, fp);
+	cli_print_usage_of(prog, cmd, cmdpath, fp);
 	return 0;
 }
 
@@ -252,13 +252,13 @@ print_prose(FILE *fp, const char *s, size_t indent)
 
 /* --help without a manual page to show: usage, description, examples. */
 void
-print_long_help(const struct rai_prog *prog, const struct rai_cmd *cmd,
+cli_print_long_help(const struct rai_prog *prog, const struct rai_cmd *cmd,
     const char *path, FILE *fp)
 {
 	const char *desc = cmd ? cmd->description : prog->description;
 	const struct rai_example *ex = cmd ? cmd->examples : NULL;
 
-	print_usage_of(prog, cmd, path, fp);
+	cli_print_usage_of(prog, cmd, path, fp);
 	if (desc != NULL) {
 		fputc('\n', fp);
 		print_prose(fp, desc, 0);
@@ -279,9 +279,9 @@ print_long_help(const struct rai_prog *prog, const struct rai_cmd *cmd,
 
 /* "runai list: <message>" and where to look, for usage errors. */
 void
-print_usage_error(struct parse *p)
+cli_print_usage_error(struct parse *p)
 {
-	char *subj = subject(p->prog, rai_buf_str(&p->path));
+	char *subj = cli_subject(p->prog, rai_buf_str(&p->path));
 	char *msg = rai_text_sanitize(p->err.message ? p->err.message :
 	    "usage error");
 

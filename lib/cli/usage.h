@@ -15,17 +15,17 @@ struct parse;
 struct rai_buf;
 
 /* The help line of an option, with its default and requiredness. */
-void	 opt_help(const struct rai_opt *, struct rai_buf *);
-int	 has_visible_opts(const struct rai_opt *);
+void	 cli_opt_help(const struct rai_opt *, struct rai_buf *);
+int	 cli_has_visible_opts(const struct rai_opt *);
 /* What follows "prog path " on the usage line and in the man SYNOPSIS. */
-const char *synopsis_of(const struct rai_prog *, const struct rai_cmd *);
+const char *cli_synopsis_of(const struct rai_prog *, const struct rai_cmd *);
 /* The short usage (-h) of cmd (NULL = the program) at path. */
-void	 print_usage_of(const struct rai_prog *, const struct rai_cmd *,
+void	 cli_print_usage_of(const struct rai_prog *, const struct rai_cmd *,
 	    const char *path, FILE *);
 /* --help without a manual page to show: usage, description, examples. */
-void	 print_long_help(const struct rai_prog *, const struct rai_cmd *,
+void	 cli_print_long_help(const struct rai_prog *, const struct rai_cmd *,
 	    const char *path, FILE *);
 /* "runai list: <message>" and where to look, for p's usage error. */
-void	 print_usage_error(struct parse *);
+void	 cli_print_usage_error(struct parse *);
 
 #endif
