@@ -1,5 +1,5 @@
 /*
- * Unit tests of the option engine (lib/rai_opt.c) against a sample
+ * Unit tests of the option engine (lib/cli/) against a sample
  * program defined here: parsing and every usage error message, -h and
  * --help text, man pages, completion scripts and __complete answers.
  *
