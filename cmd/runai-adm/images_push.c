@@ -1,5 +1,5 @@
 /*
- * runai-adm images push / images verify: the frontend of lib/adm_push.
+ * runai-adm images push / images verify: the frontend of lib/adm/push.
  * The engine reports through events; this file renders them: NDJSON on
  * stdout for -o json; otherwise the final references on stdout and
  * progress on stderr (one line per active blob and a total, redrawn, on

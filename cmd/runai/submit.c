@@ -1,8 +1,8 @@
 /*
  * runai submit: starts a training or interactive job. The flags are
  * checked before anything is sent; then the project is resolved, the
- * objects rendered (lib/rai_submit.c) and created behind a
- * name-reservation ConfigMap (lib/rai_submit_apply.c), exactly as the
+ * objects rendered (lib/runai/submit.c) and created behind a
+ * name-reservation ConfigMap (lib/runai/submit_apply.c), exactly as the
  * reference CLI's chart would make them from the same flags (same
  * kinds, names, labels and annotations).
  */

@@ -30,7 +30,7 @@ void	 adm_gz_input_digest(const struct adm_gz_reader *, char out[72]);
 void	 adm_gz_reader_free(struct adm_gz_reader *);
 
 /*
- * --compress gzip, ahead of the upload (adm_reg_gzip.c): one entry per
+ * --compress gzip, ahead of the upload (reg_gzip.c): one entry per
  * distinct uncompressed legacy layer.
  */
 struct adm_gz_layer {

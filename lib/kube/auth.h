@@ -32,7 +32,7 @@ void	 kube_auth_invalidate(struct kube_auth *);
 /*
  * Refresh hook for OIDC: given the conn's oidc config, produce a fresh
  * id-token (and possibly a rotated refresh token), persisting them.
- * kube_auth_new installs oidc_refresh_kubeconfig (lib/oidc_refresh.c)
+ * kube_auth_new installs oidc_refresh_kubeconfig (lib/kube/oidc_refresh.c)
  * for every OIDC user of a kubeconfig file, so all commands of all
  * programs refresh the same way; this replaces it (NULL = no refresh).
  */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# The Kubernetes client library (lib/kube_client.c, lib/rai_http.c,
-# lib/kube_stream.c) driven through rai-test-tool against kube-sim:
+# The Kubernetes client library (lib/kube/client.c, lib/core/http.c,
+# lib/kube/stream.c) driven through rai-test-tool against kube-sim:
 # pagination, escaping on the wire, Status errors, retries, timeouts,
 # TLS, watch and log streams, tracing with redaction, caps; plus the
-# backend client (lib/backend.c) against a static HTTP server.
+# backend client (lib/runai/backend.c) against a static HTTP server.
 
 load lib/common
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/adm_node: the node-role planner (selection, --all's
+ * Unit tests of lib/adm/nodes: the node-role planner (selection, --all's
  * exclusions, values, patches), taints and tolerations, the drain and
  * undrain patches, which pods a drain waits for, and node rows.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/oidc*.c without a network: PKCE (RFC 7636 appendix
+ * Unit tests of lib/oidc/ without a network: PKCE (RFC 7636 appendix
  * B), scopes and form escaping, discovery's exact-issuer check, token
  * and device answers, the device-poll decisions, pasted codes and
  * redirect queries with their state check, loopback URIs, and id-token

@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/rai_out.c: tables against golden files (plain,
+ * Unit tests of lib/cli/out.c: tables against golden files (plain,
  * wide, grouped, unicode, right-aligned, empty), sanitising, the JSON
  * printer, -o parsing, ages and RFC 3339 timestamps.
  */

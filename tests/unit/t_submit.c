@@ -1,5 +1,5 @@
 /*
- * Unit tests of lib/rai_submit.c: the flag parsers (the reference's own
+ * Unit tests of lib/runai/submit.c: the flag parsers (the reference's own
  * test matrix for -v and --pvc), the checks with their messages, and the
  * rendered objects of each flag family against golden files. The first
  * golden file is the reference chart's example job (train1 with half a
