@@ -270,32 +270,6 @@ current_rv(struct rai_ctx *ctx, const char *ns)
 	return rv;
 }
 
-/* -p, else the context namespace's project; -A needs neither. */
-static int
-resolve(struct rai_ctx *ctx, char **project, char **ns)
-{
-	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
-	struct rai_err *err = rai_ctx_err(ctx);
-
-	if (g->project != NULL && *g->project != '\0') {
-		*project = xstrdup(g->project);
-		return rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
-		    err);
-	}
-	if (rai_namespace_project(RUNAI_CLIENT(ctx),
-	    RUNAI_KUBE(ctx)->conn.namespace, project,
-	    err) == -1)
-		return -1;
-	if (*project == NULL) {
-		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
-		rai_err_set_hint(err, "run 'runai config project <name>', use "
-		    "-p <name>, or -A for every project");
-		return -1;
-	}
-	*ns = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
-	return 0;
-}
-
 int
 runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -308,7 +282,8 @@ runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argv;
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (!o->all && resolve(ctx, &project, &ns) == -1)
+	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,
+	    &project, &ns, rai_ctx_err(ctx)) == -1)
 		goto out;
 	rc = list_once(ctx, ns, fmt, project, o->watch ? &rv : NULL);
 	if (rc == 0 && o->watch && rv == NULL &&

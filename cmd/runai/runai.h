@@ -45,6 +45,16 @@ struct runai_app {
  * (submit). Steps already done are skipped.
  */
 int	runai_prepare(struct rai_ctx *, unsigned flags, struct rai_err *);
+/*
+ * The project and its namespace: -p, else the project whose namespace
+ * the current context names; hint says what to do when there is none.
+ */
+int	runai_resolve_project(struct rai_ctx *, const char *hint,
+	    char **project, char **ns, struct rai_err *);
+/* The hint of the commands that also take -A. */
+#define RUNAI_HINT_PROJECT_OR_ALL \
+	"run 'runai config project <name>', use -p <name>, or -A for every " \
+	"project"
 /* The 403 message, and the session closed (setup.c). */
 void	runai_teardown(struct rai_ctx *);
 /* Completion words from the kubeconfig and the cluster (complete_words.c). */

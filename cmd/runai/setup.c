@@ -19,32 +19,30 @@
  * The project: -p wins, then the current context's namespace label
  * (runai/queue), as the reference CLI resolves it.
  */
-static int
-resolve_project(struct rai_ctx *ctx, struct rai_err *err)
+int
+runai_resolve_project(struct rai_ctx *ctx, const char *hint, char **project,
+    char **ns, struct rai_err *err)
 {
 	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
-	char *ns = NULL, *project = NULL;
+	const char *ctx_ns = RUNAI_KUBE(ctx)->conn.namespace;
 
+	*project = *ns = NULL;
 	if (g->project != NULL && *g->project != '\0') {
-		if (rai_project_namespace(RUNAI_CLIENT(ctx), g->project, &ns,
+		if (rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
 		    err) == -1)
 			return -1;
-		RUNAI_PROJECT(ctx) = xstrdup(g->project);
-		RUNAI_NS(ctx) = ns;
+		*project = xstrdup(g->project);
 		return 0;
 	}
-	if (rai_namespace_project(RUNAI_CLIENT(ctx),
-	    RUNAI_KUBE(ctx)->conn.namespace, &project,
+	if (rai_namespace_project(RUNAI_CLIENT(ctx), ctx_ns, project,
 	    err) == -1)
 		return -1;
-	if (project == NULL) {
+	if (*project == NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
-		rai_err_set_hint(err, "run 'runai config project <name>' or "
-		    "use -p <name>");
+		rai_err_set_hint(err, "%s", hint);
 		return -1;
 	}
-	RUNAI_PROJECT(ctx) = project;
-	RUNAI_NS(ctx) = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
+	*ns = xstrdup(ctx_ns);
 	return 0;
 }
 
@@ -57,7 +55,9 @@ runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 	    "runai/" RAI_VERSION, err) == -1)
 		return -1;
 	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_NS(ctx) == NULL)
-		return resolve_project(ctx, err);
+		return runai_resolve_project(ctx, "run 'runai config project "
+		    "<name>' or use -p <name>", &RUNAI_PROJECT(ctx),
+		    &RUNAI_NS(ctx), err);
 	return 0;
 }
 

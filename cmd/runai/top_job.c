@@ -130,35 +130,6 @@ add_job_row(struct rai_table *t, const struct rai_job_view *v,
 	rai_table_end_row(t);
 }
 
-/*
- * -p, else the context namespace's project; -A needs neither. (The same
- * rule as list jobs, whose helper is file-local there.)
- */
-static int
-resolve(struct rai_ctx *ctx, char **ns)
-{
-	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
-	struct rai_err *err = rai_ctx_err(ctx);
-	char *project = NULL;
-
-	if (g->project != NULL && *g->project != '\0')
-		return rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
-		    err);
-	if (rai_namespace_project(RUNAI_CLIENT(ctx),
-	    RUNAI_KUBE(ctx)->conn.namespace, &project,
-	    err) == -1)
-		return -1;
-	if (project == NULL) {
-		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
-		rai_err_set_hint(err, "run 'runai config project <name>', use "
-		    "-p <name>, or -A for every project");
-		return -1;
-	}
-	free(project);
-	*ns = xstrdup(RUNAI_KUBE(ctx)->conn.namespace);
-	return 0;
-}
-
 static size_t
 print_running(struct rai_ctx *ctx, const struct rai_job_list *jl,
     const struct rai_prom_vec *m, time_t now)
@@ -184,14 +155,15 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct rai_job_list jl = { 0 };
 	struct rai_prom_vec m[M_COUNT];
 	struct rai_err qerr = { 0 };
-	char *ns = NULL, *svc = NULL;
+	char *ns = NULL, *svc = NULL, *project = NULL;
 	time_t now = time(NULL);
 	int rc = -1, i;
 
 	(void)argc;
 	(void)argv;
 	memset(m, 0, sizeof(m));
-	if (!o->all && resolve(ctx, &ns) == -1)
+	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,
+	    &project, &ns, rai_ctx_err(ctx)) == -1)
 		goto out;
 	if (rai_prom_find(RUNAI_CLIENT(ctx), &svc, rai_ctx_err(ctx)) == -1)
 		goto out;
@@ -212,6 +184,7 @@ out:
 	rai_job_list_release(&jl);
 	free(svc);
 	free(ns);
+	free(project);
 	return rc;
 }
 
