@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/buf.h"
+#include "core/time.h"
 #include "rntop/hosts.h"
 
 #include "core/banned.h"
@@ -377,15 +378,6 @@ rntop_sshg_release(struct rntop_sshg *g)
 	memset(g, 0, sizeof(*g));
 }
 
-static double
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000 + (double)ts.tv_nsec / 1e6;
-}
-
 /* Waits for pid a bounded time; SIGKILL when it overstays. */
 static int
 reap_bounded(pid_t pid, int *status, double deadline)
@@ -397,7 +389,7 @@ reap_bounded(pid_t pid, int *status, double deadline)
 		r = waitpid(pid, status, WNOHANG);
 		if (r == pid || (r == -1 && errno != EINTR))
 			return r == pid ? 0 : -1;
-		if (mono_ms() >= deadline) {
+		if ((double)rai_now_ms() >= deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, status, 0);
 			return -1;
@@ -463,7 +455,7 @@ rntop_sshg_spawn(const char *ssh_path, const char *config,
 	}
 	job->pid = pid;
 	job->fd = p[0];
-	job->deadline = mono_ms() + timeout_ms;
+	job->deadline = (double)rai_now_ms() + timeout_ms;
 	job->timeout_ms = timeout_ms;
 	rai_buf_init(&job->out, SSHG_OUT_MAX);
 	return 0;
@@ -487,7 +479,7 @@ rntop_sshg_read(struct rntop_sshg_job *job)
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN) {
-			if (mono_ms() < job->deadline)
+			if ((double)rai_now_ms() < job->deadline)
 				return 0;
 			job->timed_out = 1;
 		}
@@ -511,7 +503,7 @@ rntop_sshg_finish(struct rntop_sshg_job *job, const char *host,
 	}
 	if (job->timed_out)
 		kill(job->pid, SIGKILL);
-	if (reap_bounded(job->pid, &status, mono_ms() + 1000) == -1 ||
+	if (reap_bounded(job->pid, &status, (double)rai_now_ms() + 1000) == -1 ||
 	    job->timed_out)
 		rc = rai_err_set(err, RAI_E_CONFIG, "ssh -G %s did not answer "
 		    "in %d ms", host, job->timeout_ms);
@@ -541,7 +533,7 @@ rntop_sshg_run(const char *ssh_path, const char *config,
 	while (!rntop_sshg_read(&job)) {
 		pfd.fd = job.fd;
 		pfd.events = POLLIN;
-		left = (int)(job.deadline - mono_ms()) + 1;
+		left = (int)(job.deadline - (double)rai_now_ms()) + 1;
 		(void)poll(&pfd, 1, left > 0 ? left : 0);
 	}
 	return rntop_sshg_finish(&job, t->host, home, out, err);
