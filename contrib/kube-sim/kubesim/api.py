@@ -1,6 +1,6 @@
 """What the Kubernetes API means: URL parsing, authorization, discovery,
 get/list/watch/create/update/patch/delete, Tables, and the hand-off of
-pods/log, exec and attach to the runtime (podio).
+pods/log, exec and attach to the runtime (logs, podexec).
 
 Every function takes the request handler (server.Handler), which carries
 the parsed path and query, the body, the identity and the response helpers.
@@ -643,17 +643,19 @@ def _service_proxy(handler, res, req):
 
 
 def _pod_stream(handler, res, req):
-    """pods/log, pods/exec, pods/attach: handed to the runtime (podio)."""
+    """pods/log, pods/exec, pods/attach: handed to the runtime (logs,
+    podexec)."""
     pod = handler.sim.store.get_ref(res.gvr, req.namespace, req.name)
     if pod is None:
         raise not_found(res.plural, req.name, res.group)
-    podio = runtime_module("podio")  # the runtime half; the API works without it
-    if podio is None:
+    name = "logs" if req.subresource == "log" else "podexec"
+    module = runtime_module(name)  # the runtime half; the API works without it
+    if module is None:
         raise ApiError(503, "ServiceUnavailable",
-                       "the pod runtime (kubesim.podio) is not installed")
+                       "the pod runtime (kubesim.%s) is not installed" % name)
     if req.subresource == "log":
         if handler.command != "GET":
             raise method_not_allowed(handler.command)
-        return podio.handle_log(handler, handler.sim, req.namespace, req.name, handler.query)
-    return podio.handle_exec(handler, handler.sim, req.namespace, req.name, handler.query,
-                             attach=req.subresource == "attach")
+        return module.handle_log(handler, handler.sim, req.namespace, req.name, handler.query)
+    return module.handle_exec(handler, handler.sim, req.namespace, req.name, handler.query,
+                              attach=req.subresource == "attach")

@@ -66,14 +66,18 @@ def _url(host, port, tls):
 
 def _load_runtime(sim):
     """Attaches the controller and pod I/O when those modules exist."""
-    controller, podio = runtime_module("controller"), runtime_module("podio")
-    if controller is None or podio is None:
-        print("kube-sim: runtime modules (controller, podio) absent; serving the API only",
+    names = ("controller", "logs", "podproc", "podexec")
+    mods = {name: runtime_module(name) for name in names}
+    if any(mod is None for mod in mods.values()):
+        print("kube-sim: runtime modules (%s) absent; serving the API only" % ", ".join(names),
               file=sys.stderr, flush=True)
         return None
-    sim.logs = podio.PodLogs(sim)
+    controller, logs, podexec = mods["controller"], mods["logs"], mods["podexec"]
+    sim.logs = logs.PodLogs(sim)
+    sim.processes = mods["podproc"].ProcessTable(sim)
     sim.controller = controller.Controller(sim)
-    podio.register_sim_routes(sim)
+    logs.register_sim_routes(sim)
+    podexec.register_sim_routes(sim)
     controller.register_sim_routes(sim)
     prometheus = runtime_module("prometheus")
     if prometheus is not None:

@@ -194,6 +194,18 @@ def _remove(doc, path):
     raise _failed("jsonpatch remove operation does not apply: doc is missing path: %s" % path)
 
 
+def _json_equal(a, b):
+    """Equality of JSON values: Python's == takes True for 1 and False for
+    0, but a JSON boolean never equals a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_json_equal(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def json_patch(doc, ops):
     if not isinstance(ops, list):
         raise bad_request("json patch must be a list of operations")
@@ -214,7 +226,7 @@ def json_patch(doc, ops):
                 _remove(doc, path)
             doc = _add(doc, path, copy.deepcopy(op["value"]))
         elif kind == "test":
-            if _get(doc, path) != op["value"]:
+            if not _json_equal(_get(doc, path), op["value"]):
                 raise _failed("the server rejected our request due to an error in our "
                               "request: testing value %s failed" % path)
         elif kind in ("move", "copy"):

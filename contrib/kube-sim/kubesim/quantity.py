@@ -28,6 +28,15 @@ _BINARY_NAMES = {v // 10: k for k, v in _BINARY.items()}
 
 BINARY_SI, DECIMAL_SI, DECIMAL_EXPONENT = "BinarySI", "DecimalSI", "DecimalExponent"
 
+# Exact arithmetic costs time with the size of the number: "1e1000000000"
+# would hold the interpreter (and so every connection) for ever, and more
+# than 4300 digits is a plain ValueError in Python. Quantities past these
+# limits, which no client sends, are refused as undecodable instead.
+MAX_DIGITS = 1000
+MAX_EXPONENT = 1000
+TOO_BIG = ("kube-sim cannot handle quantities of more than %d digits or with an exponent "
+           "beyond +-%d" % (MAX_DIGITS, MAX_EXPONENT))
+
 
 class QuantityError(ValueError):
     """A quantity the server would refuse to decode; str() is its text."""
@@ -83,6 +92,8 @@ def _parse_text(text):
     sign, number, suffix = _split(text)
     base, exp, fmt = _scale(suffix)
     digits = number.replace(".", "") or "0"
+    if len(digits) > MAX_DIGITS or abs(exp) > MAX_EXPONENT:
+        raise QuantityError(TOO_BIG)
     value = Fraction(int(digits), 10 ** (len(number) - number.index(".") - 1)) \
         if "." in number else Fraction(int(digits))
     value *= Fraction(base) ** exp

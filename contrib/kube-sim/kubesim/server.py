@@ -6,7 +6,7 @@ the connection's own thread, so a client that never finishes its handshake
 cannot stall the accept loop. What the Kubernetes API means lives in
 api.py; this module only moves bytes.
 
-Methods the runtime (podio) relies on: send_json, send_api_error,
+Methods the runtime (logs, podexec) relies on: send_json, send_api_error,
 start_chunked, write_chunk, end_chunked, fault_cut_after, and the raw
 rfile / wfile / connection for a WebSocket upgrade.
 """

@@ -1,10 +1,11 @@
 """The emulator as one object: the store, the options, the helpers the
 HTTP layer shares, and the chain of /_sim route handlers.
 
-The runtime modules (controller, podio) attach themselves here:
-`sim.controller`, `sim.logs`, and extra /_sim handlers through
-`sim.add_sim_route(fn)` (or by appending to `sim.sim_routes`), where
-fn(handler, method, path, body_obj) returns True once it has answered.
+The runtime modules (controller, logs, podproc, podexec) attach
+themselves here: `sim.controller`, `sim.logs`, `sim.processes`, and
+extra /_sim handlers through `sim.add_sim_route(fn)` (or by appending to
+`sim.sim_routes`), where fn(handler, method, path, body_obj) returns True
+once it has answered.
 """
 
 import contextlib
@@ -31,7 +32,8 @@ class Sim:
         self.registry = store.registry
         self.state_dir = state_dir
         self.options = options
-        self.logs = None          # podio.PodLogs, when the runtime is present
+        self.logs = None          # logs.PodLogs, when the runtime is present
+        self.processes = None     # podproc.ProcessTable, likewise
         self.controller = None    # controller.Controller, likewise
         self.faults = FaultInjector()
         self.reqlog = None        # reqlog.RequestLog

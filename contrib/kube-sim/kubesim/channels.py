@@ -1,0 +1,290 @@
+"""The Kubernetes channel protocol over an upgraded connection, for exec
+and attach alike: `WsConn` (the WebSocket connection: frames in and out,
+pings, close, the final Status on the error channel) and `Session`, the
+select loop that moves bytes between the connection and a backend (an
+exec process or an attach console) until one side ends.
+
+A backend offers `outputs` ({fd: channel}), `in_fd`, `write`,
+`close_stdin`, `resize`, `exited`, `status`, `kill`, `close`, and
+`owns_outputs` (True when it closes its output fds itself). This module
+knows backends only by that interface, so exec and attach depend on it
+and it on neither.
+"""
+
+import json
+import os
+import select
+import ssl
+import time
+
+from kubesim import wsproto
+from kubesim.podproc import close_fd
+from kubesim.podreq import POLL, READ_CHUNK
+
+MAX_STDIN_PENDING = 1 << 20  # stdin bytes accepted but not yet taken by the process
+WRITE_TIMEOUT = 30.0         # a client that reads nothing this long is dropped
+
+
+def success_status():
+    return {"metadata": {}, "status": "Success"}
+
+
+_WANT = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError)
+
+
+class WsConn:
+    """The upgraded connection, driven from one thread: non-blocking reads
+    fed to a frame parser, writes that wait (bounded) for the socket.
+    One thread only, so TLS never sees concurrent reads and writes."""
+
+    def __init__(self, handler, protocol):
+        self.sock = handler.connection
+        self.protocol = protocol
+        self.parser = wsproto.FrameParser()
+        self.eof = False             # the peer is gone (or broke the protocol)
+        self.close_received = False
+        self.close_sent = False
+        self.sock.settimeout(0)
+        self._early = self._drain_rfile(handler.rfile)
+
+    @staticmethod
+    def _drain_rfile(rfile):
+        """Bytes the HTTP parser had already buffered past the headers."""
+        try:
+            return rfile.read1(65536) or b""
+        except (OSError, ValueError):
+            return b""
+
+    def fileno(self):
+        return self.sock.fileno()
+
+    def buffered(self):
+        """Decrypted bytes waiting inside the TLS layer (select can't see them)."""
+        pending = getattr(self.sock, "pending", None)
+        return bool(self._early) or (pending is not None and pending() > 0)
+
+    def read_messages(self, limit=256 * 1024):
+        """Reads what has arrived; returns the data messages it completed.
+        Answers pings and closes itself."""
+        data, self._early = bytearray(self._early), b""
+        while len(data) < limit:
+            try:
+                chunk = self.sock.recv(65536)
+            except _WANT:
+                break
+            except (OSError, ValueError):
+                self.eof = True
+                break
+            if not chunk:
+                self.eof = True
+                break
+            data += chunk
+        try:
+            messages = self.parser.feed(bytes(data))
+        except wsproto.ProtocolError as e:
+            self.close(e.code, str(e))
+            self.eof = True
+            return []
+        out = []
+        for opcode, payload in messages:
+            if opcode == wsproto.OP_PING:
+                self.send(wsproto.encode_frame(wsproto.OP_PONG, payload))
+            elif opcode == wsproto.OP_CLOSE:
+                self.close_received = True
+                code, _ = wsproto.parse_close(payload)
+                self.close(code or wsproto.CLOSE_NORMAL)
+            elif opcode in (wsproto.OP_BINARY, wsproto.OP_TEXT):
+                out.append((opcode, payload))
+        return out
+
+    def send(self, data):
+        """Sends all of `data`; False (and eof) if the peer can't take it."""
+        if self.eof:
+            return False
+        view = memoryview(data)
+        deadline = time.monotonic() + WRITE_TIMEOUT
+        while view:
+            try:
+                n = self.sock.send(view)
+            except _WANT:
+                n = 0
+            except (OSError, ValueError):
+                self.eof = True
+                return False
+            view = view[n:]
+            if view:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.eof = True
+                    return False
+                try:
+                    select.select([], [self.sock], [], min(left, 1.0))
+                except (OSError, ValueError):
+                    self.eof = True
+                    return False
+        return True
+
+    def send_channel(self, channel, data):
+        for i in range(0, max(len(data), 1), READ_CHUNK):
+            if not self.send(wsproto.encode_channel(channel, data[i:i + READ_CHUNK])):
+                return False
+        return True
+
+    def send_status(self, status):
+        """The final word on the error channel: a Status in v4/v5, the
+        message as text in v1 (and nothing there on success)."""
+        if self.protocol in (wsproto.V5, wsproto.V4):
+            return self.send_channel(wsproto.ERROR, json.dumps(status, separators=(",", ":"))
+                                     .encode())
+        if status.get("status") != "Success":
+            return self.send_channel(wsproto.ERROR, status.get("message", "").encode())
+        return True
+
+    def close(self, code=wsproto.CLOSE_NORMAL, reason=""):
+        if not self.close_sent:
+            self.close_sent = True
+            self.send(wsproto.encode_close(code, reason))
+
+    def linger(self, seconds=1.0):
+        """After our close frame: waits briefly for the client's close (or
+        EOF), so the client reads everything before the TCP close."""
+        deadline = time.monotonic() + seconds
+        while not (self.eof or self.close_received):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            try:
+                ready, _, _ = select.select([self.sock], [], [], left)
+            except (OSError, ValueError):
+                return
+            if ready or self.buffered():
+                self.read_messages()
+
+    def finish(self):
+        """Hands the socket back to the HTTP handler, which closes it."""
+        try:
+            self.sock.settimeout(5)
+        except OSError:
+            pass
+
+
+class Session:
+    """Moves bytes between the WebSocket and a backend until the process
+    (or console) ends or the client leaves. Single-threaded select loop."""
+
+    def __init__(self, ws, backend, want_stdin, stopping=lambda: False):
+        self.ws = ws
+        self.backend = backend
+        self.want_stdin = want_stdin
+        self.stopping = stopping
+        self.stdin_pending = bytearray()
+        self.stdin_closing = False
+
+    def run(self):
+        try:
+            while not self.ws.eof and not self.ws.close_received:
+                if self.stopping():
+                    self.backend.kill()  # the server stops: so does the process
+                if self.backend.exited():
+                    self._drain_outputs()
+                    self.ws.send_status(self.backend.status())
+                    self.ws.close()
+                    self.ws.linger()
+                    return
+                self._step()
+            # the client left first: whatever runs for it dies
+        finally:
+            self.backend.close()
+            self.ws.finish()
+
+    def _step(self):
+        ws, backend = self.ws, self.backend
+        readers = list(backend.outputs)
+        if len(self.stdin_pending) < MAX_STDIN_PENDING:
+            readers.append(ws.sock)
+        writers = []
+        if self.stdin_pending and backend.in_fd is not None:
+            writers.append(backend.in_fd)
+        timeout = 0 if ws.buffered() else (0.05 if self.stdin_pending else POLL)
+        try:
+            ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
+        except (OSError, ValueError):
+            ws.eof = True
+            return
+        if ws.sock in ready_r or ws.buffered():
+            for opcode, payload in ws.read_messages():
+                self._on_message(opcode, payload)
+        for fd in ready_r:
+            if fd in backend.outputs:
+                self._forward_output(fd)
+        if self.stdin_pending and (ready_w or backend.in_fd is None):
+            self._feed_stdin()
+
+    def _on_message(self, opcode, payload):
+        if opcode != wsproto.OP_BINARY or not payload:
+            return  # base64 (text) subprotocols are not offered
+        channel, data = payload[0], payload[1:]
+        if channel == wsproto.STDIN and self.want_stdin and not self.stdin_closing:
+            if data:
+                self.stdin_pending += data
+                self._feed_stdin()
+        elif channel == wsproto.RESIZE and self.ws.protocol in (wsproto.V4, wsproto.V5):
+            self._resize(data)
+        elif channel == wsproto.CLOSE_STREAM and self.ws.protocol == wsproto.V5:
+            if data[:1] == bytes([wsproto.STDIN]):
+                self.stdin_closing = True
+                self._feed_stdin()
+
+    def _resize(self, data):
+        try:
+            size = json.loads(data)
+            cols, rows = int(size.get("Width", 0)), int(size.get("Height", 0))
+        except (ValueError, TypeError, AttributeError):
+            return
+        if 0 <= cols < 65536 and 0 <= rows < 65536:
+            self.backend.resize(cols, rows)
+
+    def _feed_stdin(self):
+        if self.stdin_pending:
+            n = self.backend.write(bytes(self.stdin_pending[:65536]))
+            if n < 0:
+                self.stdin_pending.clear()  # the process closed its stdin
+            elif n:
+                del self.stdin_pending[:n]
+        if self.stdin_closing and not self.stdin_pending:
+            self.backend.close_stdin()
+
+    def _forward_output(self, fd):
+        channel = self.backend.outputs[fd]
+        try:
+            data = os.read(fd, READ_CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""  # EIO from a PTY whose other side is closed
+        if not data:
+            self._drop_output(fd)
+            return
+        self.ws.send_channel(channel, data)
+
+    def _drop_output(self, fd):
+        self.backend.outputs.pop(fd, None)
+        if not self.backend.owns_outputs:
+            close_fd(fd)  # else (an exec's PTY master) it is closed with the backend
+
+    def _drain_outputs(self):
+        """After the process ended: what it wrote is in the pipes; send it."""
+        for fd in list(self.backend.outputs):
+            while fd in self.backend.outputs and not self.ws.eof:
+                try:
+                    data = os.read(fd, READ_CHUNK)
+                except (BlockingIOError, InterruptedError):
+                    break
+                except OSError:
+                    data = b""
+                if not data:
+                    self._drop_output(fd)
+                    break
+                self.ws.send_channel(self.backend.outputs[fd], data)
+
+

@@ -1,0 +1,137 @@
+"""The cluster as one controller step sees it, and what every part of the
+runtime shares: `World` (a snapshot of pods, nodes, projects, workloads
+and claims, taken once per step), the write and event helpers that keep
+that snapshot current, and `Part`, the base of the kubelet, scheduler,
+volume, workload and service parts.
+
+The parts read one snapshot and write through the store, so they agree on
+the cluster within a step; this module is the ground they stand on, and it
+imports none of them.
+"""
+
+import traceback
+
+from kubesim.errors import ApiError
+from kubesim.gpus import DEFAULT_GPU_MEMORY_MIB, GPU, node_gpu_memory, pod_gpus
+from kubesim.objutil import (CLAIMS, NAMESPACES, NODES, PODS, PROJECTS, RUNAI_SCHEDULER,
+                             STORAGECLASSES, WORKLOADS, controller_uid, key_of, label_of,
+                             meta_of, node_name_of, number)
+
+
+def stored(store, gvr):
+    """Stored objects (refs when the store offers them: no copies of
+    thousands of objects per step); [] when the kind isn't served."""
+    try:
+        fn = getattr(store, "select", None)
+        return list(fn(gvr)) if fn is not None else store.list(gvr)
+    except ApiError:
+        return []
+
+
+class World:
+    def __init__(self, store):
+        self.pods = {key_of(p): p for p in stored(store, PODS)}
+        self.nodes = {meta_of(n).get("name"): n for n in stored(store, NODES)}
+        self.ns_project = {}
+        for ns in stored(store, NAMESPACES):
+            project = label_of(ns, "runai/queue")
+            if project:
+                self.ns_project[meta_of(ns).get("name")] = project
+        self.deserved = {meta_of(p).get("name"): number((p.get("spec") or {}).get("deservedGpus"),
+                                                         None)
+                         for p in stored(store, PROJECTS)}
+        self.workloads = [(gvr, w) for gvr in WORKLOADS for w in stored(store, gvr)]
+        self.by_uid = {meta_of(w).get("uid"): (gvr, w) for gvr, w in self.workloads}
+        self.claims = {key_of(c): c for c in stored(store, CLAIMS)}
+        self.classes = {meta_of(c).get("name"): c for c in stored(store, STORAGECLASSES)}
+        gpu_nodes = [n for n in self.nodes.values()
+                     if number(((n.get("status") or {}).get("allocatable") or {}).get(GPU),
+                               0.0) >= 1]
+        # a pod not yet on a node: counted against the smallest GPU it may get
+        self.pending_gpu_memory = min((node_gpu_memory(n) for n in gpu_nodes),
+                                      default=float(DEFAULT_GPU_MEMORY_MIB))
+
+    def gpu_memory_of(self, pod):
+        """MiB per GPU where the pod is (or, unbound, may be) placed."""
+        node = self.nodes.get(node_name_of(pod))
+        return node_gpu_memory(node) if node is not None else self.pending_gpu_memory
+
+    def gpus_of(self, pod):
+        """GPUs a pod takes, a gpu-memory request as a share of its GPU."""
+        return pod_gpus(pod, self.gpu_memory_of(pod))
+
+    def claim_of(self, pod, name):
+        return self.claims.get((key_of(pod)[0], name))
+
+    def owned(self):
+        """workload uid -> its pods (by controller ownerReference)."""
+        out = {}
+        for pod in self.pods.values():
+            uid = controller_uid(pod)
+            if uid:
+                out.setdefault(uid, []).append(pod)
+        return out
+
+    @staticmethod
+    def fingerprint(wl, pods):
+        """What a workload's reconciliation depends on, cheaply compared."""
+        return (meta_of(wl).get("resourceVersion"),
+                tuple(sorted((meta_of(p).get("name"), meta_of(p).get("resourceVersion"))
+                             for p in pods)))
+
+    def owner(self, pod):
+        found = self.by_uid.get(controller_uid(pod))
+        return found[1] if found else None
+
+
+# --- writes and events --------------------------------------------------------
+
+def store_write(store, world, gvr, obj):
+    """Updates an object; a pod written is current in `world` at once. A
+    refused write is printed and answers None: the next step tries again."""
+    ns, name = key_of(obj)
+    try:
+        out = store.update(gvr, ns, obj)
+    except ApiError:
+        traceback.print_exc()
+        return None
+    if gvr == PODS:
+        world.pods[(ns, name)] = out
+    return out
+
+
+def emit_event(store, obj, reason, message, type_="Normal", component=RUNAI_SCHEDULER):
+    ns = meta_of(obj).get("namespace") or "default"
+    try:
+        store.add_event(ns, obj, reason, message, type_, component=component)
+    except TypeError:  # a store without the component argument
+        store.add_event(ns, obj, reason, message, type_)
+
+
+class Part:
+    """One part of the runtime, run by the controller within its step.
+
+    `runtime` is the controller: it gives the store, the sim, the step
+    count, and takes `timed = True` when a part has work that waits on the
+    clock (so the next step is not skipped as idle). A part keeps its own
+    memory per object uid and drops it in `forget` when the object goes."""
+
+    def __init__(self, runtime):
+        self.runtime = runtime
+        self.store = runtime.store
+
+    @property
+    def sim(self):
+        return self.runtime.sim
+
+    def waits_on_clock(self):
+        self.runtime.timed = True
+
+    def write(self, world, gvr, obj):
+        return store_write(self.store, world, gvr, obj)
+
+    def event(self, obj, reason, message, type_="Normal", component=RUNAI_SCHEDULER):
+        emit_event(self.store, obj, reason, message, type_, component)
+
+    def forget(self, uid):
+        """Drops what this part remembers about a deleted object."""

@@ -1,0 +1,217 @@
+"""The kubelet: the pod runtime on the nodes.
+
+A pod bound in an earlier step starts Running (pod and host IPs, QoS
+class, conditions, container statuses, and kubelet's Pulled/Created/
+Started events). A Running pod whose `kube-sim/duration` (seconds; on the
+pod, else on its workload's template) has elapsed finishes with
+`kube-sim/exit-code` (default 0): Succeeded, or Failed with terminated
+container statuses. While they run, the pods this kubelet started print a
+training-like log line every step into `sim.logs`.
+
+It only reads placements (`spec.nodeName`) the scheduler wrote, and owns
+nothing of it; the controller calls `start` and `finish` directly when a
+test forces a phase.
+"""
+
+import hashlib
+import random
+
+from kubesim.cluster import Part
+from kubesim.objutil import (DURATION, EXIT_CODE, HOLD, PODS, annotation_of, clone, key_of,
+                             meta_of, node_name_of, number, parse_rfc3339, phase_of, rfc3339,
+                             runai_pod_status, set_condition)
+
+# Above this many log-printing pods, the per-step lines stop (benchmarks
+# seed thousands of pods; their logs would only fill memory).
+MAX_LOGGING_PODS = 256
+
+
+def qos_class(pod):
+    """BestEffort without cpu/memory requests or limits; Guaranteed when
+    every container's limits are set and equal its requests."""
+    containers = (pod.get("spec") or {}).get("containers") or []
+    any_set, guaranteed = False, bool(containers)
+    for c in containers:
+        res = c.get("resources") or {}
+        limits, requests = res.get("limits") or {}, res.get("requests") or {}
+        for r in ("cpu", "memory"):
+            if r in limits or r in requests:
+                any_set = True
+            if r not in limits or requests.get(r, limits.get(r)) != limits.get(r):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def image_id(image):
+    return "%s@sha256:%s" % (image.split(":")[0], hashlib.sha256(image.encode()).hexdigest())
+
+
+def running_status(container, now):
+    return {"name": container.get("name"), "image": container.get("image", ""),
+            "imageID": image_id(container.get("image", "")),
+            "containerID": "containerd://%064x" % random.getrandbits(256),
+            "ready": True, "started": True, "restartCount": 0,
+            "state": {"running": {"startedAt": rfc3339(now)}}}
+
+
+def terminated_status(container, old, code, reason, now):
+    old = old or {}
+    started = ((old.get("state") or {}).get("running") or {}).get("startedAt") or rfc3339(now)
+    cid = old.get("containerID") or "containerd://%064x" % random.getrandbits(256)
+    return {"name": container.get("name"), "image": container.get("image", ""),
+            "imageID": old.get("imageID") or image_id(container.get("image", "")),
+            "containerID": cid, "ready": False, "started": False, "restartCount": 0,
+            "state": {"terminated": {"exitCode": code, "reason": reason, "startedAt": started,
+                                     "finishedAt": rfc3339(now), "containerID": cid}}}
+
+
+def host_ip(node):
+    for addr in (node.get("status") or {}).get("addresses") or []:
+        if addr.get("type") == "InternalIP":
+            return addr.get("address")
+    return "10.0.0.1"
+
+
+class Kubelet(Part):
+    def __init__(self, runtime):
+        super().__init__(runtime)
+        self._running_since = {}        # pod uid -> when it started Running
+        self._printing = {}             # pod uid -> log lines printed (pods we run)
+        self._durations = {}            # pod uid -> (resourceVersion, duration)
+        self._ips = {}                  # node -> last host part handed out
+
+    def forget(self, uid):
+        for table in (self._running_since, self._printing, self._durations):
+            table.pop(uid, None)
+
+    def stopped(self, uid):
+        """A pod forced back to Pending: its run time counts anew."""
+        self._running_since.pop(uid, None)
+
+    def progress_pods(self, world, now):
+        # a snapshot: pods the scheduler binds later in this step start in the next
+        for key, pod in sorted(world.pods.items()):
+            if meta_of(pod).get("deletionTimestamp"):
+                continue
+            phase = phase_of(pod)
+            if phase == "Pending" and node_name_of(pod) and not annotation_of(pod, HOLD):
+                self.start(world, pod, now)
+            elif phase == "Running":
+                self._maybe_finish(world, pod, now)
+
+    def _pod_ip(self, node_name, world):
+        node = world.nodes.get(node_name) or {}
+        cidr = (node.get("spec") or {}).get("podCIDR") or ""
+        prefix = cidr.rsplit(".", 1)[0] if cidr.count(".") == 3 else \
+            "10.244.%d" % (sorted(world.nodes).index(node_name) + 1
+                           if node_name in world.nodes else 0)
+        n = self._ips.get(node_name, 1) % 253 + 1
+        self._ips[node_name] = n
+        return "%s.%d" % (prefix, n)
+
+    def start(self, world, pod, now):
+        new = clone(pod)
+        node = world.nodes.get(node_name_of(pod)) or {}
+        status = new.setdefault("status", {})
+        hip, pod_ip = host_ip(node), self._pod_ip(node_name_of(pod), world)
+        status.update({"phase": "Running", "hostIP": hip, "hostIPs": [{"ip": hip}],
+                       "podIP": pod_ip, "podIPs": [{"ip": pod_ip}], "qosClass": qos_class(pod)})
+        status.setdefault("startTime", rfc3339(now))
+        conds = status.setdefault("conditions", [])
+        for ctype in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady",
+                      "PodScheduled"):
+            set_condition(conds, ctype, "True", now)
+        status["containerStatuses"] = [running_status(c, now) for c in
+                                       (new.get("spec") or {}).get("containers") or []]
+        runai_pod_status(new, "Running")
+        out = self.write(world, PODS, new)
+        if out is None:
+            return
+        uid = meta_of(out).get("uid")
+        self._running_since[uid] = now
+        self._printing.setdefault(uid, 0)
+        for c in (out.get("spec") or {}).get("containers") or []:
+            self.event(out, "Pulled", 'Container image "%s" already present on machine'
+                       % c.get("image", ""), component="kubelet")
+            self.event(out, "Created", "Created container %s" % c.get("name"),
+                       component="kubelet")
+            self.event(out, "Started", "Started container %s" % c.get("name"),
+                       component="kubelet")
+
+    def _maybe_finish(self, world, pod, now):
+        uid = meta_of(pod).get("uid")
+        since = self._running_since.get(uid)
+        if since is None:
+            # running when we first saw it (seeded): count from its startTime
+            since = parse_rfc3339((pod.get("status") or {}).get("startTime")) or now
+            self._running_since[uid] = since
+        duration = self._duration(world, pod)
+        if duration is None:
+            return
+        self.waits_on_clock()
+        if now - since < duration:
+            return
+        code = int(number(self._template_annotation(world, pod, EXIT_CODE), 0))
+        self.finish(world, pod, code, None, now)
+
+    @staticmethod
+    def _template_annotation(world, pod, key):
+        """A pod's annotation, else its workload template's."""
+        value = annotation_of(pod, key)
+        if value is None:
+            owner = world.owner(pod)
+            if owner is not None:
+                tmeta = ((owner.get("spec") or {}).get("template") or {}).get("metadata") or {}
+                value = (tmeta.get("annotations") or {}).get(key)
+        return value
+
+    def _duration(self, world, pod):
+        meta = meta_of(pod)
+        cached = self._durations.get(meta.get("uid"))
+        if cached is not None and cached[0] == meta.get("resourceVersion"):
+            return cached[1]
+        value = self._template_annotation(world, pod, DURATION)
+        d = number(value, -1) if value is not None else -1
+        d = d if d >= 0 else None
+        self._durations[meta.get("uid")] = (meta.get("resourceVersion"), d)
+        return d
+
+    def finish(self, world, pod, code, reason, now):
+        new = clone(pod)
+        phase = "Succeeded" if code == 0 else "Failed"
+        reason = reason or ("Completed" if code == 0 else "Error")
+        status = new.setdefault("status", {})
+        status["phase"] = phase
+        status.setdefault("startTime", rfc3339(now))
+        conds = status.setdefault("conditions", [])
+        why = "PodCompleted" if code == 0 else "PodFailed"
+        for ctype in ("Ready", "ContainersReady"):
+            set_condition(conds, ctype, "False", now, why)
+        set_condition(conds, "PodReadyToStartContainers", "False", now)
+        old = {c.get("name"): c for c in status.get("containerStatuses") or []}
+        status["containerStatuses"] = [
+            terminated_status(c, old.get(c.get("name")), code, reason, now)
+            for c in (new.get("spec") or {}).get("containers") or []]
+        runai_pod_status(new, phase)
+        self.write(world, PODS, new)
+
+    def print_logs(self, world):
+        """One line per step for each Running pod this kubelet started."""
+        logs = getattr(self.sim, "logs", None)
+        if logs is None:
+            return
+        running = [p for p in world.pods.values()
+                   if phase_of(p) == "Running" and meta_of(p).get("uid") in self._printing]
+        if len(running) > MAX_LOGGING_PODS:
+            return
+        if running:
+            self.waits_on_clock()
+        for pod in sorted(running, key=key_of):
+            uid = meta_of(pod).get("uid")
+            n = self._printing[uid] = self._printing[uid] + 1
+            containers = (pod.get("spec") or {}).get("containers") or [{}]
+            ns, name = key_of(pod)
+            logs.append(ns, name, containers[0].get("name", ""),
+                        "[%s] step %d: loss=%.3f" % (name, n, 2.0 * 0.95 ** n))
