@@ -369,7 +369,7 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
 	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
-	    argv[0], RUNAI_PROJECT(ctx), 1, &d.v, err) == -1 ||
+	    RUNAI_PROJECT(ctx), argv[0], 1, &d.v, err) == -1 ||
 	    kube_get(RUNAI_CLIENT(ctx), res_of(d.v.kind), RUNAI_NS(ctx),
 	    d.v.name,
 	    &d.wl, err) == -1 ||

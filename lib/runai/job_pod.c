@@ -57,8 +57,8 @@ rai_job_pods(struct kube_client *c, const char *ns, const char *uid,
 
 /* The view of one job; services only when its SERVICE URL(S) are shown. */
 int
-rai_job_find(struct kube_client *c, const char *ns, const char *job,
-    const char *project, int want_services, struct rai_job_view *v,
+rai_job_find(struct kube_client *c, const char *ns, const char *project,
+    const char *job, int want_services, struct rai_job_view *v,
     struct rai_err *err)
 {
 	struct rai_job_fetch_opts fo = { job, want_services, project };
@@ -106,8 +106,8 @@ not_job_pod(const char *want, const char *job, const cJSON *pods,
 }
 
 int
-rai_job_pod(struct kube_client *c, const char *ns, const char *job,
-    const char *project, const char *want_pod, cJSON **pod,
+rai_job_pod(struct kube_client *c, const char *ns, const char *project,
+    const char *job, const char *want_pod, cJSON **pod,
     struct rai_err *err)
 {
 	struct rai_job_view v;
@@ -116,7 +116,7 @@ rai_job_pod(struct kube_client *c, const char *ns, const char *job,
 	int rc = -1;
 
 	memset(&v, 0, sizeof(v));
-	if (rai_job_find(c, ns, job, project, 0, &v, err) == -1)
+	if (rai_job_find(c, ns, project, job, 0, &v, err) == -1)
 		return -1;
 	if (rai_job_pods(c, ns, v.uid, &pods, err) == -1)
 		goto out;

@@ -15,13 +15,13 @@
 #define RAI_JOB_REASON_NOT_JOB_POD	"NotJobPod"
 
 /*
- * The view of job in ns (project names it in messages); SERVICE URL(S)
+ * The view of job in ns, the namespace of project (which messages name); SERVICE URL(S)
  * are computed only with want_services. *v is filled only on success;
  * no such job, an invalid one or two of the name -> RAI_E_NOTFOUND with
  * the reference CLI's message.
  */
-int	rai_job_find(struct kube_client *, const char *ns, const char *job,
-	    const char *project, int want_services, struct rai_job_view *v,
+int	rai_job_find(struct kube_client *, const char *ns, const char *project,
+	    const char *job, int want_services, struct rai_job_view *v,
 	    struct rai_err *);
 /* The pods whose controller is the workload uid, as a new array. */
 int	rai_job_pods(struct kube_client *, const char *ns, const char *uid,
@@ -33,8 +33,8 @@ int	rai_job_pods(struct kube_client *, const char *ns, const char *uid,
  * with reason RAI_JOB_REASON_NO_PODS; a want_pod that is not the job's
  * -> reason RAI_JOB_REASON_NOT_JOB_POD.
  */
-int	rai_job_pod(struct kube_client *, const char *ns, const char *job,
-	    const char *project, const char *want_pod, cJSON **pod,
+int	rai_job_pod(struct kube_client *, const char *ns, const char *project,
+	    const char *job, const char *want_pod, cJSON **pod,
 	    struct rai_err *);
 
 #endif
