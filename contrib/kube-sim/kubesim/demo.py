@@ -83,8 +83,9 @@ def _job_labels(name):
 
 
 def runaijob(name, ns, index=None, node_name="node-1", user="demo-user", gpus=1):
-    """A running RunaiJob as `runai submit` makes it and the scheduler
-    annotates it (runai-cli-contract §2.3/§2.4)."""
+    """A running RunaiJob as `runai submit` makes it (the chart's labels,
+    the user and job-index labels, one GPU limit) and the scheduler
+    annotates it."""
     labels = _job_labels(name)
     if index is not None:
         labels["runai/job-index"] = str(index)

@@ -71,7 +71,7 @@ def pod_from_template(gvr, wl, world):
 
 def scheduler_annotations(wl, pods, suspended, world):
     """The annotations Run:ai's scheduler keeps on a workload, which
-    `runai list` and `describe` read (runai-cli-contract §2.3, §3.2).
+    `runai list` and `describe` read for the GPU and status columns.
     GPU counts are fractions of a GPU also for gpu-memory requests (the
     share of the GPU of the node each pod is on); the *-gpus-memory ones,
     in MB, are kept for workloads that ask by memory."""
