@@ -385,7 +385,13 @@ tty_wait() {
 @test "on a terminal: the screen shows hosts and GPUs; q quits" {
 	scenario lost
 	on_tty "$(command -v rntop)" --local -d 0.3 --nvidia-smi "$FAKE"
-	sleep 1.5
+	# the lost GPU is the second frame: wait for it (valgrind is slow to
+	# start), then quit
+	local i
+	for ((i = 0; i < 100 * TIME_SCALE; i++)); do
+		grep -q LOST "$SCREEN" && break
+		sleep 0.05
+	done
 	printf q >&8
 	tty_wait
 	[ "$TTY_RC" -eq 0 ]
