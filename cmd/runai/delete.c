@@ -113,10 +113,35 @@ static const struct rai_example delete_examples[] = {
 	{ NULL, NULL }
 };
 
+/*
+ * "runai delete job JOB...": the later original CLI's spelling of the
+ * same command, so both kinds of published guides work.
+ */
+const struct rai_cmd runai_cmd_delete_job = {
+	.name = "job",
+	.aliases = (const char *const[]){ "jobs", NULL },
+	.summary = "delete jobs (the same as runai delete)",
+	.synopsis = "[-p project] <job>... | -A",
+	.description = "The same as runai delete, spelled as later versions "
+	    "of the original CLI spell it.",
+	.opts = delete_opts,
+	.opts_size = sizeof(struct delete_opts),
+	.args_min = 0,
+	.args_max = -1,
+	.args_comp = RAI_COMP_JOB,
+	.flags = RAI_CMD_NEED_PROJECT,
+	.run = cmd_delete,
+};
+
+static const struct rai_cmd *const delete_subcmds[] = {
+	&runai_cmd_delete_job,
+	NULL
+};
+
 const struct rai_cmd runai_cmd_delete = {
 	.name = "delete",
 	.summary = "delete jobs and the objects submitted with them",
-	.synopsis = "[-p project] <job>... | -A",
+	.synopsis = "[-p project] [job] <job>... | -A",
 	.description = "Deletes each named job of the project: the objects "
 	    "listed in the job's name-reservation ConfigMap (the workload, "
 	    "its Service, Ingress and PVCs), then the ConfigMap. A job "
@@ -127,7 +152,10 @@ const struct rai_cmd runai_cmd_delete = {
 	    "go too.\n\n"
 	    "With -A every job of the project is deleted. A job that cannot "
 	    "be deleted is reported and the others are still deleted; the "
-	    "exit status is then 1.",
+	    "exit status is then 1.\n\n"
+	    "\"runai delete job <job>...\" is the same command, as later "
+	    "versions of the original CLI spell it; a job named \"job\" is "
+	    "then deleted with \"runai delete job job\".",
 	.examples = delete_examples,
 	.opts = delete_opts,
 	.opts_size = sizeof(struct delete_opts),
@@ -135,5 +163,6 @@ const struct rai_cmd runai_cmd_delete = {
 	.args_max = -1,
 	.args_comp = RAI_COMP_JOB,
 	.flags = RAI_CMD_NEED_PROJECT,
+	.subcmds = delete_subcmds,
 	.run = cmd_delete,
 };

@@ -26,10 +26,15 @@
 
 struct describe_job_opts {
 	const char	*output;
+	int		 events;	/* the old -e: events are always shown */
 };
 
 static const struct rai_opt describe_job_opts[] = {
 	RUNAI_OPT_OUTPUT(struct describe_job_opts, output),
+	{ .short_name = 'e', .long_name = "events", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct describe_job_opts, events),
+	  .help = "show the job's events",
+	  .deprecated = "events are always shown" },
 	RAI_OPT_END
 };
 

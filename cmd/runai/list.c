@@ -10,13 +10,14 @@ static const struct rai_cmd *const list_subcmds[] = {
 	&runai_cmd_list_jobs,
 	&runai_cmd_list_nodes,
 	&runai_cmd_list_projects,
+	&runai_cmd_list_templates,
 	NULL
 };
 
 const struct rai_cmd runai_cmd_list = {
 	.name = "list",
-	.summary = "list jobs, clusters, projects or nodes",
-	.synopsis = "[jobs|clusters|projects|nodes] [options]",
+	.summary = "list jobs, clusters, projects, nodes or templates",
+	.synopsis = "[jobs|clusters|projects|nodes|templates] [options]",
 	.description = "Shows one kind of object as a table, or with -o as "
 	    "JSON, YAML or names for scripts. Without a kind it lists jobs, "
 	    "as \"list jobs\".",

@@ -17,11 +17,19 @@
 
 #include "core/banned.h"
 
+static const char *const runai_loglevels[] = { "debug", "info", "warn",
+	"error", NULL };
+
 static const struct rai_opt runai_global_opts[] = {
 	{ .short_name = 'p', .long_name = "project", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct runai_globals, project), .argh = "<name>",
 	  .help = "project to use (default: the current context's)",
 	  .comp = RAI_COMP_PROJECT },
+	{ .long_name = "loglevel", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct runai_globals, loglevel),
+	  .argh = "<level>",
+	  .help = "the original CLI's log level: debug (as -v=6), info, warn "
+	      "or error", .choices = runai_loglevels, .comp = RAI_COMP_CHOICES },
 	RAI_KUBE_GLOBAL_OPTS(struct runai_globals, kube),
 	RAI_OPT_END
 };
@@ -29,19 +37,23 @@ static const struct rai_opt runai_global_opts[] = {
 static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_attach,
 	&runai_cmd_bash,
+	&runai_cmd_cluster,
 	&runai_cmd_completion,
 	&runai_cmd_config,
 	&runai_cmd_delete,
 	&runai_cmd_describe,
 	&runai_cmd_exec,
 	&runai_cmd_exec_credential,
+	&runai_cmd_get,
 	&runai_cmd_list,
 	&runai_cmd_login,
 	&runai_cmd_logout,
 	&runai_cmd_logs,
+	&runai_cmd_project,
 	&runai_cmd_resume,
 	&runai_cmd_submit,
 	&runai_cmd_suspend,
+	&runai_cmd_template,
 	&runai_cmd_top,
 	&rai_cmd_version,
 	&runai_cmd_whoami,

@@ -14,6 +14,7 @@
 
 struct runai_globals {
 	const char		*project;
+	const char		*loglevel;	/* the original CLI's --loglevel */
 	struct rai_kube_globals	 kube;
 };
 
@@ -91,6 +92,14 @@ extern const struct rai_cmd runai_cmd_login;
 extern const struct rai_cmd runai_cmd_logout;
 extern const struct rai_cmd runai_cmd_whoami;
 extern const struct rai_cmd runai_cmd_exec_credential;
+extern const struct rai_cmd runai_cmd_list_templates;
+extern const struct rai_cmd runai_cmd_describe_template;
+extern const struct rai_cmd runai_cmd_delete_job;
+/* the original CLI's old command names */
+extern const struct rai_cmd runai_cmd_get;
+extern const struct rai_cmd runai_cmd_project;
+extern const struct rai_cmd runai_cmd_cluster;
+extern const struct rai_cmd runai_cmd_template;
 
 extern const struct rai_prog runai_prog;
 

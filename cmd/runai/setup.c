@@ -46,12 +46,28 @@ runai_resolve_project(struct rai_ctx *ctx, const char *hint, char **project,
 	return 0;
 }
 
+/*
+ * The original CLI's --loglevel: debug shows the requests (as -v=6);
+ * info, warn and error are the default. -v wins when both are given.
+ */
+static struct rai_kube_globals
+kube_globals(const struct runai_globals *g)
+{
+	struct rai_kube_globals k = g->kube;
+
+	if (k.verbosity == 0 && g->loglevel != NULL &&
+	    strcmp(g->loglevel, "debug") == 0)
+		k.verbosity = 6;
+	return k;
+}
+
 int
 runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
 	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	struct rai_kube_globals kg = kube_globals(g);
 
-	if (rai_kube_setup(RUNAI_KUBE(ctx), &g->kube, flags,
+	if (rai_kube_setup(RUNAI_KUBE(ctx), &kg, flags,
 	    "runai/" RAI_VERSION, err) == -1)
 		return -1;
 	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_NS(ctx) == NULL)

@@ -8,10 +8,12 @@
  */
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
@@ -21,8 +23,10 @@
 #include "kube/auth.h"
 #include "kube/token.h"
 #include "runai.h"
+#include "runai/git_sync.h"
 #include "runai/submit.h"
 #include "runai/submit_apply.h"
+#include "submit_template.h"
 
 #include "core/banned.h"
 
@@ -64,12 +68,28 @@ struct submit_opts {
 	const char	*node_type;
 	int		 dry_run;
 	const char	*output;
+	/* the original CLI's other flags */
+	const char	*template_name;
+	const char	*git_sync;
+	const char	*mig_profile;
+	int		 jupyter;
+	int		 elastic;
+	int		 inference;
+	long		 replicas;
+	int		 old_job;
+	int		 mps;
+	const char	*user;
+	/* its deprecated ones */
+	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
+	struct rai_strv	 old_args;	/* --args */
+	int		 local_image;
+	int		 always_pull;
 };
 
 static const char *const pull_policies[] = { "Always", "IfNotPresent",
 	"Never", NULL };
 static const char *const service_types[] = { "nodeport", "loadbalancer",
-	"ingress", NULL };
+	"ingress", "portforward", NULL };
 static const char *const dry_run_formats[] = { "yaml", "json", NULL };
 
 static const struct rai_opt submit_opts[] = {
@@ -141,7 +161,8 @@ static const struct rai_opt submit_opts[] = {
 	{ .short_name = 's', .long_name = "service-type", .type = RAI_OPT_ENUM,
 	  .offset = offsetof(struct submit_opts, service_type),
 	  .argh = "<type>",
-	  .help = "expose the ports: nodeport, loadbalancer or ingress",
+	  .help = "expose the ports: nodeport, loadbalancer, ingress or "
+	      "portforward",
 	  .choices = service_types, .comp = RAI_COMP_CHOICES },
 	{ .long_name = "host-ipc", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, host_ipc),
@@ -183,6 +204,75 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "node-type", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct submit_opts, node_type), .argh = "<type>",
 	  .help = "run on nodes labelled run.ai/type=<type>" },
+	{ .long_name = "template", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct submit_opts, template_name),
+	  .argh = "<name>",
+	  .help = "take defaults from this template (runai list templates)" },
+	{ .long_name = "git-sync", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct submit_opts, git_sync),
+	  .argh = "<source=repo,...>",
+	  .help = "clone a repository first: source=, branch=, rev=, "
+	      "username=, password=, target= (default /code), image=" },
+	{ .long_name = "mig-profile", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct submit_opts, mig_profile),
+	  .argh = "<profile>",
+	  .help = "a MIG slice instead of GPUs: 1g.5gb, 2g.10gb, 3g.20gb, "
+	      "4g.20gb or 7g.40gb",
+	  .choices = rai_submit_mig_profiles, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "mig", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct submit_opts, mig_profile),
+	  .argh = "<profile>", .help = "the same as --mig-profile",
+	  .choices = rai_submit_mig_profiles, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "jupyter", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, jupyter),
+	  .help = "a Jupyter notebook: interactive, jupyter/scipy-notebook, "
+	      "port 8888, --service-type portforward unless given" },
+	{ .long_name = "elastic", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, elastic),
+	  .help = "the job may run with fewer GPUs than asked for" },
+	{ .long_name = "inference", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, inference),
+	  .help = "a service that runs until deleted (a Deployment)" },
+	{ .long_name = "replicas", .type = RAI_OPT_INT,
+	  .offset = offsetof(struct submit_opts, replicas), .argh = "<n>",
+	  .help = "with --inference: pods to run (default 1)",
+	  .flags = RAI_OPT_TRISTATE | RAI_OPT_HIDDEN },
+	{ .long_name = "old-job", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, old_job),
+	  .help = "a batch/v1 Job even where the cluster has RunaiJob",
+	  .flags = RAI_OPT_HIDDEN },
+	{ .long_name = "mps", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, mps),
+	  .help = "share the GPU through NVIDIA MPS", .flags = RAI_OPT_HIDDEN },
+	{ .short_name = 'u', .long_name = "user", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct submit_opts, user), .argh = "<user>",
+	  .help = "the user to record instead of the token's email",
+	  .flags = RAI_OPT_HIDDEN },
+	{ .long_name = "old-command", .type = RAI_OPT_LIST,
+	  .offset = offsetof(struct submit_opts, old_command),
+	  .argh = "<command>", .help = "the old --command <command>",
+	  .flags = RAI_OPT_HIDDEN },
+	{ .long_name = "args", .type = RAI_OPT_LIST,
+	  .offset = offsetof(struct submit_opts, old_args), .argh = "<arg>",
+	  .help = "an argument of the command",
+	  .deprecated = "put the command's arguments after \"--\"" },
+	{ .long_name = "local-image", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, local_image),
+	  .help = "use an image already on the node",
+	  .deprecated = "use --image-pull-policy Never" },
+	{ .long_name = "always-pull-image", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, always_pull),
+	  .help = "pull the image every time",
+	  .deprecated = "it does nothing: Always is the default "
+	      "--image-pull-policy" },
+	{ .long_name = "volumes", .type = RAI_OPT_LIST,
+	  .offset = offsetof(struct submit_opts, volumes),
+	  .argh = "<host:path[:ro]>", .help = "mount a directory of the node",
+	  .deprecated = "use -v/--volume" },
+	{ .long_name = "backoffLimit", .type = RAI_OPT_INT,
+	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
+	  .help = "times a failed pod is retried",
+	  .flags = RAI_OPT_TRISTATE, .deprecated = "use --backoff-limit" },
 	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, dry_run),
 	  .help = "print the objects instead of creating them" },
@@ -194,6 +284,59 @@ static const struct rai_opt submit_opts[] = {
 };
 
 /* ---- the command line ---- */
+
+static int
+ambiguous_command(const char *value, struct rai_err *err)
+{
+	rai_err_set(err, RAI_E_USAGE, "'--command %s' gives the command the "
+	    "old way, which cannot be mixed with \"--\"", value);
+	rai_err_set_hint(err, "write --command -- %s [<arg>...], and name the "
+	    "job with --name", value);
+	return -1;
+}
+
+/*
+ * The original CLI's old syntax: on a command line without "--",
+ * "--command CMD" (or --command=CMD) gave the command as a value. Those
+ * words become the hidden --old-command. With "--" present --command is
+ * the flag, and a word right after it would silently become the job's
+ * name: that mix is refused.
+ */
+static int
+rewrite_old_command(int argc, char **argv, struct rai_strv *keep,
+    struct rai_strv *notes, struct rai_err *err)
+{
+	int i, end = argc, old = 0;
+	char *word;
+
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			end = i;
+			break;
+		}
+	for (i = 0; i < end; i++) {
+		if (strcmp(argv[i], "--command") == 0 && i + 1 < end &&
+		    argv[i + 1][0] != '-') {
+			if (end < argc)
+				return ambiguous_command(argv[i + 1], err);
+			argv[i] = (char *)(uintptr_t)"--old-command";
+			old = 1;
+		} else if (strncmp(argv[i], "--command=", 10) == 0 &&
+		    rai_opt_parse_bool(argv[i] + 10) == -1) {
+			if (end < argc)
+				return ambiguous_command(argv[i] + 10, err);
+			word = xasprintf("--old-command=%s", argv[i] + 10);
+			rai_strv_push(keep, word);
+			free(word);
+			argv[i] = (char *)(uintptr_t)keep->v[keep->n - 1];
+			old = 1;
+		}
+	}
+	if (old)
+		rai_strv_push(notes, "'--command <command>' is deprecated; use "
+		    "--command -- <command> [<arg>...]");
+	return 0;
+}
 
 /* The words before "--" name the job; those after are its command. */
 static int
@@ -223,15 +366,50 @@ split_args(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
 	return 0;
 }
 
+/*
+ * The container's command line: the words after "--", else the old
+ * --command and --args values.
+ */
+static int
+command_words(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
+    char **argv, int ncmd, struct rai_strv *words)
+{
+	size_t i;
+
+	if (ncmd > 0 && o->old_command.n + o->old_args.n > 0)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "--args and "
+		    "the old '--command <command>' cannot be mixed with "
+		    "\"-- <command>\": give the command one way");
+	for (i = (size_t)(argc - ncmd); i < (size_t)argc; i++)
+		rai_strv_push(words, argv[i]);
+	for (i = 0; i < o->old_command.n; i++)
+		rai_strv_push(words, o->old_command.v[i]);
+	for (i = 0; i < o->old_args.n; i++)
+		rai_strv_push(words, o->old_args.v[i]);
+	return 0;
+}
+
+/*
+ * Whether the words replace the entrypoint: --command, or a command
+ * given the old way; --args alone were always arguments.
+ */
+static int
+is_entrypoint(const struct submit_opts *o)
+{
+	if (o->old_command.n > 0)
+		return 1;
+	return o->old_args.n == 0 && o->command == 1;
+}
+
 static void
 spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 {
 	rai_submit_spec_init(s);
 	s->image = o->image;
-	s->image_pull_policy = o->pull_policy;
+	s->image_pull_policy = o->local_image && o->pull_policy == NULL ?
+	    "Never" : o->pull_policy;
 	s->working_dir = o->working_dir;
 	s->env = o->env;
-	s->is_command = o->command;
 	/* attaching means talking to the console: it needs both */
 	s->tty = o->tty || o->attach;
 	s->stdin_open = o->stdin_open || o->attach;
@@ -258,6 +436,14 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->create_home_dir = o->create_home_dir;
 	s->prevent_privilege_escalation = o->prevent_pe;
 	s->node_type = o->node_type;
+	s->git_sync = o->git_sync;
+	s->mig_profile = o->mig_profile;
+	s->jupyter = o->jupyter;
+	s->elastic = o->elastic;
+	s->inference = o->inference;
+	s->replicas = o->replicas;
+	s->batch_job = o->old_job;
+	s->mps = o->mps;
 }
 
 /*
@@ -266,7 +452,7 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
  */
 static int
 check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
-    const struct rai_submit_spec *spec)
+    const struct rai_submit_spec *spec, int before_templates)
 {
 	struct rai_submit_spec s = *spec;
 	struct rai_submit_objs objs;
@@ -290,6 +476,9 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 		}
 		s.name = probe;
 	}
+	/* a template may still give the image; it is checked again then */
+	if (s.image == NULL && before_templates)
+		s.image = "image";
 	s.project = "project";
 	s.namespace = "namespace";
 	rc = rai_submit_render(&s, &objs, rai_ctx_err(ctx));
@@ -306,9 +495,17 @@ command_line(struct rai_ctx *ctx)
 	struct rai_buf b = RAI_BUF_INIT;
 	int i;
 
+	char *word;
+
 	rai_buf_addstr(&b, ctx->prog->name);
-	for (i = 0; i < ctx->raw_argc; i++)
-		rai_buf_addf(&b, " %s", ctx->raw_argv[i]);
+	for (i = 0; i < ctx->raw_argc; i++) {
+		/* a --git-sync password stays out of the annotation */
+		word = strstr(ctx->raw_argv[i], "password=") != NULL ?
+		    rai_git_sync_redact(ctx->raw_argv[i]) :
+		    xstrdup(ctx->raw_argv[i]);
+		rai_buf_addf(&b, " %s", word);
+		free(word);
+	}
 	return rai_buf_detach(&b, NULL);
 }
 
@@ -449,46 +646,126 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 	return rc;
 }
 
+/* --jupyter: a notebook unless the flags or templates say otherwise. */
+static int
+jupyter_defaults(struct rai_ctx *ctx, void *opts)
+{
+	static const char *const defaults[][2] = {
+		{ "interactive", "true" },
+		{ "image", "jupyter/scipy-notebook" },
+		{ "port", "8888" },
+		{ "service-type", "portforward" },
+	};
+	const struct submit_opts *o = opts;
+	size_t i;
+
+	if (!o->jupyter)
+		return 0;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		if (rai_opt_given(ctx, defaults[i][0]) ||
+		    (strcmp(defaults[i][0], "image") == 0 && o->image) ||
+		    (strcmp(defaults[i][0], "port") == 0 && o->ports.n > 0) ||
+		    (strcmp(defaults[i][0], "service-type") == 0 &&
+		    o->service_type))
+			continue;
+		if (rai_opt_set(ctx, opts, defaults[i][0], defaults[i][1],
+		    rai_ctx_err(ctx)) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* The spec from the flags, the job's name and its command line. */
+static void
+make_spec(struct rai_submit_spec *spec, const struct submit_opts *o,
+    const char *name, const struct rai_strv *words)
+{
+	spec_from_opts(spec, o);
+	spec->name = name;
+	spec->cmd = words->v;
+	spec->ncmd = words->n;
+	spec->is_command = is_entrypoint(o);
+}
+
+/* Who submits, the policy and the cluster's kinds, into the spec. */
+static int
+fill_from_cluster(struct rai_ctx *ctx, const struct submit_opts *o,
+    struct rai_submit_spec *spec, long *groups, char **user,
+    cJSON **claims)
+{
+	struct rai_cluster_policy policy;
+
+	spec->project = RUNAI_PROJECT(ctx);
+	spec->namespace = RUNAI_NS(ctx);
+	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
+	if (policy.enforce_run_as_user)
+		spec->run_as_user = 1;
+	if (policy.enforce_prevent_privilege_escalation)
+		spec->prevent_privilege_escalation = 1;
+	*claims = token_claims(ctx);
+	*user = o->user ? xstrdup(o->user) : rai_submit_default_user(*claims);
+	spec->user = *user;
+	if (spec->run_as_user)
+		rai_submit_ids(spec, *claims, groups, MAX_GROUPS);
+	if (!spec->batch_job && !spec->inference &&
+	    use_batch_job(ctx, &spec->batch_job) == -1)
+		return -1;
+	spec->job_index = rai_job_index_next(RUNAI_CLIENT(ctx), o->dry_run);
+	return 0;
+}
+
+static void
+warn_portforward(const struct submit_opts *o)
+{
+	if (o->service_type == NULL || strcmp(o->service_type,
+	    "portforward") != 0 || o->dry_run)
+		return;
+	rai_warn("--service-type portforward: the job has a ClusterIP "
+	    "Service, but this version of runai does not forward its port "
+	    "to this machine; use kubectl port-forward service/<job>");
+}
+
 static int
 cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	const struct submit_opts *o = opts;
+	struct submit_opts *o = opts;
 	struct rai_submit_spec spec;
-	struct rai_cluster_policy policy;
+	struct runai_templates tpl = { 0 };
+	struct rai_strv words = { NULL, 0 };
 	long groups[MAX_GROUPS];
 	char *user = NULL, *cmdline = NULL;
+	const char *name;
 	cJSON *claims = NULL;
+	size_t i;
 	int ncmd, rc = -1;
 
-	spec_from_opts(&spec, o);
-	if (split_args(ctx, o, argc, argv, &spec.name, &ncmd) == -1)
-		return -1;
-	spec.cmd = (const char *const *)argv + (argc - ncmd);
-	spec.ncmd = (size_t)ncmd;
-	if (check_offline(ctx, o, &spec) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
-		return -1;
-	spec.project = RUNAI_PROJECT(ctx);
-	spec.namespace = RUNAI_NS(ctx);
-
-	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
-	if (policy.enforce_run_as_user)
-		spec.run_as_user = 1;
-	if (policy.enforce_prevent_privilege_escalation)
-		spec.prevent_privilege_escalation = 1;
-	claims = token_claims(ctx);
-	spec.user = user = rai_submit_default_user(claims);
-	if (spec.run_as_user)
-		rai_submit_ids(&spec, claims, groups, MAX_GROUPS);
-	spec.cli_command = cmdline = command_line(ctx);
-	if (use_batch_job(ctx, &spec.batch_job) == -1)
+	if (split_args(ctx, o, argc, argv, &name, &ncmd) == -1 ||
+	    command_words(ctx, o, argc, argv, ncmd, &words) == -1)
 		goto out;
-	spec.job_index = rai_job_index_next(RUNAI_CLIENT(ctx), o->dry_run);
-	if (o->preemptible && o->interactive)
+	make_spec(&spec, o, name, &words);
+	if (check_offline(ctx, o, &spec, 1) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1 ||
+	    runai_templates_apply(ctx, opts, &o->env, o->template_name,
+	    &tpl) == -1 || jupyter_defaults(ctx, opts) == -1)
+		goto out;
+	/* a template's extra-args stand in for an absent command */
+	if (words.n == 0)
+		for (i = 0; i < tpl.extra_args.n; i++)
+			rai_strv_push(&words, tpl.extra_args.v[i]);
+	make_spec(&spec, o, name, &words);
+	if (check_offline(ctx, o, &spec, 0) == -1 ||
+	    fill_from_cluster(ctx, o, &spec, groups, &user, &claims) == -1)
+		goto out;
+	spec.cli_command = cmdline = command_line(ctx);
+	if (spec.preemptible && spec.interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");
 	rc = submit(ctx, o, &spec);
+	if (rc == 0)
+		warn_portforward(o);
 out:
+	runai_templates_release(&tpl);
+	rai_strv_release(&words);
 	cJSON_Delete(claims);
 	free(user);
 	free(cmdline);
@@ -541,11 +818,34 @@ const struct rai_cmd runai_cmd_submit = {
 	    "-v before \"submit\".\n\n"
 	    "--dry-run prints the objects that would be created, in the "
 	    "order they would be, as YAML documents (or a JSON List with "
-	    "-o json), and writes nothing.",
+	    "-o json), and writes nothing.\n\n"
+	    "Templates: the admin's template (runai list templates marks it "
+	    "Admin) applies to every submit, --template NAME adds one over "
+	    "it, and the command line wins over both. A template sets the "
+	    "flags the command line left out, adds its environment "
+	    "variables (those of the same name typed here win), volumes, "
+	    "ports and claims, and its extra-args stand in for a missing "
+	    "command. A flag a template marks required must be given by one "
+	    "of them.\n\n"
+	    "--git-sync clones a repository into an emptyDir before the job "
+	    "starts (an init container); username and password go into a "
+	    "Secret <job>-git-sync, not into the job, and are kept out of "
+	    "the runai-cli-command annotation. --inference runs a "
+	    "Deployment instead of a job. --jupyter submits a notebook: "
+	    "interactive, image jupyter/scipy-notebook, port 8888 and "
+	    "--service-type portforward, each unless given. portforward "
+	    "makes a ClusterIP Service; this version does not forward the "
+	    "port itself.\n\n"
+	    "The original CLI's older forms still work and print a warning "
+	    "on standard error: a command given as --command CMD (without "
+	    "\"--\") with --args ARG for each argument, --local-image, "
+	    "--always-pull-image, --volumes and --backoffLimit. The old "
+	    "--command CMD cannot be mixed with \"-- CMD\".",
 	.examples = submit_examples,
 	.opts = submit_opts,
 	.opts_size = sizeof(struct submit_opts),
 	.args_min = 0,
 	.args_max = -1,
 	.run = cmd_submit,
+	.rewrite_argv = rewrite_old_command,
 };

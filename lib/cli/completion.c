@@ -196,6 +196,7 @@ struct comp {
 	int			 dashdash;
 	int			 lost;		/* unknown command: no words */
 	int			 directive;
+	int			 offered;	/* candidates printed so far */
 };
 
 static void
@@ -205,6 +206,7 @@ comp_offer(struct comp *c, const char *word)
 	    strpbrk(word, "\n\r\t") != NULL)
 		return;
 	printf("%s%s\n", c->lead, word);
+	c->offered++;
 }
 
 /* A global option's value counts (--kubeconfig, --context, -p). */
@@ -244,9 +246,10 @@ comp_walk(struct comp *c, int n, char **w)
 			cmd = NULL;
 			if (c->npos == 0 && !c->dashdash)
 				cmd = cli_find_child(cli_children(p->prog, p->cmd), a);
-			if (cmd != NULL)
-				cli_parse_enter(p, cmd);
-			else if (p->cmd == NULL)
+			if (cmd != NULL) {
+				if (cli_enter_command(p, cmd) == -1)
+					c->lost = 1;
+			} else if (p->cmd == NULL)
 				c->lost = 1;
 			else
 				c->npos++;
@@ -267,14 +270,16 @@ comp_walk(struct comp *c, int n, char **w)
 	}
 }
 
+/* The current option names, or with old the deprecated ones. */
 static void
-comp_option_names(struct comp *c, const struct rai_opt *t, int shorts)
+comp_option_names(struct comp *c, const struct rai_opt *t, int shorts,
+    int old)
 {
 	struct rai_buf b = RAI_BUF_INIT;
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!cli_opt_visible(&t[i]))
+		if (old ? !cli_opt_deprecated(&t[i]) : !cli_opt_visible(&t[i]))
 			continue;
 		if (shorts && t[i].short_name) {
 			rai_buf_reset(&b);
@@ -374,7 +379,8 @@ comp_option(struct comp *c)
 	c->directive = COMP_NOFILE;
 	if (c->cur[1] == '-' && eq != NULL) {
 		if (cli_lookup(p, 0, c->cur + 2, (size_t)(eq - c->cur - 2), &r) ==
-		    -1 || !cli_takes_value(r.opt) || !cli_opt_visible(r.opt))
+		    -1 || !cli_takes_value(r.opt) || (!cli_opt_visible(r.opt) &&
+		    !cli_opt_deprecated(r.opt)))
 			return;
 		c->lead_buf = xstrndup(c->cur, (size_t)(eq - c->cur + 1));
 		c->lead = c->lead_buf;
@@ -383,9 +389,12 @@ comp_option(struct comp *c)
 		return;
 	}
 	/* short forms unless the word is already long ("--...") */
-	comp_option_names(c, cli_cmd_opts(p->cmd), c->cur[1] != '-');
-	comp_option_names(c, p->prog->global_opts, c->cur[1] != '-');
+	comp_option_names(c, cli_cmd_opts(p->cmd), c->cur[1] != '-', 0);
+	comp_option_names(c, p->prog->global_opts, c->cur[1] != '-', 0);
 	comp_offer(c, "--help");
+	/* old names only for what no current name starts like */
+	if (c->offered == 0)
+		comp_option_names(c, cli_cmd_opts(p->cmd), 0, 1);
 }
 
 /* A word: subcommands while none is chosen, then the positionals' kind. */
@@ -395,14 +404,21 @@ comp_word(struct comp *c)
 	const struct rai_cmd *cmd = c->p->cmd;
 	const struct rai_cmd *const *list = cli_children(c->p->prog, cmd);
 	size_t i;
+	int old;
 
 	c->directive = COMP_NOFILE;
 	if (c->lost)
 		return;
-	if (c->npos == 0 && !c->dashdash && list != NULL)
+	if (c->npos == 0 && !c->dashdash && list != NULL) {
 		for (i = 0; list[i] != NULL; i++)
 			if (cli_cmd_visible(list[i]))
 				comp_offer(c, list[i]->name);
+		/* old names only where no current one matches */
+		old = c->offered == 0;
+		for (i = 0; old && list[i] != NULL; i++)
+			if (cli_cmd_deprecated(list[i]))
+				comp_offer(c, list[i]->name);
+	}
 	if (cmd == NULL || cmd->run == NULL ||
 	    (cmd->args_max >= 0 && c->npos >= cmd->args_max) ||
 	    cmd->args_comp == RAI_COMP_CHOICES)

@@ -180,6 +180,86 @@ roff_opts(FILE *fp, const struct rai_opt *t)
 	rai_buf_release(&help);
 }
 
+static int
+has_deprecated_opts(const struct rai_opt *t)
+{
+	size_t i;
+
+	for (i = 0; t != NULL && t[i].long_name != NULL; i++)
+		if (cli_opt_deprecated(&t[i]))
+			return 1;
+	return 0;
+}
+
+/* Old options that still work, each with what to use instead. */
+static void
+roff_deprecated_opts(FILE *fp, const struct rai_opt *t)
+{
+	size_t i;
+
+	if (!has_deprecated_opts(t))
+		return;
+	fputs(".SH \"DEPRECATED OPTIONS\"\n", fp);
+	roff_line(fp, "Still accepted, with a warning on standard error; "
+	    "standard output is the same as with the current form.");
+	for (i = 0; t[i].long_name != NULL; i++) {
+		if (!cli_opt_deprecated(&t[i]))
+			continue;
+		fputs(".TP\n", fp);
+		roff_opt_tag(fp, &t[i]);
+		roff_line(fp, t[i].deprecated);
+	}
+}
+
+/* "get", then "project list", "project set": every old command below. */
+static void
+roff_deprecated_list(FILE *fp, const char *path,
+    const struct rai_cmd *const *list, int under_old)
+{
+	char *cp;
+	size_t i;
+
+	for (i = 0; list != NULL && list[i] != NULL; i++) {
+		if (!cli_cmd_deprecated(list[i]) && !(under_old &&
+		    !(list[i]->flags & RAI_CMD_HIDDEN)))
+			continue;
+		cp = *path ? xasprintf("%s %s", path, list[i]->name) :
+		    xstrdup(list[i]->name);
+		if (list[i]->subcmds != NULL) {
+			roff_deprecated_list(fp, cp, list[i]->subcmds, 1);
+		} else {
+			fputs(".TP\n\\fB", fp);
+			roff_text(fp, cp, 0);
+			fputs("\\fR\n", fp);
+			roff_line(fp, list[i]->deprecated ? list[i]->deprecated :
+			    "deprecated");
+		}
+		free(cp);
+	}
+}
+
+static int
+has_deprecated_cmds(const struct rai_cmd *const *list)
+{
+	size_t i;
+
+	for (i = 0; list != NULL && list[i] != NULL; i++)
+		if (cli_cmd_deprecated(list[i]))
+			return 1;
+	return 0;
+}
+
+static void
+roff_deprecated_cmds(FILE *fp, const struct rai_cmd *const *list)
+{
+	if (!has_deprecated_cmds(list))
+		return;
+	fputs(".SH \"DEPRECATED COMMANDS\"\n", fp);
+	roff_line(fp, "Names the original CLI used, still accepted with a "
+	    "warning on standard error:");
+	roff_deprecated_list(fp, "", list, 0);
+}
+
 static void
 roff_page_ref(FILE *fp, const struct rai_prog *prog, const char *path,
     int first)
@@ -332,12 +412,16 @@ write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
 	roff_synopsis(fp, prog, path, cli_synopsis_of(prog, cmd));
 	fputs(".SH DESCRIPTION\n", fp);
 	roff_prose(fp, desc ? desc : (cmd ? cmd->summary : prog->summary));
-	if (cli_children(prog, cmd) != NULL)
+	if (cli_children(prog, cmd) != NULL) {
 		roff_commands(fp, prog, path, cli_children(prog, cmd));
+		roff_deprecated_cmds(fp, cli_children(prog, cmd));
+	}
 	if (cmd != NULL && cli_has_visible_opts(cmd->opts)) {
 		fputs(".SH OPTIONS\n", fp);
 		roff_opts(fp, cmd->opts);
 	}
+	if (cmd != NULL)
+		roff_deprecated_opts(fp, cmd->opts);
 	fputs(cmd ? ".SH \"GLOBAL OPTIONS\"\n" : ".SH OPTIONS\n", fp);
 	roff_opts(fp, prog->global_opts);
 	fputs(".TP\n\\fB\\-h\\fR, \\fB\\-\\-help\\fR\n"

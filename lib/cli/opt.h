@@ -74,6 +74,14 @@ struct rai_opt {
 	enum rai_comp		 comp;
 	unsigned		 flags;
 	int			(*cb)(void *opts, const char *arg, struct rai_err *);
+	/*
+	 * Non-NULL: an old option that still works. Using it prints
+	 * "option '--X' is deprecated; <this>" on stderr (never stdout, so
+	 * scripts keep their output). It is left out of -h and offered by
+	 * completion only when nothing current matches; the man page lists
+	 * it under DEPRECATED OPTIONS.
+	 */
+	const char		*deprecated;	/* "use --image-pull-policy Never" */
 };
 /*
  * Rows are written with designated initialisers, naming only what
@@ -118,6 +126,31 @@ struct rai_cmd {
 	const struct rai_cmd *const *subcmds;	/* NULL-terminated */
 	int			(*run)(struct rai_ctx *, void *opts, int argc,
 				    char **argv);
+	/*
+	 * Non-NULL: another name for the command at this path ("describe
+	 * job"); the words after it are parsed as that command's. Such an
+	 * entry needs no run, options or man page of its own.
+	 */
+	const char		 *forward;
+	/*
+	 * Called before the command's words are parsed (options, their
+	 * values and positionals, in order; the command words and global
+	 * options are already taken out) to turn an old syntax into the
+	 * current one: submit's "--command CMD" without "--". It may
+	 * replace words (new ones go into *keep, freed with the parse), add
+	 * deprecation notes to *notes, or fail with a usage error.
+	 */
+	int			(*rewrite_argv)(int argc, char **argv,
+				    struct rai_strv *keep, struct rai_strv *notes,
+				    struct rai_err *);
+	/*
+	 * Non-NULL: an old command that still works. Running it prints
+	 * "'PROG CMD' is deprecated; <this>" on stderr. Deprecated
+	 * commands are left out of -h and of command lists, offered by
+	 * completion only when nothing current matches, and listed under
+	 * DEPRECATED COMMANDS in the man pages.
+	 */
+	const char		 *deprecated;	/* "use 'runai describe job'" */
 };
 
 struct rai_prog {
@@ -169,6 +202,8 @@ struct rai_ctx {
 	/* The words after the program name, as typed (borrowed). */
 	int			 raw_argc;
 	char			**raw_argv;
+	/* Per row of cmd->opts: given on the command line (borrowed). */
+	const unsigned char	*given;
 };
 
 /*
@@ -191,7 +226,24 @@ int	 rai_gen_completion(const struct rai_prog *, const char *shell, FILE *,
 /* Short usage (-h) of a command path ("" = the program). */
 int	 rai_print_usage(const struct rai_prog *, const char *cmdpath, FILE *);
 
+/*
+ * Options from somewhere other than the command line (submit's
+ * templates): whether the running command's option long_name, or
+ * another name of the same field (a deprecated spelling), was given on
+ * the command line; and setting it from text as --long_name=value
+ * would, into the command's opts.
+ */
+int	 rai_opt_given(const struct rai_ctx *, const char *long_name);
+int	 rai_opt_set(const struct rai_ctx *, void *opts, const char *long_name,
+	    const char *value, struct rai_err *);
+
 /* Helpers shared with commands. */
+/*
+ * A boolean option's value as Go's strconv.ParseBool reads it (1, t,
+ * true, 0, f, false, ...): 1, 0, or -1 for any other word. NULL is 1
+ * (the flag given alone).
+ */
+int	 rai_opt_parse_bool(const char *);
 /* Levenshtein-based suggestion among words, or NULL. */
 const char *rai_suggest(const char *word, const char *const *words, size_t n);
 

@@ -26,6 +26,7 @@
 
 #include "cli/opt.h"
 #include "cli/parse.h"
+#include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/strv.h"
@@ -44,13 +45,25 @@ cli_children(const struct rai_prog *prog, const struct rai_cmd *cmd)
 int
 cli_cmd_visible(const struct rai_cmd *c)
 {
-	return !(c->flags & RAI_CMD_HIDDEN);
+	return !(c->flags & RAI_CMD_HIDDEN) && c->deprecated == NULL;
 }
 
 int
 cli_opt_visible(const struct rai_opt *o)
 {
-	return !(o->flags & RAI_OPT_HIDDEN);
+	return !(o->flags & RAI_OPT_HIDDEN) && o->deprecated == NULL;
+}
+
+int
+cli_cmd_deprecated(const struct rai_cmd *c)
+{
+	return !(c->flags & RAI_CMD_HIDDEN) && c->deprecated != NULL;
+}
+
+int
+cli_opt_deprecated(const struct rai_opt *o)
+{
+	return !(o->flags & RAI_OPT_HIDDEN) && o->deprecated != NULL;
 }
 
 /* Exact name or an explicit alias; no prefix matching. */
@@ -177,6 +190,9 @@ cli_parse_release(struct parse *p)
 	free(p->gseen);
 	free(p->cseen);
 	free(p->pos);
+	free(p->cmd_note);
+	rai_strv_release(&p->notes);
+	rai_strv_release(&p->keep);
 	rai_buf_release(&p->path);
 	rai_err_release(&p->err);
 }
@@ -245,8 +261,8 @@ parse_long_int(const char *s, long *v)
 }
 
 /* The words Go's strconv.ParseBool takes (--all=true, --all=0, ...). */
-static int
-parse_bool(const char *s)
+int
+rai_opt_parse_bool(const char *s)
 {
 	static const char *const yes[] = { "1", "t", "T", "true", "TRUE",
 	    "True", NULL };
@@ -326,7 +342,7 @@ set_value(struct parse *p, const struct rai_opt *o, void *base,
 
 	switch (o->type) {
 	case RAI_OPT_BOOL:
-		if ((l = parse_bool(arg)) == -1)
+		if ((l = rai_opt_parse_bool(arg)) == -1)
 			return bad_value(p, o, arg, "true or false");
 		*(int *)f = (int)l;
 		return 0;
@@ -378,6 +394,17 @@ set_value(struct parse *p, const struct rai_opt *o, void *base,
 	    "unknown type", o->long_name);
 }
 
+/* Told once per option, however often it is given. */
+static void
+note_deprecated_opt(struct parse *p, const struct rai_opt *o)
+{
+	char *note = xasprintf("option '--%s' is deprecated; %s",
+	    o->long_name, o->deprecated);
+
+	rai_strv_push(&p->notes, note);
+	free(note);
+}
+
 /* A value from the command line: secrets copied, lists reset once. */
 int
 cli_give(struct parse *p, const struct optref *r, const char *arg)
@@ -388,6 +415,8 @@ cli_give(struct parse *p, const struct optref *r, const char *arg)
 		arg = keep_secret(p, arg);
 	if (o->type == RAI_OPT_LIST && o->def != NULL && !*r->seen)
 		rai_strv_release(field(r->base, o));
+	if (o->deprecated != NULL && !*r->seen && !p->lenient)
+		note_deprecated_opt(p, o);
 	*r->seen = 1;
 	return set_value(p, o, r->base, arg);
 }
@@ -416,6 +445,51 @@ cli_apply_defaults(struct parse *p, const struct rai_opt *t, void *base)
 		}
 	}
 	return 0;
+}
+
+/* ---- options from elsewhere (templates) ---- */
+
+static const struct rai_opt *
+find_long(const struct rai_opt *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; t != NULL && t[i].long_name != NULL; i++)
+		if (strcmp(t[i].long_name, name) == 0)
+			return &t[i];
+	return NULL;
+}
+
+int
+rai_opt_given(const struct rai_ctx *ctx, const char *long_name)
+{
+	const struct rai_opt *t = cli_cmd_opts(ctx->cmd), *o;
+	size_t i;
+
+	if (ctx->given == NULL || (o = find_long(t, long_name)) == NULL)
+		return 0;
+	for (i = 0; t[i].long_name != NULL; i++)
+		if (ctx->given[i] && t[i].offset == o->offset)
+			return 1;
+	return 0;
+}
+
+int
+rai_opt_set(const struct rai_ctx *ctx, void *opts, const char *long_name,
+    const char *value, struct rai_err *err)
+{
+	const struct rai_opt *o;
+	struct parse p;
+	int rc;
+
+	if ((o = find_long(cli_cmd_opts(ctx->cmd), long_name)) == NULL)
+		return rai_err_set(err, RAI_E_INTERNAL, "no option --%s",
+		    long_name);
+	memset(&p, 0, sizeof(p));
+	if ((rc = set_value(&p, o, opts, value)) == -1)
+		rai_err_move(err, &p.err);
+	rai_err_release(&p.err);
+	return rc;
 }
 
 /* ---- finding options ---- */
@@ -478,7 +552,7 @@ add_long_names(struct rai_buf *names, const struct rai_opt *t)
 	size_t i;
 
 	for (i = 0; t != NULL && t[i].long_name != NULL; i++) {
-		if (!cli_opt_visible(&t[i]))
+		if (!cli_opt_visible(&t[i]) && !cli_opt_deprecated(&t[i]))
 			continue;
 		rai_buf_addf(names, "--%s%c", t[i].long_name, '\0');
 		if (t[i].type == RAI_OPT_BOOL &&
@@ -676,16 +750,21 @@ cli_swallows_next(struct parse *p, const char *a)
 	return 0;
 }
 
-/* Visible names of a command list, for suggestions and messages. */
+/*
+ * Names of a command list for messages: the visible ones, and with
+ * old_too the deprecated ones as well (a typo of an old name still
+ * deserves a suggestion).
+ */
 static const char **
-visible_names(const struct rai_cmd *const *list, size_t *n)
+cmd_names(const struct rai_cmd *const *list, int old_too, size_t *n)
 {
 	const char **v = NULL;
 	size_t i;
 
 	*n = 0;
 	for (i = 0; list != NULL && list[i] != NULL; i++) {
-		if (!cli_cmd_visible(list[i]))
+		if (!cli_cmd_visible(list[i]) &&
+		    !(old_too && cli_cmd_deprecated(list[i])))
 			continue;
 		v = xreallocarray(v, *n + 1, sizeof(*v));
 		v[(*n)++] = list[i]->name;
@@ -700,7 +779,7 @@ not_a_command(struct parse *p, const char *word)
 	char *subj = cli_subject(p->prog, rai_buf_str(&p->path));
 	size_t n;
 
-	v = visible_names(cli_children(p->prog, p->cmd), &n);
+	v = cmd_names(cli_children(p->prog, p->cmd), 1, &n);
 	if ((s = rai_suggest(word, v, n)) != NULL)
 		usage_err(p, "'%s' is not a %s command; did you mean '%s'?",
 		    word, subj, s);
@@ -709,6 +788,45 @@ not_a_command(struct parse *p, const char *word)
 	free(v);
 	free(subj);
 	return -1;
+}
+
+/*
+ * Enters c, or the command it is another name for. A deprecated name
+ * leaves a note; the deepest one typed is the one told.
+ */
+int
+cli_enter_command(struct parse *p, const struct rai_cmd *c)
+{
+	const struct rai_cmd *target;
+
+	cli_parse_enter(p, c);
+	if (c->deprecated != NULL) {
+		free(p->cmd_note);
+		p->cmd_note = xasprintf("'%s %s' is deprecated; %s",
+		    p->prog->name, rai_buf_str(&p->path), c->deprecated);
+	}
+	if (c->forward == NULL)
+		return 0;
+	if (cli_resolve_path(p->prog, c->forward, &target) == -1 ||
+	    target == NULL)
+		return rai_err_set(&p->err, RAI_E_INTERNAL, "'%s %s' stands "
+		    "for '%s', which is not a command", p->prog->name,
+		    rai_buf_str(&p->path), c->forward);
+	rai_buf_reset(&p->path);
+	rai_buf_addstr(&p->path, c->forward);
+	p->cmd = target;
+	return 0;
+}
+
+void
+cli_print_notes(const struct parse *p)
+{
+	size_t i;
+
+	if (p->cmd_note != NULL)
+		rai_warn("%s", p->cmd_note);
+	for (i = 0; i < p->notes.n; i++)
+		rai_warn("%s", p->notes.v[i]);
 }
 
 /*
@@ -738,7 +856,8 @@ find_command(struct parse *p, int argc, char **argv, unsigned char *used)
 			return not_a_command(p, argv[i]);
 		}
 		used[i] = 1;
-		cli_parse_enter(p, c);
+		if (cli_enter_command(p, c) == -1)
+			return -1;
 	}
 	return 0;
 }
@@ -762,7 +881,8 @@ check_positionals(struct parse *p)
 	    (c->run == NULL || (max >= 0 && p->npos > max)))
 		return not_a_command(p, p->pos[0]);
 	if (c->subcmds != NULL && c->run == NULL) {
-		v = visible_names(c->subcmds, &n);
+		/* an old command's subcommands are all old ones */
+		v = cmd_names(c->subcmds, c->deprecated != NULL, &n);
 		for (i = 0; i < n; i++)
 			rai_buf_addf(&b, "%s%s", i ? ", " : "", v[i]);
 		usage_err(p, "missing command; expected one of %s",
@@ -829,6 +949,9 @@ cli_parse_command_line(struct parse *p, int argc, char **argv)
 	for (i = 0; i < argc; i++)
 		if (!used[i])
 			rest[n++] = argv[i];
+	if (c != NULL && c->rewrite_argv != NULL && !p->help &&
+	    c->rewrite_argv(n, rest, &p->keep, &p->notes, &p->err) == -1)
+		goto out;
 	if (parse_args(p, n, rest) == -1)
 		goto out;
 	rc = 0;

@@ -15,6 +15,7 @@
 #include "cli/opt.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/strv.h"
 
 /* One run of a command: the context commands see, plus its error. */
 struct rai_run {
@@ -46,6 +47,9 @@ struct parse {
 	int			 version;	/* --version with no command */
 	int			 lenient;	/* __complete: never fail */
 	int			 dashdash;	/* npos at "--", -1 = none */
+	char			*cmd_note;	/* the deprecated command typed */
+	struct rai_strv		 keep;		/* words cmd->rewrite_argv made */
+	struct rai_strv		 notes;		/* deprecated options used */
 	int			 argc;		/* the command line (borrowed) */
 	char			**argv;
 	struct rai_err		 err;
@@ -54,8 +58,12 @@ struct parse {
 /* Walking the tables. */
 const struct rai_cmd *const *cli_children(const struct rai_prog *,
 	    const struct rai_cmd *);
+/* Shown in -h, lists and completion: neither hidden nor deprecated. */
 int	 cli_cmd_visible(const struct rai_cmd *);
 int	 cli_opt_visible(const struct rai_opt *);
+/* Still accepted under an old name (never hidden ones). */
+int	 cli_cmd_deprecated(const struct rai_cmd *);
+int	 cli_opt_deprecated(const struct rai_opt *);
 const struct rai_cmd *cli_find_child(const struct rai_cmd *const *list,
 	    const char *word);
 int	 cli_resolve_path(const struct rai_prog *, const char *path,
@@ -67,6 +75,11 @@ int	 cli_takes_value(const struct rai_opt *);
 void	 cli_parse_init(struct parse *, const struct rai_prog *);
 void	 cli_parse_release(struct parse *);
 void	 cli_parse_enter(struct parse *, const struct rai_cmd *);
+/*
+ * Enters a command word: cli_parse_enter, then the command it stands
+ * for (cmd->forward); a deprecated name leaves its note.
+ */
+int	 cli_enter_command(struct parse *, const struct rai_cmd *);
 char	*cli_subject(const struct rai_prog *, const char *path);
 
 /* Values and options. */
@@ -78,5 +91,7 @@ int	 cli_lookup(struct parse *, int shortc, const char *name, size_t len,
 /* The argument loop. */
 int	 cli_swallows_next(struct parse *, const char *word);
 int	 cli_parse_command_line(struct parse *, int argc, char **argv);
+/* The deprecation notes of a successful parse, one warning each. */
+void	 cli_print_notes(const struct parse *);
 
 #endif

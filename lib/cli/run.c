@@ -121,6 +121,7 @@ run_command(struct parse *p)
 	ctx->dashdash = p->dashdash;
 	ctx->raw_argc = p->argc;
 	ctx->raw_argv = p->argv;
+	ctx->given = p->cseen;
 	if (prog->setup != NULL &&
 	    prog->setup(ctx, p->cmd->flags, &run->err) == -1)
 		rc = -1;
@@ -170,6 +171,7 @@ dispatch(const struct rai_prog *prog, int argc, char **argv)
 		cli_print_usage_of(prog, NULL, "", stderr);
 		rc = 2;
 	} else {
+		cli_print_notes(&p);
 		rc = run_command(&p);
 	}
 	cli_parse_release(&p);

@@ -4,6 +4,7 @@
  * views only, so 10,000 jobs fit in little memory.
  */
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,11 +306,18 @@ fmt_si(double bytes, char *buf, size_t len)
 	snprintf(buf, len, "%.0f%s", bytes, units[u]);
 }
 
+static int
+is_whole(double g)
+{
+	return g == floor(g);
+}
+
 static void
 gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
     const cJSON *chief)
 {
 	char a[32], r[32];
+	int fractional;
 	int chief_running = chief != NULL && strcmp(rai_json_str_or(chief,
 	    "status.phase", ""), "Running") == 0;
 
@@ -318,14 +326,23 @@ gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
 	    requested_gpus(wl, pods);
 	v->gpus_allocated = ann_num(wl, "runai-current-allocated-gpus",
 	    chief_running ? v->gpus_requested : 0);
+	/*
+	 * Fractions print with two decimals (0.30 (0.30), suspended 0.00
+	 * (0.10)) as the later original CLI prints them; whole GPUs as
+	 * integers.
+	 */
+	fractional = !is_whole(v->gpus_requested) ||
+	    !is_whole(v->gpus_allocated);
 	if (v->gpus_allocated == 0 && v->finished)
 		snprintf(a, sizeof(a), "-");
 	else
-		snprintf(a, sizeof(a), "%g", v->gpus_allocated);
+		snprintf(a, sizeof(a), fractional ? "%.2f" : "%g",
+		    v->gpus_allocated);
 	if (v->gpu_mem_requested > 0)
 		fmt_si(v->gpu_mem_requested, r, sizeof(r));
 	else
-		snprintf(r, sizeof(r), "%g", v->gpus_requested);
+		snprintf(r, sizeof(r), fractional ? "%.2f" : "%g",
+		    v->gpus_requested);
 	v->gpus = xasprintf("%s (%s)", a, r);
 }
 

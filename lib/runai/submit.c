@@ -20,6 +20,7 @@
 #include "core/json.h"
 #include "core/yaml.h"
 #include "kube/quantity.h"
+#include "runai/git_sync.h"
 #include "runai/submit.h"
 
 #include "core/banned.h"
@@ -38,6 +39,21 @@ rai_submit_spec_init(struct rai_submit_spec *s)
 	s->parallelism = -1;
 	s->ttl_after_finish = -1;
 	s->create_home_dir = RAI_UNSET;
+	s->replicas = -1;
+}
+
+const char *const rai_submit_mig_profiles[] = { "1g.5gb", "2g.10gb",
+	"3g.20gb", "4g.20gb", "7g.40gb", NULL };
+
+static int
+is_mig_profile(const char *p)
+{
+	size_t i;
+
+	for (i = 0; rai_submit_mig_profiles[i] != NULL; i++)
+		if (strcmp(rai_submit_mig_profiles[i], p) == 0)
+			return 1;
+	return 0;
 }
 
 /* ---- small checks ---- */
@@ -400,6 +416,18 @@ check_gpu(const struct rai_submit_spec *s, struct rai_err *err)
 	if (s->gpu > 0 && s->gpu_memory != NULL)
 		return rai_err_set(err, RAI_E_USAGE, "unexpected to accept both "
 		    "gpu and gpu-memory flag. please use only one of them");
+	if (s->mig_profile == NULL)
+		return 0;
+	if (s->gpu > 0)
+		return rai_err_set(err, RAI_E_USAGE, "unexpected to accept both "
+		    "gpu and mig flag. please use only one of them");
+	if (s->gpu_memory != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "unexpected to accept both "
+		    "gpu-memory and mig flag. please use only one of them");
+	if (!is_mig_profile(s->mig_profile))
+		return rai_err_set(err, RAI_E_USAGE, "unsupported mig device: "
+		    "%s (expected 1g.5gb, 2g.10gb, 3g.20gb, 4g.20gb or "
+		    "7g.40gb)", s->mig_profile);
 	return 0;
 }
 
@@ -420,9 +448,35 @@ check_resources(const struct rai_submit_spec *s, struct rai_err *err)
 	    -1 : 0;
 }
 
+/* A Deployment runs until deleted: the Job fields mean nothing to it. */
+static int
+check_inference(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	if (!s->inference)
+		return s->replicas >= 0 ? rai_err_set(err, RAI_E_USAGE,
+		    "--replicas is for --inference") : 0;
+	if (s->interactive)
+		return rai_err_set(err, RAI_E_USAGE, "The flags --inference and "
+		    "--interactive cannot be used together");
+	if (s->completions >= 0 || s->parallelism >= 0 ||
+	    s->backoff_limit >= 0 || s->ttl_after_finish >= 0)
+		return rai_err_set(err, RAI_E_USAGE, "--inference runs a "
+		    "Deployment: --completions, --parallelism, --backoff-limit "
+		    "and --ttl-after-finish do not apply to it");
+	if (s->replicas == 0)
+		return rai_err_set(err, RAI_E_USAGE, "--replicas must be 1 or "
+		    "more");
+	return 0;
+}
+
 static int
 check_lifecycle(const struct rai_submit_spec *s, struct rai_err *err)
 {
+	if (check_inference(s, err) == -1)
+		return -1;
+	if (s->parallelism > 1 && s->elastic)
+		return rai_err_set(err, RAI_E_USAGE, "elastic jobs can't run "
+		    "with Parallelism");
 	if (s->parallelism > 1 && s->interactive)
 		return rai_err_set(err, RAI_E_USAGE, "interactive jobs can't run "
 		    "with Parallelism");
@@ -467,6 +521,13 @@ check_container(const struct rai_submit_spec *s, struct rai_err *err)
 	    !is_label_value(s->node_type)))
 		return rai_err_set(err, RAI_E_USAGE, "--node-type '%s' is not a "
 		    "valid label value", s->node_type);
+	if (s->git_sync != NULL) {
+		struct rai_git_sync g;
+
+		if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+			return -1;
+		rai_git_sync_release(&g);
+	}
 	return 0;
 }
 
@@ -478,9 +539,10 @@ check_network(const struct rai_submit_spec *s, struct rai_err *err)
 	if (t == NULL)
 		return 0;
 	if (strcmp(t, "nodeport") != 0 && strcmp(t, "loadbalancer") != 0 &&
-	    strcmp(t, "ingress") != 0)
+	    strcmp(t, "ingress") != 0 && strcmp(t, "portforward") != 0)
 		return rai_err_set(err, RAI_E_USAGE, "--service-type must be "
-		    "nodeport, loadbalancer or ingress, not '%s'", t);
+		    "nodeport, loadbalancer, ingress or portforward, not '%s'",
+		    t);
 	if (s->ports.n == 0)
 		return rai_err_set(err, RAI_E_USAGE, "Ports must be provided "
 		    "when exposing a service.");
@@ -732,6 +794,22 @@ render_pvc_object(const struct rai_submit_spec *s, const struct rai_pvc *p,
  * Host paths, claims, /dev/shm and the home directory, with the chart's
  * volume names (host-path-volume-<i>, pvc-volume-<i>, dshm, user-data).
  */
+/* --git-sync: the clone's emptyDir, seen at the target path. */
+static int
+render_code_volume(const struct rai_submit_spec *s, cJSON *mounts,
+    cJSON *volumes, struct rai_err *err)
+{
+	struct rai_git_sync g;
+
+	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+		return -1;
+	add_mount(mounts, g.target, RAI_GIT_SYNC_VOLUME, 0);
+	cJSON_AddObjectToObject(add_volume(volumes, RAI_GIT_SYNC_VOLUME),
+	    "emptyDir");
+	rai_git_sync_release(&g);
+	return 0;
+}
+
 static int
 render_storage(const struct rai_submit_spec *s, cJSON *container,
     cJSON *pod, struct rai_submit_objs *objs, struct rai_err *err)
@@ -768,6 +846,9 @@ render_storage(const struct rai_submit_spec *s, cJSON *container,
 			    render_pvc_object(s, &pvc, claim));
 		rai_pvc_release(&pvc);
 	}
+	if (s->git_sync != NULL && render_code_volume(s, mounts, volumes,
+	    err) == -1)
+		goto fail;
 	if (s->large_shm) {
 		add_mount(mounts, "/dev/shm", "dshm", 0);
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(add_volume(
@@ -825,6 +906,23 @@ render_ports(const struct rai_submit_spec *s, cJSON *container,
 	return 0;
 }
 
+/*
+ * Behind an ingress the notebook serves under the ingress path, which
+ * it must be told.
+ */
+static void
+render_notebook_command(const struct rai_submit_spec *s, cJSON *c)
+{
+	char *base = xasprintf("--NotebookApp.base_url=/%s-%s", s->project,
+	    s->name);
+
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "command"),
+	    cJSON_CreateString("start-notebook.sh"));
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(c, "args"),
+	    cJSON_CreateString(base));
+	free(base);
+}
+
 static cJSON *
 render_container(const struct rai_submit_spec *s, cJSON *pod,
     struct rai_submit_objs *objs, struct rai_err *err)
@@ -838,6 +936,9 @@ render_container(const struct rai_submit_spec *s, cJSON *pod,
 	if (s->ncmd > 0)
 		add_string_array(c, s->is_command ? "command" : "args", s->cmd,
 		    s->ncmd);
+	else if (s->jupyter && s->service_type != NULL &&
+	    strcmp(s->service_type, "ingress") == 0)
+		render_notebook_command(s, c);
 	if (s->working_dir != NULL)
 		cJSON_AddStringToObject(c, "workingDir", s->working_dir);
 	if (s->stdin_open)
@@ -873,6 +974,39 @@ render_pod_security(const struct rai_submit_spec *s, cJSON *pod)
 	}
 }
 
+/* Pod-template annotations the scheduler reads besides the GPU ones. */
+static void
+render_device_annotations(const struct rai_submit_spec *s, cJSON *ann)
+{
+	char key[64];
+
+	if (s->mig_profile != NULL) {
+		snprintf(key, sizeof(key), "nvidia.com/mig-%s", s->mig_profile);
+		cJSON_AddStringToObject(ann, key, "1");
+	}
+	if (s->elastic)
+		cJSON_AddStringToObject(ann, "elastic", "true");
+	if (s->mps)
+		cJSON_AddStringToObject(ann, "mps", "true");
+}
+
+static int
+render_init_containers(const struct rai_submit_spec *s, cJSON *pod,
+    struct rai_err *err)
+{
+	struct rai_git_sync g;
+	char *secret;
+
+	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+		return -1;
+	secret = rai_submit_git_secret_name(s->name);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(pod, "initContainers"),
+	    rai_git_sync_container(&g, secret));
+	free(secret);
+	rai_git_sync_release(&g);
+	return 0;
+}
+
 static cJSON *
 render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
     struct rai_err *err)
@@ -892,19 +1026,26 @@ render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 		snprintf(buf, sizeof(buf), "%ld", mb);
 		cJSON_AddStringToObject(ann, "gpu-memory", buf);
 	}
+	render_device_annotations(s, ann);
 	if (s->user != NULL)
 		cJSON_AddStringToObject(ann, "user", s->user);
 	cJSON_AddItemToObject(meta, "labels", common_labels(s));
 
 	pod = cJSON_AddObjectToObject(t, "spec");
 	cJSON_AddStringToObject(pod, "schedulerName", SCHEDULER);
-	cJSON_AddStringToObject(pod, "restartPolicy", "Never");
+	/* a Deployment's pods must restart; a job's pods must not */
+	if (!s->inference)
+		cJSON_AddStringToObject(pod, "restartPolicy", "Never");
 	cJSON_AddBoolToObject(pod, "hostIPC", s->host_ipc);
 	cJSON_AddBoolToObject(pod, "hostNetwork", s->host_network);
 	render_pod_security(s, pod);
 	if (s->node_type != NULL)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(pod,
 		    "nodeSelector"), "run.ai/type", s->node_type);
+	if (s->git_sync != NULL && render_init_containers(s, pod, err) == -1) {
+		cJSON_Delete(t);
+		return NULL;
+	}
 	containers = cJSON_AddArrayToObject(pod, "containers");
 	if ((c = render_container(s, pod, objs, err)) == NULL) {
 		cJSON_Delete(t);
@@ -921,8 +1062,12 @@ render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 	cJSON *meta, *labels, *ann, *spec, *tmpl, *w;
 	char idx[32];
 
-	w = s->batch_job ? new_object("batch/v1", "Job", s, s->name, &meta) :
-	    new_object("run.ai/v1", "RunaiJob", s, s->name, &meta);
+	if (s->inference)
+		w = new_object("apps/v1", "Deployment", s, s->name, &meta);
+	else if (s->batch_job)
+		w = new_object("batch/v1", "Job", s, s->name, &meta);
+	else
+		w = new_object("run.ai/v1", "RunaiJob", s, s->name, &meta);
 	labels = common_labels(s);
 	if (s->interactive)
 		cJSON_AddStringToObject(labels, "priorityClassName",
@@ -940,7 +1085,13 @@ render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 		cJSON_AddStringToObject(ann, "user", s->user);
 
 	spec = cJSON_AddObjectToObject(w, "spec");
-	if (s->interactive) {
+	if (s->inference) {
+		cJSON_AddNumberToObject(spec, "replicas",
+		    s->replicas > 0 ? (double)s->replicas : 1);
+		cJSON_AddStringToObject(cJSON_AddObjectToObject(
+		    cJSON_AddObjectToObject(spec, "selector"), "matchLabels"),
+		    "release", s->name);
+	} else if (s->interactive) {
 		cJSON_AddNumberToObject(spec, "completions", 1);
 		cJSON_AddNumberToObject(spec, "backoffLimit", 0);
 	} else {
@@ -1054,6 +1205,40 @@ render_ingress(const struct rai_submit_spec *s, struct rai_err *err)
 	return o;
 }
 
+char *
+rai_submit_git_secret_name(const char *job)
+{
+	return xasprintf("%s-git-sync", job);
+}
+
+/* The clone's credentials, when it has some, for the init container. */
+static int
+add_git_secret(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
+    struct rai_err *err)
+{
+	struct rai_git_sync g;
+	cJSON *meta, *o, *data;
+	char *name;
+
+	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+		return -1;
+	if (!rai_git_sync_has_credentials(&g)) {
+		rai_git_sync_release(&g);
+		return 0;
+	}
+	name = rai_submit_git_secret_name(s->name);
+	o = new_object("v1", "Secret", s, name, &meta);
+	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+	cJSON_AddStringToObject(o, "type", "Opaque");
+	data = cJSON_AddObjectToObject(o, "stringData");
+	cJSON_AddStringToObject(data, "username", g.username ? g.username : "");
+	cJSON_AddStringToObject(data, "password", g.password ? g.password : "");
+	add_obj(objs, &KUBE_RES_SECRETS, "secret", o);
+	free(name);
+	rai_git_sync_release(&g);
+	return 0;
+}
+
 int
 rai_submit_render(const struct rai_submit_spec *s,
     struct rai_submit_objs *objs, struct rai_err *err)
@@ -1063,14 +1248,20 @@ rai_submit_render(const struct rai_submit_spec *s,
 	memset(objs, 0, sizeof(*objs));
 	if (check_spec(s, err) == -1)
 		return -1;
-	/* PVCs, workload, Service, Ingress: room for all of them */
-	if (s->pvcs.n > RAI_SUBMIT_MAX_OBJS - 3)
+	/* PVCs, Secret, workload, Service, Ingress: room for all of them */
+	if (s->pvcs.n > RAI_SUBMIT_MAX_OBJS - 4)
 		return rai_err_set(err, RAI_E_USAGE, "at most %d --pvc flags",
-		    RAI_SUBMIT_MAX_OBJS - 3);
+		    RAI_SUBMIT_MAX_OBJS - 4);
+	if (s->git_sync != NULL && add_git_secret(s, objs, err) == -1)
+		goto fail;
 	if ((o = render_workload(s, objs, err)) == NULL)
 		goto fail;
-	add_obj(objs, s->batch_job ? &KUBE_RES_JOBS : &KUBE_RES_RUNAIJOBS,
-	    s->batch_job ? "job.batch" : "runaijob.run.ai", o);
+	if (s->inference)
+		add_obj(objs, &KUBE_RES_DEPLOYMENTS, "deployment.apps", o);
+	else if (s->batch_job)
+		add_obj(objs, &KUBE_RES_JOBS, "job.batch", o);
+	else
+		add_obj(objs, &KUBE_RES_RUNAIJOBS, "runaijob.run.ai", o);
 	if (s->service_type == NULL)
 		return 0;
 	if ((o = render_service(s, err)) == NULL)
@@ -1104,7 +1295,8 @@ rai_submit_workload(const struct rai_submit_objs *objs)
 
 	for (i = 0; i < objs->n; i++)
 		if (objs->v[i].res == &KUBE_RES_RUNAIJOBS ||
-		    objs->v[i].res == &KUBE_RES_JOBS)
+		    objs->v[i].res == &KUBE_RES_JOBS ||
+		    objs->v[i].res == &KUBE_RES_DEPLOYMENTS)
 			return &objs->v[i];
 	return NULL;
 }
@@ -1161,6 +1353,18 @@ values_of(const struct rai_submit_spec *s)
 		cJSON_AddStringToObject(v, "serviceType", s->service_type);
 	if (s->node_type)
 		cJSON_AddStringToObject(v, "nodeType", s->node_type);
+	if (s->mig_profile)
+		cJSON_AddStringToObject(v, "migDevice", s->mig_profile);
+	if (s->elastic)
+		cJSON_AddBoolToObject(v, "elastic", 1);
+	if (s->inference)
+		cJSON_AddBoolToObject(v, "isInference", 1);
+	if (s->git_sync != NULL) {
+		char *redacted = rai_git_sync_redact(s->git_sync);
+
+		cJSON_AddStringToObject(v, "gitSync", redacted);
+		free(redacted);
+	}
 	if (s->user)
 		cJSON_AddStringToObject(v, "user", s->user);
 	cJSON_AddBoolToObject(v, "shm", s->large_shm);

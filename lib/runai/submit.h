@@ -37,6 +37,8 @@ struct rai_submit_spec {
 	const char	*cli_command;	/* annotation "runai-cli-command" */
 	long		 job_index;	/* label runai/job-index; < 0 = none */
 	int		 batch_job;	/* batch/v1 Job instead of RunaiJob */
+	int		 inference;	/* apps/v1 Deployment instead */
+	long		 replicas;	/* the Deployment's; < 0 = 1 */
 
 	/* container */
 	const char	*image;
@@ -45,6 +47,8 @@ struct rai_submit_spec {
 	const char *const *cmd;	/* after "--"; ncmd words */
 	size_t		 ncmd;
 	int		 is_command;	/* --command: cmd is the entrypoint */
+	const char	*git_sync;	/* connection string, see git_sync.h */
+	int		 jupyter;	/* notebook defaults (the command) */
 	struct rai_strv	 env;		/* K=V, K=SECRET:<secret>,<key> */
 	int		 tty;
 	int		 stdin_open;
@@ -56,6 +60,9 @@ struct rai_submit_spec {
 	const char	*cpu_limit;
 	const char	*memory;
 	const char	*memory_limit;
+	const char	*mig_profile;	/* "1g.5gb": a MIG slice, not a GPU */
+	int		 elastic;	/* may run on fewer GPUs */
+	int		 mps;		/* share the GPU through MPS */
 
 	/* storage */
 	struct rai_strv	 volumes;	/* HOST:CTR[:ro|rw] */
@@ -64,7 +71,8 @@ struct rai_submit_spec {
 
 	/* network */
 	struct rai_strv	 ports;		/* PORT | SVCPORT:CTRPORT */
-	const char	*service_type;	/* NULL, nodeport, loadbalancer, ingress */
+	const char	*service_type;	/* NULL, nodeport, loadbalancer, ingress,
+					   portforward (a ClusterIP Service) */
 	int		 host_ipc;
 	int		 host_network;
 
@@ -93,7 +101,10 @@ struct rai_submit_spec {
 /* Sets every "unset" field; the rest zero. */
 void	 rai_submit_spec_init(struct rai_submit_spec *);
 
-/* One object to create, in order: PVCs, the workload, Service, Ingress. */
+/*
+ * One object to create, in order: PVCs, the git-sync Secret, the
+ * workload, Service, Ingress.
+ */
 struct rai_submit_obj {
 	const struct kube_res	*res;
 	const char		*app_kind;	/* "runaijob.run.ai", "service" */
@@ -115,6 +126,8 @@ struct rai_submit_objs {
 int	 rai_submit_render(const struct rai_submit_spec *,
 	    struct rai_submit_objs *, struct rai_err *);
 void	 rai_submit_objs_release(struct rai_submit_objs *);
+/* The Secret holding a job's --git-sync credentials: "<job>-git-sync". */
+char	*rai_submit_git_secret_name(const char *job);
 /* The workload among them (borrowed), or NULL. */
 const struct rai_submit_obj *rai_submit_workload(
 	    const struct rai_submit_objs *);
@@ -181,6 +194,9 @@ int	 rai_submit_parse_port(const char *, struct rai_port *,
 /* K=V (V may hold '='); *name and *value point into a copy in *buf. */
 int	 rai_submit_parse_env(const char *, char **buf, const char **name,
 	    const char **value, struct rai_err *);
+
+/* The MIG profiles --mig-profile takes, NULL-terminated. */
+extern const char *const rai_submit_mig_profiles[];
 
 /* GPU memory flag -> MB (bytes / 10^6, truncated), as the annotation. */
 int	 rai_submit_gpu_memory_mb(const char *, long *mb, struct rai_err *);

@@ -103,7 +103,7 @@ ingress.networking.k8s.io/dj" ]
 	for j in tr1 in1 fr1 mg1; do wait_status $j Running; done
 	[[ "$(job_row tr1)" =~ tr1\ +Running\ .*\ ubuntu\ +Train\ +team-a\ .*\ 1\ \(1\)\ +1\ \(0\) ]]
 	[[ "$(job_row in1)" =~ \ Interactive\ +team-a\ .*\ 1\ \(1\)\  ]]
-	[[ "$(job_row fr1)" =~ \ Train\ +team-a\ .*\ 0\.5\ \(0\.5\)\  ]]
+	[[ "$(job_row fr1)" =~ \ Train\ +team-a\ .*\ 0\.50\ \(0\.50\)\  ]]
 	[[ "$(job_row mg1)" =~ \ Train\ +team-a\ .*\ 4\ \(4\)\  ]]
 
 	run -0 runai describe job in1
@@ -289,8 +289,6 @@ POST /api/v1/namespaces/$NS/services"
 
 @test "usage errors exit 2 before any request" {
 	mark_requests
-	run -2 --separate-stderr runai submit
-	stderr_has "-i, --image must be set"
 	run -2 --separate-stderr runai submit -i x -g 1.5
 	stderr_has "a fraction of a GPU must be below 1"
 	run -2 --separate-stderr runai submit -i x -g 1 --gpu-memory 4G
@@ -321,6 +319,15 @@ POST /api/v1/namespaces/$NS/services"
 	stderr_has "--stdin is required for containers with -t/--tty=true"
 	run -2 --separate-stderr runai submit -i x --completions -1
 	[ "$(requests_since_mark | wc -l)" = 0 ]
+}
+
+@test "a missing image is an error once the templates are read (one may give it)" {
+	mark_requests
+	run -2 --separate-stderr runai submit
+	stderr_has "-i, --image must be set"
+	assert_request GET /api/v1/namespaces/runai/configmaps \
+		'.query.labelSelector == ["runai/template=true"] or .query.labelSelector == "runai/template=true"'
+	[ "$(requests_since_mark | jq -r 'select(.method != "GET") | .method' | wc -l)" = 0 ]
 }
 
 @test "without run.ai served the job is a batch/v1 Job that lists and deletes" {
@@ -365,7 +372,7 @@ POST /api/v1/namespaces/$NS/services"
 	    "ports": [{"name": "8888-port", "port": 8888, "targetPort": 8888,
 	      "protocol": "TCP"}]}}]' | sim POST /_sim/seed - >/dev/null
 	wait_status ref1 Running
-	[[ "$(job_row ref1)" =~ \ Train\ +team-a\ +john@acme.com\ +0\.5\ \(0\.5\)\  ]]
+	[[ "$(job_row ref1)" =~ \ Train\ +team-a\ +john@acme.com\ +0\.50\ \(0\.50\)\  ]]
 	run -0 runai describe job ref1
 	assert_line "COMMAND LINE: runai submit ref1 -i ubuntu -g 0.5"
 	run -0 runai delete ref1

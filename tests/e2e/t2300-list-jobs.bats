@@ -41,7 +41,7 @@ without_age() {
 	run -0 without_age <<<"$(tail -n +3 <<<"$output")"
 	assert_output "boom       Failed         node-1  img:boom   Train        team-a          - (1)                       0 (0)
 done       Succeeded      node-1  img:done   Train        team-a          - (1)                       0 (0)
-frac       Running        node-1  img:frac   Train        team-a   bob    0.5 (0.5)                   1 (0)
+frac       Running        node-1  img:frac   Train        team-a   bob    0.50 (0.50)                 1 (0)
 huge       Unschedulable          img:huge   Train        team-a          0 (64)                      0 (1)
 multi      Running        node-1  img:multi  Interactive  team-a          2 (2)                       1 (0)
 orphan     Invalid job

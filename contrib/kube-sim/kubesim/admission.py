@@ -6,18 +6,22 @@ API server does them before it stores an object:
   changes, the values it keeps when an update omits them (clusterIP,
   nodePorts), and the defaults of the v1 API;
 - PersistentVolumeClaims: the DefaultStorageClass admission plugin, which
-  names the default StorageClass in a new claim that names none.
+  names the default StorageClass in a new claim that names none;
+- Secrets: the v1 conversion that writes stringData into data (base64,
+  a key in both takes stringData's value) and never stores stringData.
 
 The store calls `on_create` and `on_update` under its lock, after its own
 defaults and before validation; they change the new object in place or
 raise the ApiError the real server answers.
 """
 
+import base64
 import random
 
 from kubesim.errors import ApiError, invalid
 
 SERVICES = ("", "v1", "services")
+SECRETS = ("", "v1", "secrets")
 STORAGECLASSES = ("storage.k8s.io", "v1", "storageclasses")
 
 NODE_PORT_MIN, NODE_PORT_MAX = 30000, 32767
@@ -34,15 +38,32 @@ def on_create(store, res, obj):
         _service_create(store, obj)
     elif res.plural == "persistentvolumeclaims" and not res.group:
         _default_storage_class(store, obj)
+    elif res.gvr == SECRETS:
+        _string_data(obj)
 
 
 def on_update(store, res, old, new, status_only=False):
+    if res.gvr == SECRETS:
+        _string_data(new)
     if res.gvr != SERVICES:
         return
     if status_only:
         _default_ip_mode(new)
     else:
         _service_update(store, old, new)
+
+
+# --- secrets ------------------------------------------------------------------
+
+def _string_data(secret):
+    strings = secret.pop("stringData", None)
+    if not isinstance(strings, dict) or not strings:
+        return
+    data = secret.get("data")
+    if not isinstance(data, dict):
+        data = secret["data"] = {}
+    for key, value in strings.items():
+        data[key] = base64.b64encode(str(value).encode()).decode()
 
 
 # --- services -----------------------------------------------------------------
