@@ -79,6 +79,8 @@ struct submit_opts {
 	int		 old_job;
 	int		 mps;
 	const char	*user;
+	struct rai_strv	 labels;
+	struct rai_strv	 annotations;
 	/* its deprecated ones */
 	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
 	struct rai_strv	 old_args;	/* --args */
@@ -273,6 +275,12 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried",
 	  .flags = RAI_OPT_TRISTATE, .deprecated = "use --backoff-limit" },
+	{ .short_name = 'l', .long_name = "label", .type = RAI_OPT_LIST,
+	  .offset = offsetof(struct submit_opts, labels),
+	  .argh = "<key=value>", .help = "a label on the job's pods" },
+	{ .short_name = 'a', .long_name = "annotation", .type = RAI_OPT_LIST,
+	  .offset = offsetof(struct submit_opts, annotations),
+	  .argh = "<key=value>", .help = "an annotation on the job's pods" },
 	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, dry_run),
 	  .help = "print the objects instead of creating them" },
@@ -444,6 +452,8 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->replicas = o->replicas;
 	s->batch_job = o->old_job;
 	s->mps = o->mps;
+	s->pod_labels = o->labels;
+	s->pod_annotations = o->annotations;
 }
 
 /*

@@ -95,6 +95,32 @@ is_label_value(const char *s)
 	return 1;
 }
 
+/* A label key's name part: a non-empty label value. */
+static int
+is_label_name(const char *s)
+{
+	return *s != '\0' && is_label_value(s);
+}
+
+/* A key's prefix: dot-separated RFC 1123 labels, at most 253 in all. */
+static int
+is_dns_subdomain(const char *s, size_t n)
+{
+	size_t start = 0, end;
+	char *part;
+	int ok = n > 0 && n <= 253;
+
+	while (ok && start <= n) {
+		for (end = start; end < n && s[end] != '.'; end++)
+			;
+		part = xstrndup(s + start, end - start);
+		ok = is_dns_label(part, 0);
+		free(part);
+		start = end + 1;
+	}
+	return ok;
+}
+
 /* Environment variable names as the API server takes them. */
 static int
 is_env_name(const char *s)
@@ -553,6 +579,50 @@ check_network(const struct rai_submit_spec *s, struct rai_err *err)
 	return 0;
 }
 
+/* KEY=VALUE where KEY is a label key: [prefix/]name. */
+static int
+check_meta_pair(const char *flag, const char *pair, int label,
+    struct rai_err *err)
+{
+	const char *eq = strchr(pair, '='), *slash;
+	char *key;
+	int ok;
+
+	if (eq == NULL || eq == pair)
+		return rai_err_set(err, RAI_E_USAGE, "--%s '%s': expected "
+		    "key=value", flag, pair);
+	key = xstrndup(pair, (size_t)(eq - pair));
+	slash = strchr(key, '/');
+	ok = slash == NULL ? is_label_name(key) :
+	    (slash > key && is_dns_subdomain(key, (size_t)(slash - key)) &&
+	    is_label_name(slash + 1));
+	free(key);
+	if (!ok)
+		return rai_err_set(err, RAI_E_USAGE, "--%s '%s': the key must be "
+		    "[prefix/]name, the name at most 63 letters, digits, '-', "
+		    "'_' or '.'", flag, pair);
+	if (label && !is_label_value(eq + 1))
+		return rai_err_set(err, RAI_E_USAGE, "--%s '%s': a label value "
+		    "is at most 63 letters, digits, '-', '_' or '.'", flag,
+		    pair);
+	return 0;
+}
+
+static int
+check_meta(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->pod_labels.n; i++)
+		if (check_meta_pair("label", s->pod_labels.v[i], 1, err) == -1)
+			return -1;
+	for (i = 0; i < s->pod_annotations.n; i++)
+		if (check_meta_pair("annotation", s->pod_annotations.v[i], 0,
+		    err) == -1)
+			return -1;
+	return 0;
+}
+
 static int
 check_spec(const struct rai_submit_spec *s, struct rai_err *err)
 {
@@ -560,6 +630,7 @@ check_spec(const struct rai_submit_spec *s, struct rai_err *err)
 		return s->name == NULL ? rai_err_set(err, RAI_E_INTERNAL,
 		    "submit: no job name") : -1;
 	return check_container(s, err) == -1 ||
+	    check_meta(s, err) == -1 ||
 	    check_resources(s, err) == -1 ||
 	    check_lifecycle(s, err) == -1 ||
 	    check_network(s, err) == -1 ? -1 : 0;
@@ -974,6 +1045,24 @@ render_pod_security(const struct rai_submit_spec *s, cJSON *pod)
 	}
 }
 
+/* KEY=VALUE pairs into o, where o has no such key yet. */
+static void
+add_pairs(cJSON *o, const struct rai_strv *pairs)
+{
+	const char *eq;
+	char *key;
+	size_t i;
+
+	for (i = 0; i < pairs->n; i++) {
+		if ((eq = strchr(pairs->v[i], '=')) == NULL)
+			continue;
+		key = xstrndup(pairs->v[i], (size_t)(eq - pairs->v[i]));
+		if (cJSON_GetObjectItemCaseSensitive(o, key) == NULL)
+			cJSON_AddStringToObject(o, key, eq + 1);
+		free(key);
+	}
+}
+
 /* Pod-template annotations the scheduler reads besides the GPU ones. */
 static void
 render_device_annotations(const struct rai_submit_spec *s, cJSON *ann)
@@ -1030,6 +1119,10 @@ render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 	if (s->user != NULL)
 		cJSON_AddStringToObject(ann, "user", s->user);
 	cJSON_AddItemToObject(meta, "labels", common_labels(s));
+	/* the user's own come last and never replace runai's */
+	add_pairs(cJSON_GetObjectItemCaseSensitive(meta, "labels"),
+	    &s->pod_labels);
+	add_pairs(ann, &s->pod_annotations);
 
 	pod = cJSON_AddObjectToObject(t, "spec");
 	cJSON_AddStringToObject(pod, "schedulerName", SCHEDULER);

@@ -96,6 +96,10 @@ struct rai_submit_spec {
 
 	/* scheduling */
 	const char	*node_type;
+
+	/* the pod template's own labels and annotations: KEY=VALUE */
+	struct rai_strv	 pod_labels;
+	struct rai_strv	 pod_annotations;
 };
 
 /* Sets every "unset" field; the rest zero. */

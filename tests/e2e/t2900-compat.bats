@@ -156,6 +156,7 @@ same_as_current() {
 --old-job|.items[1].kind == "Job" and .items[1].apiVersion == "batch/v1"
 --mps|.items[1].spec.template.metadata.annotations.mps == "true"
 --attach|.items[1].spec.template.spec.containers[0].tty
+-l team=ml -a example.com/note=x|.items[1].spec.template.metadata.labels.team == "ml" and .items[1].spec.template.metadata.annotations["example.com/note"] == "x"
 ROWS
 	[ "$failed" = 0 ]
 }
@@ -207,16 +208,26 @@ settled() {
 	echo "$a"
 }
 
+# ageless: stdin with ages and durations ("2s", "1m30s") as T.
+ageless() {
+	sed -E 's/\b([0-9]+[smhdy])+\b/T/g'
+}
+
+# described CMD...: CMD's output without its ages.
+described() {
+	"$@" | ageless
+}
+
 @test "deprecated commands do what their current form does, with a note" {
 	runai submit --name old1 -i busybox >/dev/null
 	local cur
-	cur=$(settled runai describe job old1)
+	cur=$(settled described runai describe job old1)
 	run -0 --separate-stderr runai get old1
-	[ "$output" = "$cur" ]
+	[ "$(ageless <<<"$output")" = "$cur" ]
 	stderr_is "runai: warning: 'runai get' is deprecated; use 'runai describe job'"
 	# describe's old -e flag
 	run -0 --separate-stderr runai describe job old1 -e
-	[ "$output" = "$cur" ]
+	[ "$(ageless <<<"$output")" = "$cur" ]
 	stderr_has "option '--events' is deprecated"
 
 	cur=$(runai list projects)
@@ -317,6 +328,8 @@ Job d2 deleted successfully."
 	runai submit --name frac3 -i busybox -g 0.3 >/dev/null
 	runai submit --name whole2 -i busybox -g 2 >/dev/null
 	runai submit --name susp1 -i busybox -g 0.1 >/dev/null
+	# the emulator ends a pod after kube-sim/duration seconds
+	runai submit --name fin1 -i busybox -g 0.3 -a kube-sim/duration=1 >/dev/null
 	local i
 	for i in $(seq 1 100); do
 		runai list | grep -Eq '^frac3 +Running' && runai list | grep -Eq '^susp1 +Running' && break
@@ -327,14 +340,19 @@ Job d2 deleted successfully."
 		runai list | grep -Eq '^susp1 +Suspended' && break
 		sleep 0.1
 	done
+	for i in $(seq 1 100); do
+		runai list | grep -Eq '^fin1 +Succeeded' && break
+		sleep 0.1
+	done
 	run -0 runai list
 	assert_line --regexp '^frac3 +Running .* 0\.30 \(0\.30\) +1 \(0\)'
+	assert_line --regexp '^fin1 +Succeeded .* - \(0\.30\) +0 \(0\)'
 	assert_line --regexp '^whole2 +[A-Za-z]+ .* [02] \(2\) '
 	assert_line --regexp '^susp1 +Suspended .* 0\.00 \(0\.10\) '
 	run -0 runai list -o json
 	run -0 jq -c '.items[] | select(.name == "frac3") | .gpus' <<<"$output"
 	assert_output '{"allocated":0.3,"requested":0.3,"requestedMemoryBytes":0}'
-	runai delete frac3 whole2 susp1 >/dev/null
+	runai delete frac3 whole2 susp1 fin1 >/dev/null
 }
 
 @test "did-you-mean and completion know the old names without offering them first" {

@@ -527,10 +527,8 @@ values(const char *yaml)
 	struct rai_err err = RAI_ERR_INIT;
 	cJSON *v = NULL;
 
-	if (rai_template_parse(yaml, &v, &err) == -1) {
-		printf("# %s\n", err.message);
+	if (rai_template_parse(yaml, &v, &err) == -1)
 		rai_err_release(&err);
-	}
 	return v;
 }
 
