@@ -231,12 +231,33 @@ csv_num(struct rai_buf *b, const struct rntop_gpu *g, int f, double v)
 }
 
 /*
+ * Why path cannot be our log once open(2) refused it: what the path is
+ * says more than the errno, which for a link differs between kernels
+ * (ELOOP, or EACCES in a sticky directory) and for a FIFO without a
+ * reader is ENXIO.
+ */
+static int
+refuse_log(const char *path, int errnum, struct rai_err *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return rai_err_set(err, RAI_E_IO, "--output %s: is a symbolic "
+		    "link; refusing to follow it", path);
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return rai_err_set(err, RAI_E_IO, "--output %s: not a regular "
+		    "file", path);
+	return rai_err_errno(err, errnum, "--output %s", path);
+}
+
+/*
  * The log is often kept in a shared directory such as /tmp: a link
  * planted there by another user must not make us append to a file of
- * theirs choosing, nor a FIFO or device stall or swallow the log. So
+ * their choosing, nor a FIFO or device stall or swallow the log. So
  * the last component is never followed, anything but a regular file
  * is refused (O_NONBLOCK: a FIFO without a reader must not block the
- * open), and a new log is created readable by its owner only.
+ * open; fstat: what was opened, not what the name was a moment ago),
+ * and a new log is created readable by its owner only.
  */
 static int
 open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
@@ -245,11 +266,8 @@ open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
 
 	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
 	    O_NOFOLLOW | O_NONBLOCK, 0600);
-	if (fd == -1 && errno == ELOOP)
-		return rai_err_set(err, RAI_E_IO, "--output %s: is a symbolic "
-		    "link; refusing to follow it", path);
 	if (fd == -1)
-		return rai_err_errno(err, errno, "--output %s", path);
+		return refuse_log(path, errno, err);
 	if (fstat(fd, st) == -1) {
 		rai_err_errno(err, errno, "--output %s", path);
 		close(fd);
