@@ -89,10 +89,12 @@ setup() {
 	# our own colours are escapes too: off, so any ESC seen is the server's
 	export NO_COLOR=1
 	RNTOP_FAKE_PIDFILE="$BATS_TEST_TMPDIR/fake.pid"
+	IDP_PID=
 	export FAKE_NVSMI_PIDFILE="$RNTOP_FAKE_PIDFILE"
 }
 
 teardown() {
+	idp_stop
 	if [ -s "$RNTOP_FAKE_PIDFILE" ]; then
 		kill -9 "$(cat "$RNTOP_FAKE_PIDFILE")" 2>/dev/null || true
 	fi
@@ -251,4 +253,102 @@ hostile_scenario() {
 	run ! on_pty "$f" rntop --local --once --nvidia-smi "$FAKE"
 	run -0 raw_controls "$f"
 	run -0 grep -q SMIERR "$f"
+}
+
+# A hostile identity provider on loopback: its discovery document names
+# a hostile authorization endpoint, its device endpoint answers a hostile
+# user code and verification URIs, and its token endpoint refuses with a
+# hostile error_description. It serves HTTPS with the emulator's
+# serving certificate (127.0.0.1). Sets IDP_URL and IDP_PID.
+idp_start() {
+	"$PYTHON" - "$BATS_TEST_TMPDIR/idp.port" "$KUBESIM_DIR/server.crt" \
+		"$KUBESIM_DIR/server.key" <<'PY' >"$BATS_TEST_TMPDIR/idp.log" 2>&1 &
+import json, ssl, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+def H(tag):
+    return (tag + "\x1b[2J\x1b]0;TITLE\x07\x1b]8;;http://127.0.0.1/\x1b\\LINK"
+            "\x1b]8;;\x1b\\\x1b]52;c;cHduZWQ=\x07\u009b31m\u202eRTL\r\bEND")
+
+class Idp(BaseHTTPRequestHandler):
+    def answer(self, code, doc):
+        body = json.dumps(doc).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        base = "https://127.0.0.1:%d" % self.server.server_port
+        if self.path == "/.well-known/openid-configuration":
+            return self.answer(200, {
+                "issuer": base,
+                "authorization_endpoint": base + "/auth" + H("AUTHURL"),
+                "token_endpoint": base + "/token",
+                "device_authorization_endpoint": base + "/device",
+                "jwks_uri": base + "/jwks",
+                "code_challenge_methods_supported": ["S256"]})
+        self.answer(404, {"error": "not_found"})
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if self.path == "/device":
+            return self.answer(200, {
+                "device_code": "dc", "user_code": H("USERCODE"),
+                "verification_uri": H("VERIFYURI"),
+                "verification_uri_complete": H("VERIFYFULL"),
+                "expires_in": 30, "interval": 1})
+        self.answer(400, {"error": "server_error",
+                          "error_description": H("IDPERROR")})
+
+    def log_message(self, *args):
+        pass
+
+srv = HTTPServer(("127.0.0.1", 0), Idp)
+tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+tls.load_cert_chain(sys.argv[2], sys.argv[3])
+srv.socket = tls.wrap_socket(srv.socket, server_side=True)
+with open(sys.argv[1], "w") as f:
+    f.write(str(srv.server_port))
+srv.serve_forever()
+PY
+	IDP_PID=$!
+	local i
+	for i in $(seq 1 100); do
+		[ -s "$BATS_TEST_TMPDIR/idp.port" ] && break
+		sleep 0.1
+	done
+	IDP_URL="https://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/idp.port")"
+	# a kubeconfig whose user logs in with it
+	cp "$KUBESIM_KUBECONFIG" "$KUBECONFIG"
+	U=$IDP_URL yq -yi '.users[0].user = {"auth-provider": {"name": "oidc",
+		"config": {"idp-issuer-url": env.U, "client-id": "runai-cli",
+		"idp-certificate-authority": env.KUBESIM_CA}}}' "$KUBECONFIG"
+}
+
+idp_stop() {
+	if [ -n "${IDP_PID:-}" ]; then
+		kill "$IDP_PID" 2>/dev/null || true
+		wait "$IDP_PID" 2>/dev/null || true
+		IDP_PID=
+	fi
+}
+
+@test "runai login: a provider's user code, URIs and error text are cleaned" {
+	idp_start
+	local f="$BATS_TEST_TMPDIR/o" rc=0
+	on_pty "$f" runai login --auth-flow device --timeout 20s || rc=$?
+	[ "$rc" -eq 1 ]
+	run -0 raw_controls "$f"
+	local tag
+	for tag in USERCODE VERIFYURI VERIFYFULL IDPERROR; do
+		grep -q "$tag" "$f" || { cat -v "$f" >&2; echo "no $tag" >&2; return 1; }
+	done
+	rc=0
+	on_pty "$f" runai login --auth-flow browser --no-browser --timeout 2s || rc=$?
+	[ "$rc" -eq 1 ]
+	run -0 raw_controls "$f"
+	grep -q AUTHURL "$f" || { cat -v "$f" >&2; return 1; }
+	idp_stop
 }
