@@ -160,7 +160,7 @@ shown() {
 	run -1 raw_controls "$f"
 }
 
-@test "runai list and list jobs -A: hostile status and user are cleaned" {
+@test "runai list and list jobs -A: a hostile status is cleaned" {
 	TAGS="JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai list
 	TAGS="JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai list jobs -A
 }
@@ -173,19 +173,19 @@ shown() {
 	TAGS="" shown "$BATS_TEST_TMPDIR/o" runai describe job hostile-job -o name
 }
 
-@test "runai describe node and list nodes: names, addresses, GPU type" {
+@test "runai describe node and list nodes: node addresses" {
 	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai describe node
 	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai list nodes
 	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai list nodes -o wide
 	TAGS="evil-node" shown "$BATS_TEST_TMPDIR/o" runai list nodes -o name
 }
 
-@test "runai list projects: project names and node affinities" {
+@test "runai list projects: node affinities, and -o name" {
 	TAGS="AFFINITY" shown "$BATS_TEST_TMPDIR/o" runai list projects
 	TAGS="p-hostile" shown "$BATS_TEST_TMPDIR/o" runai list projects -o name
 }
 
-@test "runai top node and top job: Prometheus's error text and node names" {
+@test "runai top node and top job: Prometheus's error text" {
 	TAGS="PROMERR evil-node" shown "$BATS_TEST_TMPDIR/o" runai top node
 	TAGS="PROMERR evil-node" shown "$BATS_TEST_TMPDIR/o" runai top node --details
 	TAGS="PROMERR" shown "$BATS_TEST_TMPDIR/o" runai top job
@@ -198,7 +198,7 @@ shown() {
 	run -0 grep -c 'ASKED' "$f"
 }
 
-@test "runai-adm node list and node-role plans: node names, taints" {
+@test "runai-adm node list and node-role plans: taints, node lines" {
 	TAGS="evil-node TAINT" shown "$BATS_TEST_TMPDIR/o" runai-adm node list
 	TAGS="evil-node" shown "$BATS_TEST_TMPDIR/o" runai-adm node list -o name
 	TAGS="evil-node" shown "$BATS_TEST_TMPDIR/o" runai-adm set node-role \
