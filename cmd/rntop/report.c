@@ -133,17 +133,15 @@ put_json(FILE *fp, const cJSON *root, int pretty)
 	size_t len = 0;
 	FILE *mem;
 
-	if (pretty && (mem = open_memstream(&text, &len)) != NULL) {
+	if (pretty) {
+		if ((mem = open_memstream(&text, &len)) == NULL)
+			rai_die("out of memory");
 		rai_out_json(mem, root);
-		if (fclose(mem) != 0) {
-			free(text);
-			text = NULL;
-		}
-	} else if (!pretty) {
-		text = cJSON_PrintUnformatted(root);
-	}
-	if (text == NULL)
+		if (fclose(mem) != 0)
+			rai_die("out of memory");
+	} else if ((text = cJSON_PrintUnformatted(root)) == NULL) {
 		rai_die("out of memory");
+	}
 	rai_buf_init(&b, (size_t)-1);
 	rai_text_json_harden(&b, text);
 	if (!pretty)

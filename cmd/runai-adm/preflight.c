@@ -247,7 +247,6 @@ load_matrix(const struct pf_opts *o, struct adm_matrix *m,
 	return rc;
 }
 
-/* The strongest ADM_API_* need among the selected checks. */
 /*
  * -o json: messages quote the cluster's own text (versions, node and
  * class names), so C1 controls and bidi overrides in it go out
@@ -288,6 +287,7 @@ report_mode(void)
 	return 0666 & ~mask;
 }
 
+/* The strongest ADM_API_* need among the selected checks. */
 static int
 api_need(const struct rai_strv *only, const struct rai_strv *skip)
 {
