@@ -259,7 +259,9 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "timestamp,node,index,utilization,memory_used,memory_total when "
 	    "the file is empty, then one line per GPU of each answering "
 	    "host, with the local time as YYYY/MM/DD HH:MM:SS.mmm and "
-	    "memory in MiB; an unknown value is an empty field.",
+	    "memory in MiB; an unknown value is an empty field. A new log "
+	    "is created with mode 0600; a symbolic link or anything but a "
+	    "regular file is refused.",
 	.examples = monitor_examples,
 	.opts = monitor_opts,
 	.opts_size = sizeof(struct rntop_opts),

@@ -19,6 +19,7 @@
 
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/text.h"
 #include "cli/out.h"
 #include "cluster.h"
 #include "report.h"
@@ -119,6 +120,37 @@ add_ssh_fields(cJSON *h, const struct rntop_host *ho)
 		cJSON_AddNullToObject(h, "retry_in");
 }
 
+/*
+ * Host names, errors and GPU names come from remote hosts and their
+ * nvidia-smi: the JSON goes out with C1 controls and bidi overrides
+ * escaped, as a terminal or a pager may show it.
+ */
+static void
+put_json(FILE *fp, const cJSON *root, int pretty)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem;
+
+	if (pretty) {
+		if ((mem = open_memstream(&text, &len)) == NULL)
+			rai_die("out of memory");
+		rai_out_json(mem, root);
+		if (fclose(mem) != 0)
+			rai_die("out of memory");
+	} else if ((text = cJSON_PrintUnformatted(root)) == NULL) {
+		rai_die("out of memory");
+	}
+	rai_buf_init(&b, (size_t)-1);
+	rai_text_json_harden(&b, text);
+	if (!pretty)
+		rai_buf_addch(&b, '\n');
+	fwrite(b.data, 1, b.len, fp);
+	rai_buf_release(&b);
+	free(text);
+}
+
 void
 rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
     double interval, long long now, int pretty)
@@ -127,7 +159,6 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 	struct rntop_agg a;
 	size_t i, j;
 	char ts[64];
-	char *text;
 
 	wall_clock_rfc3339(ts, sizeof(ts));
 	cJSON_AddStringToObject(root, "time", ts);
@@ -184,14 +215,7 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		    (double)(long)(a.used / a.total * 10000 + 0.5) / 100);
 	else
 		cJSON_AddNullToObject(cl, "memory_percent");
-	if (pretty) {
-		rai_out_json(fp, root);
-	} else {
-		text = cJSON_PrintUnformatted(root);
-		fputs(text, fp);
-		fputc('\n', fp);
-		free(text);
-	}
+	put_json(fp, root, pretty);
 	fflush(fp);
 	cJSON_Delete(root);
 }
@@ -202,6 +226,58 @@ csv_num(struct rai_buf *b, const struct rntop_gpu *g, int f, double v)
 	rai_buf_addch(b, ',');
 	if (g->valid & RNTOP_V(f))
 		rai_buf_addf(b, "%.15g", v);
+}
+
+/*
+ * Why path cannot be our log once open(2) refused it: what the path is
+ * says more than the errno, which for a link differs between kernels
+ * (ELOOP, or EACCES in a sticky directory) and for a FIFO without a
+ * reader is ENXIO.
+ */
+static int
+refuse_log(const char *path, int errnum, struct rai_err *err)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+		return rai_err_set(err, RAI_E_IO, "--output %s: is a symbolic "
+		    "link; refusing to follow it", path);
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return rai_err_set(err, RAI_E_IO, "--output %s: not a regular "
+		    "file", path);
+	return rai_err_errno(err, errnum, "--output %s", path);
+}
+
+/*
+ * The log is often kept in a shared directory such as /tmp: a link
+ * planted there by another user must not make us append to a file of
+ * their choosing, nor a FIFO or device stall or swallow the log. So
+ * the last component is never followed, anything but a regular file
+ * is refused (O_NONBLOCK: a FIFO without a reader must not block the
+ * open; fstat: what was opened, not what the name was a moment ago),
+ * and a new log is created readable by its owner only.
+ */
+static int
+open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
+{
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (fd == -1)
+		return refuse_log(path, errno, err);
+	if (fstat(fd, st) == -1) {
+		rai_err_errno(err, errno, "--output %s", path);
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		close(fd);
+		return rai_err_set(err, RAI_E_IO, "--output %s: not a regular "
+		    "file", path);
+	}
+	*fdp = fd;
+	return 0;
 }
 
 int
@@ -215,12 +291,11 @@ rntop_report_csv(const char *path, const struct rntop_host *hosts,
 	char ts[64];
 	size_t i, j;
 	ssize_t w;
-	int fd, rc = 0;
+	int fd = -1, rc = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd == -1)
-		return rai_err_errno(err, errno, "--output %s", path);
-	if (fstat(fd, &st) == 0 && st.st_size == 0)
+	if (open_log(path, &fd, &st, err) == -1)
+		return -1;
+	if (st.st_size == 0)
 		rai_buf_addstr(&b, "timestamp,node,index,utilization,"
 		    "memory_used,memory_total\n");
 	/* the wall clock, in local time: the log's timestamps */

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/alloc.h"
+#include "core/text.h"
 #include "cli/version.h"
 #include "cluster.h"
 #include "ui.h"
@@ -290,11 +291,15 @@ rntop_ui_keys(struct rntop_ui *ui)
 	return what;
 }
 
-/* printw at (y, x), clipped to the screen width. */
+/*
+ * printw at (y, x), clipped to the screen width. Host errors and GPU
+ * names come from remote hosts and their nvidia-smi: the line is
+ * cleaned, as curses would pass a bidi override or a backspace on.
+ */
 static void
 put(int y, int x, const char *fmt, ...)
 {
-	char line[512];
+	char line[512], *safe;
 	va_list ap;
 
 	if (y < 0 || y >= LINES || x >= COLS)
@@ -302,7 +307,9 @@ put(int y, int x, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	mvaddnstr(y, x, line, COLS - x);
+	safe = rai_text_sanitize(line);
+	mvaddnstr(y, x, safe, COLS - x);
+	free(safe);
 }
 
 static int

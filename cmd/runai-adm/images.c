@@ -15,6 +15,7 @@
 #include "adm.h"
 #include "adm/image.h"
 #include "cli/out.h"
+#include "core/text.h"
 #include "kube/quantity.h"
 
 #include "core/banned.h"
@@ -162,11 +163,13 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 				const struct adm_image *im =
 				    &arcs[a]->images[i];
 
+				/* the archive's text, shown cleaned */
 				for (j = 0; j < im->nrefs; j++)
-					fprintf(ctx->out, "%s\n", im->refs[j]);
+					rai_text_put(ctx->out, "", im->refs[j],
+					    "\n");
 				if (im->nrefs == 0)
-					fprintf(ctx->out, "%s\n",
-					    im->manifest_digest);
+					rai_text_put(ctx->out, "",
+					    im->manifest_digest, "\n");
 			}
 	} else {
 		t = rai_table_new(fmt == RAI_OUT_WIDE ? wide_cols : list_cols,

@@ -25,6 +25,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/strv.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/quantity.h"
 
@@ -167,6 +168,66 @@ ev_name(enum adm_push_ev_type t)
 	}
 }
 
+/*
+ * References, repositories and digests come from the archive and the
+ * registry: every line made of them is shown cleaned, and JSON events
+ * go out with C1 controls and bidi overrides escaped.
+ */
+static char *
+clean_line(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+static char *
+clean_line(const char *fmt, va_list ap)
+{
+	char *raw = xvasprintf(fmt, ap), *safe = rai_text_sanitize(raw);
+
+	free(raw);
+	return safe;
+}
+
+static char *
+clean_vline(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *
+clean_vline(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = clean_line(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static void
+line(FILE *fp, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+line(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = clean_line(fmt, ap);
+	va_end(ap);
+	fprintf(fp, "%s\n", s);
+	free(s);
+}
+
+static void
+json_line(FILE *fp, const char *json)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+
+	rai_buf_init(&b, (size_t)-1);
+	rai_text_json_harden(&b, json);
+	rai_buf_addch(&b, '\n');
+	fwrite(b.data, 1, b.len, fp);
+	rai_buf_release(&b);
+}
+
 static void
 json_event(struct render *r, const struct adm_push_event *ev)
 {
@@ -198,7 +259,7 @@ json_event(struct render *r, const struct adm_push_event *ev)
 		cJSON_AddNumberToObject(o, "delayMs", (double)ev->delay_ms);
 	cJSON_AddNumberToObject(o, "size", (double)ev->size);
 	s = cJSON_PrintUnformatted(o);
-	fprintf(r->out, "%s\n", s);
+	json_line(r->out, s);
 	fflush(r->out);
 	cJSON_free(s);
 	cJSON_Delete(o);
@@ -261,7 +322,7 @@ static void
 redraw(struct render *r, const struct adm_push_stats *st)
 {
 	struct rai_buf b = RAI_BUF_INIT;
-	char d[32], s[32];
+	char d[32], s[32], *repo;
 	size_t i;
 
 	if (r->drawn > 0)
@@ -269,10 +330,12 @@ redraw(struct render *r, const struct adm_push_stats *st)
 	for (i = 0; i < r->nact; i++) {
 		const struct active *a = &r->act[i];
 
+		repo = rai_text_sanitize(a->repo);
 		rai_buf_addf(&b, "  %.19s  %s  %s / %s  %3.0f%%\n",
-		    a->digest, a->repo, iec(a->done, d, sizeof(d)),
+		    a->digest, repo, iec(a->done, d, sizeof(d)),
 		    iec(a->size, s, sizeof(s)), a->size > 0 ? 100.0 *
 		    (double)a->done / (double)a->size : 100.0);
+		free(repo);
 	}
 	rai_buf_addstr(&b, "  ");
 	total_line(st, &b);
@@ -301,12 +364,14 @@ note(struct render *r, const struct adm_push_stats *st, const char *fmt,
     ...)
 {
 	va_list ap;
+	char *s;
 
 	clear_block(r);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	s = clean_line(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "%s\n", s);
+	free(s);
 	if (r->tty && r->mode == ADM_PUSH_UPLOAD)
 		redraw(r, st);
 }
@@ -316,13 +381,13 @@ text_event(struct render *r, const struct adm_push_event *ev)
 {
 	const struct adm_push_stats *st = ev->stats;
 	struct active *a;
-	char sz[32], delay[32];
+	char sz[32], delay[32], *t;
 	long long now;
 
 	switch (ev->type) {
 	case ADM_EV_TARGET:
 		if (r->mode == ADM_PUSH_DRY_RUN)
-			fprintf(r->out, "%s -> %s\n", ev->source, ev->target);
+			line(r->out, "%s -> %s", ev->source, ev->target);
 		break;
 	case ADM_EV_BLOB_START:
 		if (r->nact < MAX_ACTIVE && find_active(r, ev->digest,
@@ -365,23 +430,23 @@ text_event(struct render *r, const struct adm_push_event *ev)
 		    ev->message, delay);
 		break;
 	case ADM_EV_MANIFEST_PUSHED:
-		rai_buf_addf(&r->refs, "%s@%s\n", ev->target, ev->digest);
+		t = clean_vline("%s@%s", ev->target, ev->digest);
+		rai_buf_addf(&r->refs, "%s\n", t);
+		free(t);
 		break;
 	case ADM_EV_PRESENT:
 		if (strcmp(ev->kind, "manifest") == 0)
-			fprintf(r->out, "%s@%s present\n", ev->target,
-			    ev->digest);
+			line(r->out, "%s@%s present", ev->target, ev->digest);
 		break;
 	case ADM_EV_MISSING:
 		if (strcmp(ev->kind, "manifest") == 0)
-			fprintf(r->out, "%s@%s missing\n", ev->target,
-			    ev->digest);
+			line(r->out, "%s@%s missing", ev->target, ev->digest);
 		else
 			note(r, st, "missing: blob %s in %s", ev->digest,
 			    ev->repo);
 		break;
 	case ADM_EV_DIFFERENT:
-		fprintf(r->out, "%s@%s different: the registry has %s\n",
+		line(r->out, "%s@%s different: the registry has %s",
 		    ev->target, ev->digest, ev->found);
 		break;
 	case ADM_EV_TICK:
@@ -446,7 +511,7 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 		cJSON_AddNumberToObject(o, "elapsedMs",
 		    (double)st->elapsed_ms);
 		s = cJSON_PrintUnformatted(o);
-		fprintf(r->out, "%s\n", s);
+		json_line(r->out, s);
 		cJSON_free(s);
 		cJSON_Delete(o);
 		return;
@@ -488,7 +553,7 @@ json_error(struct render *r, const struct rai_err *err)
 		cJSON_AddNumberToObject(o, "httpStatus",
 		    (double)err->http_status);
 	s = cJSON_PrintUnformatted(o);
-	fprintf(r->out, "%s\n", s);
+	json_line(r->out, s);
 	cJSON_free(s);
 	cJSON_Delete(o);
 }

@@ -15,6 +15,7 @@
 #include "cli/out.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
 #include "runai/nodes.h"
@@ -158,7 +159,8 @@ print_rows(struct rai_ctx *ctx, const struct adm_node_rows *rows,
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < rows->n; i++)
 			if (rai_node_wanted(argc, argv, rows->v[i].name))
-				fprintf(ctx->out, "node/%s\n", rows->v[i].name);
+				rai_text_put(ctx->out, "node/", rows->v[i].name,
+				    "\n");
 		return 0;
 	}
 	if (rows->n == 0) {

@@ -33,6 +33,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/strv.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
@@ -260,8 +261,11 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 		if (!same(&left, &shown)) {
 			list = joined(&left);
 			fprintf(ctx->out, "waiting for %zu Run:ai workload "
-			    "pod%s to leave node %s: %s\n", left.n,
-			    left.n == 1 ? "" : "s", node, list);
+			    "pod%s to leave node ", left.n, left.n == 1 ? "" :
+			    "s");
+			/* pod names are the server's */
+			rai_text_put(ctx->out, "", node, ": ");
+			rai_text_put(ctx->out, "", list, "\n");
 			fflush(ctx->out);
 			free(list);
 			rai_strv_release(&shown);

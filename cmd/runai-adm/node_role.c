@@ -388,9 +388,9 @@ apply_nodes(struct role_run *r, struct rai_err *err)
 		    sizeof(*r->updated));
 		r->updated[r->nupdated++] = xstrdup(node);
 		if (r->fmt == RAI_OUT_TABLE)
-			fprintf(r->ctx->out, "node/%s %s\n", node,
-			    r->o->dry_run ? "updated (server dry run)" :
-			    "updated");
+			rai_text_put(r->ctx->out, "node/", node,
+			    r->o->dry_run ? " updated (server dry run)\n" :
+			    " updated\n");
 	}
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -23,6 +24,7 @@
 #include "core/err.h"
 #include "core/file.h"
 #include "core/strv.h"
+#include "core/text.h"
 #include "kube/client.h"
 #include "kube/config.h"
 
@@ -245,6 +247,46 @@ load_matrix(const struct pf_opts *o, struct adm_matrix *m,
 	return rc;
 }
 
+/*
+ * -o json: messages quote the cluster's own text (versions, node and
+ * class names), so C1 controls and bidi overrides in it go out
+ * escaped, as rai_out_json leaves them raw.
+ */
+static void
+put_json(FILE *fp, const cJSON *json)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (mem == NULL)
+		rai_die("out of memory");
+	rai_out_json(mem, json);
+	if (fclose(mem) != 0)
+		rai_die("out of memory");
+	rai_buf_init(&b, (size_t)-1);
+	rai_text_json_harden(&b, text);
+	fwrite(b.data, 1, b.len, fp);
+	rai_buf_release(&b);
+	free(text);
+}
+
+/*
+ * The report's mode: what open(2) with 0666 would give, so an admin's
+ * umask 077 keeps it private. rai_file_write_atomic sets the mode it is
+ * given, so the umask is applied here. Reading the umask means setting
+ * it; the probes are over by now and nothing else creates files.
+ */
+static mode_t
+report_mode(void)
+{
+	mode_t mask = umask(077);
+
+	umask(mask);
+	return 0666 & ~mask;
+}
+
 /* The strongest ADM_API_* need among the selected checks. */
 static int
 api_need(const struct rai_strv *only, const struct rai_strv *skip)
@@ -352,8 +394,8 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	meta.domain = o->domain;
 	if (!o->no_report) {
 		adm_report_file(&report, &meta, &file);
-		if (rai_file_write_atomic(o->report, file.data, file.len, 0644,
-		    0, err) == -1) {
+		if (rai_file_write_atomic(o->report, file.data, file.len,
+		    report_mode(), 0, err) == -1) {
 			rc = tool_error(err);
 			goto out;
 		}
@@ -362,7 +404,7 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		json = adm_report_json(&report, &meta, o->strict);
 		if (!o->no_report)
 			cJSON_AddStringToObject(json, "reportFile", o->report);
-		rai_out_json(ctx->out, json);
+		put_json(ctx->out, json);
 		cJSON_Delete(json);
 	} else {
 		adm_report_text(&report, ctx->color, &text);

@@ -14,6 +14,7 @@
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
@@ -293,10 +294,11 @@ print_wide(struct rai_ctx *ctx, const struct job_detail *d)
 	char dur[32], q[32];
 
 	rai_fmt_go_duration(training_seconds(d, now), dur, sizeof(dur));
-	fprintf(o, "NAME: %s\n", v->name);
-	fprintf(o, "NAMESPACE: %s\n", v->namespace);
-	fprintf(o, "TYPE: %s\n", v->type);
-	fprintf(o, "STATUS: %s\n", v->status);
+	/* annotations and status are anyone's who may edit a job here */
+	rai_text_put(o, "NAME: ", v->name, "\n");
+	rai_text_put(o, "NAMESPACE: ", v->namespace, "\n");
+	rai_text_put(o, "TYPE: ", v->type, "\n");
+	rai_text_put(o, "STATUS: ", v->status, "\n");
 	fprintf(o, "TRAINING DURATION: %s\n", dur);
 	fprintf(o, "GPUS: %g\n", v->gpus_requested);
 	fprintf(o, "TOTAL REQUESTED GPUS: %g\n", ann_num(d->wl,
@@ -314,9 +316,9 @@ print_wide(struct rai_ctx *ctx, const struct job_detail *d)
 	    "false");
 	fprintf(o, "CREATED BY CLI: %s\n", v->created_by_cli ? "true" :
 	    "false");
-	fprintf(o, "SERVICE URL(S): %s\n", v->service_urls);
-	fprintf(o, "COMMAND LINE: %s\n", *v->command_line ?
-	    v->command_line : "N/A");
+	rai_text_put(o, "SERVICE URL(S): ", v->service_urls, "\n");
+	rai_text_put(o, "COMMAND LINE: ", *v->command_line ? v->command_line :
+	    "N/A", "\n");
 	print_pods(ctx, d, now);
 	print_events(ctx, d, now);
 }
@@ -384,7 +386,7 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		goto out;
 	rc = 0;
 	if (fmt == RAI_OUT_NAME)
-		fprintf(ctx->out, "job/%s\n", d.v.name);
+		rai_text_put(ctx->out, "job/", d.v.name, "\n");
 	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		j = detail_json(&d);
 		rc = rai_out_doc(ctx->out, fmt, j, rai_ctx_err(ctx));

@@ -14,6 +14,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/text.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
 #include "runai.h"
@@ -117,12 +118,12 @@ print_node(struct rai_ctx *ctx, const struct rai_node_view *v,
 
 	if (ngpu > MAX_NODE_GPUS)
 		ngpu = MAX_NODE_GPUS;
-	fprintf(ctx->out, "NAME: %s\n", v->name);
-	fprintf(ctx->out, "STATUS: %s\n", v->status);
-	fprintf(ctx->out, "IP ADDRESS: %s\n", v->ip);
-	fprintf(ctx->out, "ROLE: %s\n", v->role);
-	fprintf(ctx->out, "GPU TYPE: %s\n", v->gpu_type[0] ? v->gpu_type :
-	    "-");
+	rai_text_put(ctx->out, "NAME: ", v->name, "\n");
+	rai_text_put(ctx->out, "STATUS: ", v->status, "\n");
+	rai_text_put(ctx->out, "IP ADDRESS: ", v->ip, "\n");
+	rai_text_put(ctx->out, "ROLE: ", v->role, "\n");
+	rai_text_put(ctx->out, "GPU TYPE: ", v->gpu_type[0] ? v->gpu_type :
+	    "-", "\n");
 	fprintf(ctx->out, "TOTAL GPUS: %s\n", rai_fmt_num(v->gpu_capacity, a,
 	    sizeof(a)));
 	fprintf(ctx->out, "ALLOCATABLE GPUS: %s\n", rai_fmt_num(

@@ -10,6 +10,7 @@
 
 #include "cli/out.h"
 #include "core/buf.h"
+#include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/nodes.h"
@@ -137,7 +138,8 @@ print_nodes(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < nl->n; i++)
 			if (rai_node_wanted(argc, argv, nl->v[i].name))
-				fprintf(ctx->out, "node/%s\n", nl->v[i].name);
+				rai_text_put(ctx->out, "node/", nl->v[i].name,
+				    "\n");
 		return 0;
 	}
 	if (nl->n == 0) {

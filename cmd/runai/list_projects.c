@@ -12,6 +12,7 @@
 #include "cli/out.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/project.h"
@@ -125,7 +126,8 @@ print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
 
 	if (fmt == RAI_OUT_NAME) {
 		for (i = 0; i < pl->n; i++)
-			fprintf(ctx->out, "project/%s\n", pl->v[i].name);
+			rai_text_put(ctx->out, "project/", pl->v[i].name,
+			    "\n");
 		return 0;
 	}
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {

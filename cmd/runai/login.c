@@ -30,6 +30,7 @@
 #include "core/alloc.h"
 #include "core/file.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/config.h"
 #include "oidc/loopback.h"
@@ -283,8 +284,8 @@ flow_remote_browser(struct login *l, struct rai_err *err)
 		return -1;
 	code_flow_init(l, &f);
 	url = auth_url(l, &f, l->redirect_uri);
-	fprintf(stderr, "Go to the following link in your browser:\n\t%s\n\n"
-	    "Enter verification code: ", url);
+	rai_text_put(stderr, "Go to the following link in your browser:\n\t",
+	    url, "\n\nEnter verification code: ");
 	fflush(stderr);
 	rc = read_secret_line(STDIN_FILENO, timeout_ms(l), &line, err);
 	if (rc == 0)
@@ -402,12 +403,12 @@ flow_browser(struct login *l, struct rai_err *err)
 	code_flow_init(l, &f);
 	url = auth_url(l, &f, redirect);
 	if (have_display() && !l->o->no_browser) {
-		fprintf(stderr, "Opening the login page in your browser. If it "
-		    "does not open, go to:\n\t%s\n", url);
+		rai_text_put(stderr, "Opening the login page in your browser. "
+		    "If it does not open, go to:\n\t", url, "\n");
 		opener = open_browser(url);
 	} else
-		fprintf(stderr, "Go to the following link in your browser:\n\t%s"
-		    "\n", url);
+		rai_text_put(stderr, "Go to the following link in your "
+		    "browser:\n\t", url, "\n");
 	fprintf(stderr, "Waiting for the login to finish...\n");
 	fflush(stderr);
 	if (oidc_loopback_wait(lb, path, f.state, timeout_ms(l), &code,
@@ -439,10 +440,12 @@ flow_device(struct login *l, struct rai_err *err)
 	memset(&dev, 0, sizeof(dev));
 	if (oidc_device_start(l->client, l->scope, &dev, err) == -1)
 		return -1;
-	fprintf(stderr, "To log in, open %s\nand enter the code: %s\n",
-	    dev.verification_uri, dev.user_code);
+	/* the provider's words: a hostile one must not drive the terminal */
+	rai_text_put(stderr, "To log in, open ", dev.verification_uri, "\n");
+	rai_text_put(stderr, "and enter the code: ", dev.user_code, "\n");
 	if (dev.verification_uri_complete != NULL)
-		fprintf(stderr, "(or open %s)\n", dev.verification_uri_complete);
+		rai_text_put(stderr, "(or open ", dev.verification_uri_complete,
+		    ")\n");
 	fprintf(stderr, "Waiting for the login to be approved...\n");
 	fflush(stderr);
 	interval = dev.interval;

@@ -31,6 +31,7 @@
 #include "core/http.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "runai.h"
@@ -158,8 +159,8 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 		}
 		if (said == NULL || strcmp(said, name) != 0) {
 			if (*name)
-				fprintf(stderr, "Waiting for pod %s to "
-				    "start...\n", name);
+				rai_text_put(stderr, "Waiting for pod ", name,
+				    " to start...\n");
 			else
 				fprintf(stderr, "Waiting for job %s to get a "
 				    "pod...\n", job);
@@ -237,8 +238,8 @@ pick_container(const cJSON *pod, const char *want, const char **out,
 		def = rai_json_str_or(cJSON_GetArrayItem(rai_json_array(pod,
 		    "spec.containers"), 0), "name", "");
 	container_names(pod, &names);
-	fprintf(stderr, "Defaulted container \"%s\" out of: %s\n", def,
-	    rai_buf_str(&names));
+	rai_text_put(stderr, "Defaulted container \"", def, "\" out of: ");
+	rai_text_put(stderr, "", rai_buf_str(&names), "\n");
 	rai_buf_release(&names);
 	*out = def;
 	return 0;

@@ -18,6 +18,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/text.h"
 #include "core/time.h"
 #include "kube/exec.h"
 #include "runai.h"
@@ -320,7 +321,8 @@ runai_pod_session(struct rai_ctx *ctx, const struct runai_session_opts *o,
 	tty = tty_usable(&eff);
 	if (o->argv == NULL) {
 		if (o->pod == NULL)
-			fprintf(stderr, "Connecting to pod %s\n", pod_name(pod));
+			rai_text_put(stderr, "Connecting to pod ", pod_name(pod),
+			    "\n");
 		if (eff.use_stdin && tty)
 			fprintf(stderr, "If you don't see a command prompt, "
 			    "try pressing enter.\n");

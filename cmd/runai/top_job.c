@@ -12,6 +12,7 @@
 
 #include "cli/out.h"
 #include "core/alloc.h"
+#include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/job.h"
@@ -147,6 +148,20 @@ print_running(struct rai_ctx *ctx, const struct rai_job_list *jl,
 	return n;
 }
 
+/*
+ * The metrics are optional: a failed query is a warning, and its text
+ * (Prometheus's own error, through the API server's proxy) is shown
+ * cleaned.
+ */
+static void
+prom_warning(const struct rai_err *qerr)
+{
+	char *safe = rai_text_sanitize(qerr->message ? qerr->message : "");
+
+	fprintf(stderr, PROM_WARNING "%s\n", safe);
+	free(safe);
+}
+
 static int
 cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -173,7 +188,7 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, job_queries, M_COUNT,
 	    now,
 	    m, &qerr) == -1)
-		fprintf(stderr, PROM_WARNING "%s\n", qerr.message);
+		prom_warning(&qerr);
 	if (print_running(ctx, &jl, m, now) == 0)
 		fprintf(ctx->out, "No running jobs found\n");
 	rc = 0;

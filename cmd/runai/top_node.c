@@ -14,6 +14,7 @@
 
 #include "cli/out.h"
 #include "core/buf.h"
+#include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/nodes.h"
@@ -198,6 +199,7 @@ print_details(struct rai_ctx *ctx, const struct rai_node_list *nl,
     const struct rai_prom_vec *m, int argc, char **argv, time_t now)
 {
 	struct node_cells c;
+	char *name, *status;	/* the node's own text, cleaned */
 	size_t i;
 	int first = 1;
 
@@ -205,6 +207,8 @@ print_details(struct rai_ctx *ctx, const struct rai_node_list *nl,
 		if (argc > 0 && strcmp(argv[0], nl->v[i].name) != 0)
 			continue;
 		node_cells(&nl->v[i], m, &c);
+		name = rai_text_sanitize(nl->v[i].name);
+		status = rai_text_sanitize(nl->v[i].status);
 		fprintf(ctx->out, "%s"
 		    "NAME:              %s\n"
 		    "STATUS:            %s\n"
@@ -214,8 +218,10 @@ print_details(struct rai_ctx *ctx, const struct rai_node_list *nl,
 		    "MEMORY USAGE:      %s\n"
 		    "GPU CAPACITY:      %s\n"
 		    "GPU UTILIZATION:   %s\n", first ? "" : "\n",
-		    nl->v[i].name, nl->v[i].status, c.cpu_cap, c.cpu_util,
+		    name, status, c.cpu_cap, c.cpu_util,
 		    c.mem_cap, c.mem_usage, c.gpu_cap, c.gpu_util);
+		free(name);
+		free(status);
 		print_gpus(ctx, &nl->v[i], m, now);
 		first = 0;
 	}
@@ -241,6 +247,20 @@ check_name(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
 	    known.len ? rai_buf_str(&known) : "(none)");
 	rai_buf_release(&known);
 	return -1;
+}
+
+/*
+ * The metrics are optional: a failed query is a warning, and its text
+ * (Prometheus's own error, through the API server's proxy) is shown
+ * cleaned.
+ */
+static void
+prom_warning(const struct rai_err *qerr)
+{
+	char *safe = rai_text_sanitize(qerr->message ? qerr->message : "");
+
+	fprintf(stderr, PROM_WARNING "%s\n", safe);
+	free(safe);
 }
 
 static int
@@ -269,7 +289,7 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, node_queries, M_COUNT,
 	    now,
 	    m, &qerr) == -1)
-		fprintf(stderr, PROM_WARNING "%s\n", qerr.message);
+		prom_warning(&qerr);
 	if (o->details)
 		print_details(ctx, &nl, m, argc, argv, now);
 	else

@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/text.h"
 
 #include "core/banned.h"
 
@@ -162,20 +163,32 @@ rai_err_set_hint(struct rai_err *err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * A message and a reason are often the server's words (a Kubernetes
+ * Status, a provider's error_description), and hints quote names it
+ * sent: all of it is shown cleaned, one line each.
+ */
 void
 rai_err_print(const struct rai_err *err, FILE *fp, const char *progname)
 {
-	const char *msg = err->message ? err->message : "unknown error";
+	char *msg = rai_text_sanitize(err->message ? err->message :
+	    "unknown error");
+	char *reason = rai_text_sanitize(err->reason);
 
-	if (err->kind == RAI_E_HTTP && err->reason[0] != '\0')
+	if (err->kind == RAI_E_HTTP && reason[0] != '\0')
 		fprintf(fp, "%s: error from server (%s): %s\n", progname,
-		    err->reason, msg);
+		    reason, msg);
 	else if (err->kind == RAI_E_HTTP)
 		fprintf(fp, "%s: error from server: %s\n", progname, msg);
 	else
 		fprintf(fp, "%s: error: %s\n", progname, msg);
-	if (err->hint != NULL)
-		fprintf(fp, "hint: %s\n", err->hint);
+	free(msg);
+	free(reason);
+	if (err->hint != NULL) {
+		msg = rai_text_sanitize(err->hint);
+		fprintf(fp, "hint: %s\n", msg);
+		free(msg);
+	}
 }
 
 int

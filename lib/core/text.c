@@ -3,6 +3,8 @@
  * replacement of what a terminal would act on instead of showing.
  */
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -48,8 +50,8 @@ bad:
  * (ESC starts escape sequences, CR and BS overwrite), DEL, bidi
  * overrides that reorder what is shown, and bytes that are not UTF-8.
  */
-static int
-unsafe_cp(long c)
+int
+rai_text_unsafe(long c)
 {
 	return c < 0x20 || (c >= 0x7f && c <= 0x9f) ||
 	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
@@ -72,11 +74,50 @@ rai_text_sanitize(const char *s)
 	rai_buf_init(&b, (size_t)-1);
 	while (*u != '\0') {
 		n = rai_utf8_next(u, &cp);
-		if (unsafe_cp(cp))
+		if (rai_text_unsafe(cp))
 			rai_buf_addch(&b, '?');
 		else
 			rai_buf_add(&b, u, n);
 		u += n;
 	}
 	return rai_buf_detach(&b, NULL);
+}
+
+void
+rai_text_put(FILE *fp, const char *before, const char *text,
+    const char *after)
+{
+	char *safe = rai_text_sanitize(text != NULL ? text : "");
+
+	fputs(before, fp);
+	fputs(safe, fp);
+	fputs(after, fp);
+	free(safe);
+}
+
+/*
+ * Outside its strings a JSON text is ASCII punctuation, literals,
+ * numbers and whitespace, and inside them a backslash is always
+ * followed by ASCII: so any DEL, C1 control, bidi override or non-UTF-8
+ * byte found is a raw one inside a string, and its escape means the
+ * same to a JSON reader. C0 controls are the writer's to escape: the
+ * raw ones here are the text's own newlines and indentation.
+ */
+void
+rai_text_json_harden(struct rai_buf *out, const char *json)
+{
+	const unsigned char *u = (const unsigned char *)json;
+	size_t n;
+	long cp;
+
+	while (*u != '\0') {
+		n = rai_utf8_next(u, &cp);
+		if (cp < 0)
+			rai_buf_addstr(out, "\\ufffd");
+		else if (cp >= 0x7f && rai_text_unsafe(cp))
+			rai_buf_addf(out, "\\u%04lx", cp);
+		else
+			rai_buf_add(out, u, n);
+		u += n;
+	}
 }

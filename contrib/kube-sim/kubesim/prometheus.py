@@ -12,7 +12,9 @@ Metrics are computed from the store (see _computed) unless a test set
 explicit samples for that metric:
 
     POST   /_sim/metrics   {"metric": M, "labels": {...}, "value": V}, or a list
-                           (a metric given here replaces its computed samples)
+                           (a metric given here replaces its computed samples);
+                           {"metric": M, "error": TEXT}: queries of M answer
+                           Prometheus's error with that text
     GET    /_sim/metrics   the explicit samples
     DELETE /_sim/metrics   forget them
 """
@@ -38,6 +40,7 @@ _MATCHER = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*
 
 _lock = threading.Lock()
 _explicit = {}   # metric -> [(labels, value)]
+_errors = {}     # metric -> the error text its queries answer
 
 
 def _quantity(text):
@@ -179,6 +182,9 @@ def _answer_query(handler, sim):
     metric, matchers = parsed
     with _lock:
         samples = list(_explicit.get(metric, []))
+        error = _errors.get(metric)
+    if error is not None:
+        return _prom_error(handler, "execution", error)
     if metric not in _explicit:
         samples = _computed(sim, metric)
     result = []
@@ -224,6 +230,9 @@ def _set_metrics(body):
         for item in items:
             if not isinstance(item, dict) or not isinstance(item.get("metric"), str):
                 raise bad_request('each sample needs "metric", "labels" and "value"')
+            if "error" in item:
+                _errors[item["metric"]] = str(item["error"])
+                continue
             labels = {str(k): str(v) for k, v in (item.get("labels") or {}).items()}
             value = float(item.get("value", 0))
             _explicit.setdefault(item["metric"], []).append((labels, value))
@@ -238,6 +247,7 @@ def _list_metrics():
 def _clear_metrics():
     with _lock:
         _explicit.clear()
+        _errors.clear()
     return {"cleared": True}
 
 
