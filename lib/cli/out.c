@@ -440,6 +440,9 @@ json_string(FILE *fp, const char *s)
 			fputs("\\t", fp);
 		else if (*u < 0x20)
 			fprintf(fp, "\\u%04x", *u);
+		else if (rai_text_unsafe(cp))
+			/* DEL, C1 (U+009B is CSI), bidi: escaped, same value */
+			fprintf(fp, "\\u%04lx", cp);
 		else
 			fwrite(u, 1, n, fp);
 		u += n;

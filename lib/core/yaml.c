@@ -27,6 +27,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
+#include "core/text.h"
 #include "core/yaml.h"
 
 #include "core/banned.h"
@@ -762,13 +763,35 @@ emit_scalar(struct yemit *y, const char *s, yaml_scalar_style_t style)
 	return emit_ev(y);
 }
 
+/* Whether s holds a character a terminal would act on (C1, bidi). */
+static int
+has_unsafe(const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	long cp;
+
+	while (*u != '\0') {
+		u += rai_utf8_next(u, &cp);
+		if (cp >= 0x7f && rai_text_unsafe(cp))
+			return 1;
+	}
+	return 0;
+}
+
 static int
 emit_string(struct yemit *y, const char *s, int is_key)
 {
 	yaml_scalar_style_t style = YAML_ANY_SCALAR_STYLE;
 
-	/* libyaml itself quotes strings that cannot be plain. */
-	if (retypes(s))
+	/*
+	 * libyaml writes U+202E and friends raw, being printable in YAML:
+	 * such strings go double-quoted, where escape_unsafe can write
+	 * them as \uXXXX. libyaml itself quotes strings that cannot be
+	 * plain.
+	 */
+	if (has_unsafe(s))
+		style = YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+	else if (retypes(s))
 		style = YAML_SINGLE_QUOTED_SCALAR_STYLE;
 	else if (!is_key && strchr(s, '\n') != NULL)
 		style = YAML_LITERAL_SCALAR_STYLE;
@@ -827,6 +850,35 @@ write_out(void *data, unsigned char *buf, size_t size)
 	return rai_buf_add(data, buf, size) == 0;
 }
 
+/*
+ * Rewrites C1 controls and bidi overrides from out[start] on as \uXXXX.
+ * They occur only inside double-quoted scalars (emit_string), where the
+ * escape reads back as the same character.
+ */
+static void
+escape_unsafe(struct rai_buf *out, size_t start)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	const unsigned char *u;
+	size_t n;
+	long cp;
+
+	if (out->data == NULL || !has_unsafe(out->data + start))
+		return;
+	u = (const unsigned char *)out->data + start;
+	while (*u != '\0') {
+		n = rai_utf8_next(u, &cp);
+		if (cp >= 0x7f && rai_text_unsafe(cp))
+			rai_buf_addf(&b, "\\u%04lX", cp);
+		else
+			rai_buf_add(&b, u, n);
+		u += n;
+	}
+	out->len = start;
+	rai_buf_add(out, b.data, b.len);
+	rai_buf_release(&b);
+}
+
 int
 rai_yaml_emit(const cJSON *root, struct rai_buf *out, struct rai_err *err)
 {
@@ -867,6 +919,7 @@ rai_yaml_emit(const cJSON *root, struct rai_buf *out, struct rai_err *err)
 			out->data[start] = '\0';
 		goto out;
 	}
+	escape_unsafe(out, start);
 	rc = 0;
 out:
 	yaml_emitter_delete(&y.e);

@@ -173,6 +173,19 @@ shown() {
 	TAGS="" shown "$BATS_TEST_TMPDIR/o" runai describe job hostile-job -o name
 }
 
+@test "runai -o json and -o yaml: hostile text is escaped, and reads back as sent" {
+	TAGS="CMDLINE JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai describe job hostile-job -o json
+	TAGS="CMDLINE JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai describe job hostile-job -o yaml
+	TAGS="JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai list -o json
+	TAGS="JOBSTATUS" shown "$BATS_TEST_TMPDIR/o" runai list -o yaml
+	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai list nodes -o yaml
+	# escaped, not lost: the parsed value still holds the bidi override
+	run -0 bash -c "runai describe job hostile-job -o json | jq -r .commandLine"
+	[[ "$output" == *$'\u202e'* ]]
+	run -0 bash -c "runai describe job hostile-job -o yaml | $PYTHON -c 'import sys; t = sys.stdin.read(); print(\"u202e-escaped\" if \"\\\\u202E\" in t else \"raw\")'"
+	assert_output u202e-escaped
+}
+
 @test "runai describe node and list nodes: node addresses" {
 	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai describe node
 	TAGS="NODEADDR" shown "$BATS_TEST_TMPDIR/o" runai list nodes

@@ -341,6 +341,17 @@ TEST(json_numbers_like_go)
 	}
 }
 
+/* C1 controls and bidi overrides leave as escapes of the same value. */
+TEST(json_escapes_terminal_controls)
+{
+	cJSON *n = cJSON_CreateString("a\xc2\x9b" "b\xe2\x80\xae" "c\x7f" "caf\xc3\xa9");
+	char *s = json_text(n);
+
+	T_STR_EQ(s, "\"a\\u009bb\\u202ec\\u007fcaf\xc3\xa9\"\n");
+	free(s);
+	cJSON_Delete(n);
+}
+
 TEST(json_golden_and_round_trip)
 {
 	static const char src[] =
@@ -510,6 +521,7 @@ main(void)
 	RUN(table_cells_missing_extra_and_formatted);
 	RUN(sanitize);
 	RUN(json_numbers_like_go);
+	RUN(json_escapes_terminal_controls);
 	RUN(json_golden_and_round_trip);
 	RUN(yaml_goes_through_the_emitter);
 	RUN(output_formats);

@@ -238,6 +238,41 @@ TEST(tricky_strings_round_trip_as_values_and_keys)
 	free(out);
 }
 
+/*
+ * A terminal would act on C1 controls (U+009B is CSI) and bidi
+ * overrides: the YAML never holds them raw, and reads back the same.
+ */
+TEST(terminal_controls_are_escaped_and_round_trip)
+{
+	static const char *const values[] = {
+		"x\xe2\x80\xaey",		/* U+202E */
+		"a\xc2\x9b" "31mb",		/* U+009B */
+		"line\n\xe2\x81\xa6two",	/* U+2066 in a multi-line one */
+		"caf\xc3\xa9",		/* stays as it is */
+		NULL
+	};
+	cJSON *tree = cJSON_CreateObject(), *back;
+	char *out;
+	size_t i;
+
+	for (i = 0; values[i] != NULL; i++)
+		cJSON_AddStringToObject(tree, values[i], values[i]);
+	out = emit(tree);
+	T_NOT_NULL(out);
+	if (out == NULL)
+		return;
+	T_NULL(strstr(out, "\xe2\x80\xae"));
+	T_NULL(strstr(out, "\xc2\x9b"));
+	T_NULL(strstr(out, "\xe2\x81\xa6"));
+	T_STR_CONTAINS(out, "\\u202E");
+	T_STR_CONTAINS(out, "caf\xc3\xa9");
+	back = parse_ok(out);
+	T_INT_EQ(back != NULL && cJSON_Compare(tree, back, 1), 1);
+	cJSON_Delete(back);
+	cJSON_Delete(tree);
+	free(out);
+}
+
 TEST(retyping_strings_are_quoted)
 {
 	cJSON *t = cJSON_CreateObject();
@@ -614,5 +649,6 @@ main(void)
 	RUN(documents_empty_multi_duplicate);
 	RUN(emit_respects_the_buffer_cap);
 	RUN(random_trees_round_trip);
+	RUN(terminal_controls_are_escaped_and_round_trip);
 	return t_done();
 }
