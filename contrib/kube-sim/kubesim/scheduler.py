@@ -16,7 +16,7 @@ GPUs for the next one.
 from kubesim import fairshare
 from kubesim.cluster import Part
 from kubesim.errors import ApiError
-from kubesim.objutil import (HOLD, PODS, RUNAI_SCHEDULER, annotation_of, bound_active, clone,
+from kubesim.objutil import (HOLD, PODS, PREEMPTED, RUNAI_SCHEDULER, annotation_of, bound_active, clone,
                              condition_of, controller_uid, key_of, label_of, meta_of,
                              node_name_of, phase_of, set_condition)
 from kubesim.placement import NodeState, node_states, place  # noqa: F401  (the controller's)
@@ -108,7 +108,7 @@ class Scheduler(Part):
         decision = fairshare.decide(node_states(world), deserved,
                                     jobs_of(world, bound, True, deserved) + pending)
         for victim, job, why in decision.preemptions:
-            self.preempt(world, victim, why)
+            self.preempt(world, victim, job.project, why)
         for job, placed in decision.placements:
             for pod, node, idx in placed:
                 self.bind(world, pod, node, idx, now)
@@ -116,12 +116,18 @@ class Scheduler(Part):
             for pod in job.pods:
                 self._unschedulable(world, pod, why, now)
 
-    def preempt(self, world, victim, why):
+    def preempt(self, world, victim, by, why):
         """A preempted job's pods go (their workload makes them again, to
-        wait as Pending); the workload and each pod get the event."""
-        owner = world.owner(victim.pods[0])
-        if owner is not None:
+        wait as Pending); the workload and each pod get the event, and the
+        workload the PREEMPTED annotation until it runs again."""
+        found = world.by_uid.get(controller_uid(victim.pods[0]))
+        if found is not None:
+            gvr, owner = found
             self.event(owner, "Preempted", why, "Warning")
+            current = self.store.get(gvr, *key_of(owner))
+            if current is not None:
+                current["metadata"].setdefault("annotations", {})[PREEMPTED] = by
+                self.write(world, gvr, current)
         for pod in victim.pods:
             self.event(pod, "Preempted", why, "Warning")
             ns, name = key_of(pod)
