@@ -42,8 +42,8 @@ show runai-adm node list
 # settle: waits until the emulated scheduler has done its work (the job
 # table the same over three polls a second apart, at most 20 s).
 settle() {
-	local prev='' cur i same=0
-	for i in $(seq 1 20); do
+	local prev="" cur same=0 _
+	for _ in $(seq 1 20); do
 		cur=$(runai list -A 2>/dev/null | awk '{ print $1, $2 }')
 		if [ "$cur" = "$prev" ]; then
 			same=$((same + 1))
