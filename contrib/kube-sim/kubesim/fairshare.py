@@ -203,22 +203,34 @@ class _Pass:
         not need are given back. [] when it cannot fit even so."""
         alloc = dict(self.alloc)
         cands = [r for r in self.running if r.preemptible and r.owned and
-                 r.project in self.deserved and r.project != p]
+                 r.project in self.deserved and r.project != p and
+                 self.over(r.project, alloc) > EPS]
+        if not cands or not _fits(job.pods, self.states, cands):
+            return []  # not even with all of them gone: spare the search
+        queues = {}
+        cands.sort(key=lambda r: (r.created, str(r.key)), reverse=True)   # newest first
+        for r in sorted(cands, key=lambda r: r.priority):                 # stable
+            queues.setdefault(r.project, []).append(r)
+        freed = copy_states(self.states)
         chosen = []
         while True:
-            over = [r for r in cands if r not in chosen and self.over(r.project, alloc) > EPS]
+            over = [q for q in queues if queues[q] and self.over(q, alloc) > EPS]
             if not over:
                 return []
-            r = max(over, key=lambda r: (self.over(r.project, alloc), -r.priority, r.created,
-                                         str(r.key)))
+            q = max(over, key=lambda q: (self.over(q, alloc), -queues[q][0].priority,
+                                         queues[q][0].created, str(queues[q][0].key)))
+            r = queues[q].pop(0)
             chosen.append(r)
-            alloc[r.project] -= r.gpus
-            if _fits(job.pods, self.states, chosen):
+            alloc[q] -= r.gpus
+            for pod in r.pods:
+                release(pod, freed)
+            if _place_all(job.pods, dict(freed))[0] is not None:
                 break
-        for r in list(reversed(chosen[:-1])):
-            rest = [c for c in chosen if c is not r]
-            if _fits(job.pods, self.states, rest):
-                chosen = rest
+        if len(chosen) <= 64:  # more only where bulk-seeded nodes are overcommitted
+            for r in list(reversed(chosen[:-1])):
+                rest = [c for c in chosen if c is not r]
+                if _fits(job.pods, self.states, rest):
+                    chosen = rest
         return chosen
 
     def preempt(self, victims, job):

@@ -286,6 +286,28 @@ class Gangs(unittest.TestCase):
         self.assertEqual(d.preemptions, [])
 
 
+class Scale(unittest.TestCase):
+    def test_a_job_that_cannot_fit_anyway_preempts_nothing_quickly(self):
+        # /_sim/bulk seeds thousands of running 1-GPU jobs on two nodes
+        m = Model()
+        for i in range(1000):
+            job = m.submit("bulk%d" % i, "team-a")
+            job.pods[0]["spec"]["nodeName"] = "node-%d" % (1 + i % 2)
+            job.running = True
+            m.running[job.key] = job
+        m.pending = []
+        m.submit("nine", "team-d", 9)
+        d = m.step()
+        self.assertEqual(d.preemptions, [])
+        self.assertEqual(d.waiting[0][1], "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.")
+        # one that fits once enough of them go (victims taken newest first,
+        # from both nodes): found in one pass
+        m.submit("two", "team-d", 2)
+        d = m.step()
+        self.assertGreaterEqual(len(d.preemptions), 494)  # node-1 down to 6 of 8
+        self.assertIn("two", {j.name for j in m.running.values()})
+
+
 class SteadyState(unittest.TestCase):
     def test_many_submissions_settle_at_the_fair_shares(self):
         rnd = random.Random(18)
