@@ -99,7 +99,7 @@ team-c 0 0
 team-d 8 0"
 }
 
-@test "interactive work reclaims within quota and is never preempted" {
+@test "interactive work reclaims GPUs within its quota; beyond it, it waits over quota" {
 	runai submit int1 -p team-c -i ubuntu -g 2 --interactive >/dev/null
 	tick 3
 	[ "$(status int1)" = Running ]
@@ -112,7 +112,7 @@ team-d 8 0"
 	[ "$(status int2)" = Unschedulable ]
 	run -0 runai describe job int2 -p team-c
 	assert_output --partial "over quota"
-	# team-d may not take team-c's quota back
+	# team-d, at its share, may not take team-c's GPUs back
 	submit team-d d9
 	tick 2
 	[ "$(status int1)" = Running ]

@@ -16,9 +16,9 @@ GPUs for the next one.
 from kubesim import fairshare
 from kubesim.cluster import Part
 from kubesim.errors import ApiError
-from kubesim.objutil import (HOLD, PODS, PREEMPTED, RUNAI_SCHEDULER, annotation_of, bound_active, clone,
-                             condition_of, controller_uid, key_of, label_of, meta_of,
-                             node_name_of, phase_of, set_condition)
+from kubesim.objutil import (HOLD, PODS, PREEMPTED, RUNAI_SCHEDULER, annotation_of,
+                             bound_active, clone, condition_of, controller_uid, key_of, label_of,
+                             meta_of, node_name_of, phase_of, set_condition)
 from kubesim.placement import NodeState, node_states, place  # noqa: F401  (the controller's)
 from kubesim.volumes import claims_problem
 
@@ -34,15 +34,12 @@ def project_use(world):
 
 
 def priority_class(world, pod):
+    """Run:ai's class of the pod's workload (label priorityClassName):
+    `build` (interactive) is not preemptible and stays within quota;
+    training (none) and `interactive-preemptible` may borrow over quota."""
     owner = world.owner(pod)
     cls = label_of(owner, "priorityClassName") if owner is not None else None
     return cls or label_of(pod, "priorityClassName")
-
-
-def non_preemptible(world, pod):
-    """Interactive (`build`) work must stay within quota; training and
-    interactive-preemptible work may borrow idle GPUs over quota."""
-    return priority_class(world, pod) == "build"
 
 
 def fair_share_projects(world):

@@ -19,8 +19,8 @@ import random
 from kubesim.cluster import Part
 from kubesim.errors import ApiError
 from kubesim.gpus import fmt_gpus, gpu_memory_request, pod_gpus
-from kubesim.objutil import (JOBS, PODS, PREEMPTED, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of, clone,
-                             condition_of, condition_true, is_active, key_of, meta_of,
+from kubesim.objutil import (JOBS, PODS, PREEMPTED, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of,
+                             clone, condition_of, condition_true, is_active, key_of, meta_of,
                              node_name_of, number, parse_rfc3339, phase_of, rfc3339,
                              runai_pod_status, set_condition)
 
