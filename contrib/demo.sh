@@ -39,6 +39,48 @@ show runai exec train1 -- uname -s
 show runai logs --tail 5 train1
 show runai-adm node list
 
+# settle: waits until the emulated scheduler has done its work (the job
+# table the same over three polls a second apart, at most 20 s).
+settle() {
+	local prev="" cur same=0 _
+	for _ in $(seq 1 20); do
+		cur=$(runai list -A 2>/dev/null | awk '{ print $1, $2 }')
+		if [ "$cur" = "$prev" ]; then
+			same=$((same + 1))
+			[ "$same" -ge 2 ] && return 0
+		else
+			same=0
+		fi
+		prev=$cur
+		sleep 1
+	done
+}
+# submit_quiet PROJECT GPUS NAME...: training jobs, one line for all.
+submit_quiet() {
+	local project=$1 gpus=$2 name
+	shift 2
+	printf '\n$ runai submit NAME -p %s -i pytorch/pytorch -g %s   # for NAME in %s\n' \
+		"$project" "$gpus" "$*"
+	for name in "$@"; do
+		runai submit "$name" -p "$project" -i pytorch/pytorch -g "$gpus" >/dev/null
+	done
+}
+
+printf '\n--- Fair share: 16 GPUs; team-a deserves 4, team-b 2, team-c 2, team-d 8 ---\n'
+printf 'Idle GPUs are lent over quota; team-a and team-b borrow them all:\n'
+submit_quiet team-a 2 a-train1 a-train2 a-train3 a-train4
+submit_quiet team-b 2 b-train1 b-train2 b-train3
+settle
+show runai list projects -o wide
+show runai list -A
+printf '\nteam-d, under its quota, asks for its 8 GPUs: the borrowed ones are\n'
+printf 'taken back (preempted, back to Pending) until each team is at its fair share:\n'
+submit_quiet team-d 2 d-train1 d-train2 d-train3 d-train4
+settle
+show runai list projects -o wide
+show runai list -A
+show runai describe job a-train4 -p team-a
+
 if [ -t 0 ] && [ -t 1 ]; then
 	printf '\nA shell with KUBECONFIG=%s and runai on PATH; try "runai bash train1"\n' "$KUBECONFIG"
 	printf 'or "runai logs -f train1"; exit to stop the emulator.\n'

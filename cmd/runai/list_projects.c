@@ -1,6 +1,6 @@
 /*
  * runai list projects: every project with its GPU quota, the default one
- * marked. Read from the projects.run.ai CRD (namespaces when the cluster
+ * marked; -o wide adds the GPUs its pods hold and wait for. Read from the projects.run.ai CRD (namespaces when the cluster
  * has none), as the reference did before its researcher-service.
  */
 #include <stddef.h>
@@ -32,6 +32,8 @@ static const struct rai_col project_cols[] = {
 	{ "PROJECT", NULL, 0 },
 	{ "DEPARTMENT", NULL, 0 },
 	{ "DESERVED GPUs", NULL, 0 },
+	{ "ALLOCATED GPUs", NULL, RAI_COL_WIDE },
+	{ "QUEUED GPUs", NULL, RAI_COL_WIDE },
 	{ "INT LIMIT", NULL, 0 },
 	{ "INT AFFINITY", NULL, 0 },
 	{ "TRAIN AFFINITY", NULL, 0 },
@@ -66,6 +68,8 @@ add_project_row(struct rai_table *t, const struct rai_project *p,
 	else
 		rai_table_add(t, p->deserved_gpus > 0 ?
 		    rai_fmt_num(p->deserved_gpus, num, sizeof(num)) : "-");
+	rai_table_add(t, rai_fmt_num(p->gpus_allocated, num, sizeof(num)));
+	rai_table_add(t, rai_fmt_num(p->gpus_queued, num, sizeof(num)));
 	rai_table_add(t, p->interactive_limit_secs > 0 ?
 	    rai_fmt_go_duration(p->interactive_limit_secs, dur, sizeof(dur)) :
 	    "-");
@@ -157,6 +161,11 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		return -1;
 	if (rai_projects_fetch(RUNAI_CLIENT(ctx), &pl, rai_ctx_err(ctx)) == -1)
 		return -1;
+	if (fmt == RAI_OUT_WIDE && rai_projects_fetch_usage(RUNAI_CLIENT(ctx),
+	    &pl, rai_ctx_err(ctx)) == -1) {
+		rai_project_list_release(&pl);
+		return -1;
+	}
 	def = rai_project_from_namespace_name(RUNAI_KUBE(ctx)->conn.namespace);
 	rc = print_projects(ctx, &pl, fmt, def);
 	rai_project_list_release(&pl);
@@ -165,6 +174,7 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 static const struct rai_example list_projects_examples[] = {
 	{ "runai list projects", "show every project and its GPU quota" },
+	{ "runai list projects -o wide", "also the GPUs allocated and queued" },
 	{ "runai list projects -o name", "only the names, one per line" },
 	{ NULL, NULL }
 };
@@ -180,6 +190,11 @@ const struct rai_cmd runai_cmd_list_projects = {
 	    "value. The project of the current context is marked "
 	    "\"(default)\". On a cluster without the Project CRD the projects "
 	    "come from namespace labels and have no quota (\"deleted\"). "
+	    "With -o wide two columns follow DESERVED GPUs: ALLOCATED GPUs, "
+	    "the GPUs held by the project's pods that are placed on a node "
+	    "and not finished, and QUEUED GPUs, those asked for by its "
+	    "Pending pods that wait for a node (fractions and gpu-memory "
+	    "requests count as shares of a GPU). "
 	    "With -o json or yaml each project is an object with the fields "
 	    "name, department, deservedGpus, interactiveJobTimeLimitSecs, "
 	    "interactiveNodeAffinity, trainNodeAffinity and default.",

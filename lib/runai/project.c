@@ -3,6 +3,8 @@
  * projects.run.ai CRD through the API server (HTTPS, the user's own
  * credentials), with the namespace labels as the fallback.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "core/buf.h"
 #include "core/json.h"
 #include "kube/client.h"
+#include "kube/quantity.h"
 #include "runai/project.h"
 
 #include "core/banned.h"
@@ -132,6 +135,148 @@ rai_projects_fetch(struct kube_client *c, struct rai_project_list *pl,
 	rai_projects_from_namespaces(list, pl);
 	cJSON_Delete(list);
 	return 0;
+}
+
+#define GPU_RESOURCE		"nvidia.com/gpu"
+#define GPU_MEMORY_LABEL	"nvidia.com/gpu.memory"
+#define DEFAULT_GPU_MIB		81920.0
+
+static double
+quantity_or(const char *s, double def)
+{
+	double v;
+
+	return (s != NULL && rai_quantity_parse(s, &v) == 0) ? v : def;
+}
+
+/* A resource of a requests/limits object: "2", 2 or absent (-1). */
+static double
+resource_at(const cJSON *res, const char *name)
+{
+	const cJSON *v = rai_json_child(res, name);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	return quantity_or(cJSON_GetStringValue(v), -1);
+}
+
+/* MiB per GPU of the named node; unbound: the smallest of the GPU nodes. */
+static double
+gpu_mib_of(const cJSON *nodes, const char *name)
+{
+	const cJSON *n;
+	double mib, least = 0;
+
+	cJSON_ArrayForEach(n, rai_json_array(nodes, "items")) {
+		mib = quantity_or(rai_json_label(n, GPU_MEMORY_LABEL), 0);
+		if (mib <= 0)
+			mib = DEFAULT_GPU_MIB;
+		if (name != NULL &&
+		    strcmp(rai_json_str_or(n, "metadata.name", ""), name) == 0)
+			return mib;
+		if (resource_at(rai_json_get(n, "status.allocatable"),
+		    GPU_RESOURCE) >= 1 && (least == 0 || mib < least))
+			least = mib;
+	}
+	return least > 0 ? least : DEFAULT_GPU_MIB;
+}
+
+/* As kube-sim and Run:ai count them (gpus.py's gpu_request). */
+static double
+pod_gpus(const cJSON *pod, const cJSON *nodes)
+{
+	const cJSON *c, *res;
+	double frac, mb, v, total = 0;
+
+	mb = quantity_or(rai_json_annotation(pod, "gpu-memory"), 0);
+	if (mb > 0)
+		return mb / gpu_mib_of(nodes, rai_json_str(pod,
+		    "spec.nodeName"));
+	frac = quantity_or(rai_json_annotation(pod, "gpu-fraction"), 0);
+	if (frac > 0 && frac < 1)
+		return frac;
+	cJSON_ArrayForEach(c, rai_json_array(pod, "spec.containers")) {
+		res = rai_json_get(c, "resources.limits");
+		if ((v = resource_at(res, GPU_RESOURCE)) < 0)
+			v = resource_at(rai_json_get(c, "resources.requests"),
+			    GPU_RESOURCE);
+		if (v > 0)
+			total += v;
+	}
+	return frac > total ? frac : total;
+}
+
+static const char *
+ns_project(const cJSON *namespaces, const char *ns)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach(n, rai_json_array(namespaces, "items"))
+		if (strcmp(rai_json_str_or(n, "metadata.name", ""), ns) == 0)
+			return rai_json_label(n, RAI_PROJECT_LABEL);
+	return NULL;
+}
+
+void
+rai_projects_usage(struct rai_project_list *pl, const cJSON *namespaces,
+    const cJSON *pods, const cJSON *nodes)
+{
+	const cJSON *pod;
+	const char *project, *phase;
+	struct rai_project *p;
+	size_t i;
+
+	for (i = 0; i < pl->n; i++)
+		pl->v[i].gpus_allocated = pl->v[i].gpus_queued = 0;
+	cJSON_ArrayForEach(pod, rai_json_array(pods, "items")) {
+		phase = rai_json_str_or(pod, "status.phase", "Pending");
+		if (strcmp(phase, "Pending") != 0 &&
+		    strcmp(phase, "Running") != 0)
+			continue;
+		project = ns_project(namespaces,
+		    rai_json_str_or(pod, "metadata.namespace", ""));
+		p = project ? (struct rai_project *)(uintptr_t)
+		    rai_project_find(pl, project) : NULL;
+		if (p == NULL)
+			continue;
+		if (rai_json_str(pod, "spec.nodeName") != NULL)
+			p->gpus_allocated += pod_gpus(pod, nodes);
+		else if (strcmp(phase, "Pending") == 0)
+			p->gpus_queued += pod_gpus(pod, nodes);
+	}
+	/* sums of fractions drift: GPUs come in thousandths at most */
+	for (i = 0; i < pl->n; i++) {
+		pl->v[i].gpus_allocated =
+		    round(pl->v[i].gpus_allocated * 1000) / 1000;
+		pl->v[i].gpus_queued = round(pl->v[i].gpus_queued * 1000) / 1000;
+	}
+}
+
+int
+rai_projects_fetch_usage(struct kube_client *c, struct rai_project_list *pl,
+    struct rai_err *err)
+{
+	struct kube_list_opts lo = { 0 };
+	cJSON *namespaces = NULL, *pods = NULL, *nodes = NULL;
+	int rc = -1;
+
+	lo.label_selector = RAI_PROJECT_LABEL;
+	if (kube_list(c, &KUBE_RES_NAMESPACES, NULL, &lo, &namespaces,
+	    err) == -1)
+		goto out;
+	lo.label_selector = NULL;
+	if (kube_list(c, &KUBE_RES_NODES, NULL, &lo, &nodes, err) == -1)
+		goto out;
+	lo.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+	if (kube_list(c, &KUBE_RES_PODS, NULL, &lo, &pods, err) == -1)
+		goto out;
+	rai_projects_usage(pl, namespaces, pods, nodes);
+	rc = 0;
+out:
+	cJSON_Delete(namespaces);
+	cJSON_Delete(pods);
+	cJSON_Delete(nodes);
+	return rc;
 }
 
 const struct rai_project *

@@ -25,6 +25,8 @@ struct rai_project {
 	char		**interactive_affinity;	/* NULL-terminated */
 	char		**train_affinity;
 	int		  has_quota;		/* from a Project object */
+	double		  gpus_allocated;	/* rai_projects_usage: bound pods */
+	double		  gpus_queued;		/* ... pods waiting for a node */
 };
 
 struct rai_project_list {
@@ -40,6 +42,19 @@ void	 rai_projects_from_namespaces(const cJSON *list,
 /* Projects of the cluster: the CRD when served, else the namespaces. */
 int	 rai_projects_fetch(struct kube_client *, struct rai_project_list *,
 	    struct rai_err *);
+/*
+ * GPU use per project, pure: a pod counts for the project of its
+ * namespace (label runai/queue); allocated = its unfinished pods bound
+ * to a node, queued = its Pending pods without one. A pod's GPUs: the
+ * gpu-fraction annotation, else gpu-memory (MB) as a share of its node
+ * GPU's memory (label nvidia.com/gpu.memory, MiB; unbound: the smallest
+ * of the cluster), else its containers' nvidia.com/gpu limits.
+ */
+void	 rai_projects_usage(struct rai_project_list *, const cJSON *namespaces,
+	    const cJSON *pods, const cJSON *nodes);
+/* Lists namespaces, unfinished pods and nodes, then the above. */
+int	 rai_projects_fetch_usage(struct kube_client *,
+	    struct rai_project_list *, struct rai_err *);
 const struct rai_project *rai_project_find(const struct rai_project_list *,
 	    const char *name);
 void	 rai_project_list_release(struct rai_project_list *);

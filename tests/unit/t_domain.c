@@ -115,6 +115,50 @@ TEST(projects_from_namespaces_dedup)
 	cJSON_Delete(doc);
 }
 
+/* -o wide's ALLOCATED and QUEUED: bound vs waiting pods, by namespace label. */
+TEST(project_usage_from_pods)
+{
+	cJSON *crd = cJSON_Parse("{\"items\": ["
+	    "{\"metadata\": {\"name\": \"a\"}, \"spec\": {\"deservedGpus\": 2}},"
+	    "{\"metadata\": {\"name\": \"b\"}, \"spec\": {\"deservedGpus\": 1}}]}");
+	cJSON *ns = cJSON_Parse("{\"items\": ["
+	    "{\"metadata\": {\"name\": \"runai-a\", \"labels\": {\"runai/queue\": \"a\"}}},"
+	    "{\"metadata\": {\"name\": \"runai-b\", \"labels\": {\"runai/queue\": \"b\"}}}]}");
+	cJSON *nodes = cJSON_Parse("{\"items\": [{\"metadata\": {\"name\": \"n1\","
+	    "\"labels\": {\"nvidia.com/gpu.memory\": \"40960\"}},"
+	    "\"status\": {\"allocatable\": {\"nvidia.com/gpu\": \"8\"}}}]}");
+#define GPU_POD(nsn, node, phase, extra) \
+	"{\"metadata\": {\"namespace\": \"" nsn "\"" extra "}, \"spec\": {" node \
+	"\"containers\": [{\"resources\": {\"limits\": {\"nvidia.com/gpu\": \"2\"}}}]}," \
+	"\"status\": {\"phase\": \"" phase "\"}}"
+	cJSON *pods = cJSON_Parse("{\"items\": ["
+	    GPU_POD("runai-a", "\"nodeName\": \"n1\",", "Running", "") ","
+	    GPU_POD("runai-a", "\"nodeName\": \"n1\",", "Pending", "") ","
+	    GPU_POD("runai-a", "", "Pending", "") ","
+	    GPU_POD("runai-a", "\"nodeName\": \"n1\",", "Running",
+		",\"annotations\": {\"gpu-fraction\": \"0.5\"}") ","
+	    GPU_POD("runai-b", "\"nodeName\": \"n1\",", "Running",
+		",\"annotations\": {\"gpu-memory\": \"10240\"}") ","
+	    GPU_POD("runai-b", "", "Pending",
+		",\"annotations\": {\"gpu-memory\": \"20480\"}") ","
+	    GPU_POD("runai-b", "\"nodeName\": \"n1\",", "Succeeded", "") ","
+	    GPU_POD("default", "\"nodeName\": \"n1\",", "Running", "") "]}");
+#undef GPU_POD
+	struct rai_project_list pl;
+
+	rai_projects_from_crd(crd, &pl);
+	rai_projects_usage(&pl, ns, pods, nodes);
+	T_DBL_EQ(pl.v[0].gpus_allocated, 4.5);
+	T_DBL_EQ(pl.v[0].gpus_queued, 2);
+	T_DBL_EQ(pl.v[1].gpus_allocated, 0.25);
+	T_DBL_EQ(pl.v[1].gpus_queued, 0.5);
+	rai_project_list_release(&pl);
+	cJSON_Delete(crd);
+	cJSON_Delete(ns);
+	cJSON_Delete(nodes);
+	cJSON_Delete(pods);
+}
+
 TEST(project_from_namespace_name)
 {
 	T_STR_EQ(rai_project_from_namespace_name("runai-team-a"), "team-a");
@@ -186,6 +230,7 @@ main(void)
 	RUN(formats);
 	RUN(projects_from_crd_sorted_and_typed);
 	RUN(projects_from_namespaces_dedup);
+	RUN(project_usage_from_pods);
 	RUN(project_from_namespace_name);
 	RUN(node_views_account_active_pods);
 	RUN(node_views_of_nothing);

@@ -19,9 +19,10 @@ One step, under the store lock:
      scheduled;
   4. the scheduler (scheduler.py) places pending pods on nodes: whole
      GPUs and fractions, node capacity, taints, selectors, the pod's
-     claims, and project quota for non-preemptible interactive work, a
-     workload's pods all together or not at all; then claims waiting for
-     a pod just placed are bound;
+     claims, a workload's pods all together or not at all, and Run:ai
+     fair share (fairshare.py: quota, lending over quota, interactive
+     work within quota, preempting over-share work for a project under
+     its share); then claims waiting for a pod just placed are bound;
   5. pods the kubelet started print a log line;
   6. workloads get their status and the Run:ai scheduler annotations
      (runai-calculated-status, runai-running-pods, ...);

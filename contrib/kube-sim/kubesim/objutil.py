@@ -27,6 +27,9 @@ RUNAI_SCHEDULER = "runai-scheduler"
 HOLD = "kube-sim/hold"                # a pod forced to Pending stays unscheduled
 DURATION = "kube-sim/duration"        # seconds a pod runs before it finishes
 EXIT_CODE = "kube-sim/exit-code"      # how it finishes (default 0)
+# Set by the scheduler on a workload it preempted (the reclaiming project);
+# while it waits again it shows Pending, not Unschedulable.
+PREEMPTED = "kube-sim/preempted-by"
 
 
 def rfc3339(t):

@@ -7,6 +7,8 @@ deleted ttlSecondsAfterFinished after it finished. Its status (counts,
 conditions, times) and, for Run:ai work, the annotations Run:ai's
 scheduler keeps on it (runai-calculated-status, runai-running-pods, GPU
 amounts, ...) follow its pods; Run:ai pods get runai-calculated-status.
+A workload the scheduler preempted (annotation kube-sim/preempted-by)
+shows Pending, not Unschedulable, until it runs again.
 
 It reads placements and pod phases only; it never binds, starts or
 finishes a pod itself.
@@ -17,8 +19,8 @@ import random
 from kubesim.cluster import Part
 from kubesim.errors import ApiError
 from kubesim.gpus import fmt_gpus, gpu_memory_request, pod_gpus
-from kubesim.objutil import (JOBS, PODS, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of, clone,
-                             condition_of, condition_true, is_active, key_of, meta_of,
+from kubesim.objutil import (JOBS, PODS, PREEMPTED, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of,
+                             clone, condition_of, condition_true, is_active, key_of, meta_of,
                              node_name_of, number, parse_rfc3339, phase_of, rfc3339,
                              runai_pod_status, set_condition)
 
@@ -115,8 +117,12 @@ def scheduler_annotations(wl, pods, suspended, world):
     nodes = sorted({node_name_of(p) for p in bound})
     if nodes:
         ann["runai-used-nodes"] = ", ".join(nodes)  # kept after the pods end
-    if any(condition_of(p, "PodScheduled") and condition_of(p, "PodScheduled").get("reason") ==
-           "Unschedulable" and not node_name_of(p) for p in pending):
+    if running or suspended or status != "Pending":
+        ann.pop(PREEMPTED, None)      # preempted, then placed again (or ended)
+    if ann.get(PREEMPTED):
+        ann.pop("unschedulable", None)  # it waits for its GPUs back: Pending
+    elif any(condition_of(p, "PodScheduled") and condition_of(p, "PodScheduled").get("reason") ==
+             "Unschedulable" and not node_name_of(p) for p in pending):
         ann["unschedulable"] = "true"
     else:
         ann.pop("unschedulable", None)

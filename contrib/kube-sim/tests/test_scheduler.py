@@ -1,6 +1,7 @@
 """The runtime's pure decisions, called without a server: GPU requests
 (gpus.py), taints and tolerations (taints.py), node fit and placement
-(scheduler.py), and the volume check the scheduler asks (volumes.py)."""
+(placement.py, through scheduler.py), and the volume check the scheduler
+asks (volumes.py). Fair share, gangs and quota: test_fairshare.py."""
 
 import unittest
 
@@ -225,37 +226,6 @@ class Placement(unittest.TestCase):
                         pod("e", gpu_count=1, node_name="node-1", ns="default")])
         self.assertEqual(scheduler.project_use(w), {"team-a": 2.5})
 
-    def test_gang_is_placed_all_or_nothing(self):
-        w = world(nodes=[node("node-1", gpu_count=4)])
-        group = [pod("w-0", gpu_count=2), pod("w-1", gpu_count=2), pod("w-2", gpu_count=2)]
-        states = scheduler.node_states(w)
-        placed, why = scheduler.place_group(w, group, states, {})
-        self.assertIsNone(placed)
-        self.assertEqual(why, "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
-        placed, why = scheduler.place_group(w, group[:2], scheduler.node_states(w), {})
-        self.assertEqual([(p["metadata"]["name"], n, i) for p, n, i in placed],
-                         [("w-0", "node-1", None), ("w-1", "node-1", None)])
-        self.assertIsNone(why)
-
-    def test_quota_binds_only_non_preemptible_work(self):
-        project = {"metadata": {"name": "team-a"}, "spec": {"deservedGpus": 2}}
-        build = {"metadata": {"name": "j", "namespace": "runai-team-a", "uid": "wl",
-                              "labels": {"priorityClassName": "build"}}}
-        train = {"metadata": {"name": "t", "namespace": "runai-team-a", "uid": "wl2",
-                              "labels": {"priorityClassName": "train"}}}
-        w = world(nodes=[node("node-1")], projects=[project], workloads=[build, train])
-        interactive = [pod("j-0", gpu_count=2, owner="wl")]
-        placed, why = scheduler.place_group(w, interactive, scheduler.node_states(w),
-                                            {"team-a": 1.0})
-        self.assertIsNone(placed)
-        self.assertEqual(why, "Non-preemptible workload is over quota: project team-a has 2 "
-                              "deserved GPUs, 1 allocated, and the workload requests 2 more")
-        placed, _ = scheduler.place_group(w, interactive, scheduler.node_states(w), {})
-        self.assertEqual(len(placed), 1)
-        training = [pod("t-0", gpu_count=2, owner="wl2")]
-        placed, _ = scheduler.place_group(w, training, scheduler.node_states(w), {"team-a": 5.0})
-        self.assertEqual(len(placed), 1)
-
 
 class ClaimsCheck(unittest.TestCase):
     def claim(self, name, bound=False, cls=None, deleting=False):
@@ -288,9 +258,6 @@ class ClaimsCheck(unittest.TestCase):
         for claims, expected in cases:
             with self.subTest(claims=claims):
                 self.assertEqual(volumes.claims_problem(w, pod("p", claims=claims)), expected)
-        placed, why = scheduler.place_group(w, [pod("p", claims=("nope",))], {}, {})
-        self.assertEqual((placed, why), (None, '0/0 nodes are available: persistentvolumeclaim '
-                                               '"nope" not found.'))
 
 
 if __name__ == "__main__":
