@@ -1,7 +1,10 @@
 """The processes that run "in" a pod: children started in their own
 session on pipes or a PTY, killed with everything they started, and the
 table of what runs for each pod (exec sessions and attach consoles), with
-the pod's scratch directory (<state_dir>/pods/<ns>/<pod>/).
+the pod's scratch directory (<state_dir>/pods/<ns>/<pod>/). Each process
+runs in the pod's sandbox (sandbox.py) as the policy chosen at start says:
+`ProcessTable.place` gives the working directory, environment and sandbox
+view of a new process, or raises `Refused`.
 
 Every child is killed when its client goes away, when its pod finishes or
 is deleted, on Controller.stop() (through `shutdown`), and at interpreter
@@ -12,6 +15,7 @@ imports neither of them.
 
 import atexit
 import fcntl
+import json
 import os
 import shutil
 import signal
@@ -21,11 +25,13 @@ import termios
 import threading
 import weakref
 
-from kubesim import wsproto
-from kubesim.objutil import PODS, is_finished
+from kubesim import gpuview, sandbox, wsproto
+from kubesim.objutil import PODS, is_finished, number
 from kubesim.podreq import container_spec
+from kubesim.quantity import QuantityError, parse as parse_quantity
 
 EXEC_PATH = "/usr/local/bin:/usr/bin:/bin"
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Every child we started, for the last-resort cleanup at exit.
 _LIVE = weakref.WeakSet()
@@ -110,22 +116,37 @@ class ExecNotFound(Exception):
     pass
 
 
-def lookup(argv0, path):
-    """The executable for argv[0], like Go's exec.LookPath (what runc uses)."""
+class Refused(Exception):
+    """No pod process may run here (no sandbox and no --unsandboxed)."""
+
+
+def lookup(argv0, path, view=None):
+    """The executable for argv[0], like Go's exec.LookPath (what runc uses),
+    as the pod sees its files (`view`; None: the host's)."""
+    where = (lambda p: p) if view is None else view.lookup_path
     if "/" in argv0:
-        if not os.path.exists(argv0):
+        host = where(argv0) if argv0.startswith("/") else None
+        if host is None or not os.path.exists(host):
             raise ExecNotFound('exec: "%s": stat %s: no such file or directory' % (argv0, argv0))
-        return argv0
-    found = shutil.which(argv0, path=path)
-    if found is None:
-        raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
-    return found
+        return host
+    for d in path.split(":"):
+        host = where(d) if d.startswith("/") else None
+        if host is None:
+            continue
+        cand = os.path.join(host, argv0)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
 
 
-def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
-    """Starts argv in its own session. Returns (proc, in_fd, {fd: channel});
-    with a tty, one PTY master carries input and merged output."""
-    exe = lookup(argv[0], env.get("PATH", EXEC_PATH))
+def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True, view=None):
+    """Starts argv in its own session (in the pod's sandbox when `view` is
+    given). Returns (proc, in_fd, {fd: channel}); with a tty, one PTY
+    master carries input and merged output."""
+    exe = lookup(argv[0], env.get("PATH", EXEC_PATH), view)
+    if view is not None:
+        argv = view.wrap(argv, env)
+        exe, env, cwd = argv[0], {"PATH": EXEC_PATH}, view.scratch
     if tty:
         master, slave = os.openpty()
         set_winsize(slave, 24, 80)
@@ -161,15 +182,161 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
     return proc, in_fd, outputs
 
 
-def pod_env(pod, container, tty, home):
+def pod_env(pod, container, tty, home, gpus=None):
     """A small, predictable environment plus the container's own env."""
     env = {"PATH": EXEC_PATH, "HOME": home, "HOSTNAME": pod["metadata"]["name"]}
     if tty:
         env["TERM"] = "xterm"
+    if gpus:
+        env["PATH"] = gpus[0] + ":" + EXEC_PATH
+        env["NVIDIA_VISIBLE_DEVICES"] = ",".join(g["uuid"] for g in gpus[1])
     for item in container_spec(pod, container).get("env") or []:
         if isinstance(item, dict) and item.get("name") and "value" in item:
             env[item["name"]] = str(item["value"])
     return env
+
+
+def _limits(pod, container):
+    """Bytes of the container's memory and ephemeral-storage limits."""
+    out = {}
+    limits = (container_spec(pod, container).get("resources") or {}).get("limits") or {}
+    for key in ("memory", "ephemeral-storage"):
+        if key in limits:
+            try:
+                out[key] = int(parse_quantity(limits[key])[0])
+            except QuantityError:
+                pass
+    return out
+
+
+def _run_as(pod, container):
+    """(uid, gid) from the container's securityContext, else the pod's."""
+    uid = gid = None
+    for ctx in ((pod.get("spec") or {}).get("securityContext") or {},
+                container_spec(pod, container).get("securityContext") or {}):
+        if ctx.get("runAsUser") is not None:
+            uid = int(number(ctx.get("runAsUser"), 0))
+        if ctx.get("runAsGroup") is not None:
+            gid = int(number(ctx.get("runAsGroup"), 0))
+    return uid, gid
+
+
+_NVIDIA_MADE = set()
+
+# Images whose programs this host has too (a shell, coreutils, python3):
+# a pod of one of them with a command runs it for real, in its sandbox.
+# Any other image (pytorch, a notebook...) keeps the simulated training
+# run, since its programs are not here.
+RUNNABLE_IMAGES = ("busybox", "alpine", "ubuntu", "debian", "bash", "python")
+
+
+def image_repo(image):
+    return (image or "").rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0]
+
+
+def runnable_argv(pod, container):
+    """The container's command line when the host can run its image, else
+    None (no command: the image's entrypoint is unknown here)."""
+    c = container_spec(pod, container)
+    argv = [str(a) for a in (c.get("command") or []) + (c.get("args") or [])]
+    if not argv or image_repo(c.get("image")) not in RUNNABLE_IMAGES:
+        return None
+    return argv
+
+
+class MainProcess:
+    """A pod's own command, run for real in the pod's sandbox: its stdout
+    and stderr lines go to the pod's log, its exit status ends the pod
+    (the kubelet asks `exit_code`). A command that cannot start ends it
+    with 128, the runtime's StartError."""
+
+    def __init__(self, sim, pod, container, argv):
+        self.logs = sim.logs
+        self.ns, self.pod = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        self.container = container
+        self.proc, self.error, self._readers = None, None, []
+        cwd, env, view = sim.processes.place(pod, container, False)
+        try:
+            self.proc, _, outputs = spawn(argv, cwd, env, False, False, True, True, view)
+        except (ExecNotFound, OSError) as e:
+            self.error = str(e) if isinstance(e, ExecNotFound) else \
+                'exec: "%s": %s' % (argv[0], e.strerror or e)
+            self._line(self.error)
+            return
+        for fd in outputs:
+            t = threading.Thread(target=self._pump, args=(fd,), daemon=True,
+                                 name="main-%s" % self.pod)
+            t.start()
+            self._readers.append(t)
+
+    def _line(self, text):
+        if self.logs is not None:
+            self.logs.append(self.ns, self.pod, self.container, text)
+
+    def _pump(self, fd):
+        import select
+        partial = b""
+        try:
+            while True:
+                select.select([fd], [], [], 1.0)
+                try:
+                    data = os.read(fd, 65536)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    break
+                if not data:
+                    break
+                lines = (partial + data).split(b"\n")
+                partial = lines.pop()
+                if len(partial) > 16384:
+                    lines.append(partial)
+                    partial = b""
+                for line in lines:
+                    self._line(line.rstrip(b"\r").decode("utf-8", "replace"))
+        finally:
+            if partial:
+                self._line(partial.decode("utf-8", "replace"))
+            close_fd(fd)
+
+    def exit_code(self):
+        """None while it runs (or its output is still being read)."""
+        if self.proc is None:
+            return 128
+        code = self.proc.poll()
+        if code is None or any(t.is_alive() for t in self._readers):
+            return None
+        return 128 - code if code < 0 else code
+
+    def kill(self):
+        if self.proc is not None:
+            kill_group(self.proc)
+            reap(self.proc, 0.5)
+
+
+def nvidia_files(state_dir):
+    """The nvidia-smi every GPU pod runs (bin/nvidia-smi, with copies of
+    nvsmi.py and gpuload.py in lib/), made once per state directory."""
+    top = os.path.join(state_dir, "nvidia")
+    exe = os.path.join(top, "bin", "nvidia-smi")
+    if top not in _NVIDIA_MADE:  # fresh copies once per run
+        _NVIDIA_MADE.add(top)
+        os.makedirs(os.path.join(top, "lib"), exist_ok=True)
+        os.makedirs(os.path.join(top, "bin"), exist_ok=True)
+        for name in ("nvsmi.py", "gpuload.py"):
+            shutil.copyfile(os.path.join(HERE, name), os.path.join(top, "lib", name))
+        tmp = exe + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("#!/usr/bin/python3 -I\n"
+                    "import os, sys\n"
+                    "here = os.path.dirname(os.path.realpath(sys.argv[0]))\n"
+                    "sys.path.insert(0, os.path.join(here, '..', 'lib'))\n"
+                    "import nvsmi\n"
+                    "sys.exit(nvsmi.run_file(os.environ.get('KUBE_SIM_GPU_SPEC', '%s')))\n"
+                    % sandbox.NVIDIA_SPEC)
+        os.chmod(tmp, 0o755)
+        os.rename(tmp, exe)
+    return top
 
 
 class ProcessTable:
@@ -184,6 +351,59 @@ class ProcessTable:
         self._sessions = {}      # (ns, pod) -> set of backends
         self._consoles = {}      # (ns, pod) -> console
         sim.store.add_listener(self._on_change)
+
+    @property
+    def policy(self):
+        return getattr(self.sim, "sandbox", None) or sandbox.Policy(True, None)
+
+    def start_main(self, pod):
+        """Runs the pod's first container's command for real, when the host
+        can run its image and pods may run here; returns the MainProcess
+        (kept in the table, so it dies with its pod) or None."""
+        containers = (pod.get("spec") or {}).get("containers") or [{}]
+        name = containers[0].get("name", "")
+        argv = runnable_argv(pod, name)
+        if argv is None or self.policy.mode == "refuse":
+            return None
+        main = MainProcess(self.sim, pod, name, argv)
+        self.add(pod["metadata"]["namespace"], pod["metadata"]["name"], main)
+        return main
+
+    def check_allowed(self):
+        if self.policy.mode == "refuse":
+            raise Refused(self.policy.refusal())
+
+    def place(self, pod, container, tty):
+        """(cwd, env, view) for a new process of `pod`: in its sandbox, or on
+        the host under --unsandboxed (view None). Raises Refused."""
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        self.check_allowed()
+        policy = self.policy
+        scratch = self.scratch_dir(ns, name)
+        spec = gpuview.pod_spec(self.sim.store, pod)
+        gpus = None
+        if spec["gpus"]:
+            top = nvidia_files(self.sim.state_dir)
+            path = os.path.join(scratch, ".etc", "gpus.json")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path + ".tmp", "w") as f:
+                json.dump(spec, f)
+            os.rename(path + ".tmp", path)
+            gpus = (top, path)
+        if policy.mode == "host":
+            env = pod_env(pod, container, tty, scratch,
+                          (os.path.join(gpus[0], "bin"), spec["gpus"]) if gpus else None)
+            if gpus:
+                env["KUBE_SIM_GPU_SPEC"] = gpus[1]
+            return scratch, env, None
+        uid, gid = _run_as(pod, container)
+        view = sandbox.View(name, scratch, uid, gid,
+                            container_spec(pod, container).get("workingDir"),
+                            _limits(pod, container), gpus)
+        view.prepare()
+        env = pod_env(pod, container, tty, view.home,
+                      (sandbox.NVIDIA_DIR + "/bin", spec["gpus"]) if gpus else None)
+        return view.workdir, env, view
 
     def scratch_dir(self, ns, pod):
         path = os.path.join(self.sim.state_dir, "pods", ns, pod)
