@@ -144,16 +144,27 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True, view=None):
     given). Returns (proc, in_fd, {fd: channel}); with a tty, one PTY
     master carries input and merged output."""
     exe = lookup(argv[0], env.get("PATH", EXEC_PATH), view)
-    if view is not None:
-        argv = view.wrap(argv, env)
-        exe, env, cwd = argv[0], {"PATH": EXEC_PATH}, view.scratch
+    if view is None:
+        return _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, ())
+    line, options = view.wrap(argv, env)
+    fd = sandbox.options_fd(options)
+    try:
+        line[line.index("{fd}")] = str(fd)
+        return _spawn(line, line[0], view.scratch, {"PATH": EXEC_PATH}, tty, stdin, stdout,
+                      stderr, (fd,))
+    finally:
+        close_fd(fd)
+
+
+def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
     if tty:
         master, slave = os.openpty()
         set_winsize(slave, 24, 80)
         try:
             proc = subprocess.Popen(argv, executable=exe, stdin=slave, stdout=slave,
                                     stderr=slave, cwd=cwd, env=env, close_fds=True,
-                                    start_new_session=True, preexec_fn=_set_ctty)
+                                    pass_fds=pass_fds, start_new_session=True,
+                                    preexec_fn=_set_ctty)
         except OSError:
             close_fd(master)
             raise
@@ -166,7 +177,8 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True, view=None):
                             stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                             stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
                             stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
-                            cwd=cwd, env=env, close_fds=True, start_new_session=True)
+                            cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds,
+                            start_new_session=True)
     _LIVE.add(proc)
     outputs = {}
     # detach the fds from the Popen file objects: we own and close them

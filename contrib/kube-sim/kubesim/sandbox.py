@@ -23,7 +23,9 @@ import os
 import shutil
 import subprocess
 
-BWRAP = "bwrap"
+# bwrap as found on PATH; KUBE_SIM_BWRAP names another (tests name a
+# missing one to see how a machine without namespaces behaves)
+BWRAP = os.environ.get("KUBE_SIM_BWRAP") or "bwrap"
 SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 NVIDIA_DIR = "/opt/nvidia"            # where a GPU pod finds nvidia-smi
@@ -144,14 +146,13 @@ class View:
             if inside == "/tmp":
                 os.chmod(host, 0o1777)
             elif self.uid:
-                os.chown(host, self.uid, self.gid)
-        for inside in (self.workdir,):
-            for host, base in self.dirs():
-                if inside.startswith(base + "/"):
-                    sub = os.path.join(host, inside[len(base) + 1:])
-                    os.makedirs(sub, exist_ok=True)
-                    if self.uid:
-                        os.chown(sub, self.uid, self.gid)
+                self._own(host)
+        for host, base in self.dirs():
+            if self.workdir.startswith(base + "/"):
+                sub = os.path.join(host, self.workdir[len(base) + 1:])
+                os.makedirs(sub, exist_ok=True)
+                if self.uid:
+                    self._own(sub)
         users = "root:x:0:0:root:/root:/bin/sh\n"
         groups = "root:x:0:\n"
         if self.uid:
@@ -163,6 +164,12 @@ class View:
         for name, text in files.items():
             with open(os.path.join(etc, name), "w") as f:
                 f.write(text)
+
+    def _own(self, path):
+        try:
+            os.chown(path, self.uid, self.gid)
+        except PermissionError:
+            pass  # kube-sim not run as root: the directory stays ours
 
     def lookup_path(self, path):
         """The host path behind `path` as the pod sees it, or None when the
@@ -178,9 +185,11 @@ class View:
         return None
 
     def wrap(self, argv, env):
-        """The command line that runs argv (resolved) in the sandbox."""
+        """(command line, options) that run argv in the sandbox: bwrap
+        reads its options from a descriptor (`--args`, given by the
+        caller), so the pod's /proc/1/cmdline names no host path."""
         exe = shutil.which(BWRAP)
-        args = [exe, "--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try",
+        args = ["--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try",
                 "--hostname", self.hostname, "--die-with-parent",
                 "--proc", "/proc", "--dev", "/dev"] + _system_binds()
         etc = os.path.join(self.scratch, ".etc")
@@ -197,17 +206,28 @@ class View:
         args += ["--clearenv"]
         for key, value in sorted(env.items()):
             args += ["--setenv", key, value]
+        line = [exe, "--args", "{fd}", "--"]
         if self.uid:
-            args += ["--", SETPRIV, "--reuid=%d" % self.uid, "--regid=%d" % self.gid,
+            line += [SETPRIV, "--reuid=%d" % self.uid, "--regid=%d" % self.gid,
                      "--clear-groups", "--inh-caps=-all", "--"]
-        else:
-            args += ["--"]
-        args += argv
+        line += argv
         limits = []
         if self.limits.get("memory"):
             limits.append("--as=%d" % max(int(self.limits["memory"]), 256 << 20))
         if self.limits.get("ephemeral-storage"):
             limits.append("--fsize=%d" % int(self.limits["ephemeral-storage"]))
         if limits and os.path.exists(PRLIMIT):
-            args = [PRLIMIT] + limits + ["--"] + args
-        return args
+            line = [PRLIMIT] + limits + ["--"] + line
+        return line, args
+
+
+def options_fd(options):
+    """A pipe's read end holding bwrap's options, NUL-separated (they fit
+    in the pipe's buffer); the caller passes it to bwrap and closes it."""
+    data = b"".join(a.encode() + b"\0" for a in options)
+    r, w = os.pipe()
+    try:
+        os.write(w, data)
+    finally:
+        os.close(w)
+    return r
