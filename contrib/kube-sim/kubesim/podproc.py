@@ -17,6 +17,7 @@ import atexit
 import fcntl
 import json
 import os
+import queue
 import shutil
 import signal
 import struct
@@ -156,15 +157,53 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True, view=None):
         close_fd(fd)
 
 
+class _Spawner:
+    """Forks every child from one long-lived thread. bwrap's
+    --die-with-parent (PR_SET_PDEATHSIG) follows the thread that forked
+    it, so a child forked by a connection's thread (an attach console)
+    would die with that connection."""
+
+    def __init__(self):
+        self._jobs = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread = None
+
+    def run(self, fn):
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="pod-spawner",
+                                                daemon=True)
+                self._thread.start()
+        box, done = {}, threading.Event()
+        self._jobs.put((fn, box, done))
+        done.wait()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _loop(self):
+        while True:
+            fn, box, done = self._jobs.get()
+            try:
+                box["value"] = fn()
+            except BaseException as e:  # handed to the caller
+                box["error"] = e
+            finally:
+                done.set()
+
+
+_SPAWNER = _Spawner()
+
+
 def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
     if tty:
         master, slave = os.openpty()
         set_winsize(slave, 24, 80)
         try:
-            proc = subprocess.Popen(argv, executable=exe, stdin=slave, stdout=slave,
-                                    stderr=slave, cwd=cwd, env=env, close_fds=True,
-                                    pass_fds=pass_fds, start_new_session=True,
-                                    preexec_fn=_set_ctty)
+            proc = _SPAWNER.run(lambda: subprocess.Popen(
+                argv, executable=exe, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
+                preexec_fn=_set_ctty))
         except OSError:
             close_fd(master)
             raise
@@ -173,12 +212,11 @@ def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
         nonblocking(master)
         _LIVE.add(proc)
         return proc, master, {master: wsproto.STDOUT}
-    proc = subprocess.Popen(argv, executable=exe,
-                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
-                            cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds,
-                            start_new_session=True)
+    proc = _SPAWNER.run(lambda: subprocess.Popen(
+        argv, executable=exe, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
+        stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
+        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True))
     _LIVE.add(proc)
     outputs = {}
     # detach the fds from the Popen file objects: we own and close them
@@ -321,9 +359,9 @@ class MainProcess:
         return 128 - code if code < 0 else code
 
     def kill(self):
+        """Never blocks (store listeners call it); the next poll reaps."""
         if self.proc is not None:
             kill_group(self.proc)
-            reap(self.proc, 0.5)
 
 
 def nvidia_files(state_dir):
@@ -474,8 +512,9 @@ class ProcessTable:
         self.kill_all()
 
     def _on_change(self, event_type, gvr, obj):
-        """Store listener: a pod that finished or went away takes its
-        processes with it; a deleted one its scratch directory too."""
+        """Store listener: a pod that finished, went back to Pending (forced,
+        or preempted) or went away takes its processes with it; a deleted
+        one its scratch directory too."""
         if tuple(gvr) != PODS:
             return
         meta = obj.get("metadata") or {}
@@ -483,5 +522,6 @@ class ProcessTable:
         if event_type == "DELETED":
             self.pod_ended(ns, name)
             self.remove_scratch(ns, name)
-        elif is_finished(obj):
+        elif is_finished(obj) or (event_type == "MODIFIED" and
+                                  (obj.get("status") or {}).get("phase") == "Pending"):
             self.pod_ended(ns, name)
