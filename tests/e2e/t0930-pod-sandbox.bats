@@ -101,19 +101,23 @@ $pod"
 	[ "${#lines[@]}" -le 3 ] # bwrap, ps (and nothing of the host's)
 }
 
-@test "a pod's runAsUser, runAsGroup and workingDir (kubectl exec)" {
+@test "a pod's runAsUser, runAsGroup, workingDir and memory limit (kubectl exec)" {
 	sim POST /_sim/seed "$(jq -nc --arg ns "$NS" '{apiVersion: "v1", kind: "Pod",
 	  metadata: {name: "user1", namespace: $ns},
 	  spec: {nodeName: "node-2", securityContext: {runAsUser: 4321, runAsGroup: 4322},
-	    containers: [{name: "main", image: "ubuntu", workingDir: "/data/work"}]},
+	    containers: [{name: "main", image: "ubuntu", workingDir: "/data/work",
+	      resources: {limits: {memory: "512Mi"}}}]},
 	  status: {phase: "Running"}}')" >/dev/null
 	[ -x "$KUBECTL_132" ] || skip "no kubectl 1.32 to exec into a bare pod"
-	run -0 "$KUBECTL_132" exec user1 -n "$NS" -- sh -c 'id -u; id -g; pwd; echo $HOME; touch here && echo ok'
+	run -0 "$KUBECTL_132" exec user1 -n "$NS" -- sh -c 'id -u; id -g; pwd; echo $HOME; touch here && echo ok; ulimit -v'
 	assert_output "4321
 4322
 /data/work
 /home/user
-ok"
+ok
+524288"
+	# the pod's user cannot write where root put things
+	run -1 "$KUBECTL_132" exec user1 -n "$NS" -- touch /tmp/../etc/x
 }
 
 @test "a job whose image the host can run runs its command for real: log and exit code" {
