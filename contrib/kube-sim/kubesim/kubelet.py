@@ -4,8 +4,9 @@ A pod bound in an earlier step starts Running (pod and host IPs, QoS
 class, conditions, container statuses, and kubelet's Pulled/Created/
 Started events). A pod whose image the host can run and that names a
 command runs it for real, in its sandbox (podproc.start_main): its output
-is the pod's log and its exit status ends the pod. A Running pod whose `kube-sim/duration` (seconds; on the
-pod, else on its workload's template) has elapsed finishes with
+is the pod's log and its exit status ends the pod. A Running pod whose
+`kube-sim/duration` (seconds; on the pod, else on its workload's
+template) has elapsed finishes with
 `kube-sim/exit-code` (default 0): Succeeded, or Failed with terminated
 container statuses. While they run, the pods this kubelet started print a
 training-like log line every step into `sim.logs`.
