@@ -9,7 +9,8 @@ of the pod's own, kept in its scratch directory and shared by all its
 processes: /tmp, the home directory and the working directory. The
 host's home directories, /root, the checkout, the emulator's state and
 everything else are simply not there. A pod with `runAsUser` runs as
-that user (setpriv, after bwrap); root in a pod keeps only a container
+that user (setpriv, after bwrap; a user namespace when kube-sim is not
+root); root in a pod keeps only a container
 runtime's default capabilities (no mount, no mknod). Memory and
 ephemeral-storage limits become RLIMIT_AS and RLIMIT_FSIZE (prlimit).
 
@@ -200,6 +201,10 @@ class View:
         if self.nvidia:
             args += ["--ro-bind", self.nvidia[0], NVIDIA_DIR,
                      "--ro-bind", self.nvidia[1], NVIDIA_SPEC]
+        rootless = os.geteuid() != 0
+        if rootless:  # a user namespace does what setpriv does as root
+            args += ["--unshare-user", "--uid", str(self.uid or 0),
+                     "--gid", str(self.gid or 0)]
         args += ["--chdir", self.workdir, "--cap-drop", "ALL"]
         for cap in ROOT_CAPS:
             args += ["--cap-add", cap]
@@ -207,7 +212,7 @@ class View:
         for key, value in sorted(env.items()):
             args += ["--setenv", key, value]
         line = [exe, "--args", "{fd}", "--"]
-        if self.uid:
+        if self.uid and not rootless:
             line += [SETPRIV, "--reuid=%d" % self.uid, "--regid=%d" % self.gid,
                      "--clear-groups", "--inh-caps=-all", "--"]
         line += argv
