@@ -21,6 +21,7 @@ host as plain children (tests may; the demo never does).
 """
 
 import os
+import posixpath
 import shutil
 import subprocess
 
@@ -124,7 +125,9 @@ class View:
         self.uid = uid
         self.gid = gid if gid is not None else uid
         self.home = "/root" if not uid else "/home/user"
-        self.workdir = workdir or self.home
+        # an absolute, normalised path ("/tmp/../etc" is /etc), else home
+        self.workdir = posixpath.normpath(workdir) if (workdir or "").startswith("/") \
+            else self.home
         self.limits = limits or {}
         self.nvidia = nvidia           # (host dir of bin/ and lib/, host spec file) or None
 
