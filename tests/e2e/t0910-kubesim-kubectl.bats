@@ -129,11 +129,12 @@ AGE='[0-9]+[smhd]'
 	run -0 kubectl get ns
 	assert_line --index 0 --regexp '^NAME +STATUS +AGE$'
 	local i=1 ns
-	for ns in default kube-system runai runai-team-a runai-team-b runai-team-c runai-team-d; do
+	for ns in default kube-system monitoring runai runai-team-a runai-team-b runai-team-c \
+	    runai-team-d; do
 		assert_line --index "$i" --regexp "^$ns +Active +$AGE$"
 		i=$((i + 1))
 	done
-	[ "${#lines[@]}" -eq 8 ]
+	[ "${#lines[@]}" -eq 9 ]
 }
 
 @test "a token gone bad after discovery is Unauthorized, exit 1" {

@@ -1,5 +1,5 @@
 """Attach: each pod has one long-lived console, an interactive `/bin/sh -i`
-on a PTY, started on the first attach and killed with the pod. Its output
+on a PTY in the pod's sandbox, started on the first attach and killed with the pod. Its output
 goes to every attached session and into the pod's log (so `kubectl logs`
 shows it like a container's stdout); an attached session's input, when
 it asked for stdin, goes to the shell.
@@ -15,7 +15,7 @@ import threading
 
 from kubesim import wsproto
 from kubesim.channels import success_status
-from kubesim.podproc import close_fd, kill_group, nonblocking, pod_env, reap, set_winsize, spawn
+from kubesim.podproc import close_fd, kill_group, nonblocking, reap, set_winsize, spawn
 from kubesim.podreq import MAX_LINE, READ_CHUNK
 
 
@@ -23,8 +23,11 @@ def pod_console(sim, pod, container):
     """The pod's console (`sim.processes` keeps it), started now if the pod
     has none or it exited."""
     ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-    return sim.processes.console(ns, name, lambda cwd: Console(
-        sim.logs, ns, name, container, cwd, pod_env(pod, container, True, cwd)))
+
+    def start(_scratch):
+        cwd, env, view = sim.processes.place(pod, container, True)
+        return Console(sim.logs, ns, name, container, cwd, env, view)
+    return sim.processes.console(ns, name, start)
 
 
 class Console:
@@ -35,7 +38,7 @@ class Console:
     into the pod log, so `kubectl logs` shows the console like a
     container's stdout."""
 
-    def __init__(self, logs, ns, pod, container, cwd, env):
+    def __init__(self, logs, ns, pod, container, cwd, env, view=None):
         self.logs, self.ns, self.pod, self.container = logs, ns, pod, container
         self._lock = threading.Lock()
         self._subscribers = set()    # write ends of the sessions' pipes
@@ -47,7 +50,8 @@ class Console:
         # upgrade answer arrives) would be lost.
         self._started = False
         self._early = b""
-        self.proc, self.master, _ = spawn(["/bin/sh", "-i"], cwd, env, tty=True, stdin=True)
+        self.proc, self.master, _ = spawn(["/bin/sh", "-i"], cwd, env, tty=True, stdin=True,
+                                          view=view)
         self._thread = threading.Thread(target=self._pump, name="console-%s" % pod,
                                         daemon=True)
         self._thread.start()

@@ -2,8 +2,11 @@
 
 A pod bound in an earlier step starts Running (pod and host IPs, QoS
 class, conditions, container statuses, and kubelet's Pulled/Created/
-Started events). A Running pod whose `kube-sim/duration` (seconds; on the
-pod, else on its workload's template) has elapsed finishes with
+Started events). A pod whose image the host can run and that names a
+command runs it for real, in its sandbox (podproc.start_main): its output
+is the pod's log and its exit status ends the pod. A Running pod whose
+`kube-sim/duration` (seconds; on the pod, else on its workload's
+template) has elapsed finishes with
 `kube-sim/exit-code` (default 0): Succeeded, or Failed with terminated
 container statuses. While they run, the pods this kubelet started print a
 training-like log line every step into `sim.logs`.
@@ -81,14 +84,22 @@ class Kubelet(Part):
         self._printing = {}             # pod uid -> log lines printed (pods we run)
         self._durations = {}            # pod uid -> (resourceVersion, duration)
         self._ips = {}                  # node -> last host part handed out
+        self._mains = {}                # pod uid -> podproc.MainProcess (real commands)
 
     def forget(self, uid):
+        main = self._mains.pop(uid, None)
+        if main is not None:
+            main.kill()
         for table in (self._running_since, self._printing, self._durations):
             table.pop(uid, None)
 
     def stopped(self, uid):
-        """A pod forced back to Pending: its run time counts anew."""
+        """A pod forced back to Pending: its run time counts anew, and its
+        command, if it runs one, is stopped."""
         self._running_since.pop(uid, None)
+        main = self._mains.pop(uid, None)
+        if main is not None:
+            main.kill()
 
     def progress_pods(self, world, now):
         # a snapshot: pods the scheduler binds later in this step start in the next
@@ -132,6 +143,7 @@ class Kubelet(Part):
         uid = meta_of(out).get("uid")
         self._running_since[uid] = now
         self._printing.setdefault(uid, 0)
+        self._start_main(out, uid)
         for c in (out.get("spec") or {}).get("containers") or []:
             self.event(out, "Pulled", 'Container image "%s" already present on machine'
                        % c.get("image", ""), component="kubelet")
@@ -140,8 +152,26 @@ class Kubelet(Part):
             self.event(out, "Started", "Started container %s" % c.get("name"),
                        component="kubelet")
 
+    def _start_main(self, pod, uid):
+        procs = getattr(self.sim, "processes", None)
+        old = self._mains.pop(uid, None)
+        if old is not None:
+            old.kill()
+        main = procs.start_main(pod) if procs is not None else None
+        if main is not None:
+            self._mains[uid] = main
+            self._printing.pop(uid, None)  # its log is its own output
+
     def _maybe_finish(self, world, pod, now):
         uid = meta_of(pod).get("uid")
+        main = self._mains.get(uid)
+        if main is not None:
+            self.waits_on_clock()
+            code = main.exit_code()
+            if code is not None:
+                del self._mains[uid]
+                self.finish(world, pod, code, "StartError" if main.error else None, now)
+                return
         since = self._running_since.get(uid)
         if since is None:
             # running when we first saw it (seeded): count from its startTime

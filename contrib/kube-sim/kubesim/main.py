@@ -40,6 +40,9 @@ def parse_args(argv):
     p.add_argument("--max-list-bytes", type=int, default=None,
                    help="mark list answers larger than this (X-Kube-Sim-Oversize); "
                         "they are still sent")
+    p.add_argument("--unsandboxed", action="store_true",
+                   help="run pod processes on this host, without their sandbox (tests only; "
+                        "without it, a machine that cannot sandbox runs none)")
     p.add_argument("--log-buffer-mib", type=float, default=None,
                    help="keep this much log per container (default 1 MiB or 5000 lines)")
     args = p.parse_args(argv)
@@ -64,6 +67,10 @@ def _url(host, port, tls):
     return "%s://%s:%d" % ("https" if tls else "http", shown, port)
 
 
+def args_unsandboxed(sim):
+    return bool(getattr(sim.options, "unsandboxed", False))
+
+
 def _load_runtime(sim):
     """Attaches the controller and pod I/O when those modules exist."""
     names = ("controller", "logs", "podproc", "podexec")
@@ -73,6 +80,10 @@ def _load_runtime(sim):
               file=sys.stderr, flush=True)
         return None
     controller, logs, podexec = mods["controller"], mods["logs"], mods["podexec"]
+    sandbox = runtime_module("sandbox")
+    if sandbox is not None:
+        sim.sandbox = sandbox.start_policy(
+            args_unsandboxed(sim), lambda text: print(text, file=sys.stderr, flush=True))
     sim.logs = logs.PodLogs(sim)
     sim.processes = mods["podproc"].ProcessTable(sim)
     sim.controller = controller.Controller(sim)
@@ -82,6 +93,8 @@ def _load_runtime(sim):
     prometheus = runtime_module("prometheus")
     if prometheus is not None:
         prometheus.register_sim_routes(sim)
+        if sim.options.demo:
+            prometheus.install_demo(sim.store)
     return sim.controller
 
 

@@ -5,8 +5,8 @@ The request is checked as the API server and the kubelet check it, the
 subprotocol negotiated (v5, v4 or the older ones; POST /_sim/ws narrows
 what is served, as an older API server would), and the connection handed
 to a channel session (channels.py) with a backend: for exec a fresh
-process, on a PTY when tty=true, in the pod's scratch directory with the
-container's environment, ending with the Status kubelet sends; for attach
+process, on a PTY when tty=true, in the pod's sandbox (podproc.place) with
+the container's environment, ending with the Status kubelet sends; for attach
 a subscriber of the pod's console (attach.py).
 
 This is the top of the pod I/O modules: it uses attach, channels, podproc
@@ -20,7 +20,7 @@ from kubesim.attach import AttachBackend, pod_console
 from kubesim.channels import Session, WsConn, success_status
 from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.objutil import PODS, phase_of
-from kubesim.podproc import ExecNotFound, close_fd, kill_group, pod_env, reap, set_winsize, spawn
+from kubesim.podproc import ExecNotFound, Refused, close_fd, kill_group, reap, set_winsize, spawn
 from kubesim.podreq import (container_spec, pod_still_running, query_flag, query_value,
                             resolve_container, stopping, stream_guard)
 
@@ -69,11 +69,11 @@ class ExecBackend:
     def owns_outputs(self):
         return self.tty  # a PTY master is also the input: close() closes it
 
-    def __init__(self, argv, cwd, env, tty, stdin, stdout, stderr):
+    def __init__(self, argv, cwd, env, tty, stdin, stdout, stderr, view=None):
         self.argv = argv
         self.tty = tty
         self.proc, self.in_fd, self.outputs = spawn(argv, cwd, env, tty, stdin,
-                                                    stdout, stderr)
+                                                    stdout, stderr, view)
 
     def write(self, data):
         if self.in_fd is None:
@@ -202,7 +202,12 @@ def handle_exec(handler, sim, ns, pod_name, query, attach=False):
         raise bad_request("Upgrade request required")
     proto = _negotiate(handler)
     procs = sim.processes
-    cwd = procs.scratch_dir(ns, pod_name)
+    try:
+        cwd, env, view = procs.place(pod, container, tty) if not attach else (None, None, None)
+        if attach:
+            procs.check_allowed()
+    except Refused as e:
+        raise ApiError(500, "InternalError", "Internal error occurred: %s" % e)
     _answer_upgrade(handler, proto)
     ws = WsConn(handler, proto or wsproto.V1)
     try:
@@ -210,9 +215,8 @@ def handle_exec(handler, sim, ns, pod_name, query, attach=False):
             backend = AttachBackend(pod_console(sim, pod, container), stdin)
         else:
             check_image_has(pod, container, argv[0])
-            backend = ExecBackend(argv, cwd, pod_env(pod, container, tty, cwd), tty, stdin,
-                                  stdout, stderr)
-    except (ExecNotFound, OSError) as e:
+            backend = ExecBackend(argv, cwd, env, tty, stdin, stdout, stderr, view)
+    except (ExecNotFound, OSError, Refused) as e:
         message = str(e) if isinstance(e, ExecNotFound) else \
             'exec: "%s": %s' % (argv[0] if argv else "/bin/sh", e.strerror or e)
         ws.send_status(_internal_status(message))
@@ -248,8 +252,13 @@ def _sim_ws(body):
 
 
 def register_sim_routes(sim):
-    """GET/POST /_sim/ws reads or sets the exec subprotocols served."""
+    """GET/POST /_sim/ws reads or sets the exec subprotocols served; GET
+    /_sim/sandbox says how pod processes run ({"mode": "sandbox"|"host"|
+    "refuse", "reason": ...})."""
     def route(handler, method, path, body):
+        if path.rstrip("/") == "/_sim/sandbox" and method == "GET":
+            handler.send_json(200, sim.processes.policy.describe())
+            return True
         if path.rstrip("/") == "/_sim/ws" and method in ("GET", "POST"):
             try:
                 handler.send_json(200, _sim_ws(body if method == "POST" else None))

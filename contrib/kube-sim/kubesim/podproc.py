@@ -1,7 +1,10 @@
 """The processes that run "in" a pod: children started in their own
 session on pipes or a PTY, killed with everything they started, and the
 table of what runs for each pod (exec sessions and attach consoles), with
-the pod's scratch directory (<state_dir>/pods/<ns>/<pod>/).
+the pod's scratch directory (<state_dir>/pods/<ns>/<pod>/). Each process
+runs in the pod's sandbox (sandbox.py) as the policy chosen at start says:
+`ProcessTable.place` gives the working directory, environment and sandbox
+view of a new process (podenv.py), or raises `Refused`.
 
 Every child is killed when its client goes away, when its pod finishes or
 is deleted, on Controller.stop() (through `shutdown`), and at interpreter
@@ -13,6 +16,7 @@ imports neither of them.
 import atexit
 import fcntl
 import os
+import queue
 import shutil
 import signal
 import struct
@@ -21,11 +25,10 @@ import termios
 import threading
 import weakref
 
-from kubesim import wsproto
+from kubesim import podenv, sandbox, wsproto
 from kubesim.objutil import PODS, is_finished
-from kubesim.podreq import container_spec
+from kubesim.podenv import EXEC_PATH, pod_env, runnable_argv  # noqa: F401 (re-exported)
 
-EXEC_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 # Every child we started, for the last-resort cleanup at exit.
 _LIVE = weakref.WeakSet()
@@ -110,29 +113,93 @@ class ExecNotFound(Exception):
     pass
 
 
-def lookup(argv0, path):
-    """The executable for argv[0], like Go's exec.LookPath (what runc uses)."""
+class Refused(Exception):
+    """No pod process may run here (no sandbox and no --unsandboxed)."""
+
+
+def lookup(argv0, path, view=None):
+    """The executable for argv[0], like Go's exec.LookPath (what runc uses),
+    as the pod sees its files (`view`; None: the host's)."""
+    where = (lambda p: p) if view is None else view.lookup_path
     if "/" in argv0:
-        if not os.path.exists(argv0):
+        host = where(argv0) if argv0.startswith("/") else None
+        if host is None or not os.path.exists(host):
             raise ExecNotFound('exec: "%s": stat %s: no such file or directory' % (argv0, argv0))
-        return argv0
-    found = shutil.which(argv0, path=path)
-    if found is None:
-        raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
-    return found
+        return host
+    for d in path.split(":"):
+        host = where(d) if d.startswith("/") else None
+        if host is None:
+            continue
+        cand = os.path.join(host, argv0)
+        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+            return cand
+    raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
 
 
-def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
-    """Starts argv in its own session. Returns (proc, in_fd, {fd: channel});
-    with a tty, one PTY master carries input and merged output."""
-    exe = lookup(argv[0], env.get("PATH", EXEC_PATH))
+def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True, view=None):
+    """Starts argv in its own session (in the pod's sandbox when `view` is
+    given). Returns (proc, in_fd, {fd: channel}); with a tty, one PTY
+    master carries input and merged output."""
+    exe = lookup(argv[0], env.get("PATH", EXEC_PATH), view)
+    if view is None:
+        return _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, ())
+    line, options = view.wrap(argv, env)
+    fd = sandbox.options_fd(options)
+    try:
+        line[line.index("{fd}")] = str(fd)
+        return _spawn(line, line[0], view.scratch, {"PATH": EXEC_PATH}, tty, stdin, stdout,
+                      stderr, (fd,))
+    finally:
+        close_fd(fd)
+
+
+class _Spawner:
+    """Forks every child from one long-lived thread. bwrap's
+    --die-with-parent (PR_SET_PDEATHSIG) follows the thread that forked
+    it, so a child forked by a connection's thread (an attach console)
+    would die with that connection."""
+
+    def __init__(self):
+        self._jobs = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread = None
+
+    def run(self, fn):
+        with self._lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="pod-spawner",
+                                                daemon=True)
+                self._thread.start()
+        box, done = {}, threading.Event()
+        self._jobs.put((fn, box, done))
+        done.wait()
+        if "error" in box:
+            raise box["error"]
+        return box["value"]
+
+    def _loop(self):
+        while True:
+            fn, box, done = self._jobs.get()
+            try:
+                box["value"] = fn()
+            except BaseException as e:  # handed to the caller
+                box["error"] = e
+            finally:
+                done.set()
+
+
+_SPAWNER = _Spawner()
+
+
+def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
     if tty:
         master, slave = os.openpty()
         set_winsize(slave, 24, 80)
         try:
-            proc = subprocess.Popen(argv, executable=exe, stdin=slave, stdout=slave,
-                                    stderr=slave, cwd=cwd, env=env, close_fds=True,
-                                    start_new_session=True, preexec_fn=_set_ctty)
+            proc = _SPAWNER.run(lambda: subprocess.Popen(
+                argv, executable=exe, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
+                env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
+                preexec_fn=_set_ctty))
         except OSError:
             close_fd(master)
             raise
@@ -141,11 +208,11 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
         nonblocking(master)
         _LIVE.add(proc)
         return proc, master, {master: wsproto.STDOUT}
-    proc = subprocess.Popen(argv, executable=exe,
-                            stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-                            stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
-                            stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
-                            cwd=cwd, env=env, close_fds=True, start_new_session=True)
+    proc = _SPAWNER.run(lambda: subprocess.Popen(
+        argv, executable=exe, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
+        stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
+        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True))
     _LIVE.add(proc)
     outputs = {}
     # detach the fds from the Popen file objects: we own and close them
@@ -161,15 +228,74 @@ def spawn(argv, cwd, env, tty, stdin, stdout=True, stderr=True):
     return proc, in_fd, outputs
 
 
-def pod_env(pod, container, tty, home):
-    """A small, predictable environment plus the container's own env."""
-    env = {"PATH": EXEC_PATH, "HOME": home, "HOSTNAME": pod["metadata"]["name"]}
-    if tty:
-        env["TERM"] = "xterm"
-    for item in container_spec(pod, container).get("env") or []:
-        if isinstance(item, dict) and item.get("name") and "value" in item:
-            env[item["name"]] = str(item["value"])
-    return env
+class MainProcess:
+    """A pod's own command, run for real in the pod's sandbox: its stdout
+    and stderr lines go to the pod's log, its exit status ends the pod
+    (the kubelet asks `exit_code`). A command that cannot start ends it
+    with 128, the runtime's StartError."""
+
+    def __init__(self, sim, pod, container, argv):
+        self.logs = sim.logs
+        self.ns, self.pod = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        self.container = container
+        self.proc, self.error, self._readers = None, None, []
+        cwd, env, view = sim.processes.place(pod, container, False)
+        try:
+            self.proc, _, outputs = spawn(argv, cwd, env, False, False, True, True, view)
+        except (ExecNotFound, OSError) as e:
+            self.error = str(e) if isinstance(e, ExecNotFound) else \
+                'exec: "%s": %s' % (argv[0], e.strerror or e)
+            self._line(self.error)
+            return
+        for fd in outputs:
+            t = threading.Thread(target=self._pump, args=(fd,), daemon=True,
+                                 name="main-%s" % self.pod)
+            t.start()
+            self._readers.append(t)
+
+    def _line(self, text):
+        if self.logs is not None:
+            self.logs.append(self.ns, self.pod, self.container, text)
+
+    def _pump(self, fd):
+        import select
+        partial = b""
+        try:
+            while True:
+                select.select([fd], [], [], 1.0)
+                try:
+                    data = os.read(fd, 65536)
+                except (BlockingIOError, InterruptedError):
+                    continue
+                except OSError:
+                    break
+                if not data:
+                    break
+                lines = (partial + data).split(b"\n")
+                partial = lines.pop()
+                if len(partial) > 16384:
+                    lines.append(partial)
+                    partial = b""
+                for line in lines:
+                    self._line(line.rstrip(b"\r").decode("utf-8", "replace"))
+        finally:
+            if partial:
+                self._line(partial.decode("utf-8", "replace"))
+            close_fd(fd)
+
+    def exit_code(self):
+        """None while it runs (or its output is still being read)."""
+        if self.proc is None:
+            return 128
+        code = self.proc.poll()
+        if code is None or any(t.is_alive() for t in self._readers):
+            return None
+        return 128 - code if code < 0 else code
+
+    def kill(self):
+        """Never blocks (store listeners call it); the next poll reaps."""
+        if self.proc is not None:
+            kill_group(self.proc)
 
 
 class ProcessTable:
@@ -184,6 +310,34 @@ class ProcessTable:
         self._sessions = {}      # (ns, pod) -> set of backends
         self._consoles = {}      # (ns, pod) -> console
         sim.store.add_listener(self._on_change)
+
+    @property
+    def policy(self):
+        return getattr(self.sim, "sandbox", None) or sandbox.Policy(True, None)
+
+    def start_main(self, pod):
+        """Runs the pod's first container's command for real, when the host
+        can run its image and pods may run here; returns the MainProcess
+        (kept in the table, so it dies with its pod) or None."""
+        containers = (pod.get("spec") or {}).get("containers") or [{}]
+        name = containers[0].get("name", "")
+        argv = runnable_argv(pod, name)
+        if argv is None or self.policy.mode == "refuse":
+            return None
+        main = MainProcess(self.sim, pod, name, argv)
+        self.add(pod["metadata"]["namespace"], pod["metadata"]["name"], main)
+        return main
+
+    def check_allowed(self):
+        if self.policy.mode == "refuse":
+            raise Refused(self.policy.refusal())
+
+    def place(self, pod, container, tty):
+        """(cwd, env, view) for a new process of `pod`: in its sandbox, or on
+        the host under --unsandboxed (view None). Raises Refused."""
+        self.check_allowed()
+        scratch = self.scratch_dir(pod["metadata"]["namespace"], pod["metadata"]["name"])
+        return podenv.placement(self.sim, pod, container, tty, scratch, self.policy)
 
     def scratch_dir(self, ns, pod):
         path = os.path.join(self.sim.state_dir, "pods", ns, pod)
@@ -242,8 +396,9 @@ class ProcessTable:
         self.kill_all()
 
     def _on_change(self, event_type, gvr, obj):
-        """Store listener: a pod that finished or went away takes its
-        processes with it; a deleted one its scratch directory too."""
+        """Store listener: a pod that finished, went back to Pending (forced,
+        or preempted) or went away takes its processes with it; a deleted
+        one its scratch directory too."""
         if tuple(gvr) != PODS:
             return
         meta = obj.get("metadata") or {}
@@ -251,5 +406,6 @@ class ProcessTable:
         if event_type == "DELETED":
             self.pod_ended(ns, name)
             self.remove_scratch(ns, name)
-        elif is_finished(obj):
+        elif is_finished(obj) or (event_type == "MODIFIED" and
+                                  (obj.get("status") or {}).get("phase") == "Pending"):
             self.pod_ended(ns, name)

@@ -8,8 +8,9 @@ app=kube-prometheus-stack-prometheus (seed one with /_sim/seed), and only
 instant queries of one metric, optionally with equality matchers
 (`name` or `name{k="v",...}`), as a vector.
 
-Metrics are computed from the store (see _computed) unless a test set
-explicit samples for that metric:
+Metrics are computed from the store (see _computed), GPU ones from the
+load model that the pods' nvidia-smi shows too (gpuview, gpuload), unless
+a test set explicit samples for that metric:
 
     POST   /_sim/metrics   {"metric": M, "labels": {...}, "value": V}, or a list
                            (a metric given here replaces its computed samples);
@@ -23,6 +24,7 @@ import re
 import threading
 import time
 
+from kubesim import gpuview
 from kubesim.errors import ApiError, bad_request, not_found
 
 PROM_NS = "monitoring"
@@ -31,8 +33,6 @@ PROM_PORT = "9090"
 SERVICES = ("", "v1", "services")
 NODES = ("", "v1", "nodes")
 PODS = ("", "v1", "pods")
-GPU = "nvidia.com/gpu"
-GPU_MEMORY = 80 * 1024 ** 3          # bytes per GPU unless the node says
 _SUFFIX = {"Ki": 2 ** 10, "Mi": 2 ** 20, "Gi": 2 ** 30, "Ti": 2 ** 40,
            "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "m": 1e-3, "": 1}
 _QUERY = re.compile(r'^\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*(?:\{(.*)\})?\s*$')
@@ -61,24 +61,6 @@ def _requests(pod, key):
     return total
 
 
-def _gpus(pod):
-    """GPUs a pod uses: a gpu-memory request (MB) as a share of an 80 GiB
-    GPU, a gpu-fraction, or whole GPUs."""
-    annotations = pod["metadata"].get("annotations") or {}
-    try:
-        mb = int(str(annotations.get("gpu-memory")).strip())
-    except ValueError:
-        mb = 0
-    if mb > 0:
-        return mb * 2 ** 20 / GPU_MEMORY
-    ann = annotations.get("gpu-fraction")
-    try:
-        frac = float(ann) if ann is not None else 0.0
-    except ValueError:
-        frac = 0.0
-    return frac if 0 < frac < 1 else _requests(pod, GPU)
-
-
 def _owner_uid(pod):
     for ref in pod["metadata"].get("ownerReferences") or []:
         if ref.get("controller"):
@@ -92,11 +74,34 @@ def _running_pods(store):
             (p.get("spec") or {}).get("nodeName")]
 
 
+def _gpu_use(store, pods, now):
+    """Per node, per device: (utilization %, used bytes, total bytes); per
+    pod: [(share, MiB, utilization %, share of memory used)] -- all from
+    the load model (gpuview, gpuload), as the pods' nvidia-smi shows it."""
+    nodes, per_pod = {}, {}
+    for node in store.select(NODES):
+        name = node["metadata"]["name"]
+        count, _, mib, _, _ = gpuview.node_gpus(node)
+        mine = [p for p in pods if p["spec"]["nodeName"] == name]
+        held = gpuview.devices(node, mine)
+        devs = [[0.0, 0.0, mib * 2.0 ** 20] for _ in range(count)]
+        for p in mine:
+            key = (p["metadata"]["namespace"], p["metadata"]["name"])
+            util, mem = gpuview.load(p, now)
+            for index, share in held.get(key, ()):
+                devs[index][0] = min(100.0, devs[index][0] + util * share)
+                devs[index][1] += mem * share * mib * 2.0 ** 20
+                per_pod.setdefault(key, []).append((share, mib, util, mem))
+        nodes[name] = devs
+    return nodes, per_pod
+
+
 def _computed(sim, metric):
-    """Plausible values: a running pod uses all it requested, its GPUs
-    are busy (100%) and use half of their memory."""
+    """A running pod uses the CPU and memory it requested; its GPUs follow
+    the load model."""
     store, now = sim.store, time.time()
     pods = _running_pods(store)
+    gpu_nodes, gpu_pods = _gpu_use(store, pods, now) if "gpu" in metric else ({}, {})
     out = []
     if metric.startswith("runai_node_"):
         for node in store.select(NODES):
@@ -106,20 +111,17 @@ def _computed(sim, metric):
             mine = [p for p in pods if p["spec"]["nodeName"] == name]
             cpu = _quantity(alloc.get("cpu"))
             used_cpu = sum(_requests(p, "cpu") for p in mine)
-            gpus = int(_quantity((st.get("capacity") or {}).get(GPU)))
-            busy = sum(_gpus(p) for p in mine)
             labels = {"node": name}
             if metric == "runai_node_cpu_utilization":
                 out.append((labels, 100.0 * used_cpu / cpu if cpu else 0.0))
             elif metric == "runai_node_memory_used_bytes":
                 out.append((labels, sum(_requests(p, "memory") for p in mine)))
-            for g in range(gpus):
-                util = 100.0 * max(0.0, min(1.0, busy - g))
+            for g, (util, used, total) in enumerate(gpu_nodes.get(name, ())):
                 gl = {"node": name, "gpu": str(g)}
                 value = {
                     "runai_node_gpu_utilization": util,
-                    "runai_node_gpu_total_memory": GPU_MEMORY,
-                    "runai_node_gpu_used_memory": GPU_MEMORY * util / 200.0,
+                    "runai_node_gpu_total_memory": total,
+                    "runai_node_gpu_used_memory": used,
                     "runai_node_gpu_last_not_idle_time": now if util else sim.started,
                 }.get(metric)
                 if value is not None:
@@ -131,13 +133,18 @@ def _computed(sim, metric):
         if uid:
             groups.setdefault(uid, []).append(p)
     for uid, mine in sorted(groups.items()):
-        gpus = sum(_gpus(p) for p in mine)
+        held = [d for p in mine for d in gpu_pods.get(
+            (p["metadata"]["namespace"], p["metadata"]["name"]), ())]
+        shares = sum(d[0] for d in held)
         cpu = sum(_requests(p, "cpu") for p in mine)
         mem = sum(_requests(p, "memory") for p in mine)
         value = {
-            "runai_pod_group_gpu_utilization": 100.0 if gpus else 0.0,
-            "runai_pod_group_gpu_memory_allocated_bytes": GPU_MEMORY * gpus,
-            "runai_pod_group_gpu_memory_used_bytes": GPU_MEMORY * gpus / 2,
+            "runai_pod_group_gpu_utilization":
+                sum(d[0] * d[2] for d in held) / shares if shares else 0.0,
+            "runai_pod_group_gpu_memory_allocated_bytes":
+                sum(d[0] * d[1] * 2.0 ** 20 for d in held),
+            "runai_pod_group_gpu_memory_used_bytes":
+                sum(d[0] * d[1] * d[3] * 2.0 ** 20 for d in held),
             "runai_active_job_cpu_requested_cores": cpu,
             "runai_pod_group_cpu_usage_cores": cpu,
             "runai_active_job_memory_requested_bytes": mem,
@@ -249,6 +256,25 @@ def _clear_metrics():
         _explicit.clear()
         _errors.clear()
     return {"cleared": True}
+
+
+NAMESPACES = ("", "v1", "namespaces")
+PROM_SERVICE = "kube-prometheus-stack-prometheus"
+
+
+def install_demo(store):
+    """The --demo cluster's Prometheus: namespace `monitoring` and the
+    kube-prometheus-stack Service that `runai top` looks for."""
+    if store.get(NAMESPACES, None, PROM_NS) is None:
+        store.put(NAMESPACES, None, {"apiVersion": "v1", "kind": "Namespace",
+                                     "metadata": {"name": PROM_NS}})
+    store.put(SERVICES, PROM_NS, {
+        "apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": PROM_SERVICE, "namespace": PROM_NS,
+                     "labels": {PROM_LABEL[0]: PROM_LABEL[1]}},
+        "spec": {"ports": [{"name": "http-web", "port": int(PROM_PORT),
+                            "targetPort": int(PROM_PORT)}],
+                 "selector": {"app.kubernetes.io/name": "prometheus"}}})
 
 
 def register_sim_routes(sim):

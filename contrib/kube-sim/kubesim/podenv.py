@@ -1,0 +1,138 @@
+"""Where and how a new process of a pod runs: its sandbox view (user,
+working directory, limits), its environment, and for a GPU pod the
+nvidia-smi it finds on its PATH with the file of its GPUs; and which pod
+commands the host can run for real.
+
+podproc.ProcessTable.place asks `placement` for every process it starts
+(exec, attach console, the pod's own command), so all of a pod's
+processes see the same pod.
+"""
+
+import json
+import os
+import shutil
+
+from kubesim import gpuview, sandbox
+from kubesim.objutil import number
+from kubesim.podreq import container_spec
+from kubesim.quantity import QuantityError, parse as parse_quantity
+
+EXEC_PATH = "/usr/local/bin:/usr/bin:/bin"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def pod_env(pod, container, tty, home, gpus=None):
+    """A small, predictable environment plus the container's own env."""
+    env = {"PATH": EXEC_PATH, "HOME": home, "HOSTNAME": pod["metadata"]["name"]}
+    if tty:
+        env["TERM"] = "xterm"
+    if gpus:
+        env["PATH"] = gpus[0] + ":" + EXEC_PATH
+        env["NVIDIA_VISIBLE_DEVICES"] = ",".join(g["uuid"] for g in gpus[1])
+    for item in container_spec(pod, container).get("env") or []:
+        if isinstance(item, dict) and item.get("name") and "value" in item:
+            env[item["name"]] = str(item["value"])
+    return env
+
+
+def limits(pod, container):
+    """Bytes of the container's memory and ephemeral-storage limits."""
+    out = {}
+    limits = (container_spec(pod, container).get("resources") or {}).get("limits") or {}
+    for key in ("memory", "ephemeral-storage"):
+        if key in limits:
+            try:
+                out[key] = int(parse_quantity(limits[key])[0])
+            except QuantityError:
+                pass
+    return out
+
+
+def run_as(pod, container):
+    """(uid, gid) from the container's securityContext, else the pod's."""
+    uid = gid = None
+    for ctx in ((pod.get("spec") or {}).get("securityContext") or {},
+                container_spec(pod, container).get("securityContext") or {}):
+        if ctx.get("runAsUser") is not None:
+            uid = int(number(ctx.get("runAsUser"), 0))
+        if ctx.get("runAsGroup") is not None:
+            gid = int(number(ctx.get("runAsGroup"), 0))
+    return uid, gid
+
+
+_NVIDIA_MADE = set()
+
+# Images whose programs this host has too (a shell, coreutils, python3):
+# a pod of one of them with a command runs it for real, in its sandbox.
+# Any other image (pytorch, a notebook...) keeps the simulated training
+# run, since its programs are not here.
+RUNNABLE_IMAGES = ("busybox", "alpine", "ubuntu", "debian", "bash", "python")
+
+
+def image_repo(image):
+    return (image or "").rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0]
+
+
+def runnable_argv(pod, container):
+    """The container's command line when the host can run its image, else
+    None (no command: the image's entrypoint is unknown here)."""
+    c = container_spec(pod, container)
+    argv = [str(a) for a in (c.get("command") or []) + (c.get("args") or [])]
+    if not argv or image_repo(c.get("image")) not in RUNNABLE_IMAGES:
+        return None
+    return argv
+
+
+def nvidia_files(state_dir):
+    """The nvidia-smi every GPU pod runs (bin/nvidia-smi, with copies of
+    nvsmi.py and gpuload.py in lib/), made once per state directory."""
+    top = os.path.join(state_dir, "nvidia")
+    exe = os.path.join(top, "bin", "nvidia-smi")
+    if top not in _NVIDIA_MADE:  # fresh copies once per run
+        _NVIDIA_MADE.add(top)
+        os.makedirs(os.path.join(top, "lib"), exist_ok=True)
+        os.makedirs(os.path.join(top, "bin"), exist_ok=True)
+        for name in ("nvsmi.py", "gpuload.py"):
+            shutil.copyfile(os.path.join(HERE, name), os.path.join(top, "lib", name))
+        tmp = exe + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("#!/usr/bin/python3 -I\n"
+                    "import os, sys\n"
+                    "here = os.path.dirname(os.path.realpath(sys.argv[0]))\n"
+                    "sys.path.insert(0, os.path.join(here, '..', 'lib'))\n"
+                    "import nvsmi\n"
+                    "sys.exit(nvsmi.run_file(os.environ.get('KUBE_SIM_GPU_SPEC', '%s')))\n"
+                    % sandbox.NVIDIA_SPEC)
+        os.chmod(tmp, 0o755)
+        os.rename(tmp, exe)
+    return top
+
+
+def placement(sim, pod, container, tty, scratch, policy):
+    """(cwd, env, view) for a new process of `pod` under `policy` (host:
+    view None, the scratch directory as cwd)."""
+    name = pod["metadata"]["name"]
+    spec = gpuview.pod_spec(sim.store, pod)
+    gpus = None
+    if spec["gpus"]:
+        top = nvidia_files(sim.state_dir)
+        path = os.path.join(scratch, ".etc", "gpus.json")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path + ".tmp", "w") as f:
+            json.dump(spec, f)
+        os.rename(path + ".tmp", path)
+        gpus = (top, path)
+    if policy.mode == "host":
+        env = pod_env(pod, container, tty, scratch,
+                      (os.path.join(gpus[0], "bin"), spec["gpus"]) if gpus else None)
+        if gpus:
+            env["KUBE_SIM_GPU_SPEC"] = gpus[1]
+        return scratch, env, None
+    uid, gid = run_as(pod, container)
+    view = sandbox.View(name, scratch, uid, gid,
+                        container_spec(pod, container).get("workingDir"),
+                        limits(pod, container), gpus)
+    view.prepare()
+    env = pod_env(pod, container, tty, view.home,
+                  (sandbox.NVIDIA_DIR + "/bin", spec["gpus"]) if gpus else None)
+    return view.workdir, env, view
