@@ -165,8 +165,6 @@ int	 oidc_parse_pasted(const char *pasted, const char *want_state,
  */
 int	 oidc_parse_callback_query(const char *query, const char *want_state,
 	    char **code, struct rai_err *);
-/* Whether uri is an http:// URL on a loopback address (RFC 8252). */
-int	 oidc_is_loopback_uri(const char *uri);
 /* One query parameter, decoded (caller frees), or NULL. */
 char	*oidc_query_param(const char *query, const char *name);
 
