@@ -539,18 +539,22 @@ oidc_parse_callback_query(const char *query, const char *want_state,
     char **code, struct rai_err *err)
 {
 	char *state, *c, *e;
+	int ours;
 
+	/*
+	 * The state first, errors included: any local process can reach
+	 * the listener, and a redirect without this login's state, be it a
+	 * code or an error, must not be able to end the login.
+	 */
+	state = oidc_query_param(query, "state");
+	ours = state != NULL && strcmp(state, want_state) == 0;
+	free(state);
+	if (!ours)
+		return 1;
 	if ((e = oidc_query_param(query, "error")) != NULL) {
 		free(e);
 		return redirect_error(query, err);
 	}
-	state = oidc_query_param(query, "state");
-	if (state == NULL || strcmp(state, want_state) != 0) {
-		free(state);
-		return rai_err_set(err, RAI_E_AUTH, "state mismatch in the "
-		    "redirect: it does not come from this login; refused");
-	}
-	free(state);
 	c = oidc_query_param(query, "code");
 	if (c == NULL || *c == '\0') {
 		free(c);

@@ -160,8 +160,11 @@ enum oidc_poll oidc_device_decide(const char *error);
 int	 oidc_parse_pasted(const char *pasted, const char *want_state,
 	    char **code, struct rai_err *);
 /*
- * The query of a redirect to the loopback listener: code and state
- * (state must equal want_state), or the provider's error.
+ * The query of a redirect to the loopback listener: 0 with *code when
+ * state equals want_state, -1 with err for the provider's error (or no
+ * code) under the right state, 1 when state is missing or another one:
+ * not this login's redirect (the provider sends state back with errors
+ * too, RFC 6749 4.1.2.1).
  */
 int	 oidc_parse_callback_query(const char *query, const char *want_state,
 	    char **code, struct rai_err *);

@@ -243,11 +243,15 @@ TEST(callback_query_checks_state)
 	T_STR_EQ(code, "abc");
 	free(code);
 	code = NULL;
+	/* not this login's: ignored (1), whether a code or an error */
 	T_INT_EQ(oidc_parse_callback_query("code=abc&state=s2", "s1", &code,
-	    &err), -1);
-	T_STR_CONTAINS(msg(&err), "state mismatch");
-	T_INT_EQ(oidc_parse_callback_query("code=abc", "s1", &code, &err), -1);
-	T_STR_CONTAINS(msg(&err), "state mismatch");
+	    &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("code=abc", "s1", &code, &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("error=access_denied", "s1", &code,
+	    &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("error=access_denied&state=s", "s1",
+	    &code, &err), 1);
+	T_NULL(code);
 	T_INT_EQ(oidc_parse_callback_query("state=s1", "s1", &code, &err), -1);
 	T_STR_CONTAINS(msg(&err), "no authorization code");
 	T_INT_EQ(oidc_parse_callback_query("error=access_denied&state=s1", "s1",
