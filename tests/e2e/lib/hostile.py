@@ -8,7 +8,8 @@
         names URL as its token endpoint ("{port}" in URL is PORT); its own
         /token answers invalid_grant. One JSON line per request in L.
     hostile.py registry --ready F --log L --cert C --key K --realm URL
-        an HTTPS registry whose GET /v2/ asks for a Bearer token at URL.
+        an HTTPS registry whose GET /v2/ asks for a Bearer token at URL
+        (--plain: plain HTTP, no certificate).
 
 Each writes its port to the ready file once it listens, and runs until
 it is killed.
@@ -39,7 +40,10 @@ def run_sink(args):
     lock = threading.Lock()
 
     def drain(conn):
+        # an HTTP client waits for an answer: hang up soon after the
+        # request head, so that it fails fast instead of timing out
         conn.settimeout(5)
+        seen = b""
         try:
             while True:
                 data = conn.recv(65536)
@@ -47,6 +51,9 @@ def run_sink(args):
                     break
                 with lock, open(args.log, "ab") as f:
                     f.write(data)
+                seen += data
+                if b"\r\n\r\n" in seen:
+                    conn.settimeout(0.5)
         except OSError:
             pass
         finally:
@@ -136,15 +143,17 @@ def main():
         s.add_argument("--log", required=True)
     sub.choices["sink"].add_argument("--host", default="127.0.0.1")
     sub.choices["idp"].add_argument("--token-endpoint", required=True)
-    for a in ("--cert", "--key", "--realm"):
-        sub.choices["registry"].add_argument(a, required=True)
+    sub.choices["registry"].add_argument("--realm", required=True)
+    sub.choices["registry"].add_argument("--cert")
+    sub.choices["registry"].add_argument("--key")
+    sub.choices["registry"].add_argument("--plain", action="store_true")
     args = p.parse_args()
     if args.mode == "sink":
         run_sink(args)
     elif args.mode == "idp":
         run_http(args, idp_route, False)
     else:
-        run_http(args, registry_route, True)
+        run_http(args, registry_route, not args.plain)
 
 
 if __name__ == "__main__":
