@@ -106,26 +106,42 @@ stage_limit(uint64_t max_inflate, uint64_t compressed, uint64_t free_bytes,
 	return l;
 }
 
+/* A size for messages: whole KiB, MiB or GiB, rounded down. */
+static const char *
+fmt_size(uint64_t n, char buf[32])
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB" };
+	int u = 0;
+
+	while (u < 3 && n >= 1024) {
+		n >>= 10;
+		u++;
+	}
+	snprintf(buf, 32, "%llu %s", (unsigned long long)n, unit[u]);
+	return buf;
+}
+
 static int
 over_limit(const struct stage_limit *l, const char *path, struct rai_err *err)
 {
-	unsigned long long mib = (unsigned long long)(l->bytes >> 20);
+	char size[32];
 
+	fmt_size(l->bytes, size);
 	switch (l->by) {
 	case LIMIT_RATIO:
-		rai_err_set(err, RAI_E_PROTO, "'%s' inflates to more than %llu "
-		    "MiB, %d times its compressed size: refused as a likely "
-		    "gzip bomb", path, mib, ADM_INFLATE_RATIO);
+		rai_err_set(err, RAI_E_PROTO, "'%s' inflates to more than %s, "
+		    "%d times its compressed size: refused as a likely gzip "
+		    "bomb", path, size, ADM_INFLATE_RATIO);
 		rai_err_set_hint(err, "if the archive is genuine, allow more "
 		    "with --max-inflate SIZE (such as 200Gi)");
 		break;
 	case LIMIT_OPTION:
 		rai_err_set(err, RAI_E_PROTO, "'%s' inflates to more than the "
-		    "%llu MiB that --max-inflate allows", path, mib);
+		    "%s that --max-inflate allows", path, size);
 		break;
 	default:
 		rai_err_set(err, RAI_E_IO, "decompressing '%s' needs more than "
-		    "the %llu MiB free in %s", path, mib, l->dir);
+		    "the %s free in %s", path, size, l->dir);
 		rai_err_set_hint(err, "set TMPDIR to a directory with more "
 		    "space, or gunzip the archive first");
 		break;
@@ -258,10 +274,11 @@ adm_gunzip_stage(int fd, const char *path, uint64_t max_inflate, int *out,
 	if (check_space(dir, announced_size(fd, st.st_size), path, &free_bytes,
 	    err) == -1)
 		return -1;
+	/*
+	 * Not judged by the trailer: a cut file's last bytes are no size,
+	 * and a bomb's may lie. The bytes themselves are counted instead.
+	 */
 	limit = stage_limit(max_inflate, (uint64_t)st.st_size, free_bytes, dir);
-	/* the trailer's size is a lower bound: over the limit already */
-	if (announced_size(fd, st.st_size) > limit.bytes)
-		return over_limit(&limit, path, err);
 	if ((tmp = open_staging(dir, path, err)) == -1)
 		return -1;
 	rai_log(RAI_LOG_NOTE, "decompressing '%s' into %s", path, dir);

@@ -25,8 +25,9 @@
  * file under $TMPDIR (default /var/tmp), after checking that the space
  * its trailer announces is free there; *out gets the new descriptor,
  * positioned anywhere. It stops at the max_inflate limit and at the
- * space that was free when it began, so a bomb can neither fill the
- * disk nor take long. -1 with err: over a limit or no space (with a
+ * space that was free when it began, counted on the bytes inflated (the
+ * trailer's size may lie), so a bomb can neither fill the disk nor
+ * take long. -1 with err: over a limit or no space (with a
  * hint), corrupt or truncated gzip (RAI_E_PROTO), I/O errors; the
  * staged copy is gone then (it was never linked).
  */

@@ -2,9 +2,9 @@
 # Issue 24, finding 6: a gzip archive inflated without a cap (2.2 MB
 # staged 494 MB in TMPDIR). Now it may inflate to 100 times its size,
 # or to --max-inflate, and never past the free space: a bomb made here
-# (400 MiB of zeros in about 400 KB) is refused with one clear error,
-# early from its trailer or, with the trailer forged, while inflating,
-# and nothing is left in TMPDIR. A genuine gzip archive still lists.
+# (400 MiB of zeros in about 400 KB) is refused with one clear error
+# while inflating, whatever its trailer claims, and nothing is left in
+# TMPDIR. A genuine gzip archive still lists.
 
 load lib/common
 
@@ -56,7 +56,7 @@ staged_nothing() {
 	[ "$(stat -c %s "$D/bomb.tar.gz")" -lt $((2 << 20)) ]
 }
 
-@test "a gzip bomb is refused from its trailer, with the way to allow more" {
+@test "a gzip bomb is refused, with the way to allow more" {
 	run -1 --separate-stderr runai-adm images list "$D/bomb.tar.gz"
 	stderr_has "inflates to more than"
 	stderr_has "100 times its compressed size: refused as a likely gzip bomb"
@@ -64,7 +64,7 @@ staged_nothing() {
 	staged_nothing
 }
 
-@test "a bomb whose trailer lies is stopped while inflating, and leaves nothing" {
+@test "a bomb whose trailer claims 0 bytes is stopped all the same, and leaves nothing" {
 	run -1 --separate-stderr runai-adm images list "$D/forged.tar.gz"
 	stderr_has "refused as a likely gzip bomb"
 	staged_nothing
