@@ -115,6 +115,16 @@ TEST(discovery_requires_the_exact_issuer)
 	doc = disc_doc(ISS, "http://idp.example/token");
 	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
 	T_STR_CONTAINS(msg(&err), "no usable token_endpoint");
+	/* issue 24: loopback in the text, 127.0.0.2 in fact */
+	doc = disc_doc(ISS, "http://127.0.0.1@127.0.0.2:9/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
+	T_STR_CONTAINS(msg(&err), "no usable token_endpoint "
+	    "('http://127.0.0.1@127.0.0.2:9/token')");
+	doc = disc_doc(ISS, "http://localhost.evil.example/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
+	doc = disc_doc(ISS, "http://127.0.0.1:9/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), 0);
+	T_STR_EQ(d.token_endpoint, "http://127.0.0.1:9/token");
 	T_INT_EQ(oidc_parse_discovery("[1]", 3, ISS, &d, &err), -1);
 	T_STR_CONTAINS(msg(&err), "not a JSON object");
 	doc = "{\"issuer\":\"" ISS "\",\"token_endpoint\":\"https://t\","
