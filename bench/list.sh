@@ -27,8 +27,12 @@ trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
 . "$STATE/env"
 export KUBECONFIG="$STATE/kubeconfig" KUBECACHEDIR="$STATE/kcache"
 cp "$KUBESIM_KUBECONFIG" "$KUBECONFIG"
+# the /_sim credential goes through a file descriptor, not argv
+simauth() {
+	printf 'Authorization: Bearer %s\n' "$(cat "$KUBESIM_SIM_TOKEN_FILE")"
+}
 simapi() {
-	curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST \
+	curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST -H @<(simauth) \
 		-H 'Content-Type: application/json' --data-binary "$2" \
 		"$KUBESIM_URL$1" >/dev/null
 }

@@ -31,8 +31,12 @@ trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
 . "$STATE/env"
 export KUBECONFIG="$STATE/kubeconfig" KUBECACHEDIR="$STATE/kcache"
 sed "s/namespace: .*/namespace: $NS/" "$KUBESIM_KUBECONFIG" >"$KUBECONFIG"
+# the /_sim credential goes through a file descriptor, not argv
+simauth() {
+	printf 'Authorization: Bearer %s\n' "$(cat "$KUBESIM_SIM_TOKEN_FILE")"
+}
 simapi() {
-	curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST \
+	curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST -H @<(simauth) \
 		-H 'Content-Type: application/json' --data-binary "$2" \
 		"$KUBESIM_URL$1" >/dev/null
 }
@@ -61,7 +65,7 @@ for start in range(0, n, 5000):
 EOF
 while IFS= read -r batch; do
 	printf '%s' "$batch" | curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X POST \
-		-H 'Content-Type: application/json' --data-binary @- \
+		-H @<(simauth) -H 'Content-Type: application/json' --data-binary @- \
 		"$KUBESIM_URL/_sim/logs" >/dev/null
 done <"$STATE/batches"
 

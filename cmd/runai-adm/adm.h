@@ -5,8 +5,11 @@
 #ifndef ADM_H
 #define ADM_H
 
+#include <stdint.h>
+
 #include "cli/kube_setup.h"
 #include "cli/opt.h"
+#include "core/err.h"
 
 struct adm_globals {
 	struct rai_kube_globals	 kube;
@@ -16,6 +19,19 @@ struct adm_globals {
 /* The cluster session setup opens for a command (ctx->app). */
 #define ADM_KUBE(ctx)	((struct kube_session *)(ctx)->app)
 #define ADM_CLIENT(ctx)	(ADM_KUBE(ctx)->client)
+
+/*
+ * --max-inflate, for every command that reads image archives: the row
+ * (OFFSET: a const char * in the command's options) and its parser,
+ * which gives an adm_gunzip_stage limit (images.c).
+ */
+#define ADM_MAX_INFLATE_OPT(offset_) \
+	{ .long_name = "max-inflate", .type = RAI_OPT_STRING, \
+	  .offset = (offset_), .argh = "<size>", \
+	  .help = "the most a gzip archive may inflate to (default: 100 " \
+	      "times its compressed size; 0: only the free space limits " \
+	      "it)" }
+int	 adm_max_inflate_parse(const char *, uint64_t *, struct rai_err *);
 
 extern const struct rai_cmd adm_cmd_set;		/* set node-role */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
+#include "adm/gunzip.h"
 #include "adm/image.h"
 #include "cli/out.h"
 #include "core/text.h"
@@ -23,6 +24,7 @@
 struct images_list_opts {
 	const char	*output;
 	int		 verify;
+	const char	*max_inflate;
 };
 
 static const struct rai_opt images_list_opts[] = {
@@ -34,6 +36,7 @@ static const struct rai_opt images_list_opts[] = {
 	  .offset = offsetof(struct images_list_opts, verify),
 	  .help = "hash every config and layer and check it against its "
 	      "digest (reads everything)" },
+	ADM_MAX_INFLATE_OPT(offsetof(struct images_list_opts, max_inflate)),
 	RAI_OPT_END
 };
 
@@ -56,6 +59,21 @@ static const struct rai_col wide_cols[] = {
 	{ "ARCHIVE", NULL, 0 },
 	{ NULL, NULL, 0 }
 };
+
+int
+adm_max_inflate_parse(const char *s, uint64_t *out, struct rai_err *err)
+{
+	double q;
+
+	*out = ADM_INFLATE_DEFAULT;
+	if (s == NULL)
+		return 0;
+	if (rai_quantity_parse(s, &q) == -1 || q < 0 || q > 1e18)
+		return rai_err_set(err, RAI_E_USAGE, "--max-inflate '%s' is not "
+		    "a size (such as 200Gi, or 0 for no limit)", s);
+	*out = q < 1 ? ADM_INFLATE_ANY : (uint64_t)q;
+	return 0;
+}
 
 static cJSON *
 blob_json(const struct adm_blob *b)
@@ -131,18 +149,22 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct adm_archive **arcs;
 	struct rai_table *t;
 	enum rai_out_fmt fmt;
+	uint64_t max_inflate;
 	cJSON *arr;
 	size_t i, j;
 	int a, rc = -1;
 
-	if (rai_out_parse(o->output, &fmt, rai_ctx_err(ctx)) == -1)
+	if (rai_out_parse(o->output, &fmt, rai_ctx_err(ctx)) == -1 ||
+	    adm_max_inflate_parse(o->max_inflate, &max_inflate,
+	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	arcs = calloc((size_t)argc, sizeof(*arcs));
 	if (arcs == NULL)
 		return rai_err_set(rai_ctx_err(ctx), RAI_E_NOMEM, "out of "
 		    "memory");
 	for (a = 0; a < argc; a++) {
-		if (adm_archive_open(argv[a], &arcs[a], rai_ctx_err(ctx)) == -1)
+		if (adm_archive_open(argv[a], max_inflate, &arcs[a],
+		    rai_ctx_err(ctx)) == -1)
 			goto out;
 		if (o->verify && adm_archive_verify(arcs[a],
 		    rai_ctx_err(ctx)) == -1)
@@ -203,7 +225,8 @@ static const struct rai_cmd adm_cmd_images_list = {
 	.name = "list",
 	.aliases = (const char *const[]){ "ls", NULL },
 	.summary = "list the images in image archives and OCI layouts",
-	.synopsis = "[--verify] [-o wide|json|yaml|name] <archive>...",
+	.synopsis = "[--verify] [--max-inflate <size>] [-o wide|json|yaml|name] "
+	    "<archive>...",
 	.description = "Reads each archive in place, without extracting it "
 	    "and without a Docker daemon, and lists its images: one row per "
 	    "reference (<none> when the image has none) with the manifest "
@@ -214,7 +237,10 @@ static const struct rai_cmd adm_cmd_images_list = {
 	    "(oci-archive); one archive may hold several images. A gzip "
 	    "archive (told by its bytes, not its name) is inflated once into "
 	    "an unlinked file under $TMPDIR (default /var/tmp), after a check "
-	    "of the free space there; other compressions (zstd, bzip2, xz) "
+	    "of the free space there, and never past it; it may inflate to "
+	    "100 times its compressed size (more is refused as a likely gzip "
+	    "bomb), or to --max-inflate (0: no limit but the free space). "
+	    "Other compressions (zstd, bzip2, xz) "
 	    "are refused with the command that undoes them, since blobs are "
 	    "read in place.\n\n"
 	    "For OCI layouts the digest is that of the stored manifest. A "

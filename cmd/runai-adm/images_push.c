@@ -49,6 +49,7 @@ struct push_opts {
 	const char	*patch_threshold;
 	const char	*output;
 	long		 progress_interval;
+	const char	*max_inflate;
 };
 
 static const char *const compress_choices[] = { "none", "gzip", NULL };
@@ -100,7 +101,8 @@ static const char *const output_choices[] = { "json", NULL };
 	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
 	  .offset = offsetof(struct push_opts, output), .argh = "<format>", \
 	  .help = "json: one JSON event per line (default: text)", \
-	  .choices = output_choices, .comp = RAI_COMP_CHOICES }
+	  .choices = output_choices, .comp = RAI_COMP_CHOICES }, \
+	ADM_MAX_INFLATE_OPT(offsetof(struct push_opts, max_inflate))
 
 static const struct rai_opt push_opts[] = {
 	COMMON_OPTS,
@@ -659,16 +661,17 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	struct adm_map_rule *maps = NULL;
 	struct render r;
 	char *password = NULL;
-	uint64_t threshold;
+	uint64_t threshold, max_inflate;
 	int a, rc = -1;
 
 	memset(&r, 0, sizeof(r));
 	if (check_opts(o, &threshold, err) == -1 ||
+	    adm_max_inflate_parse(o->max_inflate, &max_inflate, err) == -1 ||
 	    parse_maps(o, &maps, err) == -1)
 		return -1;
 	arcs = xcalloc((size_t)argc, sizeof(*arcs));
 	for (a = 0; a < argc; a++)
-		if (adm_archive_open(argv[a], &arcs[a], err) == -1)
+		if (adm_archive_open(argv[a], max_inflate, &arcs[a], err) == -1)
 			goto out;
 	if (o->password_stdin && read_password(&password, err) == -1)
 		goto out;
@@ -775,7 +778,10 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "the \"auths\" entry for HOST:PORT in $REGISTRY_AUTH_FILE, "
 	    "$XDG_RUNTIME_DIR/containers/auth.json or ~/.docker/config.json "
 	    "($DOCKER_CONFIG/config.json); Basic and Bearer token "
-	    "authentication are supported.\n\n"
+	    "authentication are supported. An https registry whose Bearer "
+	    "token realm is plain http is refused: the credentials would "
+	    "cross the network in clear text (with --plain-http the realm "
+	    "may be plain http too).\n\n"
 	    "stdout gets the pushed references with their digests "
 	    "(<ref>@sha256:...); stderr the progress and a summary. -o json "
 	    "gives one JSON event per line instead.",

@@ -35,6 +35,7 @@
 #include "kube/config.h"
 #include "oidc/loopback.h"
 #include "oidc/oidc.h"
+#include "oidc/url.h"
 #include "runai.h"
 
 #include "core/banned.h"
@@ -346,37 +347,35 @@ have_display(void)
 	return (d != NULL && *d != '\0') || (w != NULL && *w != '\0');
 }
 
-/* Port and path of a configured loopback redirect-uri (else 0, /callback). */
+/*
+ * Port and path of a configured loopback redirect-uri (else 0,
+ * /callback). The listener is on 127.0.0.1 only, so the URI must lead
+ * there: 127.0.0.1 itself or localhost (see oidc_is_loopback_uri).
+ */
 static int
 loopback_target(const char *uri, int *port, char **path, struct rai_err *err)
 {
-	const char *p, *slash;
-	char *end;
-	long n = 0;
+	struct oidc_url u;
+	int ok;
 
 	*port = 0;
 	*path = xstrdup("/callback");
 	if (uri == NULL)
 		return 0;
-	if (!oidc_is_loopback_uri(uri) || strncmp(uri, "http://[", 8) == 0)
+	ok = oidc_url_parse(uri, &u) == 0 && oidc_is_loopback_uri(uri) &&
+	    (strcmp(u.host, "127.0.0.1") == 0 ||
+	    strcmp(u.host, "localhost") == 0);
+	if (ok) {
+		*port = u.port;
+		free(*path);
+		*path = xstrdup(u.path);
+	}
+	oidc_url_release(&u);
+	if (!ok)
 		return rai_err_set(err, RAI_E_CONFIG, "redirect-uri '%s' is not "
 		    "an http://127.0.0.1 (or localhost) address; the browser "
 		    "flow only receives the login on this machine's loopback",
 		    uri);
-	p = uri + 7 + strcspn(uri + 7, ":/?#");
-	if (*p == ':') {
-		n = strtol(p + 1, &end, 10);
-		if (end == p + 1 || n < 0 || n > 65535)
-			return rai_err_set(err, RAI_E_CONFIG, "redirect-uri "
-			    "'%s' has an invalid port", uri);
-		p = end;
-	}
-	*port = (int)n;
-	if (*p == '/') {
-		slash = p;
-		free(*path);
-		*path = xstrndup(slash, strcspn(slash, "?#"));
-	}
 	return 0;
 }
 

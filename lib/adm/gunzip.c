@@ -2,7 +2,9 @@
  * Gzip-compressed image archives: the bytes are inflated once into an
  * unlinked temporary file, which the tar reader then reads in place
  * like any archive. Nothing is left behind whatever happens, and a
- * full disk is a clear error, not a truncated archive.
+ * full disk is a clear error, not a truncated archive. The inflated
+ * size is capped (a ratio of the compressed size, or --max-inflate, and
+ * the free space), since a few MB of gzip can inflate to hundreds of GB.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,13 @@
 #include "core/banned.h"
 
 #define CHUNK	((size_t)256 * 1024)
+
+/* The most the staged copy may grow to, and which limit that is. */
+struct stage_limit {
+	uint64_t	 bytes;
+	enum { LIMIT_RATIO, LIMIT_OPTION, LIMIT_SPACE, LIMIT_NONE } by;
+	const char	*dir;
+};
 
 static const char *
 stage_dir(void)
@@ -52,7 +61,7 @@ announced_size(int fd, off_t size)
 
 static int
 check_space(const char *dir, uint64_t need, const char *path,
-    struct rai_err *err)
+    uint64_t *free_bytes, struct rai_err *err)
 {
 	struct statvfs vfs;
 	uint64_t avail;
@@ -64,6 +73,7 @@ check_space(const char *dir, uint64_t need, const char *path,
 		return -1;
 	}
 	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	*free_bytes = avail;
 	if (avail >= need)
 		return 0;
 	rai_err_set(err, RAI_E_IO, "decompressing '%s' needs at least %llu "
@@ -72,6 +82,70 @@ check_space(const char *dir, uint64_t need, const char *path,
 	    (unsigned long long)(avail >> 20));
 	rai_err_set_hint(err, "set TMPDIR to a directory with more space, "
 	    "or gunzip the archive first");
+	return -1;
+}
+
+static struct stage_limit
+stage_limit(uint64_t max_inflate, uint64_t compressed, uint64_t free_bytes,
+    const char *dir)
+{
+	struct stage_limit l = { UINT64_MAX, LIMIT_NONE, dir };
+
+	if (max_inflate == ADM_INFLATE_DEFAULT) {
+		l.by = LIMIT_RATIO;
+		l.bytes = compressed > UINT64_MAX / ADM_INFLATE_RATIO ?
+		    UINT64_MAX : compressed * ADM_INFLATE_RATIO;
+	} else if (max_inflate != ADM_INFLATE_ANY) {
+		l.by = LIMIT_OPTION;
+		l.bytes = max_inflate;
+	}
+	if (free_bytes < l.bytes) {
+		l.by = LIMIT_SPACE;
+		l.bytes = free_bytes;
+	}
+	return l;
+}
+
+/* A size for messages: whole KiB, MiB or GiB, rounded down. */
+static const char *
+fmt_size(uint64_t n, char buf[32])
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB" };
+	int u = 0;
+
+	while (u < 3 && n >= 1024) {
+		n >>= 10;
+		u++;
+	}
+	snprintf(buf, 32, "%llu %s", (unsigned long long)n, unit[u]);
+	return buf;
+}
+
+static int
+over_limit(const struct stage_limit *l, const char *path, struct rai_err *err)
+{
+	char size[32];
+
+	fmt_size(l->bytes, size);
+	switch (l->by) {
+	case LIMIT_RATIO:
+		rai_err_set(err, RAI_E_PROTO, "'%s' inflates to more than %s, "
+		    "%d times its compressed size: refused as a likely gzip "
+		    "bomb", path, size, ADM_INFLATE_RATIO);
+		rai_err_set_hint(err, "if the archive is genuine, allow more "
+		    "with --max-inflate SIZE (such as 200Gi)");
+		break;
+	case LIMIT_OPTION:
+		rai_err_set(err, RAI_E_PROTO, "'%s' inflates to more than the "
+		    "%s that --max-inflate allows", path, size);
+		break;
+	default:
+		rai_err_set(err, RAI_E_IO, "decompressing '%s' needs more than "
+		    "the %s free in %s", path, size, l->dir);
+		rai_err_set_hint(err, "set TMPDIR to a directory with more "
+		    "space, or gunzip the archive first");
+		break;
+	}
 	return -1;
 }
 
@@ -118,12 +192,15 @@ write_all(int fd, const unsigned char *p, size_t len, const char *dir,
 	return 0;
 }
 
-/* Inflates every gzip member of in into out. */
+/* Inflates every gzip member of in into out, up to the limit. */
 static int
-inflate_all(int in, int out, const char *dir, const char *path,
-    struct rai_err *err)
+inflate_all(int in, int out, const struct stage_limit *limit,
+    const char *path, struct rai_err *err)
 {
 	unsigned char *src = xmalloc(CHUNK), *dst = xmalloc(CHUNK);
+	const char *dir = limit->dir;
+	uint64_t written = 0;
+	size_t have;
 	z_stream zs;
 	ssize_t n;
 	int zrc = Z_OK, rc = -1, done = 0;
@@ -154,9 +231,15 @@ inflate_all(int in, int out, const char *dir, const char *path,
 				    zs.msg ? zs.msg : "corrupt data");
 				goto out;
 			}
-			if (write_all(out, dst, CHUNK - zs.avail_out, dir, path,
-			    err) == -1)
+			have = CHUNK - zs.avail_out;
+			/* checked before the write: the limit is never passed */
+			if (have > limit->bytes - written) {
+				over_limit(limit, path, err);
 				goto out;
+			}
+			if (write_all(out, dst, have, dir, path, err) == -1)
+				goto out;
+			written += have;
 			/* concatenated members, as gzip itself reads them */
 			if (zrc == Z_STREAM_END && inflateReset(&zs) != Z_OK)
 				done = 1;
@@ -176,22 +259,31 @@ out:
 }
 
 int
-adm_gunzip_stage(int fd, const char *path, int *out, struct rai_err *err)
+adm_gunzip_stage(int fd, const char *path, uint64_t max_inflate, int *out,
+    struct rai_err *err)
 {
 	const char *dir = stage_dir();
+	struct stage_limit limit;
+	uint64_t free_bytes = 0;
 	struct stat st;
 	int tmp;
 
 	*out = -1;
 	if (fstat(fd, &st) == -1)
 		return rai_err_errno(err, errno, "'%s'", path);
-	if (check_space(dir, announced_size(fd, st.st_size), path, err) == -1)
+	if (check_space(dir, announced_size(fd, st.st_size), path, &free_bytes,
+	    err) == -1)
 		return -1;
+	/*
+	 * Not judged by the trailer: a cut file's last bytes are no size,
+	 * and a bomb's may lie. The bytes themselves are counted instead.
+	 */
+	limit = stage_limit(max_inflate, (uint64_t)st.st_size, free_bytes, dir);
 	if ((tmp = open_staging(dir, path, err)) == -1)
 		return -1;
 	rai_log(RAI_LOG_NOTE, "decompressing '%s' into %s", path, dir);
 	if (lseek(fd, 0, SEEK_SET) == -1 ||
-	    inflate_all(fd, tmp, dir, path, err) == -1) {
+	    inflate_all(fd, tmp, &limit, path, err) == -1) {
 		if (err->kind == RAI_OK)
 			rai_err_errno(err, errno, "reading '%s'", path);
 		close(tmp);

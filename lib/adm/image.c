@@ -897,8 +897,8 @@ out:
 }
 
 int
-adm_archive_open(const char *path, struct adm_archive **out,
-    struct rai_err *err)
+adm_archive_open(const char *path, uint64_t max_inflate,
+    struct adm_archive **out, struct rai_err *err)
 {
 	struct adm_archive *a;
 	struct stat st;
@@ -914,7 +914,8 @@ adm_archive_open(const char *path, struct adm_archive **out,
 	}
 	a = xcalloc(1, sizeof(*a));
 	a->path = xstrdup(path);
-	if (!S_ISDIR(st.st_mode) && adm_tar_open(path, &a->tar, err) == -1)
+	if (!S_ISDIR(st.st_mode) && adm_tar_open(path, max_inflate, &a->tar,
+	    err) == -1)
 		goto out;
 	oci = has_member(a, "oci-layout") && has_member(a, "index.json");
 	if (S_ISDIR(st.st_mode)) {

@@ -83,10 +83,11 @@ struct adm_archive {
 
 /*
  * Opens a tar file or an OCI layout directory, detects its layout and
- * builds the image list. Errors name the archive and the member.
+ * builds the image list; a gzip tar inflates within max_inflate (see
+ * adm/gunzip.h). Errors name the archive and the member.
  */
-int	 adm_archive_open(const char *path, struct adm_archive **,
-	    struct rai_err *);
+int	 adm_archive_open(const char *path, uint64_t max_inflate,
+	    struct adm_archive **, struct rai_err *);
 void	 adm_archive_free(struct adm_archive *);
 
 /*

@@ -536,12 +536,8 @@ use_challenge(struct adm_reg_client *c, const char *hdr, struct rai_err *err)
 	if ((b = adm_challenge_find(ch, n, "bearer")) != NULL) {
 		const char *realm = adm_challenge_param(b, "realm");
 
-		if (realm == NULL || (strncmp(realm, "https://", 8) != 0 &&
-		    strncmp(realm, "http://", 7) != 0)) {
-			rai_err_set(err, RAI_E_PROTO, "registry '%s': Bearer "
-			    "challenge without an http(s) realm", c->host);
+		if (adm_realm_check(realm, c->host, c->plain_http, err) == -1)
 			goto out;
-		}
 		c->scheme = ADM_AUTH_BEARER;
 		c->realm = xstrdup(realm);
 		if (adm_challenge_param(b, "service") != NULL)

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
+#include <curl/curl.h>
 
 #include "adm/registry.h"
 #include "core/alloc.h"
@@ -523,6 +524,49 @@ adm_challenge_find(const struct adm_challenge *v, size_t n,
 }
 
 /* ---- token answers ---- */
+
+/* The scheme of an absolute URL without user info, lower-cased; or NULL. */
+static char *
+realm_scheme(const char *realm)
+{
+	CURLU *h = curl_url();
+	char *scheme = NULL, *user = NULL, *out = NULL;
+
+	if (h == NULL)
+		return NULL;
+	if (curl_url_set(h, CURLUPART_URL, realm, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_NO_USER &&
+	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK)
+		out = xstrdup(scheme);
+	curl_free(scheme);
+	curl_free(user);
+	curl_url_cleanup(h);
+	return out;
+}
+
+int
+adm_realm_check(const char *realm, const char *host, int registry_plain_http,
+    struct rai_err *err)
+{
+	char *scheme = realm != NULL ? realm_scheme(realm) : NULL;
+	int https = scheme != NULL && strcmp(scheme, "https") == 0;
+	int http = scheme != NULL && strcmp(scheme, "http") == 0;
+
+	free(scheme);
+	if (!https && !http)
+		return rai_err_set(err, RAI_E_PROTO, "registry '%s': Bearer "
+		    "challenge without an http(s) realm", host);
+	/*
+	 * A downgrade: the Basic password (or the token it buys) would
+	 * cross the network in clear text, to whatever origin the realm
+	 * names, although the user asked for TLS.
+	 */
+	if (http && !registry_plain_http)
+		return rai_err_set(err, RAI_E_AUTH, "registry '%s' is https but "
+		    "sends its token realm to plain http ('%.200s'); refusing "
+		    "to send credentials there", host, realm);
+	return 0;
+}
 
 int
 adm_token_parse(const char *json, size_t len, char **token, long *expires_in,

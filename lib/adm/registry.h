@@ -111,6 +111,18 @@ const struct adm_challenge *adm_challenge_find(const struct adm_challenge *,
 	    size_t, const char *scheme);
 
 /*
+ * Whether a Bearer challenge's realm may have the token requested there
+ * (with the registry's credentials, when there are any): an absolute
+ * http(s) URL without user info, and https whenever the registry itself
+ * is reached over https, so that a registry cannot send the password
+ * in clear text to another origin. Plain http only when the registry
+ * is plain http (--plain-http: the user chose it). -1 with a one-line
+ * RAI_E_AUTH or RAI_E_PROTO error naming host.
+ */
+int	 adm_realm_check(const char *realm, const char *host,
+	    int registry_plain_http, struct rai_err *);
+
+/*
  * A token endpoint's JSON answer: "token" or "access_token", and
  * "expires_in" (60 s when absent or silly). Caller frees *token with
  * rai_free_secret.

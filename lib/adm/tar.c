@@ -534,12 +534,12 @@ fail:
 
 /* A gzip archive is read from its inflated copy from here on. */
 static int
-stage_gzip(struct adm_tar *t, struct rai_err *err)
+stage_gzip(struct adm_tar *t, uint64_t max_inflate, struct rai_err *err)
 {
 	struct stat st;
 	int fd;
 
-	if (adm_gunzip_stage(t->fd, t->path, &fd, err) == -1)
+	if (adm_gunzip_stage(t->fd, t->path, max_inflate, &fd, err) == -1)
 		return -1;
 	close(t->fd);
 	t->fd = fd;
@@ -550,8 +550,8 @@ stage_gzip(struct adm_tar *t, struct rai_err *err)
 }
 
 int
-adm_tar_open_fd(int fd, const char *path, struct adm_tar **out,
-    struct rai_err *err)
+adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
+    struct adm_tar **out, struct rai_err *err)
 {
 	unsigned char magic[8];
 	struct adm_tar *t;
@@ -580,7 +580,7 @@ adm_tar_open_fd(int fd, const char *path, struct adm_tar **out,
 	}
 	c = adm_compress_detect(magic, (size_t)n);
 	if (c == ADM_COMPRESS_GZIP) {
-		if (stage_gzip(t, err) == -1)
+		if (stage_gzip(t, max_inflate, err) == -1)
 			goto fail;
 		c = ADM_COMPRESS_NONE;
 	}
@@ -602,7 +602,8 @@ fail:
 }
 
 int
-adm_tar_open(const char *path, struct adm_tar **out, struct rai_err *err)
+adm_tar_open(const char *path, uint64_t max_inflate, struct adm_tar **out,
+    struct rai_err *err)
 {
 	int fd;
 
@@ -614,7 +615,7 @@ adm_tar_open(const char *path, struct adm_tar **out, struct rai_err *err)
 			    "exist", path);
 		return rai_err_errno(err, errno, "opening '%s'", path);
 	}
-	return adm_tar_open_fd(fd, path, out, err);
+	return adm_tar_open_fd(fd, path, max_inflate, out, err);
 }
 
 void

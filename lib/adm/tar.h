@@ -114,13 +114,16 @@ enum adm_compress adm_compress_detect(const unsigned char *p, size_t len);
 const char *adm_compress_name(enum adm_compress);
 
 /*
- * Opens path and indexes every member. Errors (RAI_E_NOTFOUND, RAI_E_IO,
- * RAI_E_PROTO) name the file and, for corruption, the offset.
+ * Opens path and indexes every member. A gzip file is inflated first,
+ * within max_inflate (adm_gunzip_stage; ADM_INFLATE_DEFAULT for the
+ * usual limit). Errors (RAI_E_NOTFOUND, RAI_E_IO, RAI_E_PROTO) name the
+ * file and, for corruption, the offset.
  */
-int	 adm_tar_open(const char *path, struct adm_tar **, struct rai_err *);
+int	 adm_tar_open(const char *path, uint64_t max_inflate,
+	    struct adm_tar **, struct rai_err *);
 /* Indexes an already open file (the reader then owns fd). */
-int	 adm_tar_open_fd(int fd, const char *path, struct adm_tar **,
-	    struct rai_err *);
+int	 adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
+	    struct adm_tar **, struct rai_err *);
 void	 adm_tar_free(struct adm_tar *);
 /*
  * The regular file that name (normalised first) stands for, following

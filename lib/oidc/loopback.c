@@ -4,8 +4,11 @@
  *
  * It binds 127.0.0.1 only, so nothing off the machine can reach it; the
  * state check (against a value only this process and the provider know)
- * keeps other local processes from injecting a code of their own. The
- * sockets are non-blocking and every wait is bounded by poll().
+ * keeps other local processes from injecting a code of their own, and
+ * a request without that state is answered and ignored, so that they
+ * cannot end the login either: only the provider's redirect (its code
+ * or its error) or the timeout does. The sockets are non-blocking and
+ * every wait is bounded by poll().
  */
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -180,12 +183,19 @@ serve_one(int cfd, const char *path, const char *state, char **code,
 	}
 	rc = oidc_parse_callback_query(query, state, code, err);
 	rai_free_secret(query);
-	if (rc == 0)
+	if (rc == 0) {
 		respond(cfd, 200, "Logged in", "runai is logged in. You may "
 		    "close this window.");
-	else
+	} else if (rc == 1) {
+		/* not ours: keep waiting for the login's own redirect */
+		rai_log(RAI_LOG_NOTE, "ignored a redirect to the login "
+		    "listener without this login's state");
+		respond(cfd, 400, "Not this login", "This page does not "
+		    "belong to the login runai is waiting for.");
+	} else {
 		respond(cfd, 400, "Login failed", "runai refused this login; "
 		    "see the terminal.");
+	}
 	return rc;
 }
 

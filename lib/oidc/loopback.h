@@ -9,9 +9,11 @@
 /*
  * The browser flow's redirect listener: HTTP on
  * 127.0.0.1 only, port 0 = an ephemeral one. oidc_loopback_wait answers
- * requests until one reaches path: its code when state matches (the
- * browser is told it may close the tab), an error for a provider error
- * or a state mismatch (the login is refused, not retried), or a timeout.
+ * requests until one reaches path with this login's state: its code
+ * (the browser is told it may close the tab) or the provider's error
+ * (the login is refused, not retried); else a timeout. A request
+ * without the state (another local process's) gets a 400 page, a line
+ * at -v=1, and the wait goes on.
  * Each connection gets 5 s to send its request, and at most 8 KiB.
  */
 struct oidc_loopback;

@@ -25,6 +25,7 @@
 #include "core/log.h"
 #include "oidc/jwt.h"
 #include "oidc/oidc.h"
+#include "oidc/url.h"
 
 #include "core/banned.h"
 
@@ -188,14 +189,58 @@ json_long(const cJSON *o, const char *key, long def)
 	return def;
 }
 
-/* An absolute https URL, or http on loopback (tests, local providers). */
-static int
-acceptable_endpoint(const char *u)
+/* Printable, single-line excerpt of a server string for messages. */
+static char *
+clean_text(const char *s, size_t max)
 {
-	return u != NULL && (strncmp(u, "https://", 8) == 0 ||
-	    strncmp(u, "http://127.0.0.1", 16) == 0 ||
-	    strncmp(u, "http://[::1]", 12) == 0 ||
-	    strncmp(u, "http://localhost", 16) == 0);
+	size_t n = strlen(s), i;
+	char *out;
+
+	if (n > max)
+		n = max;
+	out = xstrndup(s, n);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = ' ';
+	return out;
+}
+
+/* A URL the discovery document names, and its field. */
+struct endpoint {
+	const char	*name;
+	const char	*url;
+	int		 required;
+};
+
+/*
+ * Finds the first endpoint that credentials or tokens could not safely
+ * go to (oidc_url_may_carry_secrets): 1 with *bad, else 0. Every URL
+ * the document names is checked, used today or not, so that a later
+ * use cannot forget to.
+ */
+static int
+unsafe_endpoint(const struct oidc_discovery *d, struct endpoint *bad)
+{
+	const struct endpoint e[] = {
+		{ "token_endpoint", d->token_endpoint, 1 },
+		{ "jwks_uri", d->jwks_uri, 1 },
+		{ "authorization_endpoint", d->authorization_endpoint, 0 },
+		{ "device_authorization_endpoint",
+		    d->device_authorization_endpoint, 0 },
+		{ "revocation_endpoint", d->revocation_endpoint, 0 },
+		{ "end_session_endpoint", d->end_session_endpoint, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(e) / sizeof(e[0]); i++) {
+		if (e[i].url == NULL && !e[i].required)
+			continue;
+		if (e[i].url == NULL || !oidc_url_may_carry_secrets(e[i].url)) {
+			*bad = e[i];
+			return 1;
+		}
+	}
+	return 0;
 }
 
 void
@@ -231,7 +276,8 @@ oidc_parse_discovery(const char *body, size_t len, const char *want_issuer,
 {
 	struct oidc_discovery d;
 	cJSON *doc;
-	const char *iss, *bad = NULL;
+	struct endpoint bad;
+	const char *iss;
 
 	memset(&d, 0, sizeof(d));
 	doc = cJSON_ParseWithLength(body != NULL ? body : "", len);
@@ -258,23 +304,14 @@ oidc_parse_discovery(const char *body, size_t len, const char *want_issuer,
 	d.end_session_endpoint = json_strdup(doc, "end_session_endpoint");
 	d.s256 = lists_s256(doc);
 	cJSON_Delete(doc);
-	if (!acceptable_endpoint(d.token_endpoint))
-		bad = "token_endpoint";
-	else if (!acceptable_endpoint(d.jwks_uri))
-		bad = "jwks_uri";
-	else if (d.authorization_endpoint != NULL &&
-	    !acceptable_endpoint(d.authorization_endpoint))
-		bad = "authorization_endpoint";
-	else if (d.device_authorization_endpoint != NULL &&
-	    !acceptable_endpoint(d.device_authorization_endpoint))
-		bad = "device_authorization_endpoint";
-	else if (d.revocation_endpoint != NULL &&
-	    !acceptable_endpoint(d.revocation_endpoint))
-		bad = "revocation_endpoint";
-	if (bad != NULL) {
+	if (unsafe_endpoint(&d, &bad)) {
+		char *shown = clean_text(bad.url != NULL ? bad.url : "", 200);
+
 		rai_err_set(err, RAI_E_PROTO, "the discovery document of '%s' "
-		    "has no usable %s (an https URL is required)", want_issuer,
-		    bad);
+		    "has no usable %s ('%s'): an https URL is required, or "
+		    "plain http to a loopback address such as 127.0.0.1",
+		    want_issuer, bad.name, shown);
+		free(shown);
 		oidc_discovery_release(&d);
 		return -1;
 	}
@@ -290,22 +327,6 @@ oidc_tokens_release(struct oidc_tokens *t)
 	rai_free_secret(t->refresh_token);
 	rai_free_secret(t->access_token);
 	memset(t, 0, sizeof(*t));
-}
-
-/* Printable, single-line excerpt of a server string for messages. */
-static char *
-clean_text(const char *s, size_t max)
-{
-	size_t n = strlen(s), i;
-	char *out;
-
-	if (n > max)
-		n = max;
-	out = xstrndup(s, n);
-	for (i = 0; i < n; i++)
-		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
-			out[i] = ' ';
-	return out;
 }
 
 static int
@@ -518,18 +539,22 @@ oidc_parse_callback_query(const char *query, const char *want_state,
     char **code, struct rai_err *err)
 {
 	char *state, *c, *e;
+	int ours;
 
+	/*
+	 * The state first, errors included: any local process can reach
+	 * the listener, and a redirect without this login's state, be it a
+	 * code or an error, must not be able to end the login.
+	 */
+	state = oidc_query_param(query, "state");
+	ours = state != NULL && strcmp(state, want_state) == 0;
+	free(state);
+	if (!ours)
+		return 1;
 	if ((e = oidc_query_param(query, "error")) != NULL) {
 		free(e);
 		return redirect_error(query, err);
 	}
-	state = oidc_query_param(query, "state");
-	if (state == NULL || strcmp(state, want_state) != 0) {
-		free(state);
-		return rai_err_set(err, RAI_E_AUTH, "state mismatch in the "
-		    "redirect: it does not come from this login; refused");
-	}
-	free(state);
 	c = oidc_query_param(query, "code");
 	if (c == NULL || *c == '\0') {
 		free(c);
@@ -605,24 +630,6 @@ oidc_parse_pasted(const char *pasted, const char *want_state, char **code,
 	return 0;
 }
 
-int
-oidc_is_loopback_uri(const char *uri)
-{
-	const char *h;
-	size_t n;
-
-	if (uri == NULL || strncmp(uri, "http://", 7) != 0)
-		return 0;
-	h = uri + 7;
-	if (strncmp(h, "[::1]", 5) == 0)
-		return h[5] == ':' || h[5] == '/' || h[5] == '\0';
-	n = strcspn(h, ":/?#");
-	if ((n == 9 && strncmp(h, "127.0.0.1", 9) == 0) ||
-	    (n == 9 && strncmp(h, "localhost", 9) == 0))
-		return h[n] == ':' || h[n] == '/' || h[n] == '\0';
-	return 0;
-}
-
 /* ---- client ---- */
 
 int
@@ -638,9 +645,10 @@ oidc_client_new(struct oidc_client **out, const char *issuer,
 	    *client_id == '\0')
 		return rai_err_set(err, RAI_E_CONFIG, "both client-id and "
 		    "idp-issuer-url must be set");
-	if (strncmp(issuer, "https://", 8) != 0)
+	if (!oidc_url_may_carry_secrets(issuer))
 		return rai_err_set(err, RAI_E_CONFIG, "idp-issuer-url '%s' is "
-		    "not an https URL", issuer);
+		    "not an https URL (plain http only to a loopback address "
+		    "such as 127.0.0.1)", issuer);
 	memset(&ho, 0, sizeof(ho));
 	if (idp_ca != NULL && idp_ca_len > 0) {
 		ho.ca = idp_ca;

@@ -160,13 +160,14 @@ enum oidc_poll oidc_device_decide(const char *error);
 int	 oidc_parse_pasted(const char *pasted, const char *want_state,
 	    char **code, struct rai_err *);
 /*
- * The query of a redirect to the loopback listener: code and state
- * (state must equal want_state), or the provider's error.
+ * The query of a redirect to the loopback listener: 0 with *code when
+ * state equals want_state, -1 with err for the provider's error (or no
+ * code) under the right state, 1 when state is missing or another one:
+ * not this login's redirect (the provider sends state back with errors
+ * too, RFC 6749 4.1.2.1).
  */
 int	 oidc_parse_callback_query(const char *query, const char *want_state,
 	    char **code, struct rai_err *);
-/* Whether uri is an http:// URL on a loopback address (RFC 8252). */
-int	 oidc_is_loopback_uri(const char *uri);
 /* One query parameter, decoded (caller frees), or NULL. */
 char	*oidc_query_param(const char *query, const char *name);
 

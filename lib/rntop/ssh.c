@@ -20,6 +20,8 @@
 #include "core/alloc.h"
 #include "core/base64.h"
 #include "core/buf.h"
+#include "core/err.h"
+#include "core/file.h"
 #include "rntop/ssh.h"
 
 #include "core/banned.h"
@@ -394,21 +396,34 @@ struct kh_scan {
 	int	ca_lines;
 };
 
+/*
+ * Reads one known_hosts file whole into *data (NULL for a missing file:
+ * no entries, as ssh has it). A file that cannot be read, or one over
+ * KNOWN_HOSTS_MAX, is an error with *why: the key must never be checked
+ * against part of a file, whose rest may hold the @revoked line.
+ */
 static int
-read_file(const char *path, struct rai_buf *b)
+read_known_hosts(const char *path, char **data, size_t *len, char **why)
 {
-	char buf[8192];
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct rai_err err = RAI_ERR_INIT;
 
-	if (fd == -1)
-		return -1;
-	rai_buf_init(b, KNOWN_HOSTS_MAX);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (rai_buf_add(b, buf, (size_t)n) == -1)
-			break;
-	close(fd);
-	return 0;
+	*data = NULL;
+	*len = 0;
+	if (rai_file_read(path, KNOWN_HOSTS_MAX, data, len, &err) == 0)
+		return 0;
+	if (err.sys_errno == ENOENT || err.sys_errno == ENOTDIR) {
+		rai_err_release(&err);
+		return 0;
+	}
+	if (err.sys_errno == EFBIG)
+		*why = xasprintf("known_hosts file '%s' is larger than %zu MiB; "
+		    "refusing to check host keys against part of it", path,
+		    KNOWN_HOSTS_MAX >> 20);
+	else
+		*why = xasprintf("cannot read known_hosts file '%s': %s", path,
+		    strerror(err.sys_errno));
+	rai_err_release(&err);
+	return -1;
 }
 
 static void
@@ -427,20 +442,20 @@ add_method(struct kh_scan *sc, const char *m)
  * Feeds one file's lines to libssh2 (plain entries), and notes the key
  * types for this host and whether the server's key is @revoked.
  */
-static void
+static int
 load_known_hosts(struct host *h, LIBSSH2_KNOWNHOSTS *kh, const char *path,
-    const char *key, size_t keylen, struct kh_scan *sc)
+    const char *key, size_t keylen, struct kh_scan *sc, char **why)
 {
-	struct rai_buf b;
 	struct rntop_kh_line kl;
 	const char *p, *end, *nl, *m;
 	unsigned char *raw;
-	size_t rawlen;
+	size_t rawlen, len;
+	char *data;
 
-	if (read_file(path, &b) == -1)
-		return;
-	p = b.data ? b.data : "";
-	end = p + b.len;
+	if (read_known_hosts(path, &data, &len, why) == -1)
+		return -1;
+	p = data != NULL ? data : "";
+	end = p + len;
 	for (; p < end; p = nl + 1) {
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL)
@@ -477,20 +492,27 @@ load_known_hosts(struct host *h, LIBSSH2_KNOWNHOSTS *kh, const char *path,
 			free(line);
 		}
 	}
-	rai_buf_release(&b);
+	free(data);
+	return 0;
 }
 
-static void
+/* Every known_hosts file, the user's then the global ones; -1 with *why. */
+static int
 scan_all(struct host *h, LIBSSH2_KNOWNHOSTS *kh, const char *key,
-    size_t keylen, struct kh_scan *sc)
+    size_t keylen, struct kh_scan *sc, char **why)
 {
 	size_t i;
 
 	memset(sc, 0, sizeof(*sc));
 	for (i = 0; i < h->nkh; i++)
-		load_known_hosts(h, kh, h->kh[i], key, keylen, sc);
+		if (load_known_hosts(h, kh, h->kh[i], key, keylen, sc,
+		    why) == -1)
+			return -1;
 	for (i = 0; i < h->ngkh; i++)
-		load_known_hosts(h, kh, h->gkh[i], key, keylen, sc);
+		if (load_known_hosts(h, kh, h->gkh[i], key, keylen, sc,
+		    why) == -1)
+			return -1;
+	return 0;
 }
 
 static const char *
@@ -568,6 +590,7 @@ check_hostkey(struct host *h)
 	const char *key, *tname;
 	struct kh_scan sc;
 	size_t keylen = 0;
+	char *why = NULL;
 	int type = 0, kbit, rc;
 
 	key = libssh2_session_hostkey(h->s, &keylen, &type);
@@ -585,7 +608,11 @@ check_hostkey(struct host *h)
 		    "hosts: out of memory"));
 		return -1;
 	}
-	scan_all(h, kh, key, keylen, &sc);
+	if (scan_all(h, kh, key, keylen, &sc, &why) == -1) {
+		libssh2_knownhost_free(kh);
+		fail(h, RNTOP_SSHF_HOSTKEY, 1, why);
+		return -1;
+	}
 	if (sc.revoked) {
 		libssh2_knownhost_free(kh);
 		fail(h, RNTOP_SSHF_HOSTKEY, 1, xasprintf("host key for %s is "
@@ -635,6 +662,7 @@ start_session(struct host *h)
 {
 	struct rntop_ssh *e = h->eng;
 	struct kh_scan sc;
+	char *why = NULL;
 
 	h->s = libssh2_session_init_ex(NULL, NULL, NULL, h);
 	if (h->s == NULL) {
@@ -644,7 +672,10 @@ start_session(struct host *h)
 	}
 	libssh2_session_set_blocking(h->s, 0);
 	/* ask for the key type known_hosts has, so the check can match */
-	scan_all(h, NULL, NULL, 0, &sc);
+	if (scan_all(h, NULL, NULL, 0, &sc, &why) == -1) {
+		fail(h, RNTOP_SSHF_HOSTKEY, 1, why);
+		return;
+	}
 	if (sc.methods[0] != '\0')
 		libssh2_session_method_pref(h->s, LIBSSH2_METHOD_HOSTKEY,
 		    sc.methods);

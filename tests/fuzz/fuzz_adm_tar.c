@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adm/gunzip.h"
 #include "adm/image.h"
 #include "adm/tar.h"
 #include "core/err.h"
@@ -59,7 +60,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) == -1 ||
 	    pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	if (adm_tar_open_fd(dup(fd), path, &t, &err) == 0) {
+	if (adm_tar_open_fd(dup(fd), path, ADM_INFLATE_DEFAULT, &t,
+	    &err) == 0) {
 		for (i = 0; i < t->n; i++) {
 			const struct adm_tar_entry *e = &t->v[i];
 
@@ -69,7 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)adm_tar_find(t, e->name);
 		}
 		adm_tar_free(t);
-		if (adm_archive_open(path, &a, &err) == 0)
+		if (adm_archive_open(path, ADM_INFLATE_DEFAULT, &a, &err) == 0)
 			adm_archive_free(a);
 	}
 	rai_err_release(&err);

@@ -26,6 +26,7 @@
 #include "oidc/jwt.h"
 #include "oidc/loopback.h"
 #include "oidc/oidc.h"
+#include "oidc/url.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "adm/gunzip.h"
 #include "adm/image.h"
 #include "core/err.h"
 #include "harness.h"
@@ -77,11 +78,12 @@ TEST(archive_open_errors)
 	struct rai_err err = RAI_ERR_INIT;
 	char dir[] = "/tmp/t_adm_image.XXXXXX";
 
-	T_INT_EQ(adm_archive_open("/nonexistent/images.tar", &a, &err), -1);
+	T_INT_EQ(adm_archive_open("/nonexistent/images.tar",
+	    ADM_INFLATE_DEFAULT, &a, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_NOTFOUND);
 	T_NULL(a);
 	T_NOT_NULL(mkdtemp(dir));
-	T_INT_EQ(adm_archive_open(dir, &a, &err), -1);
+	T_INT_EQ(adm_archive_open(dir, ADM_INFLATE_DEFAULT, &a, &err), -1);
 	T_STR_CONTAINS(err.message, "unknown layout");
 	rmdir(dir);
 	T_STR_EQ(adm_image_format_name(ADM_FMT_DOCKER_LEGACY), "docker-legacy");

@@ -249,6 +249,45 @@ TEST(www_auth_malformed)
 
 /* ---- tokens ---- */
 
+TEST(realm_downgrade_refused)
+{
+	struct rai_err err = RAI_ERR_INIT;
+
+	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 0,
+	    &err), 0);
+	T_INT_EQ(adm_realm_check("HTTPS://auth.example/token", "reg:5000", 0,
+	    &err), 0);
+	/* an https registry sending the password to plain http elsewhere */
+	T_INT_EQ(adm_realm_check("http://127.0.0.1:9/token", "reg:5000", 0,
+	    &err), -1);
+	T_INT_EQ(err.kind, RAI_E_AUTH);
+	T_STR_CONTAINS(err.message, "is https but sends its token realm to "
+	    "plain http");
+	T_NULL(strchr(err.message, '\n'));
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check("HTTP://auth.example/token", "reg:5000", 0,
+	    &err), -1);
+	rai_err_release(&err);
+	/* the user chose plain http for the registry: its realm may be too */
+	T_INT_EQ(adm_realm_check("http://127.0.0.1:9/token", "reg:5000", 1,
+	    &err), 0);
+	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 1,
+	    &err), 0);
+	/* not a URL, another scheme, user info */
+	T_INT_EQ(adm_realm_check("auth.example/token", "reg:5000", 1, &err),
+	    -1);
+	T_STR_CONTAINS(err.message, "without an http(s) realm");
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check("ftp://auth.example/", "reg:5000", 1, &err),
+	    -1);
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check("https://u:p@auth.example/", "reg:5000", 0,
+	    &err), -1);
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check(NULL, "reg:5000", 0, &err), -1);
+	rai_err_release(&err);
+}
+
 TEST(token_answers)
 {
 	struct rai_err err = RAI_ERR_INIT;
@@ -477,6 +516,7 @@ main(void)
 	RUN(www_auth_bearer);
 	RUN(www_auth_several_and_quoting);
 	RUN(www_auth_malformed);
+	RUN(realm_downgrade_refused);
 	RUN(token_answers);
 	RUN(docker_config_lookup);
 	RUN(docker_config_malformed);

@@ -9,8 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
+
+#include "adm/gunzip.h"
 #include "adm/tar.h"
 #include "core/err.h"
 #include "harness.h"
@@ -346,7 +350,7 @@ TEST(archive_links_and_long_names)
 	w_member(&w, "loop2", '2', "loop1", NULL, 0);
 	w_end(&w);
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), 0);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), 0);
 	if (t == NULL) {
 		printf("# %s\n", err.message);
 		goto out;
@@ -405,7 +409,7 @@ TEST(archive_pax_size_over_8gib_sparse)
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, (off_t)total), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), 0);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), 0);
 	if (t != NULL) {
 		T_UINT_EQ(t->n, 1);
 		T_UINT_EQ(t->v[0].size, 10 * GIB + 5);
@@ -418,7 +422,7 @@ TEST(archive_pax_size_over_8gib_sparse)
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, (off_t)(w.n + 10 * GIB + 4)), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is truncated: member 'huge.layer' at "
 	    "offset 1024");
 	unlink(path);
@@ -441,7 +445,7 @@ TEST(archive_errors)
 	/* a corrupt second header: named with its offset */
 	w.p[1024 + 1] = 'X';
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_PROTO);
 	T_STR_CONTAINS(err.message, "corrupt tar header at offset 1024");
 	T_STR_CONTAINS(err.message, "checksum mismatch");
@@ -451,7 +455,7 @@ TEST(archive_errors)
 	/* the first block bad: not a tar at all */
 	w.p[0] = 'Z';
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is not a tar archive");
 	unlink(path);
 	w.p[0] = 'a';
@@ -461,44 +465,45 @@ TEST(archive_errors)
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, 2048), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "truncated at offset 2048: no "
 	    "end-of-archive");
 	/* cut inside the second member's data */
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, 1024 + 512 + 2), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is truncated: member 'b' at offset 1024");
 	/* cut inside a header */
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, 1024 + 100), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "truncated at offset 1024: partial header");
 	fd = open(path, O_WRONLY);
 	T_INT_EQ(ftruncate(fd, 0), 0);
 	close(fd);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is empty");
 	unlink(path);
 
 	/* gzip magic but no gzip stream: inflating it fails clearly */
 	memcpy(w.p, "\x1f\x8b\x08\x00", 4);
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is not valid gzip");
 	unlink(path);
 
 	/* zstd magic: refused with the command to run */
 	memcpy(w.p, "\x28\xb5\x2f\xfd", 4);
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "is zstd-compressed");
 	T_STR_CONTAINS(err.hint, "zstd -d");
 	unlink(path);
 
-	T_INT_EQ(adm_tar_open("/nonexistent/x.tar", &t, &err), -1);
+	T_INT_EQ(adm_tar_open("/nonexistent/x.tar", ADM_INFLATE_DEFAULT, &t,
+	    &err), -1);
 	T_INT_EQ(err.kind, RAI_E_NOTFOUND);
 	T_NULL(t);
 
@@ -508,11 +513,92 @@ TEST(archive_errors)
 	w_member(&w, "PaxHeaders/x", 'x', NULL, "20 path=orphan/name\n", 20);
 	w_end(&w);
 	path = w_file(&w);
-	T_INT_EQ(adm_tar_open(path, &t, &err), -1);
+	T_INT_EQ(adm_tar_open(path, ADM_INFLATE_DEFAULT, &t, &err), -1);
 	T_STR_CONTAINS(err.message, "not followed by a member");
 	unlink(path);
 	free(w.p);
 	rai_err_release(&err);
+}
+
+/*
+ * A gzip file of n zero bytes (a bomb in small: a thousand to one);
+ * with forged_size the trailer claims 0 bytes, so only the inflating
+ * itself can notice the size.
+ */
+static int
+gzip_zeros(size_t n, int forged_size, char *path)
+{
+	static unsigned char zeros[65536], out[65536];
+	z_stream zs;
+	size_t left = n, chunk;
+	int fd, flush;
+
+	strcpy(path, "/tmp/t_adm_gz.XXXXXX");
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, 9, Z_DEFLATED, 16 + MAX_WBITS, 9,
+	    Z_DEFAULT_STRATEGY) != Z_OK)
+		return -1;
+	do {
+		chunk = left < sizeof(zeros) ? left : sizeof(zeros);
+		left -= chunk;
+		flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+		zs.next_in = zeros;
+		zs.avail_in = (uInt)chunk;
+		do {
+			zs.next_out = out;
+			zs.avail_out = sizeof(out);
+			deflate(&zs, flush);
+			if (write(fd, out, sizeof(out) - zs.avail_out) < 0)
+				return -1;
+		} while (zs.avail_out == 0);
+	} while (flush != Z_FINISH);
+	deflateEnd(&zs);
+	if (forged_size && (lseek(fd, -4, SEEK_END) == -1 ||
+	    write(fd, "\0\0\0\0", 4) != 4))
+		return -1;
+	return fd;
+}
+
+TEST(gunzip_caps_the_inflated_size)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	char path[64];
+	struct stat st;
+	int fd, staged, forged;
+
+	setenv("TMPDIR", "/tmp", 1);
+	for (forged = 0; forged <= 1; forged++) {
+		fd = gzip_zeros((size_t)8 << 20, forged, path);
+		T_INT_EQ(fd == -1, 0);
+		/* the default ratio: 8 MiB from about 8 KiB is refused */
+		T_INT_EQ(adm_gunzip_stage(fd, path, ADM_INFLATE_DEFAULT,
+		    &staged, &err), -1);
+		T_STR_CONTAINS(err.message, "likely gzip bomb");
+		T_STR_CONTAINS(err.hint, "--max-inflate");
+		T_INT_EQ(staged, -1);
+		rai_err_release(&err);
+		/* an explicit limit below the size */
+		T_INT_EQ(adm_gunzip_stage(fd, path, (uint64_t)1 << 20,
+		    &staged, &err), -1);
+		T_STR_CONTAINS(err.message, "more than the 1 MiB that "
+		    "--max-inflate allows");
+		rai_err_release(&err);
+		if (!forged) {
+			/* allowed: the whole file is staged */
+			T_INT_EQ(adm_gunzip_stage(fd, path, (uint64_t)8 << 20,
+			    &staged, &err), 0);
+			T_INT_EQ(fstat(staged, &st), 0);
+			T_INT_EQ(st.st_size, (off_t)8 << 20);
+			close(staged);
+			T_INT_EQ(adm_gunzip_stage(fd, path, ADM_INFLATE_ANY,
+			    &staged, &err), 0);
+			close(staged);
+		}
+		close(fd);
+		unlink(path);
+	}
 }
 
 int
@@ -528,5 +614,6 @@ main(void)
 	RUN(archive_links_and_long_names);
 	RUN(archive_pax_size_over_8gib_sparse);
 	RUN(archive_errors);
+	RUN(gunzip_caps_the_inflated_size);
 	return t_done();
 }

@@ -24,6 +24,7 @@
 #include "oidc/jwt.h"
 #include "oidc/loopback.h"
 #include "oidc/oidc.h"
+#include "oidc/url.h"
 
 #define ISS	"https://idp.example/realms/r"
 
@@ -114,6 +115,16 @@ TEST(discovery_requires_the_exact_issuer)
 	doc = disc_doc(ISS, "http://idp.example/token");
 	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
 	T_STR_CONTAINS(msg(&err), "no usable token_endpoint");
+	/* issue 24: loopback in the text, 127.0.0.2 in fact */
+	doc = disc_doc(ISS, "http://127.0.0.1@127.0.0.2:9/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
+	T_STR_CONTAINS(msg(&err), "no usable token_endpoint "
+	    "('http://127.0.0.1@127.0.0.2:9/token')");
+	doc = disc_doc(ISS, "http://localhost.evil.example/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), -1);
+	doc = disc_doc(ISS, "http://127.0.0.1:9/token");
+	T_INT_EQ(oidc_parse_discovery(doc, strlen(doc), ISS, &d, &err), 0);
+	T_STR_EQ(d.token_endpoint, "http://127.0.0.1:9/token");
 	T_INT_EQ(oidc_parse_discovery("[1]", 3, ISS, &d, &err), -1);
 	T_STR_CONTAINS(msg(&err), "not a JSON object");
 	doc = "{\"issuer\":\"" ISS "\",\"token_endpoint\":\"https://t\","
@@ -242,11 +253,15 @@ TEST(callback_query_checks_state)
 	T_STR_EQ(code, "abc");
 	free(code);
 	code = NULL;
+	/* not this login's: ignored (1), whether a code or an error */
 	T_INT_EQ(oidc_parse_callback_query("code=abc&state=s2", "s1", &code,
-	    &err), -1);
-	T_STR_CONTAINS(msg(&err), "state mismatch");
-	T_INT_EQ(oidc_parse_callback_query("code=abc", "s1", &code, &err), -1);
-	T_STR_CONTAINS(msg(&err), "state mismatch");
+	    &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("code=abc", "s1", &code, &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("error=access_denied", "s1", &code,
+	    &err), 1);
+	T_INT_EQ(oidc_parse_callback_query("error=access_denied&state=s", "s1",
+	    &code, &err), 1);
+	T_NULL(code);
 	T_INT_EQ(oidc_parse_callback_query("state=s1", "s1", &code, &err), -1);
 	T_STR_CONTAINS(msg(&err), "no authorization code");
 	T_INT_EQ(oidc_parse_callback_query("error=access_denied&state=s1", "s1",
@@ -297,6 +312,93 @@ TEST(loopback_uris)
 	T_INT_EQ(oidc_is_loopback_uri("http://10.0.0.1:8000/cb"), 0);
 	T_INT_EQ(oidc_is_loopback_uri("http://127.0.0.1@evil.example/"), 0);
 	T_INT_EQ(oidc_is_loopback_uri(NULL), 0);
+}
+
+/*
+ * Where secrets may go: https anywhere, plain http only to a loopback
+ * address, judged on the host libcurl connects to, not on the text.
+ */
+static const struct {
+	const char	*url;
+	int		 kind;
+	int		 secrets;
+} url_cases[] = {
+	{ "https://login.example.com/token", OIDC_URL_HTTPS, 1 },
+	{ "HTTPS://login.example.com/", OIDC_URL_HTTPS, 1 },
+	{ "https://127.0.0.1@login.example.com/", OIDC_URL_BAD, 0 },
+	{ "http://127.0.0.1:8080/token", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "HTTP://127.0.0.1/token", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://127.0.0.2:9/x", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://127.255.255.254/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://[::1]:8080/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://[0:0:0:0:0:0:0:1]/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	/* the attack of issue 24: user info, then the real host */
+	{ "http://127.0.0.1@127.0.0.2:8080/token", OIDC_URL_BAD, 0 },
+	{ "http://127.0.0.1@evil.example/token", OIDC_URL_BAD, 0 },
+	{ "http://user:pw@127.0.0.1/", OIDC_URL_BAD, 0 },
+	{ "http://localhost.evil.example/token", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://127.0.0.1.evil.example/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://localhost:8080/token", OIDC_URL_HTTP_LOCALHOST, 0 },
+	{ "http://LOCALHOST/", OIDC_URL_HTTP_LOCALHOST, 0 },
+	{ "http://10.0.0.1/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://128.0.0.1/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://[::2]/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://[::ffff:127.0.0.1]/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "http://[fe80::1%25eth0]/", OIDC_URL_BAD, 0 },
+	/* libcurl reads these numbers as 127.0.0.1, and connects there */
+	{ "http://127.1/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://0x7f000001/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://2130706433/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://0x0a000001/", OIDC_URL_HTTP_OTHER, 0 },
+	/* libcurl decodes an encoded host before it judges or uses it */
+	{ "http://%31%32%37.0.0.1/", OIDC_URL_HTTP_LOOPBACK, 1 },
+	{ "http://127.0.0.1%2fx/", OIDC_URL_BAD, 0 },
+	{ "http://127.0.0.1%40evil.example/", OIDC_URL_BAD, 0 },
+	{ "http://evil%2eexample/", OIDC_URL_HTTP_OTHER, 0 },
+	{ "ftp://127.0.0.1/", OIDC_URL_BAD, 0 },
+	{ "file:///etc/passwd", OIDC_URL_BAD, 0 },
+	{ "//127.0.0.1/token", OIDC_URL_BAD, 0 },
+	{ "127.0.0.1/token", OIDC_URL_BAD, 0 },
+	{ "http://", OIDC_URL_BAD, 0 },
+	{ "http://127.0.0.1 /x", OIDC_URL_BAD, 0 },
+	{ "", OIDC_URL_BAD, 0 },
+};
+
+TEST(url_check_table)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(url_cases) / sizeof(url_cases[0]); i++) {
+		int kind = (int)oidc_url_kind(url_cases[i].url);
+		int secrets = oidc_url_may_carry_secrets(url_cases[i].url);
+
+		if (kind != url_cases[i].kind ||
+		    secrets != url_cases[i].secrets) {
+			t_fail_at(__FILE__, __LINE__);
+			printf("'%s': kind %d (want %d), secrets %d (want "
+			    "%d)\n", url_cases[i].url, kind,
+			    url_cases[i].kind, secrets, url_cases[i].secrets);
+		}
+	}
+	T_INT_EQ(oidc_url_may_carry_secrets(NULL), 0);
+}
+
+TEST(url_parts_for_the_listener)
+{
+	struct oidc_url u;
+
+	T_INT_EQ(oidc_url_parse("http://127.0.0.1:8000/cb?x=1#f", &u), 0);
+	T_STR_EQ(u.host, "127.0.0.1");
+	T_INT_EQ(u.port, 8000);
+	T_STR_EQ(u.path, "/cb");
+	oidc_url_release(&u);
+	T_INT_EQ(oidc_url_parse("http://localhost", &u), 0);
+	T_INT_EQ(u.port, 0);
+	T_STR_EQ(u.path, "/");
+	T_INT_EQ((int)u.kind, OIDC_URL_HTTP_LOCALHOST);
+	oidc_url_release(&u);
+	T_INT_EQ(oidc_url_parse("http://a@127.0.0.1/", &u), -1);
+	T_NULL(u.host);
 }
 
 /* ---- JWT verification with keys made here ---- */
@@ -519,6 +621,8 @@ main(void)
 	RUN(callback_query_checks_state);
 	RUN(query_params_and_request_lines);
 	RUN(loopback_uris);
+	RUN(url_check_table);
+	RUN(url_parts_for_the_listener);
 	RUN(jwt_rs256_and_es256_verify);
 	RUN(jwt_claims_iss_aud_exp);
 	return t_done();

@@ -18,6 +18,11 @@ users in the `kube-sim/users` annotation or its groups in `kube-sim/groups`
 (comma-separated; an OIDC identity's groups come from --oidc-groups-claim)
 and they are in neither.
 Other namespaces are read-only for them.
+
+The /_sim control API is not Kubernetes and has its own credential: the
+random token in the state directory's `sim-token` (mode 0600), sent as
+`Authorization: Bearer`. Without it any local user could, for example,
+add a system:masters user to a running demo.
 """
 
 import csv
@@ -33,6 +38,7 @@ import urllib.request
 
 from kubesim.errors import unauthorized
 
+SIM_TOKEN_FILE = "sim-token"
 MASTERS = "system:masters"
 AUTHENTICATED = "system:authenticated"
 USERS_ANNOTATION = "kube-sim/users"
@@ -295,3 +301,36 @@ class Authorizer:
         if any(path == p or path.startswith(p + "/") for p in public):
             return True
         return not ident.anonymous
+
+
+def ensure_sim_token(path):
+    """Returns the /_sim token kept in `path`, making one if the file is
+    absent. Kept across restarts (tests restart the server with its state);
+    an existing file is made 0600 again, and a file that does not hold a
+    token is replaced."""
+    try:
+        with open(path) as f:
+            token = f.read().strip()
+        if len(token) >= 32 and token.isalnum():
+            os.chmod(path, 0o600)
+            return token
+    except FileNotFoundError:
+        pass
+    token = secrets.token_hex(32)
+    tmp = "%s.tmp.%d" % (path, os.getpid())
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+    os.replace(tmp, path)
+    return token
+
+
+def sim_authorized(header, token):
+    """Whether an Authorization header carries the /_sim token (compared in
+    constant time)."""
+    if not header or not token:
+        return False
+    scheme, _, value = header.strip().partition(" ")
+    if scheme.lower() != "bearer":
+        return False
+    return secrets.compare_digest(value.strip().encode(), token.encode())

@@ -108,6 +108,8 @@ def _build(args, state_dir):
         demo.install_demo(store)
     sim = Sim(store, state_dir, args)
     sim.tokens, sim.admin_token = tokens, admin_token
+    sim.sim_token_file = os.path.join(state_dir, auth.SIM_TOKEN_FILE)
+    sim.sim_token = auth.ensure_sim_token(sim.sim_token_file)
     # a fresh request log per run: tests count its lines from zero
     open(os.path.join(state_dir, "requests.jsonl"), "w").close()
     sim.reqlog = RequestLog(os.path.join(state_dir, "requests.jsonl"))
@@ -124,6 +126,7 @@ def _build(args, state_dir):
 def _write_ready(state_dir, sim, port, pki, kubeconfigs):
     ready = {"url": sim.url, "port": port, "pid": os.getpid(),
              "ca": os.path.abspath(pki.ca_crt), "token": sim.admin_token,
+             "sim_token_file": sim.sim_token_file,
              "kubeconfig": os.path.abspath(kubeconfigs[0]),
              "kubeconfig_cert": os.path.abspath(kubeconfigs[1])}
     certs.write_private(os.path.join(state_dir, "ready.json"),

@@ -24,7 +24,7 @@ import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from kubesim import api, protobuf
+from kubesim import api, auth, protobuf
 from kubesim.errors import ApiError, internal, reason_for, too_large
 from kubesim.reqlog import body_for_log
 
@@ -246,6 +246,8 @@ class Handler(BaseHTTPRequestHandler):
         is_sim = self.req_path == "/_sim" or self.req_path.startswith("/_sim/")
         self._logging = not is_sim
         try:
+            if is_sim:
+                self._check_sim_auth()
             try:
                 self.body_raw = self._read_body(MAX_SIM_BODY if is_sim else MAX_BODY)
             except ApiError:
@@ -268,6 +270,15 @@ class Handler(BaseHTTPRequestHandler):
         finally:
             if self._logging and not self._logged:
                 self._log_request(self.status_sent or 0)
+
+    def _check_sim_auth(self):
+        """The /_sim credential, checked before the body is even read."""
+        if auth.sim_authorized(self.headers.get("Authorization"), self.sim.sim_token):
+            return
+        self.close_connection = True  # the body stays unread
+        raise ApiError(401, "Unauthorized",
+                       "the /_sim API needs Authorization: Bearer with the token "
+                       "in the state directory's %s" % auth.SIM_TOKEN_FILE)
 
     def _serve_sim(self):
         body = None

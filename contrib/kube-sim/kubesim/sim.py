@@ -41,6 +41,8 @@ class Sim:
         self.authz = None         # auth.Authorizer
         self.tokens = None        # auth.TokenFile
         self.admin_token = None
+        self.sim_token = None     # the /_sim credential (auth.ensure_sim_token)
+        self.sim_token_file = None
         self.url = None
         self.server_address = None  # "127.0.0.1:PORT", for discovery
         self.sim_routes = []

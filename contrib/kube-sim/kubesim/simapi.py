@@ -1,4 +1,5 @@
-"""The /_sim control API for tests and benchmarks (no auth; loopback only).
+"""The /_sim control API for tests and benchmarks (loopback only; every
+request needs the state directory's sim-token, see auth.py).
 
     GET    /_sim/health            liveness and counters
     POST   /_sim/seed              create-or-replace objects (object, array or List)

@@ -41,6 +41,7 @@ isolate_env() {
 # $BATS_FILE_TMPDIR/sim and waits until it serves. Exports:
 #   KUBESIM_DIR KUBESIM_URL KUBESIM_PORT KUBESIM_CA KUBESIM_TOKEN
 #   KUBESIM_KUBECONFIG (admin, bearer token)  KUBESIM_PID
+#   KUBESIM_SIM_TOKEN_FILE (the /_sim credential, mode 0600)
 kubesim_start() {
 	KUBESIM_DIR="$BATS_FILE_TMPDIR/sim"
 	mkdir -p "$KUBESIM_DIR"
@@ -63,8 +64,9 @@ kubesim_start() {
 	KUBESIM_CA=$(jq -r .ca "$KUBESIM_DIR/ready.json")
 	KUBESIM_TOKEN=$(jq -r .token "$KUBESIM_DIR/ready.json")
 	KUBESIM_KUBECONFIG=$(jq -r .kubeconfig "$KUBESIM_DIR/ready.json")
+	KUBESIM_SIM_TOKEN_FILE=$(jq -r .sim_token_file "$KUBESIM_DIR/ready.json")
 	export KUBESIM_DIR KUBESIM_URL KUBESIM_PORT KUBESIM_CA KUBESIM_TOKEN \
-		KUBESIM_KUBECONFIG KUBESIM_PID
+		KUBESIM_KUBECONFIG KUBESIM_PID KUBESIM_SIM_TOKEN_FILE
 }
 
 # Stops the emulator started by kubesim_start, by its PID.
@@ -87,17 +89,21 @@ kubesim_stop() {
 sim() {
 	local method=$1 path=$2 body=${3:-}
 	if [ "$body" = - ]; then
-		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
-			-H 'Content-Type: application/json' --data-binary @- \
-			"$KUBESIM_URL$path"
+		sim_curl -X "$method" -H 'Content-Type: application/json' \
+			--data-binary @- "$KUBESIM_URL$path"
 	elif [ -n "$body" ]; then
-		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
-			-H 'Content-Type: application/json' --data-binary "$body" \
-			"$KUBESIM_URL$path"
+		sim_curl -X "$method" -H 'Content-Type: application/json' \
+			--data-binary "$body" "$KUBESIM_URL$path"
 	else
-		curl -sS --fail-with-body --cacert "$KUBESIM_CA" -X "$method" \
-			"$KUBESIM_URL$path"
+		sim_curl -X "$method" "$KUBESIM_URL$path"
 	fi
+}
+
+# sim_curl CURL-ARGS...: curl with the /_sim credential. The header goes
+# through a file descriptor (curl -H @FILE), so the token is in no argv.
+sim_curl() {
+	curl -sS --fail-with-body --cacert "$KUBESIM_CA" \
+		-H @<(printf 'Authorization: Bearer %s\n' "$(cat "$KUBESIM_SIM_TOKEN_FILE")") "$@"
 }
 
 # A private copy of the admin kubeconfig for one test, as $KUBECONFIG.
