@@ -705,10 +705,14 @@ adm_docker_auth_lookup(const char *json, size_t len, const char *host,
 			    "'%s' is not base64 of user:password", host);
 		else
 			rc = 1;
-	} else if (u != NULL && pw != NULL) {
+	} else if (u != NULL && *u != '\0' && pw != NULL) {
 		*user = xstrdup(u);
 		*pass = xstrdup(pw);
 		rc = 1;
+	} else if (pw != NULL && *pw != '\0') {
+		/* a password for nobody: say so rather than log in as "" */
+		rc = rai_err_set(err, RAI_E_CONFIG, "the entry for '%s' has a "
+		    "password but no user name", host);
 	}
 out:
 	wipe_strings(root);

@@ -89,9 +89,10 @@ setup() {
 	[ "$fails" -eq 0 ]
 	[ "$(refresh_grants)" = $((g0 + 1)) ]
 	# the rotated refresh token stored is the live one: it refreshes again
+	g1=$(refresh_grants)
 	wait_token_expired
 	run -0 runai list projects
-	[ "$(refresh_grants)" = $((g0 + 2)) ]
+	[ "$(refresh_grants)" = $((g1 + 1)) ]
 }
 
 @test "50 commands at expiry while the project switches: one refresh, nothing lost" {
@@ -100,6 +101,7 @@ setup() {
 	g0=$(refresh_grants)
 	n=$((50 / TIME_SCALE))
 	pids=()
+	start=$(date +%s)
 	for i in $(seq 1 "$n"); do
 		case $((i % 5)) in
 		0) cmd=(runai config project team-a) ;;
@@ -114,7 +116,16 @@ setup() {
 		wait "${pids[i - 1]}" || { cat "$BATS_TEST_TMPDIR/err.$i" >&2; fails=$((fails + 1)); }
 	done
 	[ "$fails" -eq 0 ]
-	[ "$(refresh_grants)" = $((g0 + 1)) ]
+	# one refresh for all of them; on a loaded machine the batch may
+	# outlast the new token (5 s), and then each lifetime it outlasts
+	# allows one more, never one per command
+	elapsed=$(($(date +%s) - start))
+	lifetime=$(jwt_payload "$(kc_oidc id-token)" | jq '.exp - .iat')
+	grants=$(($(refresh_grants) - g0))
+	[ "$grants" -ge 1 ] && [ "$grants" -le $((1 + elapsed / lifetime)) ] || {
+		echo "$grants refreshes in ${elapsed}s (token lifetime ${lifetime}s)" >&2
+		false
+	}
 	# the file is whole: both tokens, the provider settings, a project
 	[ -n "$(kc_oidc id-token)" ] && [ -n "$(kc_oidc refresh-token)" ]
 	[ -n "$(kc_oidc idp-issuer-url)" ] && [ -n "$(kc_oidc client-id)" ]
@@ -123,9 +134,10 @@ setup() {
 	[ "$(stat -c %a "$KUBECONFIG")" = 600 ]
 	[ ! -e "$KUBECONFIG.lock" ]
 	# and the stored refresh token is the live one
+	g1=$(refresh_grants)
 	wait_token_expired
 	run -0 runai list projects
-	[ "$(refresh_grants)" = $((g0 + 2)) ]
+	[ "$(refresh_grants)" = $((g1 + 1)) ]
 }
 
 @test "a revoked refresh token: the next command says to run 'runai login'" {

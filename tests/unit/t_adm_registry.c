@@ -375,6 +375,22 @@ TEST(docker_config_malformed)
 	    &u, &p), -1);
 	T_NULL(u);
 	T_NULL(p);
+	/*
+	 * A password without a user name is an error, not a login as "";
+	 * both empty are no credentials. (Found by fuzz_docker_config: the
+	 * entry's key held NUL bytes, which end it as a C string.)
+	 */
+	T_INT_EQ(lookup("{\"auths\":{\"reg\":{\"username\":\"\","
+	    "\"password\":\"p\"}}}", "reg", &u, &p), -1);
+	T_NULL(u);
+	T_NULL(p);
+	T_INT_EQ(lookup("{\"auths\":{\"https://hub.example/v1/e\\u0000\\u0000\":"
+	    "{\"username\":\"\",\"password\":\"p\"}}}", "hub.example", &u, &p),
+	    -1);
+	T_NULL(u);
+	T_INT_EQ(lookup("{\"auths\":{\"reg\":{\"username\":\"\","
+	    "\"password\":\"\"}}}", "reg", &u, &p), 0);
+	T_NULL(u);
 }
 
 /* ---- deterministic gzip ---- */
