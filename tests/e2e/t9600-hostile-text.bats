@@ -268,15 +268,18 @@ hostile_scenario() {
 	run -0 grep -q SMIERR "$f"
 }
 
-# A hostile identity provider on loopback: its discovery document names
-# a hostile authorization endpoint, its device endpoint answers a hostile
-# user code and verification URIs, and its token endpoint refuses with a
-# hostile error_description. It serves HTTPS with the emulator's
-# serving certificate (127.0.0.1). Sets IDP_URL and IDP_PID.
+# A hostile identity provider on loopback: its device endpoint answers a
+# hostile user code and verification URIs, and its token endpoint
+# refuses with a hostile error_description. Once the file
+# $BATS_TEST_TMPDIR/idp.hostile-auth exists, its discovery document also
+# names a hostile authorization endpoint (refused as a URL, so shown only
+# in the error). It serves HTTPS with the emulator's serving certificate
+# (127.0.0.1). Sets IDP_URL and IDP_PID.
 idp_start() {
 	"$PYTHON" - "$BATS_TEST_TMPDIR/idp.port" "$KUBESIM_DIR/server.crt" \
-		"$KUBESIM_DIR/server.key" <<'PY' >"$BATS_TEST_TMPDIR/idp.log" 2>&1 &
-import json, ssl, sys
+		"$KUBESIM_DIR/server.key" "$BATS_TEST_TMPDIR/idp.hostile-auth" \
+		<<'PY' >"$BATS_TEST_TMPDIR/idp.log" 2>&1 &
+import json, os, ssl, sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 def H(tag):
@@ -297,7 +300,8 @@ class Idp(BaseHTTPRequestHandler):
         if self.path == "/.well-known/openid-configuration":
             return self.answer(200, {
                 "issuer": base,
-                "authorization_endpoint": base + "/auth" + H("AUTHURL"),
+                "authorization_endpoint": base + "/auth" +
+                    (H("AUTHURL") if os.path.exists(sys.argv[4]) else ""),
                 "token_endpoint": base + "/token",
                 "device_authorization_endpoint": base + "/device",
                 "jwks_uri": base + "/jwks",
@@ -358,10 +362,14 @@ idp_stop() {
 	for tag in USERCODE VERIFYURI VERIFYFULL IDPERROR; do
 		grep -q "$tag" "$f" || { cat -v "$f" >&2; echo "no $tag" >&2; return 1; }
 	done
+	# a hostile authorization endpoint is refused; the error quoting it
+	# is cleaned
+	touch "$BATS_TEST_TMPDIR/idp.hostile-auth"
 	rc=0
 	on_pty "$f" runai login --auth-flow browser --no-browser --timeout 2s || rc=$?
 	[ "$rc" -eq 1 ]
 	run -0 raw_controls "$f"
 	grep -q AUTHURL "$f" || { cat -v "$f" >&2; return 1; }
+	grep -q 'no usable authorization_endpoint' "$f" || { cat -v "$f" >&2; return 1; }
 	idp_stop
 }
