@@ -81,7 +81,14 @@ submit_running() {
 	run -1 runai exec box2 -- cat /etc/shadow
 	run -0 runai exec box2 -- ls /
 	refute_line home
-	refute_line "$(echo "$TOP" | cut -d/ -f2)"
+	# the checkout's top directory is not there, unless the pod has its
+	# own of that name (a checkout under /tmp: the pod's /tmp is private)
+	local top
+	top=$(echo "$TOP" | cut -d/ -f2)
+	case $top in
+	tmp | usr | root | etc | bin | sbin | lib* | dev | proc) ;;
+	*) refute_line "$top" ;;
+	esac
 	assert_line usr
 	run -1 runai exec box2 -- touch /usr/bin/planted
 	assert_output --partial "Read-only file system"
