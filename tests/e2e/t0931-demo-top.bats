@@ -17,28 +17,14 @@ teardown_file() {
 }
 
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	sed -i "s/namespace: .*/namespace: $NS/" "$KUBECONFIG"
-}
-
-# running JOB: waits (10 s at most) until the job's pod runs.
-running() {
-	local i
-	for i in $(seq 1 50); do
-		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
-			jq -e '[.items[] | select(.status.phase == "Running")] | length > 0' >/dev/null &&
-			return 0
-		sleep 0.2
-	done
-	return 1
+	sim_test_setup "$NS"
 }
 
 @test "top node and top job print real rows on the demo" {
 	run -0 runai submit train1 -i pytorch/pytorch -g 2 -- python3 train.py
 	run -0 runai submit -i jupyter/base-notebook -g 0.5 --interactive --name nb1
-	running train1
-	running nb1
+	pod_running train1
+	pod_running nb1
 	sleep 1 # a little load: the model ramps up from the pods' start
 	run -0 --separate-stderr runai top node
 	[ -z "$stderr" ]
@@ -55,7 +41,7 @@ running() {
 
 @test "top node -d shows each GPU's use from the load model" {
 	run -0 runai submit train2 -i pytorch/pytorch -g 1 -- python3 train.py
-	running train2
+	pod_running train2
 	sleep 1
 	run -0 runai top node -d
 	assert_line --regexp '^GPU +UTILIZATION +MEMORY +MEMORY USAGE +IDLE TIME$'

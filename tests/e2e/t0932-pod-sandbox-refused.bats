@@ -17,20 +17,7 @@ teardown_file() {
 }
 
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	sed -i "s/namespace: .*/namespace: $NS/" "$KUBECONFIG"
-}
-
-running() {
-	local i
-	for i in $(seq 1 50); do
-		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
-			jq -e '[.items[] | select(.status.phase == "Running")] | length > 0' >/dev/null &&
-			return 0
-		sleep 0.2
-	done
-	return 1
+	sim_test_setup "$NS"
 }
 
 @test "without namespaces: one line at start, and exec into a pod is refused" {
@@ -40,12 +27,12 @@ running() {
 	run -0 sim GET /_sim/sandbox
 	[ "$(jq -r .mode <<<"$output")" = refuse ]
 	runai submit box1 -i ubuntu -- sleep infinity >/dev/null
-	running box1
+	pod_running box1
 	run -1 --separate-stderr runai exec box1 -- hostname
 	[ -z "$output" ]
 	stderr_has "pods are not sandboxed on this machine"
 	stderr_has "--unsandboxed"
 	# the job itself stays simulated: Running, nothing started on the host
-	running box1
+	pod_running box1
 	run -1 pgrep -f 'sleep infinity.*box1|^sleep infinity$' -P "$KUBESIM_PID"
 }

@@ -16,20 +16,7 @@ teardown_file() {
 }
 
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	sed -i "s/namespace: .*/namespace: $NS/" "$KUBECONFIG"
-}
-
-running() {
-	local i
-	for i in $(seq 1 50); do
-		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
-			jq -e '[.items[] | select(.status.phase == "Running")] | length > 0' >/dev/null &&
-			return 0
-		sleep 0.2
-	done
-	return 1
+	sim_test_setup "$NS"
 }
 
 @test "--unsandboxed runs pod processes on the host, and says so once" {
@@ -38,7 +25,7 @@ running() {
 	run -0 sim GET /_sim/sandbox
 	[ "$(jq -r .mode <<<"$output")" = host ]
 	runai submit box2 -i ubuntu -- sleep infinity >/dev/null
-	running box2
+	pod_running box2
 	run -0 runai exec box2 -- hostname
 	assert_output "$(hostname)"
 	run -0 runai exec box2 -- pwd

@@ -19,9 +19,7 @@ teardown_file() {
 }
 
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	sed -i "s/namespace: .*/namespace: $NS/" "$KUBECONFIG"
+	sim_test_setup "$NS"
 }
 
 # objects ARGS...: what submit --dry-run renders for ARGS, as sorted JSON

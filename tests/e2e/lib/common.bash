@@ -106,6 +106,26 @@ sim_curl() {
 		-H @<(printf 'Authorization: Bearer %s\n' "$(cat "$KUBESIM_SIM_TOKEN_FILE")") "$@"
 }
 
+# sim_test_setup NS: a test's own HOME and the emulator's kubeconfig with
+# NS as the current namespace (the usual setup of an emulator test).
+sim_test_setup() {
+	isolate_env
+	use_sim_kubeconfig
+	sed -i "s/namespace: .*/namespace: $1/" "$KUBECONFIG"
+}
+
+# pod_running JOB: waits (10 s at most) until a pod of JOB in $NS runs.
+pod_running() {
+	local _
+	for _ in $(seq 1 50); do
+		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
+			jq -e '[.items[] | select(.status.phase == "Running")] | length > 0' >/dev/null &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # A private copy of the admin kubeconfig for one test, as $KUBECONFIG.
 use_sim_kubeconfig() {
 	cp "$KUBESIM_KUBECONFIG" "$HOME/.kube/config"
