@@ -8,10 +8,22 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 STATE=${RAI_DEMO_STATE:-$TOP/.demo}
 BIN=${RAI_BIN_DIR:-$TOP/build/default}
 
-"$TOP/tests/peers/peers" stop "$STATE" 2>/dev/null || true
+SSHD_PEER="$TOP/tests/peers/sshd-peer"
+
+# stop_all: the emulator and the nodes' sshd, each by its PID
+stop_all() {
+	local n
+	for n in node-1 node-2; do
+		[ -d "$STATE/$n" ] && "$SSHD_PEER" stop "$STATE/$n" 2>/dev/null
+	done
+	"$TOP/tests/peers/peers" stop "$STATE"
+}
+if [ -d "$STATE" ]; then
+	stop_all 2>/dev/null || true
+fi
 rm -rf "$STATE"
 mkdir -p "$STATE"
-trap '"$TOP/tests/peers/peers" stop "$STATE"' EXIT
+trap stop_all EXIT
 "$TOP/tests/peers/peers" start "$STATE" --demo
 # shellcheck disable=SC1091
 . "$STATE/env"
@@ -38,6 +50,40 @@ show runai describe job train1
 show runai exec train1 -- uname -s
 show runai logs --tail 5 train1
 show runai-adm node list
+
+# start_nodes: each emulated node answers SSH on loopback (a real sshd
+# whose nvidia-smi is kube-sim's view of that node), named in
+# $STATE/ssh_config; fails quietly where sshd cannot run here.
+start_nodes() {
+	local n
+	"$SSHD_PEER" check >/dev/null 2>&1 || return 1
+	"$SSHD_PEER" client-key "$STATE/ssh" >/dev/null || return 1
+	: >"$STATE/known_hosts"
+	: >"$STATE/ssh_config"
+	for n in node-1 node-2; do
+		"$SSHD_PEER" start "$STATE/$n" "$STATE/ssh/id_ed25519.pub" \
+			--nvidia-smi "$TOP/contrib/kube-sim/node-nvidia-smi" \
+			--env "KUBE_SIM_NODE_GPUS=$STATE/sim/nodes/$n/gpus.json" >/dev/null || return 1
+		cat "$STATE/$n/known_hosts" >>"$STATE/known_hosts"
+		printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n' \
+			"$n" "$(sed -n 's/^SSHD_PORT=//p' "$STATE/$n/env")" "$STATE/ssh/id_ed25519" \
+			"$STATE/known_hosts" >>"$STATE/ssh_config"
+	done
+}
+# show_nodes: rntop's snapshot of both nodes, the GPUs in use a line each
+show_nodes() {
+	# shellcheck disable=SC2016 # jq's own variables
+	local busy='.hosts[] | .name as $h | .gpus[] | select(.memory_used > 0) |
+		"\($h) GPU \(.index): \(.utilization)% busy, \(.memory_used) of \(.memory_total) MiB"'
+	printf '\n$ rntop -F %s --once node-1 node-2 | jq -r %s\n' "$STATE/ssh_config" "'<GPUs in use>'"
+	rntop -F "$STATE/ssh_config" --once node-1 node-2 | jq -r "$busy"
+}
+NODES=
+if start_nodes; then
+	NODES=1
+	printf '\n--- The nodes over SSH: rntop reads each node'"'"'s nvidia-smi ---\n'
+	show_nodes
+fi
 
 # settle: waits until the emulated scheduler has done its work (the job
 # table the same over three polls a second apart, at most 20 s).
@@ -84,6 +130,7 @@ show runai describe job a-train4 -p team-a
 if [ -t 0 ] && [ -t 1 ]; then
 	printf '\nA shell with KUBECONFIG=%s and runai on PATH; try "runai bash train1"\n' "$KUBECONFIG"
 	printf 'or "runai logs -f train1"; exit to stop the emulator.\n'
+	[ -z "$NODES" ] || printf 'The GPUs live: rntop -F %s node-1 node-2\n' "$STATE/ssh_config"
 	PS1='(runai demo) \w\$ ' bash --norc -i || true
 else
 	printf '\nDemo done; the emulator stops now. Run "make demo" in a terminal to get a shell.\n'

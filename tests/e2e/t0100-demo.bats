@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # make demo without a terminal: the emulator starts, every command the
-# demo shows works against it, and the emulator is stopped afterwards.
+# demo shows works against it (rntop over the nodes' SSH included), and
+# the emulator and the nodes' sshd are stopped afterwards.
 
 load lib/common
 
@@ -23,4 +24,18 @@ setup() {
 	pid=$(sed -n 's/^KUBESIM_PID=//p' "$RAI_DEMO_STATE/env")
 	[ -n "$pid" ]
 	! kill -0 "$pid" 2>/dev/null
+	# the nodes over SSH, where sshd can run (make deps installs it):
+	# train1 holds a whole GPU, the notebook half of one, so two GPUs are
+	# in use; each node's sshd is stopped by its PID too
+	if "$TOP/tests/peers/sshd-peer" check >/dev/null; then
+		assert_line --regexp '^node-[12] GPU [0-7]: [0-9]+% busy, [1-9][0-9]* of 81920 MiB$'
+		[ "$(grep -cE '^node-[12] GPU [0-7]: ' <<<"$output")" -eq 2 ]
+		local n
+		for n in node-1 node-2; do
+			pid=$(sed -n 's/^SSHD_PID=//p' "$RAI_DEMO_STATE/$n/env")
+			[ -n "$pid" ]
+			! kill -0 "$pid" 2>/dev/null
+		done
+	fi
 }
+

@@ -27,7 +27,9 @@ One step, under the store lock:
   6. workloads get their status and the Run:ai scheduler annotations
      (runai-calculated-status, runai-running-pods, ...);
   7. LoadBalancer services get an ingress IP (127.0.0.N) one step after
-     they are first seen (services.py).
+     they are first seen (services.py);
+  8. each node's GPU files (nodegpus.py) say which pods hold its GPUs,
+     for the node's own nvidia-smi that rntop reads over SSH.
 
 This module owns the order of the parts, the thread, the idle-step skip,
 and the test knobs that cut across parts; the parts never import it.
@@ -51,6 +53,7 @@ from kubesim import scheduler
 from kubesim.cluster import World, store_write
 from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.kubelet import Kubelet
+from kubesim.nodegpus import NodeGpuFiles
 from kubesim.objutil import (CLAIMS, HOLD, NODES, PODS, PROJECTS, SERVICES, STORAGECLASSES,
                              WORKLOADS, annotation_of, clone, controller_uid, is_active, key_of,
                              meta_of, node_name_of, phase_of, rfc3339, runai_pod_status,
@@ -85,6 +88,7 @@ class Controller:
         self.volumes = VolumeBinder(self)
         self.scheduler = scheduler.Scheduler(self)
         self.load_balancers = LoadBalancers(self)
+        self.node_gpus = NodeGpuFiles(sim.state_dir, self.store)
         self._parts = (self.kubelet, self.taints, self.workloads, self.volumes,
                        self.scheduler, self.load_balancers)
         self.store.add_listener(self._on_change)
@@ -166,6 +170,7 @@ class Controller:
                 self.workloads.update_status(world, now)
                 self.workloads.annotate_pods(world)
                 self.load_balancers.assign(now)
+                self.node_gpus.write(now)
             finally:
                 self._local.active = False
             rv_after = self._store_rv()

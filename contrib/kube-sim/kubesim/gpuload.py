@@ -26,6 +26,7 @@ PRODUCTS = {
     "NVIDIA-A100-PCIE-40GB": ("NVIDIA A100-PCIE-40GB", 40960, 250, 35),
     "NVIDIA-A100-80GB-PCIe": ("NVIDIA A100 80GB PCIe", 81920, 300, 45),
     "NVIDIA-H100-80GB-HBM3": ("NVIDIA H100 80GB HBM3", 81559, 700, 77),
+    "NVIDIA-H200": ("NVIDIA H200", 143771, 700, 80),
 }
 DEFAULT_PRODUCT = "NVIDIA-A100-SXM4-80GB"
 
@@ -49,6 +50,12 @@ def product(label, memory_mib=None):
 def device_uuid(node, index):
     h = hashlib.sha256(("%s/%d" % (node, index)).encode()).hexdigest()
     return "GPU-%s-%s-%s-%s-%s" % (h[:8], h[8:12], h[12:16], h[16:20], h[20:32])
+
+
+def process_id(seed):
+    """The host process id a pod's GPU process has on its emulated node:
+    stable for the pod, in the range a busy node's pids live in."""
+    return 1000 + int(unit(seed, "pid") * 4000000)
 
 
 def bus_id(index):

@@ -2,8 +2,9 @@
 each node's devices (product, memory, power), which device(s) and share
 every running pod holds there, and each pod's load at a given moment.
 
-prometheus.py (the `runai top` series) and podproc.py (the nvidia-smi file
-a GPU pod's sandbox gets) both read GPUs through here, so they cannot
+prometheus.py (the `runai top` series), podproc.py (the nvidia-smi file
+a GPU pod's sandbox gets) and nodegpus.py (the whole node's nvidia-smi,
+which rntop reads over SSH) all read GPUs through here, so they cannot
 disagree; the numbers themselves come from gpuload.py.
 """
 
@@ -78,3 +79,42 @@ def pod_spec(store, pod, now=None):
                      "seed": meta_of(pod).get("uid") or "/".join(key_of(pod)),
                      "kind": kind_of(pod), "start": started(pod, now)})
     return {"gpus": gpus}
+
+
+def tenant(pod, share, now):
+    """One pod on one device, as the node's nvidia-smi lists it: the load
+    model's inputs, its process id and its cgroup (see nodegpus.py)."""
+    uid = meta_of(pod).get("uid") or "/".join(key_of(pod))
+    statuses = (pod.get("status") or {}).get("containerStatuses") or [{}]
+    cid = (statuses[0].get("containerID") or "").partition("://")[2]
+    return {"seed": uid, "kind": kind_of(pod), "start": started(pod, now), "share": share,
+            "pod": "/".join(key_of(pod)), "uid": uid, "container_id": cid,
+            "qos": (pod.get("status") or {}).get("qosClass") or "Burstable",
+            "pid": gpuload.process_id(uid), "process": process_name(pod)}
+
+
+def process_name(pod):
+    """The name nvidia-smi gives the pod's GPU process: its command's."""
+    containers = (pod.get("spec") or {}).get("containers") or [{}]
+    argv = containers[0].get("command") or []
+    return str(argv[0]).rsplit("/", 1)[-1][:31] if argv else "python3"
+
+
+def node_spec(store, node_name, now=None):
+    """Every GPU of one node, each with the pods that hold it (whole or a
+    share): what the node's own nvidia-smi answers from."""
+    now = time.time() if now is None else now
+    node = store.get(NODES, "", node_name)
+    if node is None:
+        return {"gpus": []}
+    count, name, mib, tdp, idle = node_gpus(node)
+    pods = running_on(store, node_name)
+    held = devices(node, pods)
+    by_key = {key_of(p): p for p in pods}
+    gpus = [{"index": i, "uuid": gpuload.device_uuid(node_name, i),
+             "bus_id": gpuload.bus_id(i), "name": name, "memory_mib": mib, "share": 1.0,
+             "tdp": tdp, "idle": idle, "tenants": []} for i in range(count)]
+    for key in sorted(held):
+        for index, share in held[key]:
+            gpus[index]["tenants"].append(tenant(by_key[key], share, now))
+    return {"node": node_name, "gpus": gpus}

@@ -9,8 +9,15 @@ loops; the output follows captures of a real nvidia-smi 580 (H100), byte
 for byte in layout, units and error messages.
 
 The pod's GPUs come from a JSON file (`pod_spec`, written by podproc when
-the pod's sandbox is made). Pure but for `main`; no kubesim imports other
-than gpuload, because the pod runs a copy of these two files.
+the pod's sandbox is made). The same program is a whole emulated node's
+nvidia-smi (`node_spec`, kept current by nodegpus.py): there every GPU
+lists its tenants, the pods holding it or a share of it, whose loads add
+up, and `--query-compute-apps` and the table's Processes part show one
+process per tenant, as the node's own driver would. A pod sees no
+processes, as in a real container's PID namespace. The file is read
+again for every report of a loop, so a loop follows pods that come and
+go. Pure but for `main`; no kubesim imports other than gpuload, because
+the pod runs a copy of these two files.
 """
 
 import json
@@ -52,22 +59,52 @@ FIELDS = {
 ALIASES = {"gpu_name": "name", "gpu_uuid": "uuid", "gpu_bus_id": "pci.bus_id",
            "temperature.gpu.current": "temperature.gpu", "utilization.gpu.current":
            "utilization.gpu", "power.draw.instant": "power.draw"}
+# --query-compute-apps field -> header with unit, unit suffix
+APP_FIELDS = {
+    "timestamp": ("timestamp", ""),
+    "gpu_name": ("gpu_name", ""),
+    "gpu_bus_id": ("gpu_bus_id", ""),
+    "gpu_serial": ("gpu_serial", ""),
+    "gpu_uuid": ("gpu_uuid", ""),
+    "pid": ("pid", ""),
+    "process_name": ("process_name", ""),
+    "used_gpu_memory": ("used_gpu_memory [MiB]", " MiB"),
+}
+APP_ALIASES = {"name": "process_name", "used_memory": "used_gpu_memory"}
 RESERVED_MIB = 512           # the driver keeps this much of each GPU's memory
 
 
-def sample(gpu, now):
-    """One GPU as the pod sees it at `now`: a dict of every field."""
-    share = float(gpu.get("share", 1.0))
-    total = int(gpu["memory_mib"] * share)
+def tenant_use(gpu, tenant, now):
+    """(utilization %, MiB used) of one tenant's share of a whole GPU."""
+    share = float(tenant.get("share", 1.0))
+    util, mem = gpuload.pod_load(tenant.get("seed", ""), tenant.get("kind", "train"),
+                                 float(tenant.get("start", now)), now)
+    return util * share, int(gpu["memory_mib"] * share * mem) if util or mem else 0
+
+
+def use(gpu, now):
+    """(MiB total, utilization %, MiB used) of a GPU as its viewer sees
+    it: a pod its share alone; a node the whole device, its tenants'
+    time slices and memory added up."""
+    if "tenants" in gpu:
+        uses = [tenant_use(gpu, t, now) for t in gpu["tenants"]]
+        util = min(100, int(round(sum(u for u, _ in uses))))
+        return int(gpu["memory_mib"]), util, sum(m for _, m in uses)
+    total = int(gpu["memory_mib"] * float(gpu.get("share", 1.0)))
     util, mem = gpuload.pod_load(gpu.get("seed", ""), gpu.get("kind", "train"),
                                  float(gpu.get("start", now)), now)
-    used = int(total * mem) if util or mem else 0
+    return total, util, int(total * mem) if util or mem else 0
+
+
+def sample(gpu, now):
+    """One GPU as the pod (or node) sees it at `now`: a dict of every field."""
+    total, util, used = use(gpu, now)
     temp, power = gpuload.device_sample(util, used, gpu.get("tdp", 400), gpu.get("idle", 60),
                                         gpu.get("uuid", ""))
     reserved = min(RESERVED_MIB, total // 16)
     return {
         "name": gpu["name"], "uuid": gpu["uuid"], "pci.bus_id": gpu["bus_id"],
-        "serial": gpu.get("serial", "1652%09d" % int(gpuload.unit(gpu["uuid"]) * 1e9)),
+        "serial": serial(gpu),
         "persistence_mode": "Enabled", "pstate": "P0", "fan.speed": "[N/A]",
         "temperature.gpu": str(temp), "utilization.gpu": str(util),
         "utilization.memory": str(min(100, util // 2)),
@@ -79,6 +116,10 @@ def sample(gpu, now):
         "mig.mode.current": "Disabled", "mig.mode.pending": "Disabled",
         "compute_mode": "Default", "driver_version": gpuload.DRIVER,
     }
+
+
+def serial(gpu):
+    return gpu.get("serial", "1652%09d" % int(gpuload.unit(gpu["uuid"]) * 1e9))
 
 
 def query_rows(gpus, fields, now, header=True, units=True):
@@ -149,26 +190,65 @@ def table(gpus, now):
                  "                        GPU Memory ".ljust(89)),
             _row("        ID   ID                                      "
                  "                         Usage      ".ljust(89)),
-            "|" + "=" * 89 + "|",
-            _row("  No running processes found".ljust(89)),
-            rule]
+            "|" + "=" * 89 + "|"]
+    procs = processes(gpus, now)
+    for index, _, pid, name, mib in procs:
+        out.append("|%5d   N/A  N/A %15d %6s   %-31s%12sMiB |" % (index, pid, "C", name[:31], mib))
+    if not procs:
+        out.append(_row("  No running processes found".ljust(89)))
+    out.append(rule)
     return out
+
+
+def processes(gpus, now):
+    """(index, gpu, pid, name, MiB) of every tenant's process, in device
+    order: what the node's driver lists."""
+    out = []
+    for i, gpu in enumerate(gpus):
+        for t in gpu.get("tenants") or ():
+            _, mib = tenant_use(gpu, t, now)
+            out.append((int(gpu.get("index", i)), gpu, int(t.get("pid", 0)),
+                        t.get("process") or "python3", mib))
+    return out
+
+
+def app_rows(gpus, fields, now, header=True, units=True):
+    """The lines of --query-compute-apps (no rows, and status 0, when no
+    process runs); ValueError as for --query-gpu."""
+    names = []
+    for f in fields:
+        f = APP_ALIASES.get(f.strip(), f.strip())
+        if f not in APP_FIELDS:
+            raise ValueError('Field "%s" is not a valid field to query.' % f)
+        names.append(f)
+    procs = processes(gpus, now)
+    lines = [", ".join(APP_FIELDS[f][0] for f in names)] if header else []
+    stamp = time.strftime("%Y/%m/%d %H:%M:%S", time.localtime(now)) + \
+        ".%03d" % int((now % 1) * 1000)
+    for _, gpu, pid, name, mib in procs:
+        values = {"timestamp": stamp, "gpu_name": gpu["name"], "gpu_bus_id": gpu["bus_id"],
+                  "gpu_serial": serial(gpu), "gpu_uuid": gpu["uuid"], "pid": str(pid),
+                  "process_name": name, "used_gpu_memory": str(mib)}
+        lines.append(", ".join(values[f] + (APP_FIELDS[f][1] if units else "") for f in names))
+    return lines
 
 
 def _parse(argv):
     """argv -> dict of what was asked; raises ValueError for a usage error."""
-    opts = {"query": None, "format": None, "ids": None, "list": False, "version": False,
-            "loop_ms": None}
+    opts = {"query": None, "apps": None, "format": None, "ids": None, "list": False,
+            "version": False, "loop_ms": None}
     it = iter(argv)
     for arg in it:
         key, _, val = arg.partition("=")
-        if key in ("--query-gpu", "--format", "-i", "--id", "-l", "--loop", "-lms",
-                   "--loop-ms") and not val:
+        if key in ("--query-gpu", "--query-compute-apps", "--format", "-i", "--id", "-l",
+                   "--loop", "-lms", "--loop-ms") and not val:
             val = next(it, None)
             if val is None:
                 raise ValueError("Option %s requires a value" % key)
         if key == "--query-gpu":
             opts["query"] = [f for f in val.split(",") if f.strip()]
+        elif key == "--query-compute-apps":
+            opts["apps"] = [f for f in val.split(",") if f.strip()]
         elif key == "--format":
             opts["format"] = set(val.split(","))
         elif key in ("-i", "--id"):
@@ -184,7 +264,7 @@ def _parse(argv):
         else:
             raise ValueError('Invalid combination of input arguments. '
                              'Please run \'nvidia-smi -h\' for help.')
-    if opts["query"] is not None and not opts["format"]:
+    if (opts["query"] is not None or opts["apps"] is not None) and not opts["format"]:
         raise ValueError('"--format=" switch is missing. Please run \'nvidia-smi -h\' for help.')
     return opts
 
@@ -201,43 +281,41 @@ def _select(gpus, ids):
 
 
 def main(argv, spec, out=sys.stdout, clock=time.time, sleep=time.sleep, max_loops=None):
-    """Runs like nvidia-smi with `argv` for the pod GPUs in `spec`;
-    returns the exit status."""
+    """Runs like nvidia-smi with `argv` for the GPUs in `spec` (a dict, or
+    a function giving the current one, called for every report); returns
+    the exit status."""
     try:
         opts = _parse(argv)
     except ValueError as e:
         out.write(str(e) + "\n\n")
         return 2
+    current = spec if callable(spec) else (lambda: spec)
     if opts["version"]:
         out.write("NVIDIA-SMI version  : %s\nNVML version        : %s\n"
                   "DRIVER version      : %s\nCUDA Version        : %s\n"
                   % (gpuload.DRIVER, gpuload.DRIVER.rsplit(".", 1)[0], gpuload.DRIVER,
                      gpuload.CUDA))
         return 0
-    gpus = _select(spec.get("gpus") or [], opts["ids"])
-    if not spec.get("gpus"):
-        out.write("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
-                  "driver. Make sure that the latest NVIDIA driver is installed and running.\n\n")
-        return 9
-    if not gpus:
-        out.write("No devices were found\n")
-        return 6
     loops = 0
     while True:
         now = clock()
-        if opts["list"]:
-            lines = list_lines(gpus)
-        elif opts["query"] is not None:
-            fmt = opts["format"]
-            try:
-                lines = query_rows(gpus, opts["query"], now, header="noheader" not in fmt,
-                                   units="nounits" not in fmt)
-            except ValueError as e:
-                out.write(str(e) + "\n\n")
-                return 2
-        else:
-            lines = table(gpus, now)
-        out.write("\n".join(lines) + "\n")
+        all_gpus = current().get("gpus") or []
+        gpus = _select(all_gpus, opts["ids"])
+        if not all_gpus:
+            out.write("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA "
+                      "driver. Make sure that the latest NVIDIA driver is installed and "
+                      "running.\n\n")
+            return 9
+        if not gpus:
+            out.write("No devices were found\n")
+            return 6
+        try:
+            lines = report(opts, gpus, now)
+        except ValueError as e:
+            out.write(str(e) + "\n\n")
+            return 2
+        if lines:
+            out.write("\n".join(lines) + "\n")
         out.flush()
         loops += 1
         if opts["loop_ms"] is None or (max_loops is not None and loops >= max_loops):
@@ -245,14 +323,34 @@ def main(argv, spec, out=sys.stdout, clock=time.time, sleep=time.sleep, max_loop
         sleep(opts["loop_ms"] / 1000.0)
 
 
-def run_file(path):
-    """Entry point of the pod's nvidia-smi: the pod's GPUs from `path`."""
+def report(opts, gpus, now):
+    """The lines of one report of what `opts` asks for."""
+    fmt = opts["format"] or ()
+    if opts["list"]:
+        return list_lines(gpus)
+    if opts["apps"] is not None:
+        return app_rows(gpus, opts["apps"], now, header="noheader" not in fmt,
+                        units="nounits" not in fmt)
+    if opts["query"] is not None:
+        return query_rows(gpus, opts["query"], now, header="noheader" not in fmt,
+                          units="nounits" not in fmt)
+    return table(gpus, now)
+
+
+def read_spec(path):
+    """The GPUs in the JSON file at `path`; none when it cannot be read
+    (nvidia-smi then says the driver is unreachable)."""
     try:
         with open(path) as f:
-            spec = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
-        spec = {}
+        return {}
+
+
+def run_file(path):
+    """Entry point of the pod's and the node's nvidia-smi: the GPUs from
+    `path`, read again for every report."""
     try:
-        return main(sys.argv[1:], spec)
+        return main(sys.argv[1:], lambda: read_spec(path))
     except (KeyboardInterrupt, BrokenPipeError):
         return 0

@@ -6,6 +6,10 @@
 #   sshd_start NAME SCENARIO [sshd-peer start options]
 #                              starts sshd "NAME"; sets PORT_NAME, adds its
 #                              host key to $KNOWN_HOSTS
+#   sshd_start_node NAME NODE [sshd-peer start options]
+#                              the same, serving the emulated node NODE's
+#                              nvidia-smi (kube-sim's node-nvidia-smi over
+#                              $KUBESIM_DIR/nodes/NODE), not the fake
 #   sshd_stop NAME             stops it (by PID)
 #   sshd_stop_all              stops every one this file started
 #   fake_pids NAME             the PIDs of the fake nvidia-smi runs it served
@@ -31,9 +35,24 @@ sshd_start() {
 	local name=$1 scen=$2 d
 	shift 2
 	d=$(sshd_dir "$name")
-	"$SSHD_PEER" start "$d" "$SSH_KEY.pub" \
-		--env "FAKE_NVSMI_SCENARIO=$NVSMI_FIX/$scen.csv" \
-		--env "FAKE_NVSMI_PIDLOG=$d/fake.pids" "$@" || return 1
+	sshd_peer_start "$name" --env "FAKE_NVSMI_SCENARIO=$NVSMI_FIX/$scen.csv" \
+		--env "FAKE_NVSMI_PIDLOG=$d/fake.pids" "$@"
+}
+
+sshd_start_node() {
+	local name=$1 node=$2
+	shift 2
+	sshd_peer_start "$name" --nvidia-smi "$TOP/contrib/kube-sim/node-nvidia-smi" \
+		--env "KUBE_SIM_NODE_GPUS=$KUBESIM_DIR/nodes/$node/gpus.json" "$@"
+}
+
+# sshd_peer_start NAME [sshd-peer start options]: starts it, sets
+# PORT_NAME and trusts its host key
+sshd_peer_start() {
+	local name=$1 d
+	shift
+	d=$(sshd_dir "$name")
+	"$SSHD_PEER" start "$d" "$SSH_KEY.pub" "$@" || return 1
 	# shellcheck disable=SC1091
 	. "$d/env"
 	eval "PORT_$name=$SSHD_PORT"
