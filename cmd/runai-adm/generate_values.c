@@ -77,7 +77,8 @@ static const struct rai_opt gv_opts[] = {
 	  .help = "absolute path on the NFS server (with --nfs-server)" },
 	{ .long_name = "airgapped", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct gv_opts, airgapped),
-	  .help = "values for an air-gapped installation" },
+	  .help = "values for an air-gapped installation (needs --registry, "
+	      "or REGISTRY_URL set)" },
 	{ .long_name = "registry", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct gv_opts, registry), .argh = "<name:port>",
 	  .help = "private registry for the images, no scheme (implies "
@@ -137,9 +138,6 @@ check_flags(const struct gv_opts *o, struct rai_strv *ips,
 		    "--tls-cert");
 	if (adm_check_nfs(o->nfs_server, o->nfs_path, err) == -1)
 		return -1;
-	if (o->registry != NULL &&
-	    adm_check_registry("--registry", o->registry, err) == -1)
-		return -1;
 	if (o->first_admin != NULL && *o->first_admin == '\0')
 		return rai_err_set(err, RAI_E_USAGE, "--first-admin must not "
 		    "be empty");
@@ -157,6 +155,31 @@ check_flags(const struct gv_opts *o, struct rai_strv *ips,
 		err->sys_errno = EEXIST;
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * An air-gapped cluster pulls every image from the private registry, so
+ * values without one would point it at the public registry it cannot
+ * reach: --registry, or REGISTRY_URL as the install guides export it.
+ */
+static int
+choose_registry(const struct gv_opts *o, const char **registry,
+    struct rai_err *err)
+{
+	int from_env;
+
+	if (adm_registry_choose(o->registry, o->airgapped, registry,
+	    &from_env, err) == -1)
+		return -1;
+	if (o->airgapped && *registry == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--airgapped needs "
+		    "--registry <name:port> (or REGISTRY_URL set): an "
+		    "air-gapped cluster pulls its images from your private "
+		    "registry");
+	if (from_env)
+		rai_warn("--registry not given: using REGISTRY_URL (%s)",
+		    *registry);
 	return 0;
 }
 
@@ -256,7 +279,7 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct gv_files f;
 	struct adm_values v;
 	struct rai_buf out = RAI_BUF_INIT;
-	const char *tmpl_name = NULL;
+	const char *tmpl_name = NULL, *registry = NULL;
 	char *tmpl = NULL, *crt64 = NULL, *key64 = NULL;
 	size_t tmpl_len = 0;
 	int rc = -1;
@@ -264,7 +287,8 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	memset(&f, 0, sizeof(f));
-	if (check_flags(o, &ips, err) == -1)
+	if (check_flags(o, &ips, err) == -1 ||
+	    choose_registry(o, &registry, err) == -1)
 		goto out;
 	if (o->first_admin != NULL && !o->openshift)
 		rai_warn("--first-admin has no effect without --openshift");
@@ -289,7 +313,7 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	v.nfs_server = o->nfs_server;
 	v.nfs_path = o->nfs_path;
 	v.airgapped = o->airgapped;
-	v.registry = o->registry;
+	v.registry = registry;
 	v.openshift = o->openshift;
 	v.first_admin = o->openshift ? o->first_admin : NULL;
 	if (adm_values_render(tmpl, tmpl_len, tmpl_name, &v, &o->set, &out,

@@ -19,6 +19,7 @@
 #include "adm/values.h"
 #include "cli/opt.h"
 #include "cli/out.h"
+#include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -72,7 +73,8 @@ static const struct rai_opt pf_opts[] = {
 	  .help = "private registry to probe (GET /v2/), no scheme" },
 	{ .long_name = "airgapped", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct pf_opts, airgapped),
-	  .help = "an air-gapped installation: a registry is expected" },
+	  .help = "an air-gapped installation: a registry is expected "
+	      "(--registry, else REGISTRY_URL)" },
 	{ .long_name = "nfs-server", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct pf_opts, nfs_server),
 	  .argh = "<host[:port]>",
@@ -188,9 +190,6 @@ check_args(const struct pf_opts *o, struct rai_err *err)
 		return -1;
 	if (o->cluster_domain != NULL && adm_check_domain("--cluster-domain",
 	    o->cluster_domain, 0, err) == -1)
-		return -1;
-	if (o->registry != NULL &&
-	    adm_check_registry("--registry", o->registry, err) == -1)
 		return -1;
 	if (o->nfs_server != NULL) {
 		if (adm_split_hostport(o->nfs_server, 2049, &host, &port,
@@ -337,11 +336,18 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct adm_pf_opts po;
 	struct adm_matrix matrix;
 	struct rai_buf text = RAI_BUF_INIT, file = RAI_BUF_INIT;
+	const char *registry;
 	cJSON *json;
-	int rc = -1, code;
+	int rc = -1, code, registry_from_env;
 
 	(void)argc;
 	(void)argv;
+	if (adm_registry_choose(o->registry, o->airgapped, &registry,
+	    &registry_from_env, err) == -1)
+		goto out;
+	if (registry_from_env)
+		rai_warn("--registry not given: probing REGISTRY_URL (%s)",
+		    registry);
 	if (check_args(o, err) == -1 ||
 	    patterns("--only", &o->only, &only, err) == -1 ||
 	    patterns("--skip", &o->skip, &skip, err) == -1)
@@ -370,7 +376,7 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	memset(&po, 0, sizeof(po));
 	po.domain = o->domain;
 	po.cluster_domain = o->cluster_domain;
-	po.registry = o->registry;
+	po.registry = registry;
 	po.airgapped = o->airgapped;
 	po.nfs_server = o->nfs_server;
 	po.tls_cert = o->tls_cert;
@@ -478,8 +484,10 @@ const struct rai_cmd adm_cmd_preflight = {
 	    "Exit status: 0 when no check FAILed (warnings allowed; with "
 	    "--strict also none WARNed), 1 when some check FAILed (or, with "
 	    "--strict, WARNed), 2 for a usage error or when preflight could "
-	    "not run (no usable kubeconfig, an unreadable matrix, a report "
-	    "file that cannot be written).",
+	    "not run (no usable kubeconfig, an API server that does not "
+	    "answer, an unreadable matrix, a report file that cannot be "
+	    "written). An API server that does not answer still gets the "
+	    "table and the report of the checks that ran.",
 	.examples = pf_examples,
 	.opts = pf_opts,
 	.opts_size = sizeof(struct pf_opts),

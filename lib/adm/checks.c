@@ -1437,6 +1437,7 @@ adm_preflight_run(struct kube_client *kc, const struct adm_pf_opts *o,
 		pf.cur = &catalogue[i];
 		catalogue[i].fn(&pf);
 	}
+	r->api_unreachable = pf.api == -1;
 	free(pf.version);
 	rai_err_release(&pf.api_err);
 	rai_err_release(&pf.nodes_err);

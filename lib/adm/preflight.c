@@ -83,6 +83,8 @@ adm_report_exit_code(const struct adm_report *r, int strict)
 	size_t c[ADM_NSTATUS];
 
 	adm_report_counts(r, c);
+	if (r->api_unreachable)
+		return 2;
 	if (c[ADM_FAIL] > 0 || (strict && c[ADM_WARN] > 0))
 		return 1;
 	return 0;

@@ -44,6 +44,12 @@ struct adm_result {
 struct adm_report {
 	struct adm_result	*v;
 	size_t			 n;
+	/*
+	 * The API server did not answer: its checks could not run, so the
+	 * report is incomplete and the exit status says preflight could not
+	 * run (2), whatever the other checks found.
+	 */
+	int			 api_unreachable;
 };
 
 /* Appends a result; message from fmt, hint copied (may be NULL). */

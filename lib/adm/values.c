@@ -230,6 +230,25 @@ repo_component_ok(const char *s, size_t n)
 }
 
 int
+adm_registry_choose(const char *given, int airgapped, const char **out,
+    int *from_env, struct rai_err *err)
+{
+	const char *env = getenv("REGISTRY_URL");
+
+	*out = given;
+	*from_env = 0;
+	if (given != NULL)
+		return adm_check_registry("--registry", given, err);
+	if (!airgapped || env == NULL || *env == '\0')
+		return 0;
+	if (adm_check_registry("REGISTRY_URL", env, err) == -1)
+		return -1;
+	*out = env;
+	*from_env = 1;
+	return 0;
+}
+
+int
 adm_check_registry(const char *flag, const char *s, struct rai_err *err)
 {
 	const char *p, *host_end, *path = NULL, *why = NULL, *c;

@@ -46,6 +46,14 @@ int	 adm_check_ips(const char *flag, const char *list, struct rai_strv *out,
 	    struct rai_err *);
 /* host[:port][/path] with no scheme, as the docs give --registry. */
 int	 adm_check_registry(const char *flag, const char *s, struct rai_err *);
+/*
+ * The private registry of an air-gapped step: `given` (--registry) when
+ * set; else, when `airgapped`, $REGISTRY_URL (what install guides export
+ * for these steps), checked as --registry is; else NULL. *from_env says
+ * the environment gave it, so the caller can say so.
+ */
+int	 adm_registry_choose(const char *given, int airgapped, const char **out,
+	    int *from_env, struct rai_err *);
 /* Both or neither; the path absolute; the server a host name or IP. */
 int	 adm_check_nfs(const char *server, const char *path, struct rai_err *);
 

@@ -117,11 +117,30 @@ one_line_error() {
 	grep -q '^    storageClassName: ""$' "$OUT"
 }
 
-@test "--airgapped without --registry sets isAirgapped only" {
-	run -0 gv --airgapped
+@test "--airgapped needs a registry: --registry, else REGISTRY_URL (said so), else an error" {
+	unset REGISTRY_URL
+	run -2 --separate-stderr gv --airgapped
+	assert_equal "$stderr" "runai-adm: error: --airgapped needs --registry <name:port> (or REGISTRY_URL set): an air-gapped cluster pulls its images from your private registry"
+	[ ! -e "$OUT" ]
+	REGISTRY_URL=registry.example.com:5000 run -0 --separate-stderr gv --airgapped
+	assert_equal "$stderr" "runai-adm: warning: --registry not given: using REGISTRY_URL (registry.example.com:5000)"
 	[ "$(value_of isAirgapped)" = true ]
-	run grep -c privateRegistryAddress "$OUT"
-	assert_output 0
+	grep -q 'registry.example.com:5000' "$OUT"
+	! grep -q 'gcr.io' "$OUT"
+	# --registry wins; a connected installation ignores REGISTRY_URL
+	rm -f "$OUT"
+	REGISTRY_URL=other.example.com:5000 run -0 --separate-stderr gv --registry registry.example.com:5000
+	[ -z "$stderr" ]
+	! grep -q 'other.example.com' "$OUT"
+	rm -f "$OUT"
+	REGISTRY_URL=other.example.com:5000 run -0 --separate-stderr gv
+	[ -z "$stderr" ]
+	! grep -q 'other.example.com' "$OUT"
+	rm -f "$OUT"
+	run -2 --separate-stderr env REGISTRY_URL=https://x:5000 runai-adm generate-values \
+		--domain runai.example.com --tls-cert "$PKI/good.crt" --tls-key "$PKI/good.key" \
+		--airgapped
+	assert_equal "$stderr" "runai-adm: error: invalid REGISTRY_URL 'https://x:5000': give it as NAME:PORT, without a scheme"
 }
 
 @test "OpenShift values need no domain or TLS and match the golden file" {

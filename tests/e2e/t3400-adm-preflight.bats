@@ -468,23 +468,30 @@ EOF
 
 # ---- the API server down ----
 
-@test "an unreachable API server: the first API check FAILs, the others SKIP, host checks run" {
+@test "an unreachable API server: the first API check FAILs, the others SKIP, host checks run, exit 2" {
 	sed -i "s#server: .*#server: https://127.0.0.1:$(free_port)#" "$KUBECONFIG"
 	SECONDS=0
-	run -1 --separate-stderr runai-adm preflight --no-report --timeout 2 -o json \
+	# preflight could not run its cluster checks: 2, as for no kubeconfig
+	run -2 --separate-stderr runai-adm preflight --no-report --timeout 2 -o json \
 		--only 'k8s.*' --only storage.nfs
 	[ "$SECONDS" -lt 5 ]
+	[ "$(jq -r .exitCode <<<"$output")" = 2 ]
 	run -0 jq -r '.checks[] | "\(.id) \(.status)"' <<<"$output"
 	assert_output 'k8s.version FAIL
 k8s.nodes.ready SKIP
 k8s.rbac SKIP
 storage.nfs SKIP'
+	# the table and the report of what ran still come out
+	run -2 --separate-stderr runai-adm preflight --report "$BATS_TEST_TMPDIR/report.txt" \
+		--timeout 2 --only 'k8s.*'
+	assert_line --regexp '^k8s.version +FAIL'
+	grep -qE '^k8s.version +FAIL' "$BATS_TEST_TMPDIR/report.txt"
 }
 
 @test "a stalled API server costs the request timeout, not minutes" {
 	sim POST /_sim/faults '{"path_prefix":"/version","count":5,"delay":30}' >/dev/null
 	SECONDS=0
-	run -1 --separate-stderr runai-adm --request-timeout 1s preflight --no-report \
+	run -2 --separate-stderr runai-adm --request-timeout 1s preflight --no-report \
 		--timeout 1 --only k8s.version -o json
 	[ "$SECONDS" -lt 8 ]
 	sim DELETE /_sim/faults >/dev/null
@@ -768,8 +775,23 @@ needs_registry() {
 }
 
 @test "net.registry: SKIP without --registry; WARN for --airgapped without one" {
+	unset REGISTRY_URL
 	expect net.registry SKIP "no --registry given"
 	expect net.registry WARN "an air-gapped installation pulls every image from one" --airgapped
+}
+
+@test "net.registry: --airgapped probes REGISTRY_URL when --registry is not given, and says so" {
+	needs_registry
+	run -0 --separate-stderr env REGISTRY_URL="$REG_tls" runai-adm preflight --no-report \
+		--only net.registry --airgapped --ca-file "$PKI/ca.crt" -o json
+	assert_equal "$stderr" "runai-adm: warning: --registry not given: probing REGISTRY_URL ($REG_tls)"
+	run -0 jq -r '.checks[0] | "\(.status) \(.message)"' <<<"$output"
+	assert_output --partial "PASS $REG_tls answers GET /v2/ over HTTPS"
+	# a connected installation leaves it alone; a bad one is a usage error
+	REGISTRY_URL=$REG_tls expect net.registry SKIP "no --registry given"
+	run -2 --separate-stderr env REGISTRY_URL=https://x:5000 runai-adm preflight --no-report \
+		--only net.registry --airgapped
+	assert_equal "$stderr" "runai-adm: error: invalid REGISTRY_URL 'https://x:5000': give it as NAME:PORT, without a scheme"
 }
 
 # ---- storage.nfs ----
