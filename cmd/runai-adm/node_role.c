@@ -106,6 +106,35 @@ struct role_run {
 	size_t			 nupdated;
 };
 
+/*
+ * The install guide's "set node-role --all <node>" (no role flag, a node
+ * name that the original runai-adm ignored with --all) means: every
+ * worker not running runai-system becomes a GPU worker. Taken as that,
+ * and said so, rather than refused.
+ */
+static int
+guide_form(const struct role_opts *o, int remove, int argc)
+{
+	return !remove && o->all && !o->system && !o->gpu && !o->cpu &&
+	    o->selector == NULL && argc <= 1;
+}
+
+static void
+take_guide_form(struct role_opts *o, int argc, char **argv)
+{
+	char *s;
+
+	o->gpu = 1;
+	rai_warn("--all without a role: setting --gpu-worker on every node "
+	    "that is neither runai-system nor control plane, as the install "
+	    "guide's 'set node-role --all' does");
+	if (argc == 1) {
+		s = rai_text_sanitize(argv[0]);
+		rai_warn("node name '%s' ignored: --all selects the nodes", s);
+		free(s);
+	}
+}
+
 static int
 check_usage(struct rai_ctx *ctx, const struct role_opts *o, int argc,
     struct rai_err *err)
@@ -475,10 +504,17 @@ node_role_run(struct rai_ctx *ctx, const struct role_opts *o, int argc,
     char **argv, int remove)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
+	struct role_opts guide;
 	struct role_run r;
 	size_t i;
 	int rc = -1;
 
+	if (guide_form(o, remove, argc)) {
+		guide = *o;
+		take_guide_form(&guide, argc, argv);
+		o = &guide;
+		argc = 0;
+	}
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.o = o;
@@ -585,7 +621,12 @@ static const struct rai_cmd adm_cmd_set_node_role = {
 	    "One or more role flags may be given. "
 	    ROLE_DESCRIPTION_COMMON
 	    "With --all or --selector the worker roles skip nodes that carry "
-	    "the runai-system role. With a worker role, RunaiConfig "
+	    "the runai-system role. --all without a role flag is the "
+	    "install guide's \"set node-role --all <node>\": every such "
+	    "node becomes a GPU worker, with a warning saying so (the one "
+	    "node name is ignored, as --all selects the nodes). A GPU worker "
+	    "role on a node without GPUs is warned about. "
+	    "With a worker role, RunaiConfig "
 	    "runai/runai gets spec.global.nodeAffinity.restrictScheduling "
 	    "true (workloads then require the worker labels); if Run:ai is "
 	    "not installed yet this is skipped with a warning. "

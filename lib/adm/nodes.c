@@ -158,6 +158,25 @@ warn_false_values(struct adm_role_plan *p, const cJSON *node,
 			    label(node, keys[i])));
 }
 
+/*
+ * GPUs the node offers (allocatable nvidia.com/gpu), or, before the GPU
+ * operator has run, the label its feature discovery writes: a node
+ * with neither has nothing for a GPU worker role to schedule.
+ */
+static int
+node_has_gpus(const cJSON *node)
+{
+	const cJSON *q = rai_json_child(rai_json_get(node,
+	    "status.allocatable"), GPU_RESOURCE);
+	double n = 0;
+
+	if (cJSON_IsString(q))
+		rai_quantity_parse(q->valuestring, &n);
+	else if (cJSON_IsNumber(q))
+		n = q->valuedouble;
+	return n > 0 || label(node, "nvidia.com/gpu.present") != NULL;
+}
+
 /* The changes one role needs on one node. */
 static void
 plan_role(struct adm_role_plan *p, const cJSON *node, const char *name,
@@ -225,6 +244,12 @@ plan_node(struct adm_role_plan *p, const struct adm_role_sel *sel,
 		}
 		plan_role(p, node, name, role_keys[i].role, role_keys[i].key,
 		    sel->remove);
+		if (role_keys[i].role == ADM_ROLE_GPU && !sel->remove &&
+		    !node_has_gpus(node))
+			add_str(&p->warnings, &p->nwarnings, xasprintf("node "
+			    "'%s' has no GPUs (no allocatable %s): as a GPU "
+			    "worker it runs no GPU work; check its GPU operator, "
+			    "or give it --cpu-worker", name, GPU_RESOURCE));
 	}
 	if (skipped_worker)
 		add_skip(p, name, "runai-system node (worker roles are not "

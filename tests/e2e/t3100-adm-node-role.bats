@@ -259,8 +259,39 @@ restrict() {
 	jq -e '[.skipped[].node] == ["cp-1", "sys-1"]' <<<"$output"
 	jq -e '.runaiConfig == {"namespace": "runai", "name": "runai",
 	    "field": "spec.global.nodeAffinity.restrictScheduling", "old": false, "new": true}' <<<"$output"
-	jq -e '.warnings | length == 1' <<<"$output"
+	# w-3: its gpu-worker=false, and no GPUs
+	jq -e '.warnings | length == 2' <<<"$output"
 	[ "$(label w-1 "$GPU")" = true ]
+}
+
+@test "the install guide's 'set node-role --all <node>': GPU workers of every non-system node, said so" {
+	run -0 --separate-stderr runai-adm set node-role --all w-1 --no-configure
+	stderr_has "runai-adm: warning: --all without a role: setting --gpu-worker on every node that is neither runai-system nor control plane"
+	stderr_has "runai-adm: warning: node name 'w-1' ignored: --all selects the nodes"
+	stderr_has "skipping node 'sys-1': runai-system node"
+	assert_line --index 1 --regexp "^w-1 +$GPU +<none> +true$"
+	assert_line --index 2 --regexp "^w-3 +$GPU +false +true$"
+	[ "$(patch_count)" -eq 2 ]
+	[ "$(label sys-1 "$GPU")" = "<absent>" ]
+	[ "$(label cp-1 "$GPU")" = "<absent>" ]
+	# without a node name the same; remove never guesses a role
+	run -0 --separate-stderr runai-adm set node-role --all --no-configure --dry-run
+	stderr_has "setting --gpu-worker on every node"
+	run -2 --separate-stderr runai-adm remove node-role --all
+	stderr_has "no role given"
+	# two names are not the guide's form
+	run -2 --separate-stderr runai-adm set node-role --all w-1 w-2
+	stderr_has "no role given"
+}
+
+@test "a GPU worker role on a node without GPUs is warned about" {
+	run -0 --separate-stderr runai-adm set node-role --gpu-worker w-1 w-3 --no-configure
+	stderr_has "runai-adm: warning: node 'w-3' has no GPUs (no allocatable nvidia.com/gpu): as a GPU worker it runs no GPU work"
+	! grep -q "node 'w-1' has no GPUs" <<<"$stderr"
+	[ "$(label w-3 "$GPU")" = true ]
+	# a CPU worker role there is what it is for: no warning
+	run -0 --separate-stderr runai-adm set node-role --cpu-worker w-3 --no-configure
+	! grep -q "no GPUs" <<<"$stderr"
 }
 
 @test "-o json with nothing to change is an empty plan, not applied" {
