@@ -1130,6 +1130,12 @@ tls_hint(enum adm_tls_problem p)
 	case ADM_TLS_KEY_MISMATCH:
 	case ADM_TLS_NO_KEY:
 		return "give the private key that belongs to the certificate";
+	case ADM_TLS_CHAIN_ORDER:
+		return "put the leaf certificate first in the file, then the "
+		    "intermediates, each after the one it signed";
+	case ADM_TLS_SWAPPED:
+		return "give the certificate with --tls-cert and the key with "
+		    "--tls-key";
 	case ADM_TLS_UNTRUSTED:
 	case ADM_TLS_BAD_CA:
 		return "give the CA that signed the certificate with --ca-file";

@@ -531,6 +531,7 @@ verify_chain(const struct adm_tls_in *in, STACK_OF(X509) *certs,
 	X509_STORE *store;
 	X509_VERIFY_PARAM *param;
 	const char *what;
+	char issuer[256], *line;
 	int i, code, rc = -1;
 
 	if ((store = make_store(in, out, err)) == NULL)
@@ -553,6 +554,9 @@ verify_chain(const struct adm_tls_in *in, STACK_OF(X509) *certs,
 		goto done;
 	}
 	code = X509_STORE_CTX_get_error(ctx);
+	line = X509_NAME_oneline(X509_get_issuer_name(leaf), NULL, 0);
+	snprintf(issuer, sizeof(issuer), "%s", line != NULL ? line : "?");
+	OPENSSL_free(line);
 	what = X509_verify_cert_error_string(code);
 	what = what != NULL ? what : "verification failed";
 	if (code == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT ||
@@ -564,8 +568,11 @@ verify_chain(const struct adm_tls_in *in, STACK_OF(X509) *certs,
 	else if ((code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
 	    code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT) && out->ncerts == 1)
 		tls_fail(out, ADM_TLS_CHAIN_MISSING, err, "the chain does not "
-		    "verify (%s): only the leaf certificate is there; include "
-		    "the intermediate certificates", what);
+		    "verify (%s): only the leaf certificate is there, and its "
+		    "issuer (%s) is not in %s; include the intermediate "
+		    "certificates, or trust that issuer", what, issuer,
+		    in->ca_pem != NULL ? "the CA file" :
+		    "the system's CA store");
 	else if (code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
 	    code == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT)
 		tls_fail(out, ADM_TLS_CHAIN_MISSING, err, "the chain does not "
@@ -581,6 +588,87 @@ done:
 	X509_STORE_free(store);
 	ERR_clear_error();
 	return rc;
+}
+
+static int
+holds(const char *pem, size_t len, const char *what)
+{
+	return pem != NULL && find_mem(pem, len, what, strlen(what)) != NULL;
+}
+
+/* The subject of certs[i], one line, for messages. Caller frees. */
+static char *
+subject_of(STACK_OF(X509) *certs, int i)
+{
+	char *line = X509_NAME_oneline(X509_get_subject_name(
+	    sk_X509_value(certs, i)), NULL, 0);
+	char *s = xstrdup(line != NULL ? line : "?");
+
+	OPENSSL_free(line);
+	return s;
+}
+
+/*
+ * Leaf first, then its chain: a CA certificate first with a non-CA one
+ * after it is a chain in the wrong order (the intermediate pasted
+ * first), which a server would present as its own certificate.
+ */
+static int
+check_order(STACK_OF(X509) *certs, struct adm_tls_out *out,
+    struct rai_err *err)
+{
+	int i, n = sk_X509_num(certs);
+	char *first, *leaf;
+
+	if (n < 2 || X509_check_ca(sk_X509_value(certs, 0)) == 0)
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (X509_check_ca(sk_X509_value(certs, i)) != 0)
+			continue;
+		first = subject_of(certs, 0);
+		leaf = subject_of(certs, i);
+		tls_fail(out, ADM_TLS_CHAIN_ORDER, err, "the certificates are "
+		    "in the wrong order: the first is a CA (%s) and the leaf "
+		    "(%s) is number %d of %d; put the leaf first, then its "
+		    "intermediates", first, leaf, i + 1, n);
+		free(first);
+		free(leaf);
+		ERR_clear_error();
+		return -1;
+	}
+	ERR_clear_error();
+	return 0;
+}
+
+/* The private key: readable, not a certificate, the leaf's own. */
+static int
+check_key(const struct adm_tls_in *in, STACK_OF(X509) *certs,
+    EVP_PKEY **key, struct adm_tls_out *out, struct rai_err *err)
+{
+	int i;
+
+	if ((*key = read_key(in->key_pem, in->key_len)) == NULL) {
+		if (holds(in->key_pem, in->key_len, "BEGIN CERTIFICATE"))
+			return tls_fail(out, ADM_TLS_NO_KEY, err, "no PEM "
+			    "private key found, but a certificate: are the "
+			    "certificate and key files swapped?");
+		return tls_fail(out, ADM_TLS_NO_KEY, err, "no usable PEM "
+		    "private key found%s", holds(in->key_pem, in->key_len,
+		    "ENCRYPTED") ? " (encrypted keys are not supported)" : "");
+	}
+	if (X509_check_private_key(sk_X509_value(certs, 0), *key) == 1)
+		return 0;
+	for (i = 1; i < sk_X509_num(certs); i++)
+		if (X509_check_private_key(sk_X509_value(certs, i), *key) == 1)
+			break;
+	ERR_clear_error();
+	if (i < sk_X509_num(certs))
+		return tls_fail(out, ADM_TLS_CHAIN_ORDER, err, "the private key "
+		    "belongs to certificate %d of %d, not the first: put the "
+		    "leaf first, then its intermediates", i + 1,
+		    sk_X509_num(certs));
+	return tls_fail(out, ADM_TLS_KEY_MISMATCH, err, "the private key does "
+	    "not match the certificate");
 }
 
 int
@@ -601,9 +689,17 @@ adm_tls_check(const struct adm_tls_in *in, struct adm_tls_out *out,
 	certs = read_certs(in->cert_pem, in->cert_len);
 	out->ncerts = (size_t)sk_X509_num(certs);
 	if (out->ncerts == 0) {
-		tls_fail(out, ADM_TLS_NO_CERT, err, "no PEM certificate found");
+		if (holds(in->cert_pem, in->cert_len, "PRIVATE KEY-----"))
+			tls_fail(out, ADM_TLS_SWAPPED, err, "no PEM certificate "
+			    "found, but a private key: are the certificate and "
+			    "key files swapped?");
+		else
+			tls_fail(out, ADM_TLS_NO_CERT, err, "no PEM certificate "
+			    "found");
 		goto out;
 	}
+	if (check_order(certs, out, err) == -1)
+		goto out;
 	leaf = sk_X509_value(certs, 0);
 	line = X509_NAME_oneline(X509_get_subject_name(leaf), NULL, 0);
 	out->subject = xstrdup(line != NULL ? line : "");
@@ -613,21 +709,9 @@ adm_tls_check(const struct adm_tls_in *in, struct adm_tls_out *out,
 	asn1_date(X509_get0_notAfter(leaf), out->not_after,
 	    sizeof(out->not_after));
 
-	if (in->key_pem != NULL) {
-		if ((key = read_key(in->key_pem, in->key_len)) == NULL) {
-			tls_fail(out, ADM_TLS_NO_KEY, err, "no usable PEM "
-			    "private key found%s", find_mem(in->key_pem,
-			    in->key_len, "ENCRYPTED", 9) != NULL ?
-			    " (encrypted keys are not supported)" : "");
-			goto out;
-		}
-		if (X509_check_private_key(leaf, key) != 1) {
-			ERR_clear_error();
-			tls_fail(out, ADM_TLS_KEY_MISMATCH, err, "the private "
-			    "key does not match the certificate");
-			goto out;
-		}
-	}
+	if (in->key_pem != NULL && check_key(in, certs, &key, out,
+	    err) == -1)
+		goto out;
 
 	if ((now = ASN1_TIME_set(NULL, in->now)) == NULL)
 		rai_die("out of memory");
@@ -670,8 +754,13 @@ adm_tls_check(const struct adm_tls_in *in, struct adm_tls_out *out,
 		tls_warn(out, "the certificate is self-signed; clients must "
 		    "trust it explicitly");
 	} else if (out->ncerts == 1) {
-		tls_warn(out, "only the leaf certificate is there: include the "
-		    "intermediate certificates (the full chain)");
+		line = X509_NAME_oneline(X509_get_issuer_name(leaf), NULL, 0);
+		tls_warn(out, "only the leaf certificate is there, issued by "
+		    "%s, and no CA was given to check it: if that issuer is an "
+		    "intermediate, append it after the leaf (the full chain); "
+		    "give the root CA with --ca-file to verify",
+		    line != NULL ? line : "?");
+		OPENSSL_free(line);
 	}
 	rc = 0;
 out:

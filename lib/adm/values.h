@@ -71,6 +71,8 @@ enum adm_tls_problem {
 	ADM_TLS_SELF_SIGNED,	/* a self-signed leaf nobody trusts */
 	ADM_TLS_UNTRUSTED,	/* any other verification failure */
 	ADM_TLS_BAD_CA,		/* no certificate in the CA bundle */
+	ADM_TLS_CHAIN_ORDER,	/* a CA certificate before the leaf */
+	ADM_TLS_SWAPPED,	/* a key where the certificate goes */
 };
 
 struct adm_tls_in {

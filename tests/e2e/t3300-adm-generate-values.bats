@@ -38,6 +38,10 @@ setup_file() {
 	mkleaf goodleaf inter 400
 	cat "$PKI/goodleaf.crt" "$PKI/inter.crt" >"$PKI/good.crt"
 	cp "$PKI/goodleaf.key" "$PKI/good.key"
+	# misordered.crt: the same two, the intermediate first
+	cat "$PKI/inter.crt" "$PKI/goodleaf.crt" >"$PKI/misordered.crt"
+	# rootleaf.crt: a leaf the root signed itself, no intermediate exists
+	mkleaf rootleaf ca 400
 	mkleaf wild ca 400 'DNS:*.example.com'
 	mkleaf wrongsan ca 400 'DNS:other.example.com'
 	mkleaf cnonly ca 400 ''
@@ -222,15 +226,40 @@ postgresql:
 	run -1 --separate-stderr runai-adm generate-values --domain runai.example.com \
 		--tls-cert "$PKI/goodleaf.crt" --tls-key "$PKI/goodleaf.key" --ca-file "$PKI/ca.crt"
 	one_line_error "runai-adm: error: --tls-cert '$PKI/goodleaf.crt': the chain does not verify"
-	stderr_has "only the leaf certificate is there; include the intermediate certificates"
+	stderr_has "only the leaf certificate is there, and its issuer (/CN=inter) is not in the CA file; include the intermediate certificates"
 	nothing_written
 }
 
-@test "warning: a lone leaf without --ca-file" {
+@test "warning: a lone leaf without --ca-file names its issuer, and asks for the CA to check" {
 	run -0 --separate-stderr runai-adm generate-values --domain runai.example.com \
 		--tls-cert "$PKI/goodleaf.crt" --tls-key "$PKI/goodleaf.key"
-	stderr_is "runai-adm: warning: --tls-cert '$PKI/goodleaf.crt': only the leaf certificate is there: include the intermediate certificates (the full chain)"
+	stderr_is "runai-adm: warning: --tls-cert '$PKI/goodleaf.crt': only the leaf certificate is there, issued by /CN=inter, and no CA was given to check it: if that issuer is an intermediate, append it after the leaf (the full chain); give the root CA with --ca-file to verify"
 	[ -s "$OUT" ]
+}
+
+@test "a leaf signed by the root itself: verified against --ca-file with no word of intermediates" {
+	run -0 --separate-stderr runai-adm generate-values --domain runai.example.com \
+		--tls-cert "$PKI/rootleaf.crt" --tls-key "$PKI/rootleaf.key" --ca-file "$PKI/ca.crt"
+	[ -z "$stderr" ]
+	[ -s "$OUT" ]
+}
+
+@test "error: the chain in the wrong order (the intermediate first) says so, not 'key mismatch'" {
+	run -1 --separate-stderr runai-adm generate-values --domain runai.example.com \
+		--tls-cert "$PKI/misordered.crt" --tls-key "$PKI/good.key" --ca-file "$PKI/ca.crt"
+	one_line_error "runai-adm: error: --tls-cert '$PKI/misordered.crt': the certificates are in the wrong order: the first is a CA (/CN=inter) and the leaf (/CN=runai.example.com) is number 2 of 2; put the leaf first, then its intermediates"
+	nothing_written
+}
+
+@test "error: certificate and key files swapped, either way round" {
+	run -1 --separate-stderr runai-adm generate-values --domain runai.example.com \
+		--tls-cert "$PKI/good.key" --tls-key "$PKI/good.crt"
+	one_line_error "runai-adm: error: --tls-cert '$PKI/good.key': no PEM certificate found, but a private key: are the certificate and key files swapped?"
+	nothing_written
+	run -1 --separate-stderr runai-adm generate-values --domain runai.example.com \
+		--tls-cert "$PKI/good.crt" --tls-key "$PKI/inter.crt"
+	one_line_error "runai-adm: error: --tls-key '$PKI/inter.crt': no PEM private key found, but a certificate: are the certificate and key files swapped?"
+	nothing_written
 }
 
 @test "error: the chain does not verify against another CA" {

@@ -688,7 +688,7 @@ live() {	# live STATUS MESSAGE-PART ARGS...
 
 @test "net.tls.live: FAIL when the server sends the leaf without its chain" {
 	serve good.crt good.key
-	live FAIL "only the leaf certificate is there; include the intermediate certificates" \
+	live FAIL "only the leaf certificate is there, and its issuer (/CN=inter) is not in the CA file; include the intermediate certificates" \
 		--ca-file "$PKI/ca.crt"
 }
 
