@@ -147,7 +147,7 @@ struct render {
 	long long		 last_line_ms;
 	struct active		 act[MAX_ACTIVE];
 	size_t			 nact;
-	struct rai_buf		 refs;		/* final list (text) */
+	struct rai_strv		 refs;		/* final list, sorted at the end */
 };
 
 static const char *
@@ -166,6 +166,7 @@ ev_name(enum adm_push_ev_type t)
 	case ADM_EV_PRESENT:		return "present";
 	case ADM_EV_MISSING:		return "missing";
 	case ADM_EV_DIFFERENT:		return "different";
+	case ADM_EV_IMAGE_FAILED:	return "image_failed";
 	default:			return "tick";
 	}
 }
@@ -433,7 +434,7 @@ text_event(struct render *r, const struct adm_push_event *ev)
 		break;
 	case ADM_EV_MANIFEST_PUSHED:
 		t = clean_vline("%s@%s", ev->target, ev->digest);
-		rai_buf_addf(&r->refs, "%s\n", t);
+		rai_strv_push(&r->refs, t);
 		free(t);
 		break;
 	case ADM_EV_PRESENT:
@@ -450,6 +451,9 @@ text_event(struct render *r, const struct adm_push_event *ev)
 	case ADM_EV_DIFFERENT:
 		line(r->out, "%s@%s different: the registry has %s",
 		    ev->target, ev->digest, ev->found);
+		break;
+	case ADM_EV_IMAGE_FAILED:
+		note(r, st, "not pushed: %s: %s", ev->target, ev->message);
 		break;
 	case ADM_EV_TICK:
 		now = rai_now_ms();
@@ -483,6 +487,47 @@ on_event(void *ud, const struct adm_push_event *ev)
 		text_event(r, ev);
 }
 
+static const char *
+plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The pushed references, by name: they complete in whatever order the
+ * connections finish, and scripts diff this list between runs.
+ */
+static void
+put_refs(struct render *r)
+{
+	size_t i;
+
+	qsort(r->refs.v, r->refs.n, sizeof(*r->refs.v), cmp_str);
+	for (i = 0; i < r->refs.n; i++)
+		fprintf(r->out, "%s\n", r->refs.v[i]);
+}
+
+/*
+ * --compress gzip changes the digests of docker save layers, so a verify
+ * run without the flag the push had finds every such image different.
+ */
+static void
+compress_hint(const struct render *r)
+{
+	int gzip = r->o->compress != NULL && strcmp(r->o->compress,
+	    "gzip") == 0;
+
+	fprintf(stderr, "hint: --compress gzip gives docker save layers other "
+	    "digests; if these images were pushed %s it, verify %s it too\n",
+	    gzip ? "without" : "with", gzip ? "without" : "with");
+}
+
 static void
 summary(struct render *r, const struct adm_push_stats *st, int ok)
 {
@@ -506,6 +551,8 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 		cJSON_AddNumberToObject(o, "different",
 		    (double)st->different);
 		cJSON_AddNumberToObject(o, "retries", (double)st->retries);
+		cJSON_AddNumberToObject(o, "notPushed",
+		    (double)st->not_pushed);
 		cJSON_AddNumberToObject(o, "bytesSent",
 		    (double)st->bytes_sent);
 		cJSON_AddNumberToObject(o, "bytesToSend",
@@ -521,22 +568,33 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 	switch (r->mode) {
 	case ADM_PUSH_DRY_RUN:
 		fprintf(r->out, "would send %s (%" PRIu64 " bytes); %zu of "
-		    "%zu blobs already there\n", iec(st->bytes_to_send, tot,
-		    sizeof(tot)), st->bytes_to_send, st->skipped, st->blobs);
+		    "%zu %s already there\n", iec(st->bytes_to_send, tot,
+		    sizeof(tot)), st->bytes_to_send, st->skipped, st->blobs,
+		    plural(st->blobs, "blob", "blobs"));
 		break;
 	case ADM_PUSH_VERIFY:
-		fprintf(stderr, "verified %zu references: %zu blobs present, "
-		    "%zu missing, %zu different\n", st->targets, st->skipped,
-		    st->missing, st->different);
+		fprintf(stderr, "verified %zu %s: %zu %s present, %zu missing, "
+		    "%zu different\n", st->targets, plural(st->targets,
+		    "reference", "references"), st->skipped,
+		    plural(st->skipped, "blob", "blobs"), st->missing,
+		    st->different);
+		if (st->different > 0)
+			compress_hint(r);
 		break;
 	case ADM_PUSH_UPLOAD:
-		fputs(rai_buf_str(&r->refs), r->out);
-		fprintf(stderr, "%s %zu references: %zu blobs uploaded, %zu "
-		    "mounted, %zu skipped; %s sent in %.1fs (%s/s)\n",
-		    ok ? "pushed" : "failed after", ok ? st->manifests :
-		    st->targets, st->uploaded, st->mounted, st->skipped,
-		    iec(st->bytes_sent, sent, sizeof(sent)), secs,
+		put_refs(r);
+		fprintf(stderr, "%s %zu %s: %zu %s uploaded, %zu mounted, %zu "
+		    "skipped; %s sent in %.1fs (%s/s)",
+		    ok || st->not_pushed > 0 ? "pushed" : "failed after",
+		    ok || st->not_pushed > 0 ? st->manifests : st->targets,
+		    plural(ok || st->not_pushed > 0 ? st->manifests :
+		    st->targets, "reference", "references"), st->uploaded,
+		    plural(st->uploaded, "blob", "blobs"), st->mounted,
+		    st->skipped, iec(st->bytes_sent, sent, sizeof(sent)), secs,
 		    iec((uint64_t)rate(st), rt, sizeof(rt)));
+		if (st->not_pushed > 0)
+			fprintf(stderr, "; %zu not pushed", st->not_pushed);
+		fputc('\n', stderr);
 		break;
 	}
 }
@@ -711,7 +769,7 @@ out:
 	for (a = 0; maps != NULL && (size_t)a < o->map.n; a++)
 		adm_map_rule_release(&maps[a]);
 	free(maps);
-	rai_buf_release(&r.refs);
+	rai_strv_release(&r.refs);
 	return rc;
 }
 
@@ -760,9 +818,12 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "Blobs already in a repository are skipped (HEAD), blobs this "
 	    "run put in another repository are mounted, the rest are "
 	    "uploaded, largest first, --jobs at a time; every byte is "
-	    "checked against its digest while it is sent, and a corrupt "
-	    "archive stops the push before any tag is written. Manifests go "
-	    "last, and the registry's digest for each is checked. A push "
+	    "checked against its digest while it is sent. A blob whose "
+	    "bytes do not match its digest (a corrupt archive) leaves out "
+	    "every image that needs it, each named with the reason; the "
+	    "other images are pushed, and the exit status is 1. Manifests "
+	    "go last, and the registry's digest for each is checked; the "
+	    "pushed references are printed sorted by name. A push "
 	    "that failed or was killed can simply be run again: it sends "
 	    "only what is missing. Network errors, 429 and 5xx answers are "
 	    "retried with backoff (honouring Retry-After).\n\n"

@@ -64,6 +64,8 @@ struct source {
 	int			 spool_fd;	/* the compressed bytes, or -1 */
 	const char		*present_in;	/* a repository that has it now */
 	const struct job	*owner;		/* the job working on it now */
+	int			 counted;	/* in bytes_total already */
+	char			*bad;		/* why the archive's bytes are wrong */
 };
 
 enum job_kind { JOB_BLOB, JOB_MANIFEST };
@@ -127,6 +129,7 @@ struct push {
 	CURLM			*multi;
 	int			 running;
 	int			 failed;	/* a fatal error: stop */
+	char			*first_bad;	/* the first image not pushed, why */
 	struct rai_err		 first_err;
 	struct adm_push_stats	 st;
 	long long		 t0;
@@ -328,9 +331,10 @@ add_target(struct push *p, const struct adm_archive *a,
 			free(tag);
 			return 0;	/* the same image twice */
 		}
-		rai_err_set(err, RAI_E_USAGE, "'%s' and '%s' both map to "
-		    "'%s:%s' but are different images", t->source, ref,
-		    repo, tag);
+		rai_err_set(err, RAI_E_USAGE, "'%s' in %s and '%s' in %s both "
+		    "map to '%s:%s' but are different images (%.19s... and "
+		    "%.19s...); rename one with --map", t->source, t->a->path,
+		    ref, a->path, repo, tag, t->digest, digest);
 		free(repo);
 		free(tag);
 		return -1;
@@ -475,7 +479,13 @@ make_blob_jobs(struct push *p)
 
 				j->src = s;
 				j->step = S_HEAD;
-				p->st.bytes_total += s->size;
+				/*
+				 * once a blob: its other repositories mount
+				 * it, sending nothing
+				 */
+				if (!s->counted)
+					p->st.bytes_total += s->size;
+				s->counted = 1;
 			}
 		}
 		free(ds);
@@ -484,14 +494,47 @@ make_blob_jobs(struct push *p)
 	p->st.blobs = p->njobs;
 }
 
+/* The reason target t cannot be pushed (a bad blob), or NULL. */
+static const char *
+target_bad(struct push *p, const struct target *t)
+{
+	const char **ds = xcalloc(t->im->nlayers + 2, sizeof(*ds));
+	const char *why = NULL;
+	struct source *s;
+	size_t k, n = target_blobs(p, t, ds);
+
+	for (k = 0; k < n && why == NULL; k++)
+		if ((s = find_source(p, ds[k])) != NULL)
+			why = s->bad;
+	free(ds);
+	return why;
+}
+
 static void
 make_manifest_jobs(struct push *p, enum step step)
 {
+	struct adm_push_event ev = { 0 };
+	const char *why;
 	size_t i;
 
 	for (i = 0; i < p->ntargets; i++) {
-		struct job *j = new_job(p, JOB_MANIFEST, p->targets[i].repo);
+		struct job *j;
 
+		if ((why = target_bad(p, &p->targets[i])) != NULL) {
+			p->st.not_pushed++;
+			if (p->first_bad == NULL)
+				p->first_bad = xasprintf("'%s': %s",
+				    p->targets[i].full, why);
+			ev.type = ADM_EV_IMAGE_FAILED;
+			ev.kind = "manifest";
+			ev.source = p->targets[i].source;
+			ev.target = p->targets[i].full;
+			ev.digest = p->targets[i].digest;
+			ev.message = why;
+			emit(p, &ev);
+			continue;
+		}
+		j = new_job(p, JOB_MANIFEST, p->targets[i].repo);
 		j->t = &p->targets[i];
 		j->step = step;
 	}
@@ -853,6 +896,34 @@ job_fail(struct push *p, struct job *j, struct rai_err *err)
 	p->failed = 1;
 }
 
+/*
+ * A blob whose bytes in the archive do not match their digest: this job
+ * and every other one of the same blob end, and the images that need it
+ * are not pushed (make_manifest_jobs), while the rest of the push goes
+ * on.
+ */
+static void
+blob_bad(struct push *p, struct job *j)
+{
+	size_t i;
+
+	if (j->src->bad == NULL)
+		j->src->bad = xstrdup(j->berr.message != NULL ?
+		    j->berr.message : "the archive is corrupt");
+	for (i = 0; i < p->njobs; i++) {
+		struct job *o = &p->jobs[i];
+
+		if (o->kind == JOB_BLOB && o->src == j->src &&
+		    o->state == J_WAITING)
+			o->state = J_FAILED;
+	}
+	j->state = J_FAILED;
+	if (j->src->owner == j)
+		j->src->owner = NULL;
+	body_release(j);
+	rai_err_release(&j->berr);
+}
+
 /* The registry's {"errors":[{"code","message","detail"}]}, short. */
 static void
 registry_error(struct push *p, struct job *j, struct rai_err *err)
@@ -1112,9 +1183,12 @@ finish(struct push *p, struct job *j, CURLcode code)
 	    j->started_ms);
 	end_transfer(p, j);
 	if (j->body_failed) {
-		/* the archive is wrong: no retry can help */
+		/*
+		 * the archive is wrong: no retry can help, but only the
+		 * images with this blob are lost; the others go on
+		 */
 		cancel_session(p, j);
-		job_fail(p, j, &j->berr);
+		blob_bad(p, j);
 		return;
 	}
 	if (code != CURLE_OK || transient((int)code, st)) {
@@ -1359,7 +1433,10 @@ push_release(struct push *p)
 	for (i = 0; i < p->ntargets; i++)
 		target_release(&p->targets[i]);
 	free(p->targets);
+	for (i = 0; i < p->nsources; i++)
+		free(p->sources[i].bad);
 	free(p->sources);
+	free(p->first_bad);
 	adm_gz_layers_free(p->gz, p->ngz);
 	if (p->multi != NULL)
 		curl_multi_cleanup(p->multi);
@@ -1420,6 +1497,13 @@ adm_push(struct adm_archive *const *arcs, size_t narcs,
 		make_manifest_jobs(&p, S_MANIFEST_PUT);
 		if (run_jobs(&p, err) == -1)
 			goto out;
+		if (p.st.not_pushed > 0) {
+			rai_err_set(err, RAI_E_PROTO, "%zu of %zu image%s not "
+			    "pushed (the others were): %s%s", p.st.not_pushed,
+			    p.ntargets, p.ntargets == 1 ? "" : "s", p.first_bad,
+			    p.st.not_pushed > 1 ? ", and more above" : "");
+			goto out;
+		}
 	}
 	if (o->mode == ADM_PUSH_VERIFY && (p.st.missing > 0 ||
 	    p.st.different > 0)) {

@@ -68,6 +68,7 @@ enum adm_push_ev_type {
 	ADM_EV_MISSING,		/* verify: not there */
 	ADM_EV_DIFFERENT,	/* verify: the tag names another digest (found) */
 	ADM_EV_TICK,		/* a few times a second, for redrawing */
+	ADM_EV_IMAGE_FAILED,	/* not pushed: a blob of it is bad (message) */
 };
 
 struct adm_push_stats {
@@ -80,7 +81,8 @@ struct adm_push_stats {
 	size_t		 missing;	/* verify */
 	size_t		 different;	/* verify */
 	size_t		 retries;
-	uint64_t	 bytes_total;	/* of all blob jobs */
+	size_t		 not_pushed;	/* images left out: a bad blob */
+	uint64_t	 bytes_total;	/* of the distinct blobs (an upper bound) */
 	uint64_t	 bytes_to_send;	/* known once HEADs are done */
 	uint64_t	 bytes_sent;	/* body bytes that left */
 	long long	 elapsed_ms;

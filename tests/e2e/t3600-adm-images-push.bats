@@ -183,12 +183,15 @@ judge() {
 		--registry "$REG_plain/many" --plain-http \
 		--map 'docker.io/registry.example/=>d25/' --map 'registry.example/=>oci/'
 	assert_equal "$(wc -l <<<"$output")" 7
+	# by name, whatever order the uploads finished in
+	assert_equal "$output" "$(LC_ALL=C sort <<<"$output")"
 	assert_line "$REG_plain/many/oci/run-ai/two:2.0@$(jq -r '.[1].digest' "$D/oci.json")"
 	assert_line "$REG_plain/many/d25/run-ai/one:1.0@$(jq -r '.[0].digest' "$D/docker25.json")"
 	# the same reference from two archives with different images is refused
 	run -2 --separate-stderr runai-adm images push "$D/legacy.tar" "$D/oci.tar" \
 		--registry "$REG_plain/many" --plain-http
-	stderr_has "both map to 'many/run-ai/one:1.0' but are different images"
+	stderr_has "'registry.example/run-ai/one:1.0' in $D/legacy.tar and 'registry.example/run-ai/one:1.0' in $D/oci.tar both map to 'many/run-ai/one:1.0' but are different images (sha256:"
+	stderr_has "; rename one with --map"
 }
 
 @test "a rerun uploads nothing: every blob is skipped (registry access log)" {
@@ -257,6 +260,7 @@ judge() {
 	assert_equal "$(wc -l <<<"$output")" 3
 	run -1 --separate-stderr runai-adm images verify "$D/legacy.tar" --registry "$REG_plain/gz" --plain-http
 	assert_equal "$(grep -c ' different: the registry has sha256:' <<<"$output")" 3
+	stderr_has "hint: --compress gzip gives docker save layers other digests; if these images were pushed with it, verify with it too"
 }
 
 @test "-v=6: one line per request, upload URLs without their query" {
