@@ -96,8 +96,9 @@ static const char *const output_choices[] = { "json", NULL };
 	  .help = "read the registry password from standard input" }, \
 	{ .long_name = "retries", .type = RAI_OPT_INT, \
 	  .offset = offsetof(struct push_opts, retries), .argh = "<n>", \
-	  .help = "retries of a request after network errors, 429 and 5xx", \
-	  .def = "4" }, \
+	  .help = "retries of a request after network errors, 429 and 5xx " \
+	      "(waits from 0.5s doubling to 8s: 10 ride out about a minute)", \
+	  .def = "10" }, \
 	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
 	  .offset = offsetof(struct push_opts, output), .argh = "<format>", \
 	  .help = "json: one JSON event per line (default: text)", \
@@ -258,8 +259,12 @@ json_event(struct render *r, const struct adm_push_event *ev)
 		cJSON_AddStringToObject(o, "from", ev->from);
 	if (ev->message != NULL)
 		cJSON_AddStringToObject(o, "message", ev->message);
-	if (ev->type == ADM_EV_RETRY)
+	if (ev->type == ADM_EV_RETRY) {
 		cJSON_AddNumberToObject(o, "delayMs", (double)ev->delay_ms);
+		cJSON_AddNumberToObject(o, "retry", ev->attempt);
+		cJSON_AddNumberToObject(o, "maxRetries", ev->max_attempts);
+		cJSON_AddNumberToObject(o, "waitedMs", (double)ev->waited_ms);
+	}
 	cJSON_AddNumberToObject(o, "size", (double)ev->size);
 	s = cJSON_PrintUnformatted(o);
 	json_line(r->out, s);
@@ -429,8 +434,10 @@ text_event(struct render *r, const struct adm_push_event *ev)
 		drop_active(r, ev->digest, ev->repo);
 		snprintf(delay, sizeof(delay), "%.1fs",
 		    (double)ev->delay_ms / 1000.0);
-		note(r, st, "retrying %s after %s in %s", ev->digest,
-		    ev->message, delay);
+		note(r, st, "retrying %s after %s in %s (retry %d of %d, "
+		    "%.1fs of waiting so far)", ev->digest, ev->message, delay,
+		    ev->attempt, ev->max_attempts,
+		    (double)ev->waited_ms / 1000.0);
 		break;
 	case ADM_EV_MANIFEST_PUSHED:
 		t = clean_vline("%s@%s", ev->target, ev->digest);
@@ -825,8 +832,12 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "go last, and the registry's digest for each is checked; the "
 	    "pushed references are printed sorted by name. A push "
 	    "that failed or was killed can simply be run again: it sends "
-	    "only what is missing. Network errors, 429 and 5xx answers are "
-	    "retried with backoff (honouring Retry-After).\n\n"
+	    "only what is missing. Network errors (a connection reset in "
+	    "mid-blob included: the blob is sent again from a new upload "
+	    "session), 429 and 5xx answers are retried with backoff "
+	    "(honouring Retry-After), so a registry that restarts and is "
+	    "gone for tens of seconds does not fail the push; each retry "
+	    "line says which retry it is and the wait so far.\n\n"
 	    "Legacy docker save layers are uncompressed; --compress gzip "
 	    "sends them gzip-compressed, deterministically, so every run "
 	    "gives the same digests. Each such layer is compressed once, "

@@ -31,6 +31,8 @@
 #include "core/banned.h"
 
 #define UPLOAD_BUFFER		(1L << 20)	/* libcurl allows up to 2 MiB */
+#define PUSH_BACKOFF_BASE_MS	500L
+#define PUSH_BACKOFF_CAP_MS	8000L
 #define MAX_RESTARTS		3	/* upload sessions lost (404) per blob */
 #define MAX_RENEWALS		3	/* 401s answered by new credentials, per step */
 #define TICK_MS			250
@@ -95,6 +97,7 @@ struct job {
 	struct target		*t;		/* JOB_MANIFEST */
 	char			*location;	/* upload session URL */
 	int			 attempts;	/* retries so far */
+	long			 waited_ms;	/* their backoffs, added up */
 	int			 restarts;
 	int			 renewed;	/* 401s answered by renewing, this step */
 	unsigned		 token_gen;	/* the token the request carried */
@@ -957,10 +960,38 @@ registry_error(struct push *p, struct job *j, struct rai_err *err)
 static int
 transient(int code, long status)
 {
+	/*
+	 * a body cut off by a reset (the registry restarting): curl cannot
+	 * rewind our read callback, but the retry sends the blob again from
+	 * a new session, reading the archive afresh
+	 */
+	if (code == CURLE_SEND_FAIL_REWIND)
+		return 1;
 	if (code != CURLE_OK)
 		return rai_http_retryable(RAI_HTTP_IDEMPOTENT, code, 0, 0, 0);
 	return status == 408 || status == 429 || status == 500 ||
 	    status == 502 || status == 503 || status == 504;
+}
+
+/*
+ * A registry restarting (an upgrade, a node drained) is gone for tens of
+ * seconds, longer than an API server's blip: from 0.5 s doubling to at
+ * most 8 s, the default 10 retries wait about a minute in all. A
+ * Retry-After wins.
+ */
+static long
+push_backoff_ms(int attempt, int retry_after, unsigned rnd)
+{
+	long d = PUSH_BACKOFF_BASE_MS;
+
+	if (retry_after > 0)
+		return rai_http_backoff_ms(attempt, retry_after, rnd);
+	while (--attempt > 0 && d < PUSH_BACKOFF_CAP_MS)
+		d *= 2;
+	if (d > PUSH_BACKOFF_CAP_MS)
+		d = PUSH_BACKOFF_CAP_MS;
+	/* +-25%, so that the jobs do not come back in lockstep */
+	return d - d / 4 + (long)(rnd % (unsigned)(d / 2 + 1));
 }
 
 /* Retries the step (a body step: from a new session) after a backoff. */
@@ -974,8 +1005,9 @@ retry_later(struct push *p, struct job *j, const char *why)
 		return 0;
 	j->attempts++;
 	p->st.retries++;
-	delay = rai_http_backoff_ms(j->attempts, j->resp.retry_after,
+	delay = push_backoff_ms(j->attempts, j->resp.retry_after,
 	    p->rnd = p->rnd * 1103515245u + 12345u);
+	j->waited_ms += delay;
 	j->not_before = rai_now_ms() + delay;
 	if (j->step == S_PUT_WHOLE || j->step == S_PATCH ||
 	    j->step == S_PUT_FINAL) {
@@ -993,6 +1025,9 @@ retry_later(struct push *p, struct job *j, const char *why)
 	ev.target = j->kind == JOB_MANIFEST ? j->t->full : NULL;
 	ev.message = why;
 	ev.delay_ms = delay;
+	ev.attempt = j->attempts;
+	ev.max_attempts = p->retries;
+	ev.waited_ms = j->waited_ms;
 	emit(p, &ev);
 	return 1;
 }
@@ -1205,6 +1240,10 @@ finish(struct push *p, struct job *j, CURLcode code)
 		} else {
 			registry_error(p, j, &err);
 		}
+		if (j->attempts > 0)
+			rai_err_set_hint(&err, "gave up after %d retries over "
+			    "%.1fs; --retries sets how many (at most 20)",
+			    j->attempts, (double)j->waited_ms / 1000.0);
 		job_fail(p, j, &err);
 		return;
 	}

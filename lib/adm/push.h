@@ -39,7 +39,7 @@
 #include "core/err.h"
 
 #define ADM_PUSH_DEFAULT_JOBS		5
-#define ADM_PUSH_DEFAULT_RETRIES	4
+#define ADM_PUSH_DEFAULT_RETRIES	10
 /* Blobs up to this size go as one PUT, larger ones as a streamed PATCH. */
 #define ADM_PUSH_PATCH_THRESHOLD	((uint64_t)32 << 20)
 
@@ -102,6 +102,9 @@ struct adm_push_event {
 	uint64_t		 size;
 	uint64_t		 done;
 	long			 delay_ms;
+	int			 attempt;	/* RETRY: this is retry N */
+	int			 max_attempts;	/* RETRY: of at most M */
+	long			 waited_ms;	/* RETRY: backoffs so far, this one too */
 	const struct adm_push_stats *stats;
 };
 

@@ -149,6 +149,32 @@ $REG_plain/bad/run-ai/two:latest"
 	registry_stop victim
 }
 
+# ---- the registry away for a while (fault proxy) ----
+
+@test "the registry gone mid-blob for a few seconds: the blob is sent again and the push ends whole" {
+	local secs arc=$BATS_TEST_TMPDIR/out.tar
+	# two 8 MB layers: the cut comes inside the first one's PATCH
+	"$PYTHON" "$MK" layers "$arc" 2 8000000 7 >"$BATS_TEST_TMPDIR/out.json"
+	for secs in 2 6; do
+		proxy_start "out$secs" "$REG_plain" --outage-after-bytes 4000000 --outage-seconds "$secs"
+		run -0 --separate-stderr runai-adm images push "$arc" \
+			--registry "$(eval echo "\$PROXY_out$secs")/out$secs" --plain-http -j 1 \
+			--patch-threshold 1Mi
+		# the cut, then every refused try in the outage, each with the total so far
+		stderr_has "retrying sha256:"
+		grep -qE '\(retry 1 of 10, [0-9.]+s of waiting so far\)$' <<<"$stderr"
+		# the last wait covered the outage
+		waited=$(grep -oE '[0-9.]+s of waiting so far' <<<"$stderr" | tail -n 1 | cut -d s -f1)
+		awk -v w="$waited" -v s="$secs" 'BEGIN { exit !(w >= s - 1) }'
+		want=$(jq -c '.[0].descriptors as $d | {schemaVersion: 2,
+			mediaType: "application/vnd.oci.image.manifest.v1+json",
+			config: $d[0], layers: $d[1:]}' "$BATS_TEST_TMPDIR/out.json" | tr -d '\n' | sha256sum | cut -d' ' -f1)
+		assert_output "$(eval echo "\$PROXY_out$secs")/out$secs/bench/big:1@sha256:$want"
+		run -0 skopeo_digest "$REG_plain/out$secs/bench/big:1" --tls-verify=false
+		assert_output "sha256:$want"
+	done
+}
+
 # ---- throttling and server errors (fault proxy) ----
 
 @test "429 with Retry-After: waits as told, retries, pushes" {
@@ -158,7 +184,7 @@ $REG_plain/bad/run-ai/two:latest"
 		--plain-http -j 1
 	ms=$((($(date +%s%N) - start) / 1000000))
 	assert_equal "$(proxy_count p429 put-upload 429)" 2
-	assert_equal "$(grep -c '^retrying sha256:.* after HTTP 429 in 1.0s$' <<<"$stderr")" 2
+	assert_equal "$(grep -cE '^retrying sha256:.* after HTTP 429 in 1.0s \(retry [12] of 10, [12]\.0s of waiting so far\)$' <<<"$stderr")" 2
 	# a job waits out its Retry-After while the others go on
 	[ "$ms" -ge 1000 ] || { echo "took only $ms ms"; false; }
 	assert_equal "$(wc -l <<<"$output")" 4
@@ -183,9 +209,10 @@ $REG_plain/bad/run-ai/two:latest"
 	proxy_start pdown "$REG_plain" --fault post-upload:100:503
 	run -1 --separate-stderr runai-adm images push "$D/legacy.tar" --registry "$PROXY_pdown/down" \
 		--plain-http --retries 2
-	last=$(tail -n 1 <<<"$stderr")
+	last=$(tail -n 2 <<<"$stderr" | head -n 1)
 	[[ "$last" == "runai-adm: error from server: POST blob sha256:"*" in 'down/run-ai/"*"': $PROXY_pdown answered HTTP 503 UNAVAILABLE: injected fault" ]] ||
 		{ echo "last: $last"; false; }
+	[[ "$(tail -n 1 <<<"$stderr")" =~ ^hint:\ gave\ up\ after\ 2\ retries\ over\ [0-9]+\.[0-9]s\;\ --retries\ sets\ how\ many ]]
 	assert_output ""
 	run -1 tagged "$REG_plain/down/run-ai/one:1.0"
 	# -o json: the failure is the last event

@@ -12,6 +12,10 @@ runai-adm images push tests. Standard library only; loopback only.
               or N requests, whichever comes first
         [--kill-pid PID --kill-after-puts N]
               SIGKILL PID (the registry) once N blob uploads completed
+        [--outage-after-bytes N --outage-seconds S]
+              the registry going away mid-blob, as in a restart: once N
+              bytes of upload bodies came in, that connection is reset
+              and so is every new one for S seconds (once)
 
 KIND is one of: ping, head-blob, post-upload, patch-upload, put-upload,
 put-manifest, head-manifest, delete-upload, token, other.
@@ -29,7 +33,9 @@ import os
 import re
 import secrets
 import signal
+import socket
 import socketserver
+import struct
 import sys
 import threading
 import time
@@ -66,6 +72,8 @@ class State:
         self.tokens = {}  # token -> [expiry, uses left]
         self.puts_done = 0
         self.killed = False
+        self.body_bytes = 0
+        self.outage_until = None    # None: not yet; then a time
         self.log = open(args.log, "a") if args.log else None
 
     def fault_for(self, kind):
@@ -83,12 +91,39 @@ class State:
                 self.log.flush()
 
 
+class Outage(Exception):
+    """The registry goes away now."""
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "fault-proxy"
 
     def log_message(self, *a):
         pass
+
+    def read_part(self, n):
+        """Up to n body bytes; starts the outage when the count is reached."""
+        st = self.server.st
+        data = self.rfile.read(min(n, 65536))
+        with LOCK:
+            st.body_bytes += len(data)
+            start = (st.args.outage_after_bytes is not None and st.outage_until is None
+                     and st.body_bytes >= st.args.outage_after_bytes)
+            if start:
+                st.outage_until = time.time() + st.args.outage_seconds
+        if start:
+            raise Outage()
+        return data
+
+    def read_exact(self, n):
+        out = bytearray()
+        while len(out) < n:
+            data = self.read_part(n - len(out))
+            if not data:
+                break
+            out += data
+        return bytes(out)
 
     def read_body(self):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
@@ -101,10 +136,25 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     while self.rfile.readline() not in (b"\r\n", b"\n", b""):
                         pass
                     return bytes(out)
-                out += self.rfile.read(n)
+                out += self.read_exact(n)
                 self.rfile.readline()
         n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
+        return self.read_exact(n) if n else b""
+
+    def reset(self):
+        """Drops the connection with a TCP reset, as a dying server does."""
+        try:
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                       struct.pack("ii", 1, 0))
+            self.connection.close()
+        except OSError:
+            pass
+        self.close_connection = True
+
+    def in_outage(self):
+        st = self.server.st
+        with LOCK:
+            return st.outage_until is not None and time.time() < st.outage_until
 
     def reply(self, status, headers=None, body=b""):
         self.send_response(status)
@@ -180,7 +230,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def handle_any(self):
         st = self.server.st
         kind = kind_of(self.command, self.path)
-        body = self.read_body()
+        if self.in_outage():
+            st.record({"method": self.command, "path": self.path.split("?", 1)[0],
+                       "kind": kind, "status": "reset", "auth": "", "bytes": 0})
+            self.reset()
+            return
+        try:
+            body = self.read_body()
+        except Outage:
+            st.record({"method": self.command, "path": self.path.split("?", 1)[0],
+                       "kind": kind, "status": "reset", "auth": "", "bytes": 0})
+            self.reset()
+            return
         auth = self.headers.get("Authorization", "").split(" ")[0]
         status = None
         if kind == "token" and st.args.bearer:
@@ -229,6 +290,8 @@ def main():
     ap.add_argument("--token-uses", type=int, default=1 << 30)
     ap.add_argument("--kill-pid", type=int)
     ap.add_argument("--kill-after-puts", type=int, default=1)
+    ap.add_argument("--outage-after-bytes", type=int)
+    ap.add_argument("--outage-seconds", type=float, default=5.0)
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.st = State(args)
