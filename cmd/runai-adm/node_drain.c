@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -47,6 +48,7 @@ struct drain_opts {
 	int	 cordon;
 	long	 timeout;	/* seconds; 0 = no limit */
 	int	 no_wait;
+	int	 yes;
 };
 
 static const struct rai_opt drain_opts[] = {
@@ -60,6 +62,9 @@ static const struct rai_opt drain_opts[] = {
 	{ .long_name = "no-wait", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct drain_opts, no_wait),
 	  .help = "return once the taint is on, without waiting" },
+	{ .short_name = 'y', .long_name = "yes", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct drain_opts, yes),
+	  .help = "drain the last Run:ai system or GPU node without asking" },
 	RAI_OPT_END
 };
 
@@ -111,6 +116,99 @@ warn_pods(struct rai_ctx *ctx, const char *node, const cJSON *pods)
 		free(list);
 	}
 	rai_strv_release(&v);
+}
+
+/*
+ * Draining the last node that serves a role leaves the cluster without
+ * it: said first, and asked (a terminal) or refused (none) without --yes.
+ */
+static int
+confirm_last(struct rai_ctx *ctx, const char *name, int yes,
+    struct rai_err *err)
+{
+	cJSON *nodes = NULL;
+	unsigned last;
+	char answer[16];
+
+	if (kube_list(ADM_CLIENT(ctx), &KUBE_RES_NODES, NULL, NULL, &nodes,
+	    err) == -1)
+		return -1;
+	last = adm_drain_last_roles(nodes, name);
+	cJSON_Delete(nodes);
+	if (last & ADM_ROLE_SYSTEM)
+		rai_warn("node '%s' is the last runai-system node not drained: "
+		    "Run:ai's own services will have nowhere to run", name);
+	if (last & ADM_ROLE_GPU)
+		rai_warn("node '%s' is the last node with GPUs not drained: "
+		    "every GPU workload will be unschedulable until a node is "
+		    "undrained", name);
+	if (last == 0 || yes)
+		return 0;
+	if (!isatty(STDIN_FILENO))
+		return rai_err_set(err, RAI_E_USAGE, "not draining node '%s', "
+		    "the last of its kind, without --yes", name);
+	fprintf(stderr, "Drain node '%s' anyway? [y/N] ", name);
+	fflush(stderr);
+	if (fgets(answer, sizeof(answer), stdin) == NULL ||
+	    (answer[0] != 'y' && answer[0] != 'Y'))
+		return rai_err_set(err, RAI_E_USAGE, "node '%s' not drained",
+		    name);
+	return 0;
+}
+
+/* The pods the taint evicts, named before it goes on. */
+static void
+say_evicted(struct rai_ctx *ctx, const char *node, const struct rai_strv *v)
+{
+	char *list;
+
+	if (v->n == 0)
+		return;
+	list = joined(v);
+	fprintf(ctx->out, "node/%s: the taint evicts %zu pod%s: ", node, v->n,
+	    v->n == 1 ? "" : "s");
+	rai_text_put(ctx->out, "", list, "\n");
+	free(list);
+}
+
+/* At the end: which of them are gone, which are still there. */
+static int
+report_evicted(struct rai_ctx *ctx, const char *node,
+    const struct rai_strv *evicted, struct rai_err *err)
+{
+	struct rai_strv now = { 0 }, gone = { 0 }, left = { 0 };
+	cJSON *pods = NULL;
+	char *list;
+	size_t i, k;
+	int there;
+
+	if (node_pods(ctx, node, &pods, err) == -1)
+		return -1;
+	adm_drain_evicted(pods, &now);
+	cJSON_Delete(pods);
+	for (i = 0; i < evicted->n; i++) {
+		for (there = 0, k = 0; k < now.n && !there; k++)
+			there = strcmp(now.v[k], evicted->v[i]) == 0;
+		rai_strv_push(there ? &left : &gone, evicted->v[i]);
+	}
+	fprintf(ctx->out, "node/%s drained: ", node);
+	if (gone.n > 0) {
+		list = joined(&gone);
+		fprintf(ctx->out, "%zu pod%s evicted (", gone.n,
+		    gone.n == 1 ? "" : "s");
+		rai_text_put(ctx->out, "", list, "); ");
+		free(list);
+	}
+	fprintf(ctx->out, "no Run:ai workload pods left\n");
+	if (left.n > 0) {
+		list = joined(&left);
+		rai_warn("still on node '%s', being evicted: %s", node, list);
+		free(list);
+	}
+	rai_strv_release(&now);
+	rai_strv_release(&gone);
+	rai_strv_release(&left);
+	return 0;
 }
 
 static void
@@ -253,8 +351,6 @@ wait_gone(struct rai_ctx *ctx, const char *node, long timeout,
 		cJSON_Delete(pods);
 		if (left.n == 0) {
 			free(rv);
-			fprintf(ctx->out, "node/%s drained: no Run:ai workload "
-			    "pods left\n", node);
 			rc = 0;
 			break;
 		}
@@ -305,6 +401,7 @@ cmd_node_drain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const struct drain_opts *o = opts;
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *name = argv[0];
+	struct rai_strv evicted = { 0 };
 	cJSON *node = NULL, *pods = NULL;
 	unsigned what;
 	int rc = -1;
@@ -318,9 +415,11 @@ cmd_node_drain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		return -1;
 	cJSON_Delete(node);
 	node = NULL;
-	if (node_pods(ctx, name, &pods, err) == -1)
+	if (confirm_last(ctx, name, o->yes, err) == -1 ||
+	    node_pods(ctx, name, &pods, err) == -1)
 		return -1;
 	warn_pods(ctx, name, pods);
+	adm_drain_evicted(pods, &evicted);
 	cJSON_Delete(pods);
 	if (patch_node(ctx, name, drain_patch, o->cordon, &node, &what,
 	    err) == -1)
@@ -340,12 +439,15 @@ cmd_node_drain(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    rai_json_annotation(node, ADM_CORDON_ANNOTATION) == NULL)
 		rai_warn("node '%s' was cordoned already; undrain leaves it "
 		    "cordoned", name);
+	say_evicted(ctx, name, &evicted);
 	if (o->no_wait) {
 		rc = 0;
 		goto out;
 	}
-	rc = wait_gone(ctx, name, o->timeout, err);
+	if (wait_gone(ctx, name, o->timeout, err) == 0)
+		rc = report_evicted(ctx, name, &evicted, err);
 out:
+	rai_strv_release(&evicted);
 	cJSON_Delete(node);
 	return rc;
 }
@@ -412,12 +514,20 @@ const struct rai_cmd adm_cmd_node_drain = {
 	    "spec.unschedulable, and marks the node with the annotation "
 	    ADM_CORDON_ANNOTATION " so that undrain lifts only a cordon "
 	    "drain made.\n\n"
+	    "Every pod the taint evicts (whatever runs it: Run:ai workloads, "
+	    "the control plane's own pods on a system node, DaemonSets) is "
+	    "named before the taint goes on, and the end says which of them "
+	    "are gone. Draining the last runai-system node, or the last node "
+	    "with GPUs, that is not drained is warned about and asked for "
+	    "(refused without a terminal) unless --yes.\n\n"
 	    "Then drain waits (watching the node's pods) until no Run:ai "
 	    "workload pod (scheduler runai-scheduler, not finished, no "
-	    "DaemonSet's) is left on the node, up to --timeout (default "
-	    "5m; 0 waits for ever). On timeout it exits 1 naming the pods "
-	    "left; the taint stays. --no-wait returns once the taint is on. "
-	    "Draining a drained node says so and only waits.",
+	    "DaemonSet's, not tolerating the taint) is left on the node, up "
+	    "to --timeout (default 5m; 0 waits for ever). Pods that tolerate "
+	    "the taint stay, are named in a warning and are not waited for. "
+	    "On timeout it exits 1 naming the pods left; the taint stays. "
+	    "--no-wait returns once the taint is on. Draining a drained node "
+	    "says so and only waits.",
 	.examples = drain_examples,
 	.opts = drain_opts,
 	.opts_size = sizeof(struct drain_opts),

@@ -588,9 +588,59 @@ adm_drain_waiting(const cJSON *pods, struct rai_strv *out)
 {
 	const cJSON *pod;
 
+	/* a pod that tolerates the taint stays: waiting for it never ends */
 	cJSON_ArrayForEach(pod, rai_json_array(pods, "items"))
-		if (adm_pod_is_workload(pod) && !adm_pod_is_finished(pod))
+		if (adm_pod_is_workload(pod) && !adm_pod_is_finished(pod) &&
+		    !adm_pod_tolerates_drain(pod))
 			push_pod(out, pod);
+}
+
+void
+adm_drain_evicted(const cJSON *pods, struct rai_strv *out)
+{
+	const cJSON *pod;
+
+	cJSON_ArrayForEach(pod, rai_json_array(pods, "items"))
+		if (!adm_pod_is_finished(pod) && !adm_pod_tolerates_drain(pod))
+			push_pod(out, pod);
+}
+
+/* A node other than `name`, not drained, that serves `role`. */
+static int
+serves(const cJSON *node, const char *name, unsigned role)
+{
+	if (strcmp(rai_json_str_or(node, "metadata.name", ""), name) == 0 ||
+	    adm_node_drained(node))
+		return 0;
+	return role == ADM_ROLE_SYSTEM ? adm_node_is_system(node) :
+	    node_has_gpus(node);
+}
+
+unsigned
+adm_drain_last_roles(const cJSON *nodes, const char *name)
+{
+	static const unsigned roles[] = { ADM_ROLE_SYSTEM, ADM_ROLE_GPU };
+	const cJSON *me = NULL, *n;
+	unsigned last = 0;
+	size_t i;
+	int other;
+
+	cJSON_ArrayForEach(n, rai_json_array(nodes, "items"))
+		if (strcmp(rai_json_str_or(n, "metadata.name", ""), name) == 0)
+			me = n;
+	if (me == NULL || adm_node_drained(me))
+		return 0;
+	for (i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		if (roles[i] == ADM_ROLE_SYSTEM ? !adm_node_is_system(me) :
+		    !node_has_gpus(me))
+			continue;
+		other = 0;
+		cJSON_ArrayForEach(n, rai_json_array(nodes, "items"))
+			other |= serves(n, name, roles[i]);
+		if (!other)
+			last |= roles[i];
+	}
+	return last;
 }
 
 void

@@ -167,6 +167,15 @@ char	*adm_undrain_patch(const cJSON *node, unsigned *what);
 void	 adm_drain_waiting(const cJSON *pods, struct rai_strv *out);
 void	 adm_drain_evicted_daemons(const cJSON *pods, struct rai_strv *out);
 void	 adm_drain_tolerating(const cJSON *pods, struct rai_strv *out);
+/* Every pod the taint will evict: not finished, not tolerating it. */
+void	 adm_drain_evicted(const cJSON *pods, struct rai_strv *out);
+/*
+ * Of the roles a drain would take away, those for which `name` is the
+ * last node still serving (not drained): ADM_ROLE_SYSTEM (the Run:ai
+ * system role), ADM_ROLE_GPU (GPUs to run on). `nodes` is a NodeList;
+ * 0 when other nodes serve both, or name is drained already.
+ */
+unsigned adm_drain_last_roles(const cJSON *nodes, const char *name);
 
 /* One row of "node list". */
 struct adm_node_row {

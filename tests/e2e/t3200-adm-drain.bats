@@ -54,7 +54,7 @@ setup() {
 	isolate_env
 	use_sim_kubeconfig
 	kube_api -X DELETE "$KUBESIM_URL/api/v1/nodes" >/dev/null
-	for ns in $NS gpu-operator; do
+	for ns in $NS gpu-operator runai-backend kube-system; do
 		kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$ns/pods" >/dev/null
 	done
 	{ node n-1 "[$GPU_TAINT]"; node n-2 '[]'; } | jq -s . | sim POST /_sim/seed - >/dev/null
@@ -195,8 +195,9 @@ drain_wait() {
 	[ "$DRAIN_RC" -eq 0 ]
 	run cat "$BATS_TEST_TMPDIR/out"
 	assert_line --index 0 "node/n-1 tainted runai=drain:NoExecute"
-	assert_line --index 1 "waiting for 1 Run:ai workload pod to leave node n-1: $NS/train-0"
-	assert_line --index 2 "node/n-1 drained: no Run:ai workload pods left"
+	assert_line --index 1 "node/n-1: the taint evicts 2 pods: gpu-operator/exporter-x, $NS/train-0"
+	assert_line --index 2 "waiting for 1 Run:ai workload pod to leave node n-1: $NS/train-0"
+	assert_line --index 3 "node/n-1 drained: 2 pods evicted (gpu-operator/exporter-x, $NS/train-0); no Run:ai workload pods left"
 	! exists "/api/v1/namespaces/$NS/pods/train-0"
 	! exists "/api/v1/namespaces/gpu-operator/pods/exporter-x"
 	exists "/api/v1/namespaces/$NS/pods/other-node"
@@ -204,7 +205,7 @@ drain_wait() {
 	    select(.reason == "TaintManagerEviction" and .involvedObject.name == "train-0")] | length == 1'
 }
 
-@test "drain times out naming the pods left, and keeps the taint" {
+@test "drain times out naming the pods left (not the ones that tolerate the taint), and keeps the taint" {
 	{
 		pod $NS stuck-0 n-1 runai-scheduler
 		pod $NS stuck-1 n-1 runai-scheduler "" '[{"key": "runai", "operator": "Exists", "effect": "NoExecute"}]'
@@ -216,10 +217,60 @@ drain_wait() {
 	run -1 --separate-stderr runai-adm node drain n-1 --timeout 2s
 	[ "$SECONDS" -lt 10 ]
 	stderr_has "runai-adm: warning: Run:ai workload pods on node 'n-1' tolerate runai=drain:NoExecute and will not be evicted: $NS/stuck-1"
-	stderr_has "runai-adm: error: timed out after 2s waiting for Run:ai workload pods to leave node 'n-1'; still there: $NS/stuck-0, $NS/stuck-1"
+	stderr_has "runai-adm: error: timed out after 2s waiting for Run:ai workload pods to leave node 'n-1'; still there: $NS/stuck-0"
 	stderr_has "hint: the node keeps the drain taint"
-	assert_line "waiting for 2 Run:ai workload pods to leave node n-1: $NS/stuck-0, $NS/stuck-1"
+	assert_line "node/n-1: the taint evicts 1 pod: $NS/stuck-0"
+	assert_line "waiting for 1 Run:ai workload pod to leave node n-1: $NS/stuck-0"
 	drained n-1
+}
+
+@test "a pod that tolerates the taint is named once and not waited for" {
+	{
+		pod $NS stays-0 n-1 runai-scheduler "" '[{"key": "runai", "operator": "Exists", "effect": "NoExecute"}]'
+		pod $NS goes-0 n-1 runai-scheduler RunaiJob
+	} | seed
+	drain_bg n-1 --timeout 30s
+	wait_until grep -q "waiting for 1 Run:ai workload pod to leave node n-1: $NS/goes-0" "$BATS_TEST_TMPDIR/out"
+	sim POST /_sim/tick '{"steps": 1}' >/dev/null
+	drain_wait
+	[ "$DRAIN_RC" -eq 0 ]
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line "node/n-1 drained: 1 pod evicted ($NS/goes-0); no Run:ai workload pods left"
+	run cat "$BATS_TEST_TMPDIR/err"
+	assert_output "runai-adm: warning: Run:ai workload pods on node 'n-1' tolerate runai=drain:NoExecute and will not be evicted: $NS/stays-0"
+	exists "/api/v1/namespaces/$NS/pods/stays-0"
+}
+
+@test "a system node's control-plane pods are named among the evicted" {
+	pod runai-backend runai-backend-api-x n-1 default-scheduler ReplicaSet | seed
+	# no workload pod to wait for: drain ends at once, the eviction
+	# (the taint manager's, at the controller's next step) still to come
+	run -0 --separate-stderr runai-adm node drain n-1 --timeout 30s
+	assert_line "node/n-1: the taint evicts 1 pod: runai-backend/runai-backend-api-x"
+	assert_line "node/n-1 drained: no Run:ai workload pods left"
+	assert_equal "$stderr" "runai-adm: warning: still on node 'n-1', being evicted: runai-backend/runai-backend-api-x"
+}
+
+@test "the last GPU node (or runai-system node) not drained: warned, refused without --yes or a terminal" {
+	SYS=node-role.kubernetes.io/runai-system
+	kube_api -X PATCH -H 'Content-Type: application/merge-patch+json' \
+		-d "{\"metadata\":{\"labels\":{\"$SYS\":\"true\"}}}" "$KUBESIM_URL/api/v1/nodes/n-2" >/dev/null
+	run -0 --separate-stderr runai-adm node drain n-1 --no-wait
+	[ -z "$stderr" ]
+	mark_requests
+	# n-2 is now the last node with GPUs, and the only runai-system node
+	run -2 --separate-stderr runai-adm node drain n-2 --no-wait </dev/null
+	stderr_has "runai-adm: warning: node 'n-2' is the last runai-system node not drained: Run:ai's own services will have nowhere to run"
+	stderr_has "runai-adm: warning: node 'n-2' is the last node with GPUs not drained: every GPU workload will be unschedulable until a node is undrained"
+	stderr_has "runai-adm: error: not draining node 'n-2', the last of its kind, without --yes"
+	[ "$(patch_count)" -eq 0 ]
+	! drained n-2
+	run -0 --separate-stderr runai-adm node drain n-2 --no-wait --yes
+	stderr_has "is the last node with GPUs not drained"
+	drained n-2
+	# draining it again is no news
+	run -0 --separate-stderr runai-adm node drain n-2 --no-wait
+	[ -z "$stderr" ]
 }
 
 @test "the emulator evicts only untolerating pods and schedules none back" {
