@@ -42,6 +42,7 @@ struct pf_opts {
 	const char	*cluster_domain;
 	const char	*registry;
 	int		 airgapped;
+	const char	*runai_version;
 	const char	*nfs_server;
 	const char	*tls_cert;
 	const char	*tls_key;
@@ -71,6 +72,11 @@ static const struct rai_opt pf_opts[] = {
 	{ .long_name = "registry", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct pf_opts, registry), .argh = "<name:port>",
 	  .help = "private registry to probe (GET /v2/), no scheme" },
+	{ .long_name = "runai-version", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct pf_opts, runai_version),
+	  .argh = "<version>",
+	  .help = "the Run:ai release to install, e.g. 2.9: its row of the "
+	      "support matrix (default: this release's)" },
 	{ .long_name = "airgapped", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct pf_opts, airgapped),
 	  .help = "an air-gapped installation: a registry is expected "
@@ -237,11 +243,11 @@ load_matrix(const struct pf_opts *o, struct adm_matrix *m,
 
 	if (o->matrix == NULL)
 		return adm_matrix_parse(adm_matrix_default,
-		    strlen(adm_matrix_default), adm_matrix_default_name, m,
-		    err);
+		    strlen(adm_matrix_default), adm_matrix_default_name,
+		    o->runai_version, m, err);
 	if (rai_file_read(o->matrix, (size_t)1 << 20, &buf, &len, err) == -1)
 		return -1;
-	rc = adm_matrix_parse(buf, len, o->matrix, m, err);
+	rc = adm_matrix_parse(buf, len, o->matrix, o->runai_version, m, err);
 	free(buf);
 	return rc;
 }

@@ -253,6 +253,7 @@ static void
 check_k8s_version(struct pf *pf)
 {
 	const struct adm_matrix *m = pf->o->matrix;
+	char of[32] = "";
 	int major, minor;
 
 	if (!api_ready(pf))
@@ -263,22 +264,24 @@ check_k8s_version(struct pf *pf)
 		    "'%s'", pf->version);
 		return;
 	}
+	if (m->row[0] != '\0')
+		snprintf(of, sizeof(of), " for Run:ai %s", m->row);
 	switch (adm_k8s_version_eval(m, major, minor)) {
 	case ADM_FAIL:
 		add(pf, ADM_FAIL, "upgrade the cluster to a supported "
 		    "Kubernetes version", "Kubernetes %s is older than the "
-		    "oldest supported version %d.%d", pf->version,
+		    "oldest supported version%s %d.%d", pf->version, of,
 		    m->k8s_min[0], m->k8s_min[1]);
 		break;
 	case ADM_WARN:
 		add(pf, ADM_WARN, "check the Run:ai support matrix for this "
 		    "version; a newer --matrix file may list it",
-		    "Kubernetes %s is newer than the newest tested version "
-		    "%d.%d", pf->version, m->k8s_max[0], m->k8s_max[1]);
+		    "Kubernetes %s is newer than the newest tested version%s "
+		    "%d.%d", pf->version, of, m->k8s_max[0], m->k8s_max[1]);
 		break;
 	default:
-		add(pf, ADM_PASS, NULL, "Kubernetes %s (supported: %d.%d to "
-		    "%d.%d)", pf->version, m->k8s_min[0], m->k8s_min[1],
+		add(pf, ADM_PASS, NULL, "Kubernetes %s (supported%s: %d.%d to "
+		    "%d.%d)", pf->version, of, m->k8s_min[0], m->k8s_min[1],
 		    m->k8s_max[0], m->k8s_max[1]);
 		break;
 	}
@@ -506,10 +509,15 @@ check_gpu_operator(struct pf *pf)
 	if ((has = crd_exists(pf, "clusterpolicies.nvidia.com")) == -1)
 		return;
 	if (has == 0) {
-		add(pf, ADM_FAIL, "install it: helm install gpu-operator "
-		    "nvidia/gpu-operator -n gpu-operator --create-namespace "
-		    "(with drivers already on the nodes add --set "
-		    "driver.enabled=false)", "the NVIDIA GPU Operator is not "
+		add(pf, ADM_FAIL, pf->o->airgapped ? "install it from the "
+		    "chart archive brought in, its images pushed to the "
+		    "private registry: helm install gpu-operator "
+		    "./gpu-operator-VERSION.tgz -n gpu-operator "
+		    "--create-namespace (with drivers already on the nodes add "
+		    "--set driver.enabled=false)" : "install it: helm install "
+		    "gpu-operator nvidia/gpu-operator -n gpu-operator "
+		    "--create-namespace (with drivers already on the nodes add "
+		    "--set driver.enabled=false)", "the NVIDIA GPU Operator is not "
 		    "installed (no CustomResourceDefinition "
 		    "clusterpolicies.nvidia.com)");
 		return;
@@ -744,9 +752,14 @@ check_prometheus(struct pf *pf)
 		}
 		if (has == 0) {
 			if (i == 0) {
-				add(pf, ADM_FAIL, "install the Prometheus "
-				    "Operator, e.g. the kube-prometheus-stack "
-				    "Helm chart (a prerequisite since 2.9)",
+				add(pf, ADM_FAIL, pf->o->airgapped ?
+				    "install the Prometheus Operator from the "
+				    "kube-prometheus-stack chart archive brought "
+				    "in, its images pushed to the private "
+				    "registry (a prerequisite since 2.9)" :
+				    "install the Prometheus Operator, e.g. the "
+				    "kube-prometheus-stack Helm chart (a "
+				    "prerequisite since 2.9)",
 				    "the Prometheus Operator is not installed "
 				    "(no CustomResourceDefinition %s)",
 				    crds[0]);
@@ -827,7 +840,13 @@ check_node_roles(struct pf *pf)
 		add(pf, ADM_FAIL, "runai-adm remove node-role --gpu-worker "
 		    "NODE on nodes without GPUs", "runai-gpu-worker nodes "
 		    "without allocatable GPUs: %s", names_str(&nogpu));
-	} else if (falsy.n > 0 || cp.n > 0 || old.n > 0) {
+	} else if (falsy.n > 0 || cp.n > 0 || old.n > 0 || per[0].n < 2) {
+		if (per[0].n < 2)
+			rai_buf_addf(&b, "%s: Run:ai recommends dedicated "
+			    "runai-system nodes, two or more, so that its own "
+			    "services neither compete with workloads nor stop "
+			    "with one node", per[0].n == 0 ?
+			    "no runai-system node" : "one runai-system node");
 		if (falsy.n > 0)
 			rai_buf_addf(&b, "role labels set to \"false\" still "
 			    "mark the node: %s", names_str(&falsy));
@@ -838,13 +857,12 @@ check_node_roles(struct pf *pf)
 		if (old.n > 0)
 			rai_buf_addf(&b, "%sthe old key runai-system-worker: "
 			    "%s", b.len ? "; " : "", names_str(&old));
-		add(pf, ADM_WARN, "remove the label (runai-adm remove "
-		    "node-role), do not select the control plane as a "
-		    "runai-system node, and use node-role.kubernetes.io/"
-		    "runai-system", "%s", rai_buf_str(&b));
-	} else if (per[0].n + per[1].n + per[2].n == 0) {
-		add(pf, ADM_PASS, NULL, "no Run:ai node roles are set (Run:ai "
-		    "may use every node)");
+		add(pf, ADM_WARN, falsy.n > 0 || cp.n > 0 || old.n > 0 ?
+		    "remove the label (runai-adm remove node-role), do not "
+		    "select the control plane as a runai-system node, and use "
+		    "node-role.kubernetes.io/runai-system" : "runai-adm set "
+		    "node-role --runai-system-worker NODE NODE", "%s",
+		    rai_buf_str(&b));
 	} else {
 		for (i = 0; roles[i] != NULL; i++)
 			if (per[i].n > 0)

@@ -320,21 +320,62 @@ matrix_version(const cJSON *k, const char *key, const char *name, int v[2],
 	return 0;
 }
 
+/*
+ * The runai row for version want: the greatest key at or below it.
+ * NULL, with err set, when no row applies.
+ */
+static const cJSON *
+matrix_row(const cJSON *root, const char *name, const char *want,
+    char row[16], struct rai_err *err)
+{
+	const cJSON *rows = rai_json_child(root, "runai"), *r, *best = NULL;
+	int w[2], v[2], b[2] = { 0, 0 };
+
+	if (adm_k8s_version_parse(want, &w[0], &w[1]) == -1) {
+		rai_err_set(err, RAI_E_USAGE, "invalid --runai-version '%s': give "
+		    "it as MAJOR.MINOR, e.g. 2.9", want);
+		return NULL;
+	}
+	if (!cJSON_IsObject(rows))
+		rows = NULL;
+	cJSON_ArrayForEach(r, rows) {
+		if (adm_k8s_version_parse(r->string, &v[0], &v[1]) == -1 ||
+		    vcmp(v[0], v[1], w) > 0 ||
+		    (best != NULL && vcmp(v[0], v[1], b) <= 0))
+			continue;
+		best = r;
+		b[0] = v[0];
+		b[1] = v[1];
+	}
+	if (best == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "support matrix '%s' has no row "
+		    "for Run:ai %s", name, want);
+		return NULL;
+	}
+	snprintf(row, 16, "%d.%d", b[0], b[1]);
+	return best;
+}
+
 int
 adm_matrix_parse(const char *yaml, size_t len, const char *name,
-    struct adm_matrix *m, struct rai_err *err)
+    const char *runai_version, struct adm_matrix *m, struct rai_err *err)
 {
 	struct adm_matrix got;
 	const cJSON *k;
 	cJSON *root = NULL;
 	int rc = -1;
 
+	memset(&got, 0, sizeof(got));
 	if (rai_yaml_parse(yaml, len, name, &root, err) == -1)
 		return -1;
 	k = rai_json_child(root, "kubernetes");
+	if (runai_version != NULL && (k = matrix_row(root, name,
+	    runai_version, got.row, err)) == NULL)
+		goto out;
 	if (!cJSON_IsObject(k)) {
 		rai_err_set(err, RAI_E_CONFIG, "support matrix '%s': no "
-		    "kubernetes map", name);
+		    "kubernetes map%s%s", name, got.row[0] ? " in row " : "",
+		    got.row);
 		goto out;
 	}
 	if (matrix_version(k, "minimum", name, got.k8s_min, err) == -1 ||
@@ -390,10 +431,25 @@ const char adm_matrix_default[] =
 	"# as the number 1.3). A cluster older than minimum FAILs; one newer than\n"
 	"# maximumTested WARNs (untested, not known to be broken).\n"
 	"#\n"
+	"# kubernetes: the release this runai-adm installs. runai: the rows for\n"
+	"# other releases (\"preflight --runai-version 2.9\"), each valid from its\n"
+	"# version until the next row.\n"
+	"#\n"
 	"# Sources: the Run:ai 2.4-2.8 documentation says Kubernetes \"1.21\n"
 	"# through 1.24\" (self-hosted); 2.9 added 1.25 and 1.26; the BCM\n"
 	"# reference deployment runs 1.31; the vendor's preinstall tool only\n"
-	"# enforces >= 1.20.\n"
+	"# enforces >= 1.20. The releases after 2.9 are not broken down in those\n"
+	"# sources: from 2.10 on, the current range applies.\n"
 	"kubernetes:\n"
 	"  minimum: \"1.21\"\n"
-	"  maximumTested: \"1.32\"\n";
+	"  maximumTested: \"1.32\"\n"
+	"runai:\n"
+	"  \"2.4\":\n"
+	"    minimum: \"1.21\"\n"
+	"    maximumTested: \"1.24\"\n"
+	"  \"2.9\":\n"
+	"    minimum: \"1.21\"\n"
+	"    maximumTested: \"1.26\"\n"
+	"  \"2.10\":\n"
+	"    minimum: \"1.21\"\n"
+	"    maximumTested: \"1.32\"\n";

@@ -95,15 +95,22 @@ cJSON	*adm_report_json(const struct adm_report *,
 struct adm_matrix {
 	int	k8s_min[2];		/* oldest supported major.minor */
 	int	k8s_max[2];		/* newest tested major.minor */
+	char	row[16];		/* the Run:ai row used, "" for the top */
 };
 
 /* The built-in matrix (contrib/preflight/support-matrix.yaml). */
 extern const char adm_matrix_default[];
 extern const char adm_matrix_default_name[];
 
-/* YAML: kubernetes: {minimum: "1.21", maximumTested: "1.32"}. */
+/*
+ * YAML: kubernetes: {minimum: "1.21", maximumTested: "1.32"}, the range
+ * of the release this runai-adm installs; and runai: {"2.9": {minimum,
+ * maximumTested}, ...}, rows for older releases, each valid from its
+ * version until the next row. With runai_version ("2.9", "2.9.3"), the
+ * row at or below it is used; a version below every row is an error.
+ */
 int	 adm_matrix_parse(const char *yaml, size_t len, const char *name,
-	    struct adm_matrix *, struct rai_err *);
+	    const char *runai_version, struct adm_matrix *, struct rai_err *);
 /* "v1.32.5-gke.1" -> 1, 32; -1 when it is no version. */
 int	 adm_k8s_version_parse(const char *, int *major, int *minor);
 /* FAIL below the minimum, WARN above the tested maximum, else PASS. */

@@ -419,10 +419,43 @@ EOF
 	expect runai.prometheus FAIL "the Prometheus Operator is not installed"
 }
 
+@test "air-gapped runs get hints without online chart repositories" {
+	api_delete /apis/apiextensions.k8s.io/v1/customresourcedefinitions/prometheuses.monitoring.coreos.com
+	expect runai.prometheus FAIL "the Prometheus Operator is not installed" --airgapped --registry 127.0.0.1:5
+	[[ "$HINT" == *"chart archive brought in"* ]]
+	api_delete /apis/apiextensions.k8s.io/v1/customresourcedefinitions/clusterpolicies.nvidia.com
+	expect nvidia.gpu-operator FAIL "the NVIDIA GPU Operator is not" --airgapped --registry 127.0.0.1:5
+	[[ "$HINT" == *"./gpu-operator-VERSION.tgz"* && "$HINT" != *"nvidia/gpu-operator"* ]]
+	expect nvidia.gpu-operator FAIL "the NVIDIA GPU Operator is not"
+	[[ "$HINT" == *"helm install gpu-operator nvidia/gpu-operator"* ]]
+}
+
+@test "k8s.version: --runai-version picks that release's row of the matrix" {
+	expect k8s.version PASS "Kubernetes v1.32.5 (supported: 1.21 to 1.32)"
+	expect k8s.version WARN "Kubernetes v1.32.5 is newer than the newest tested version for Run:ai 2.9 1.26" --runai-version 2.9.3
+	expect k8s.version WARN "for Run:ai 2.4 1.24" --runai-version 2.8
+	expect k8s.version PASS "Kubernetes v1.32.5 (supported for Run:ai 2.10: 1.21 to 1.32)" --runai-version 2.18
+	run -2 --separate-stderr runai-adm preflight --no-report --only k8s.version --runai-version 2.3
+	assert_equal "$stderr" "runai-adm: error: support matrix 'support-matrix.yaml (built in)' has no row for Run:ai 2.3"
+	run -2 --separate-stderr runai-adm preflight --no-report --only k8s.version --runai-version latest
+	assert_equal "$stderr" "runai-adm: error: invalid --runai-version 'latest': give it as MAJOR.MINOR, e.g. 2.9"
+}
+
 # ---- runai.node-roles ----
 
-@test "runai.node-roles: PASS lists the roles set" {
-	expect runai.node-roles PASS "runai-gpu-worker: gpu-1"
+@test "runai.node-roles: WARN with fewer than two runai-system nodes; PASS lists the roles set" {
+	expect runai.node-roles WARN "no runai-system node: Run:ai recommends dedicated runai-system nodes, two or more"
+	[[ "$HINT" == "runai-adm set node-role --runai-system-worker NODE NODE" ]]
+	seed <<'EOF'
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-1","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+ "status":{"conditions":[{"type":"Ready","status":"True"}]}}
+EOF
+	expect runai.node-roles WARN "one runai-system node: "
+	seed <<'EOF'
+{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-2","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+ "status":{"conditions":[{"type":"Ready","status":"True"}]}}
+EOF
+	expect runai.node-roles PASS "runai-system: sys-1, sys-2; runai-gpu-worker: gpu-1"
 }
 
 @test "runai.node-roles: WARN for a role set to false and for the control plane as a system node" {
@@ -825,7 +858,7 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	assert_line --regexp '^storage\.nfs +SKIP +no --nfs-server given$'
 	assert_line 'What to do:'
 	assert_line --regexp '^  net\.dns\.host: point the record'
-	assert_line '16 checks: 11 passed, 2 warnings, 0 failed, 3 skipped'
+	assert_line '16 checks: 10 passed, 3 warnings, 0 failed, 3 skipped'
 	assert_line 'report written to runai-preinstall-diagnostics.txt'
 	[[ "$output" != *$'\033'* ]]
 }
@@ -874,7 +907,7 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	assert_output 'k8s.version k8s.nodes.ready k8s.rbac nvidia.gpu-nodes nvidia.gpu-operator nvidia.device-plugin storage.default-class net.ingress runai.prometheus runai.node-roles runai.existing-install net.dns.host net.tls.files net.tls.live net.registry storage.nfs'
 	run --separate-stderr runai-adm preflight "${ALL[@]}" -o json
 	[ "$(jq .exitCode <<<"$output")" -eq "$status" ]
-	[ "$(jq -c .summary <<<"$output")" = '{"pass":11,"warn":2,"fail":0,"skip":3}' ]
+	[ "$(jq -c .summary <<<"$output")" = '{"pass":10,"warn":3,"fail":0,"skip":3}' ]
 	[ "$(jq -r '.checks[] | select(.status=="WARN" or .status=="FAIL") | has("hint")' <<<"$output" | sort -u)" = true ]
 	[ "$(jq -r .reportFile <<<"$output")" = runai-preinstall-diagnostics.txt ]
 	[ "$(jq -r .kind <<<"$output")" = PreflightReport ]

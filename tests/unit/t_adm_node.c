@@ -21,16 +21,19 @@
 #define CP	"node-role.kubernetes.io/control-plane"
 
 /* A NodeList: w0 (gpu ""), w1 (nothing), w2 (gpu "false", cpu "true"),
- * sys (runai-system), old (the 2020 system key), cp (control plane),
- * m (legacy master), listed out of order. */
+ * each with GPUs (the GPU feature discovery label); sys (runai-system),
+ * old (the 2020 system key), cp (control plane), m (legacy master),
+ * without; listed out of order. */
+#define HAS_GPUS "\"nvidia.com/gpu.present\":\"true\""
 static const char *cluster_json =
     "{\"kind\":\"NodeList\",\"items\":["
     "{\"metadata\":{\"name\":\"w2\",\"labels\":{\"" GPU "\":\"false\","
-    "\"" CPU "\":\"true\"}}},"
+    "\"" CPU "\":\"true\"," HAS_GPUS "}}},"
     "{\"metadata\":{\"name\":\"cp\",\"labels\":{\"" CP "\":\"\"}}},"
-    "{\"metadata\":{\"name\":\"w0\",\"labels\":{\"" GPU "\":\"\"}}},"
+    "{\"metadata\":{\"name\":\"w0\",\"labels\":{\"" GPU "\":\"\","
+    HAS_GPUS "}}},"
     "{\"metadata\":{\"name\":\"sys\",\"labels\":{\"" SYS "\":\"true\"}}},"
-    "{\"metadata\":{\"name\":\"w1\"}},"
+    "{\"metadata\":{\"name\":\"w1\",\"labels\":{" HAS_GPUS "}}},"
     "{\"metadata\":{\"name\":\"old\",\"labels\":{\"" SYSOLD "\":\"\"}}},"
     "{\"metadata\":{\"name\":\"m\",\"labels\":"
     "{\"node-role.kubernetes.io/master\":\"\"}}}"
@@ -339,6 +342,30 @@ TEST(named_control_plane_as_system_is_warned)
 	cJSON_Delete(nodes);
 }
 
+TEST(gpu_role_on_a_node_without_gpus_is_warned)
+{
+	static const char *const names[] = { "w1", "m" };
+	struct adm_role_sel sel = { 0 };
+	struct adm_role_plan p;
+	cJSON *nodes = cluster();
+
+	sel.roles = ADM_ROLE_GPU;
+	sel.names = names;
+	sel.nnames = 2;
+	adm_role_plan(nodes, &sel, &p);
+	T_UINT_EQ(p.nchanges, 2);
+	T_UINT_EQ(p.nwarnings, 1);
+	if (p.nwarnings == 1)
+		T_STR_CONTAINS(p.warnings[0], "node 'm' has no GPUs");
+	adm_role_plan_release(&p);
+	/* a CPU worker role there is no news */
+	sel.roles = ADM_ROLE_CPU;
+	adm_role_plan(nodes, &sel, &p);
+	T_UINT_EQ(p.nwarnings, 0);
+	adm_role_plan_release(&p);
+	cJSON_Delete(nodes);
+}
+
 TEST(empty_and_odd_lists)
 {
 	static const char *const names[] = { "a" };
@@ -448,12 +475,26 @@ TEST(drain_pod_classes)
 	cJSON_AddItemToArray(items, pod("gpu", "ds-gone", "default-scheduler",
 	    "Failed", "DaemonSet", NULL));
 
+	/* "stay" tolerates the taint: waiting for it would never end */
 	adm_drain_waiting(list, &v);
-	T_UINT_EQ(v.n, 3);
-	if (v.n == 3) {
+	T_UINT_EQ(v.n, 2);
+	if (v.n == 2) {
 		T_STR_EQ(v.v[0], "team/run");
 		T_STR_EQ(v.v[1], "team/pend");
-		T_STR_EQ(v.v[2], "team/stay");
+	}
+	rai_strv_release(&v);
+	/*
+	 * every unfinished pod that does not tolerate it for ever, whoever
+	 * runs it (ds-timed goes after its 30 s)
+	 */
+	adm_drain_evicted(list, &v);
+	T_UINT_EQ(v.n, 5);
+	if (v.n == 5) {
+		T_STR_EQ(v.v[0], "team/run");
+		T_STR_EQ(v.v[1], "team/pend");
+		T_STR_EQ(v.v[2], "kube-system/other");
+		T_STR_EQ(v.v[3], "gpu/ds-plain");
+		T_STR_EQ(v.v[4], "gpu/ds-timed");
 	}
 	rai_strv_release(&v);
 	adm_drain_evicted_daemons(list, &v);
@@ -666,6 +707,7 @@ main(void)
 	RUN(selector_matching_nothing_selects_nothing);
 	RUN(named_missing_nodes_are_listed_once);
 	RUN(named_control_plane_as_system_is_warned);
+	RUN(gpu_role_on_a_node_without_gpus_is_warned);
 	RUN(empty_and_odd_lists);
 	RUN(tolerations_match_as_kubernetes_does);
 	RUN(drain_pod_classes);

@@ -73,7 +73,7 @@ TEST(version_against_matrix)
 static int
 matrix(const char *yaml, struct adm_matrix *m, struct rai_err *err)
 {
-	return adm_matrix_parse(yaml, strlen(yaml), "m.yaml", m, err);
+	return adm_matrix_parse(yaml, strlen(yaml), "m.yaml", NULL, m, err);
 }
 
 TEST(matrix_parse)
@@ -126,10 +126,43 @@ TEST(builtin_matrix_is_the_shipped_file)
 	T_STR_EQ(adm_matrix_default, text);
 	free(text);
 	T_INT_EQ(adm_matrix_parse(adm_matrix_default,
-	    strlen(adm_matrix_default), adm_matrix_default_name, &m, &err), 0);
+	    strlen(adm_matrix_default), adm_matrix_default_name, NULL, &m,
+	    &err), 0);
 	T_INT_EQ(m.k8s_min[1], 21);
 	T_INT_EQ(m.k8s_max[1], 32);
+	T_STR_EQ(m.row, "");
 	rai_err_release(&err);
+}
+
+/* --runai-version: the row at or below the version, by number. */
+static void
+matrix_rows(void)
+{
+	static const struct {
+		const char	*version;
+		int		 rc, max;
+		const char	*row;
+	} cases[] = {
+		{ "2.4", 0, 24, "2.4" }, { "2.8.5", 0, 24, "2.4" },
+		{ "2.9", 0, 26, "2.9" }, { "2.10", 0, 32, "2.10" },
+		{ "2.18.2", 0, 32, "2.10" }, { "2.3", -1, 0, "" },
+		{ "two", -1, 0, "" },
+	};
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_matrix m;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		T_INT_EQ(adm_matrix_parse(adm_matrix_default,
+		    strlen(adm_matrix_default), "m", cases[i].version, &m,
+		    &err), cases[i].rc);
+		if (cases[i].rc == 0) {
+			T_INT_EQ(m.k8s_max[1], cases[i].max);
+			T_STR_EQ(m.row, cases[i].row);
+		}
+		rai_err_release(&err);
+	}
 }
 
 /* A report with one result of each kind. */
@@ -348,6 +381,7 @@ main(void)
 	RUN(version_against_matrix);
 	RUN(matrix_parse);
 	RUN(builtin_matrix_is_the_shipped_file);
+	RUN(matrix_rows);
 	RUN(aggregation_and_exit_policy);
 	RUN(text_table);
 	RUN(text_table_colour_only_wraps_the_result);

@@ -409,10 +409,13 @@ TEST(tls_key_mismatch_and_bad_input)
 	T_INT_EQ(run_tls(&junk, &pki.key_pem, 1, "runai.example.com", &p,
 	    NULL, NULL), -1);
 	T_INT_EQ(p, ADM_TLS_NO_CERT);
-	/* a key in the certificate file: still no certificate */
+	/* a key in the certificate file: the files look swapped */
 	T_INT_EQ(run_tls(&pki.key_pem, &pki.key_pem, 1, "runai.example.com",
 	    &p, NULL, NULL), -1);
-	T_INT_EQ(p, ADM_TLS_NO_CERT);
+	T_INT_EQ(p, ADM_TLS_SWAPPED);
+	/* a certificate in the key file: no key, said so */
+	T_INT_EQ(run_tls(&c, &c, 1, "runai.example.com", &p, NULL, NULL), -1);
+	T_INT_EQ(p, ADM_TLS_NO_KEY);
 	rai_buf_release(&junk);
 	rai_buf_release(&c);
 }
@@ -475,7 +478,7 @@ TEST(tls_chain_rules)
 	    NULL), 0);
 	T_UINT_EQ(w.n, 1);
 	if (w.n == 1)
-		T_STR_CONTAINS(w.v[0], "include the intermediate");
+		T_STR_CONTAINS(w.v[0], "append it after the leaf");
 	rai_strv_release(&w);
 	/* with the chain, no CA file: no warning */
 	leaf_pem(&full, "DNS:runai.example.com", NOW - DAY, NOW + 365 * DAY, 1,
