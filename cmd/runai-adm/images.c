@@ -146,7 +146,9 @@ static int
 cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct images_list_opts *o = opts;
-	struct adm_archive **arcs;
+	struct adm_archive_set set = { NULL, 0 };
+	struct adm_archive **arcs = NULL;
+	size_t narcs = 0;
 	struct rai_table *t;
 	enum rai_out_fmt fmt;
 	uint64_t max_inflate;
@@ -158,29 +160,27 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    adm_max_inflate_parse(o->max_inflate, &max_inflate,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
-	arcs = calloc((size_t)argc, sizeof(*arcs));
-	if (arcs == NULL)
-		return rai_err_set(rai_ctx_err(ctx), RAI_E_NOMEM, "out of "
-		    "memory");
-	for (a = 0; a < argc; a++) {
-		if (adm_archive_open(argv[a], max_inflate, &arcs[a],
+	for (a = 0; a < argc; a++)
+		if (adm_archive_set_add(&set, argv[a], max_inflate,
 		    rai_ctx_err(ctx)) == -1)
 			goto out;
+	arcs = set.v;
+	narcs = set.n;
+	for (a = 0; (size_t)a < narcs; a++)
 		if (o->verify && adm_archive_verify(arcs[a],
 		    rai_ctx_err(ctx)) == -1)
 			goto out;
-	}
 	rc = 0;
 	if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
 		arr = cJSON_CreateArray();
-		for (a = 0; a < argc; a++)
+		for (a = 0; (size_t)a < narcs; a++)
 			for (i = 0; i < arcs[a]->nimages; i++)
 				cJSON_AddItemToArray(arr, image_json(arcs[a],
 				    &arcs[a]->images[i], o->verify));
 		rc = rai_out_doc(ctx->out, fmt, arr, rai_ctx_err(ctx));
 		cJSON_Delete(arr);
 	} else if (fmt == RAI_OUT_NAME) {
-		for (a = 0; a < argc; a++)
+		for (a = 0; (size_t)a < narcs; a++)
 			for (i = 0; i < arcs[a]->nimages; i++) {
 				const struct adm_image *im =
 				    &arcs[a]->images[i];
@@ -196,7 +196,7 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	} else {
 		t = rai_table_new(fmt == RAI_OUT_WIDE ? wide_cols : list_cols,
 		    0);
-		for (a = 0; a < argc; a++)
+		for (a = 0; (size_t)a < narcs; a++)
 			for (i = 0; i < arcs[a]->nimages; i++)
 				add_rows(t, arcs[a], &arcs[a]->images[i],
 				    fmt == RAI_OUT_WIDE);
@@ -204,9 +204,7 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rai_table_free(t);
 	}
 out:
-	for (a = 0; a < argc; a++)
-		adm_archive_free(arcs[a]);
-	free(arcs);
+	adm_archive_set_free(&set);
 	return rc;
 }
 
@@ -216,6 +214,8 @@ static const struct rai_example images_list_examples[] = {
 	    "archive" },
 	{ "runai-adm images list ./oci-layout images.oci.tar -o json",
 	    "an OCI layout directory and an oci-archive, with every layer" },
+	{ "runai-adm images list runai-2.18.0.tar.gz",
+	    "the images of every archive in a release bundle" },
 	{ "runai-adm images list --verify runai-images.tar",
 	    "also hash every blob, to find a corrupt copy before pushing" },
 	{ NULL, NULL }
@@ -234,7 +234,12 @@ static const struct rai_cmd adm_cmd_images_list = {
 	    "the archive format. Archives may be \"docker save\" tarballs "
 	    "(docker-legacy, or docker-oci from Docker 25 on), OCI image "
 	    "layout directories (oci-dir) or OCI layouts in a tar "
-	    "(oci-archive); one archive may hold several images. A gzip "
+	    "(oci-archive); one archive may hold several images. A release "
+	    "bundle, a tar (gzip or not) of such archives (members named "
+	    "*.tar, *.tar.gz or *.tgz; Helm charts and other files beside "
+	    "them are passed over), stands for every image archive inside "
+	    "it, each read in place at its offset and shown as "
+	    "BUNDLE:MEMBER. A gzip "
 	    "archive (told by its bytes, not its name) is inflated once into "
 	    "an unlinked file under $TMPDIR (default /var/tmp), after a check "
 	    "of the free space there, and never past it; it may inflate to "

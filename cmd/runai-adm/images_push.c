@@ -722,7 +722,7 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct adm_push_opts po = { 0 };
 	struct adm_push_stats st = { 0 };
-	struct adm_archive **arcs;
+	struct adm_archive_set set = { NULL, 0 };
 	struct adm_map_rule *maps = NULL;
 	struct render r;
 	char *password = NULL;
@@ -734,9 +734,8 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	    adm_max_inflate_parse(o->max_inflate, &max_inflate, err) == -1 ||
 	    parse_maps(o, &maps, err) == -1)
 		return -1;
-	arcs = xcalloc((size_t)argc, sizeof(*arcs));
 	for (a = 0; a < argc; a++)
-		if (adm_archive_open(argv[a], max_inflate, &arcs[a], err) == -1)
+		if (adm_archive_set_add(&set, argv[a], max_inflate, err) == -1)
 			goto out;
 	if (o->password_stdin && read_password(&password, err) == -1)
 		goto out;
@@ -762,7 +761,7 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	po.conn.user_agent = "runai-adm/" RAI_VERSION;
 	po.on_event = on_event;
 	po.ud = &r;
-	rc = adm_push(arcs, (size_t)argc, &po, &st, err);
+	rc = adm_push(set.v, set.n, &po, &st, err);
 	/* no summary when it failed before the first request (plan, auth) */
 	if (rc == 0 || st.connected)
 		summary(&r, &st, rc == 0);
@@ -770,9 +769,7 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 		json_error(&r, err);
 out:
 	rai_free_secret(password);
-	for (a = 0; a < argc; a++)
-		adm_archive_free(arcs[a]);
-	free(arcs);
+	adm_archive_set_free(&set);
 	for (a = 0; maps != NULL && (size_t)a < o->map.n; a++)
 		adm_map_rule_release(&maps[a]);
 	free(maps);
@@ -817,7 +814,9 @@ const struct rai_cmd adm_cmd_images_push = {
 	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
 	.description = "Pushes every image of the archives (docker save "
 	    "tarballs, OCI layout directories, oci-archive tarballs, gzip or "
-	    "not; see \"images list\") to the registry. Each image reference "
+	    "not, and release bundles of them; see \"images list\") to the "
+	    "registry, so \"images push runai-VERSION.tar.gz --registry R\" "
+	    "is the whole air-gapped image step. Each image reference "
 	    "becomes <registry>/<repository path>:<tag>: the reference's "
 	    "domain is dropped, its path and tag kept; --map SRC=>DST rules "
 	    "(first match wins) replace a leading SRC of the reference "

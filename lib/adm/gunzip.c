@@ -49,11 +49,11 @@ stage_dir(void)
  * several; still a lower bound).
  */
 static uint64_t
-announced_size(int fd, off_t size)
+announced_size(int fd, uint64_t off, uint64_t size)
 {
 	unsigned char t[4];
 
-	if (size < 18 || pread(fd, t, 4, size - 4) != 4)
+	if (size < 18 || pread(fd, t, 4, (off_t)(off + size - 4)) != 4)
 		return 0;
 	return (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
 	    (uint64_t)t[3] << 24;
@@ -192,10 +192,13 @@ write_all(int fd, const unsigned char *p, size_t len, const char *dir,
 	return 0;
 }
 
-/* Inflates every gzip member of in into out, up to the limit. */
+/*
+ * Inflates every gzip member of the size bytes of in at off into out, up
+ * to the limit.
+ */
 static int
-inflate_all(int in, int out, const struct stage_limit *limit,
-    const char *path, struct rai_err *err)
+inflate_all(int in, uint64_t off, uint64_t size, int out,
+    const struct stage_limit *limit, const char *path, struct rai_err *err)
 {
 	unsigned char *src = xmalloc(CHUNK), *dst = xmalloc(CHUNK);
 	const char *dir = limit->dir;
@@ -209,7 +212,8 @@ inflate_all(int in, int out, const struct stage_limit *limit,
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
 		rai_die("out of memory starting zlib");
 	while (!done) {
-		n = read(in, src, CHUNK);
+		n = pread(in, src, size < CHUNK ? (size_t)size : CHUNK,
+		    (off_t)off);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1) {
@@ -218,6 +222,8 @@ inflate_all(int in, int out, const struct stage_limit *limit,
 		}
 		if (n == 0)
 			break;
+		off += (uint64_t)n;
+		size -= (uint64_t)n;
 		zs.next_in = src;
 		zs.avail_in = (uInt)n;
 		while (zs.avail_in > 0) {
@@ -262,28 +268,37 @@ int
 adm_gunzip_stage(int fd, const char *path, uint64_t max_inflate, int *out,
     struct rai_err *err)
 {
-	const char *dir = stage_dir();
-	struct stage_limit limit;
-	uint64_t free_bytes = 0;
 	struct stat st;
-	int tmp;
 
 	*out = -1;
 	if (fstat(fd, &st) == -1)
 		return rai_err_errno(err, errno, "'%s'", path);
-	if (check_space(dir, announced_size(fd, st.st_size), path, &free_bytes,
+	return adm_gunzip_stage_range(fd, 0, (uint64_t)st.st_size, path,
+	    max_inflate, out, err);
+}
+
+int
+adm_gunzip_stage_range(int fd, uint64_t off, uint64_t size, const char *path,
+    uint64_t max_inflate, int *out, struct rai_err *err)
+{
+	const char *dir = stage_dir();
+	struct stage_limit limit;
+	uint64_t free_bytes = 0;
+	int tmp;
+
+	*out = -1;
+	if (check_space(dir, announced_size(fd, off, size), path, &free_bytes,
 	    err) == -1)
 		return -1;
 	/*
 	 * Not judged by the trailer: a cut file's last bytes are no size,
 	 * and a bomb's may lie. The bytes themselves are counted instead.
 	 */
-	limit = stage_limit(max_inflate, (uint64_t)st.st_size, free_bytes, dir);
+	limit = stage_limit(max_inflate, size, free_bytes, dir);
 	if ((tmp = open_staging(dir, path, err)) == -1)
 		return -1;
 	rai_log(RAI_LOG_NOTE, "decompressing '%s' into %s", path, dir);
-	if (lseek(fd, 0, SEEK_SET) == -1 ||
-	    inflate_all(fd, tmp, &limit, path, err) == -1) {
+	if (inflate_all(fd, off, size, tmp, &limit, path, err) == -1) {
 		if (err->kind == RAI_OK)
 			rai_err_errno(err, errno, "reading '%s'", path);
 		close(tmp);

@@ -33,5 +33,9 @@
  */
 int	adm_gunzip_stage(int fd, const char *path, uint64_t max_inflate,
 	    int *out, struct rai_err *);
+/* The same for the size bytes at off of fd (a member of a bundle). */
+int	adm_gunzip_stage_range(int fd, uint64_t off, uint64_t size,
+	    const char *path, uint64_t max_inflate, int *out,
+	    struct rai_err *);
 
 #endif

@@ -896,14 +896,52 @@ out:
 	return rc;
 }
 
-int
-adm_archive_open(const char *path, uint64_t max_inflate,
-    struct adm_archive **out, struct rai_err *err)
+/* Which of the formats a's members make; -1 with err when none. */
+static int
+detect_format(struct adm_archive *a, int dir, struct rai_err *err)
+{
+	int oci = has_member(a, "oci-layout") && has_member(a, "index.json");
+
+	if (dir) {
+		if (!oci)
+			return rai_err_set(err, RAI_E_PROTO, "'%s': unknown "
+			    "layout: a directory must be an OCI image layout "
+			    "(oci-layout and index.json)", a->path);
+		a->format = ADM_FMT_OCI_DIR;
+	} else if (oci) {
+		a->format = has_member(a, "manifest.json") ?
+		    ADM_FMT_DOCKER_OCI : ADM_FMT_OCI_ARCHIVE;
+	} else if (has_member(a, "manifest.json")) {
+		a->format = ADM_FMT_DOCKER_LEGACY;
+	} else {
+		return rai_err_set(err, RAI_E_PROTO, "'%s': unknown layout: "
+		    "neither a docker save archive (manifest.json) nor an OCI "
+		    "layout (oci-layout and index.json)", a->path);
+	}
+	return 0;
+}
+
+static int
+load_images(struct adm_archive *a, struct rai_err *err)
+{
+	cJSON *mj = NULL;
+	int rc;
+
+	if (a->format != ADM_FMT_DOCKER_LEGACY)
+		return load_oci(a, err);
+	rc = read_json(a, "manifest.json", &mj, NULL, NULL, err) == -1 ||
+	    load_legacy(a, mj, err) == -1 ? -1 : 0;
+	cJSON_Delete(mj);
+	return rc;
+}
+
+/* The archive at path, its members indexed, its format not yet known. */
+static int
+open_outer(const char *path, uint64_t max_inflate, struct adm_archive **out,
+    int *dir, struct rai_err *err)
 {
 	struct adm_archive *a;
 	struct stat st;
-	cJSON *mj = NULL;
-	int rc = -1, oci;
 
 	*out = NULL;
 	if (stat(path, &st) == -1) {
@@ -912,44 +950,164 @@ adm_archive_open(const char *path, uint64_t max_inflate,
 			    "exist", path);
 		return rai_err_errno(err, errno, "'%s'", path);
 	}
+	*dir = S_ISDIR(st.st_mode);
 	a = xcalloc(1, sizeof(*a));
 	a->path = xstrdup(path);
-	if (!S_ISDIR(st.st_mode) && adm_tar_open(path, max_inflate, &a->tar,
-	    err) == -1)
-		goto out;
-	oci = has_member(a, "oci-layout") && has_member(a, "index.json");
-	if (S_ISDIR(st.st_mode)) {
-		if (!oci) {
-			rai_err_set(err, RAI_E_PROTO, "'%s': unknown layout: a "
-			    "directory must be an OCI image layout "
-			    "(oci-layout and index.json)", path);
-			goto out;
-		}
-		a->format = ADM_FMT_OCI_DIR;
-	} else if (oci) {
-		a->format = has_member(a, "manifest.json") ?
-		    ADM_FMT_DOCKER_OCI : ADM_FMT_OCI_ARCHIVE;
-	} else if (has_member(a, "manifest.json")) {
-		a->format = ADM_FMT_DOCKER_LEGACY;
-	} else {
-		rai_err_set(err, RAI_E_PROTO, "'%s': unknown layout: neither "
-		    "a docker save archive (manifest.json) nor an OCI layout "
-		    "(oci-layout and index.json)", path);
-		goto out;
-	}
-	if (a->format == ADM_FMT_DOCKER_LEGACY) {
-		if (read_json(a, "manifest.json", &mj, NULL, NULL, err) == -1)
-			goto out;
-		if (load_legacy(a, mj, err) == -1)
-			goto out;
-	} else if (load_oci(a, err) == -1) {
-		goto out;
-	}
-	rc = 0;
-	*out = a;
-out:
-	cJSON_Delete(mj);
-	if (rc == -1)
+	if (!*dir && adm_tar_open(path, max_inflate, &a->tar, err) == -1) {
 		adm_archive_free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+int
+adm_archive_open(const char *path, uint64_t max_inflate,
+    struct adm_archive **out, struct rai_err *err)
+{
+	struct adm_archive *a;
+	int dir;
+
+	*out = NULL;
+	if (open_outer(path, max_inflate, &a, &dir, err) == -1)
+		return -1;
+	if (detect_format(a, dir, err) == -1 || load_images(a, err) == -1) {
+		adm_archive_free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+/* ---- release bundles: a tar of image archives ---- */
+
+static int
+ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n > t && strcmp(s + n - t, tail) == 0;
+}
+
+static int
+archive_member(const struct adm_tar_entry *e)
+{
+	return e->type == ADM_TAR_FILE && (ends_with(e->name, ".tar") ||
+	    ends_with(e->name, ".tar.gz") || ends_with(e->name, ".tgz"));
+}
+
+static void
+set_push(struct adm_archive_set *s, struct adm_archive *a)
+{
+	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
+	s->v[s->n++] = a;
+}
+
+/*
+ * The image archive that is member e of the bundle, read in place (its
+ * own gzip inflated once); *out NULL, without an error, when it is some
+ * other tar (a Helm chart).
+ */
+static int
+open_member(const struct adm_archive *b, const struct adm_tar_entry *e,
+    uint64_t max_inflate, struct adm_archive **out, struct rai_err *err)
+{
+	struct rai_err why = RAI_ERR_INIT;
+	struct adm_archive *a;
+	int fd = dup(b->tar->fd);
+
+	*out = NULL;
+	if (fd == -1)
+		return rai_err_errno(err, errno, "'%s'", b->path);
+	a = xcalloc(1, sizeof(*a));
+	a->path = xasprintf("%s:%s", b->path, e->name);
+	if (adm_tar_open_range(fd, e->offset, e->size, a->path, max_inflate,
+	    &a->tar, err) == -1) {
+		adm_archive_free(a);
+		return -1;
+	}
+	if (detect_format(a, 0, &why) == -1) {
+		rai_err_release(&why);
+		adm_archive_free(a);
+		return 0;
+	}
+	if (load_images(a, err) == -1) {
+		adm_archive_free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+/*
+ * Adds the image archives inside b; *tars gets how many members looked
+ * like archives (0: b is no bundle at all).
+ */
+static int
+add_bundle(struct adm_archive_set *s, const struct adm_archive *b,
+    uint64_t max_inflate, size_t *tars, struct rai_err *err)
+{
+	struct adm_archive *a;
+	size_t i, found = 0;
+
+	*tars = 0;
+	for (i = 0; i < b->tar->n; i++) {
+		if (!archive_member(&b->tar->v[i]))
+			continue;
+		(*tars)++;
+		if (open_member(b, &b->tar->v[i], max_inflate, &a, err) == -1)
+			return -1;
+		if (a != NULL) {
+			set_push(s, a);
+			found++;
+		}
+	}
+	if (found == 0 && *tars > 0)
+		return rai_err_set(err, RAI_E_PROTO, "'%s': unknown layout: "
+		    "not an image archive (manifest.json, or oci-layout and "
+		    "index.json), and none of the %zu archives inside it is "
+		    "one", b->path, *tars);
+	return 0;
+}
+
+int
+adm_archive_set_add(struct adm_archive_set *s, const char *path,
+    uint64_t max_inflate, struct rai_err *err)
+{
+	struct rai_err why = RAI_ERR_INIT;
+	struct adm_archive *a;
+	size_t tars = 0;
+	int dir, rc;
+
+	if (open_outer(path, max_inflate, &a, &dir, err) == -1)
+		return -1;
+	if (detect_format(a, dir, &why) == 0) {
+		if (load_images(a, err) == -1) {
+			adm_archive_free(a);
+			return -1;
+		}
+		set_push(s, a);
+		return 0;
+	}
+	rc = dir ? 0 : add_bundle(s, a, max_inflate, &tars, err);
+	if (rc == 0 && tars == 0) {
+		/* no bundle either: why it is no image archive */
+		rai_err_move(err, &why);
+		rc = -1;
+	}
+	rai_err_release(&why);
+	adm_archive_free(a);
 	return rc;
+}
+
+void
+adm_archive_set_free(struct adm_archive_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		adm_archive_free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
 }

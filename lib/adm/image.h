@@ -91,6 +91,21 @@ int	 adm_archive_open(const char *path, uint64_t max_inflate,
 void	 adm_archive_free(struct adm_archive *);
 
 /*
+ * The archives a command was given, in order. A path that is no image
+ * archive but a tar (gzip or not) of them -- a release bundle, which
+ * may also hold charts -- adds every image archive inside it (members
+ * named *.tar, *.tar.gz, *.tgz), read in place at their offsets, each
+ * named "BUNDLE:MEMBER"; other tars in it are passed over.
+ */
+struct adm_archive_set {
+	struct adm_archive	**v;
+	size_t			  n;
+};
+int	 adm_archive_set_add(struct adm_archive_set *, const char *path,
+	    uint64_t max_inflate, struct rai_err *);
+void	 adm_archive_set_free(struct adm_archive_set *);
+
+/*
  * Where a blob's bytes are: fd (close it when *owned), offset and size.
  * Fails with RAI_E_NOTFOUND naming the blob when it is missing.
  */

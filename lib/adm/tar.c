@@ -334,7 +334,7 @@ read_at(const struct adm_tar *t, void *buf, size_t n, uint64_t off,
 
 	while (got < n) {
 		r = pread(t->fd, (char *)buf + got, n - got,
-		    (off_t)(off + got));
+		    (off_t)(t->base + off + got));
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1)
@@ -364,7 +364,7 @@ add_entry(struct adm_tar *t, char *name, char *link, enum adm_tar_type type,
 	e->linkname = link;
 	e->type = type;
 	e->size = type == ADM_TAR_FILE ? size : 0;
-	e->offset = off;
+	e->offset = t->base + off;	/* in the file, for pread */
 	e->hdr_offset = hdr_off;
 }
 
@@ -539,10 +539,12 @@ stage_gzip(struct adm_tar *t, uint64_t max_inflate, struct rai_err *err)
 	struct stat st;
 	int fd;
 
-	if (adm_gunzip_stage(t->fd, t->path, max_inflate, &fd, err) == -1)
+	if (adm_gunzip_stage_range(t->fd, t->base, t->file_size, t->path,
+	    max_inflate, &fd, err) == -1)
 		return -1;
 	close(t->fd);
 	t->fd = fd;
+	t->base = 0;
 	if (fstat(fd, &st) == -1)
 		return rai_err_errno(err, errno, "'%s'", t->path);
 	t->file_size = (uint64_t)st.st_size;
@@ -550,32 +552,24 @@ stage_gzip(struct adm_tar *t, uint64_t max_inflate, struct rai_err *err)
 }
 
 int
-adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
-    struct adm_tar **out, struct rai_err *err)
+adm_tar_open_range(int fd, uint64_t off, uint64_t size, const char *label,
+    uint64_t max_inflate, struct adm_tar **out, struct rai_err *err)
 {
 	unsigned char magic[8];
 	struct adm_tar *t;
 	enum adm_compress c;
-	struct stat st;
 	ssize_t n;
 
 	*out = NULL;
 	t = xcalloc(1, sizeof(*t));
 	t->fd = fd;
-	t->path = xstrdup(path);
-	if (fstat(fd, &st) == -1) {
-		rai_err_errno(err, errno, "'%s'", path);
-		goto fail;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		rai_err_set(err, RAI_E_PROTO, "'%s' is a directory, not a tar "
-		    "archive", path);
-		goto fail;
-	}
-	t->file_size = (uint64_t)st.st_size;
-	n = pread(fd, magic, sizeof(magic), 0);
+	t->path = xstrdup(label);
+	t->base = off;
+	t->file_size = size;
+	n = pread(fd, magic, size < sizeof(magic) ? (size_t)size :
+	    sizeof(magic), (off_t)off);
 	if (n == -1) {
-		rai_err_errno(err, errno, "reading '%s'", path);
+		rai_err_errno(err, errno, "reading '%s'", label);
 		goto fail;
 	}
 	c = adm_compress_detect(magic, (size_t)n);
@@ -586,10 +580,10 @@ adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
 	}
 	if (c != ADM_COMPRESS_NONE) {
 		rai_err_set(err, RAI_E_PROTO, "'%s' is %s-compressed; "
-		    "images need an uncompressed tar", path,
+		    "images need an uncompressed tar", label,
 		    adm_compress_name(c));
 		rai_err_set_hint(err, "decompress first: %s '%s'",
-		    decompress_cmd(c), path);
+		    decompress_cmd(c), label);
 		goto fail;
 	}
 	if (index_members(t, err) == -1)
@@ -599,6 +593,27 @@ adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
 fail:
 	adm_tar_free(t);
 	return -1;
+}
+
+int
+adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
+    struct adm_tar **out, struct rai_err *err)
+{
+	struct stat st;
+
+	*out = NULL;
+	if (fstat(fd, &st) == -1) {
+		rai_err_errno(err, errno, "'%s'", path);
+		close(fd);
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return rai_err_set(err, RAI_E_PROTO, "'%s' is a directory, not "
+		    "a tar archive", path);
+	}
+	return adm_tar_open_range(fd, 0, (uint64_t)st.st_size, path,
+	    max_inflate, out, err);
 }
 
 int

@@ -89,14 +89,15 @@ struct adm_tar_entry {
 	char			*linkname;	/* links only, else NULL */
 	enum adm_tar_type	 type;		/* FILE, HARDLINK, SYMLINK, DIR, OTHER */
 	uint64_t		 size;		/* data bytes (0 for links) */
-	uint64_t		 offset;	/* data offset in the file */
+	uint64_t		 offset;	/* data offset in the file (fd) */
 	uint64_t		 hdr_offset;	/* offset of its first header block */
 };
 
 struct adm_tar {
 	int			 fd;
 	char			*path;
-	uint64_t		 file_size;
+	uint64_t		 base;		/* where the tar starts in fd */
+	uint64_t		 file_size;	/* its size from there */
 	struct adm_tar_entry	*v;
 	size_t			 n;
 	size_t			 alloc;
@@ -124,6 +125,14 @@ int	 adm_tar_open(const char *path, uint64_t max_inflate,
 /* Indexes an already open file (the reader then owns fd). */
 int	 adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
 	    struct adm_tar **, struct rai_err *);
+/*
+ * The tar that is the size bytes at off of fd (a member of another tar,
+ * read in place; a gzip one is inflated once). The reader owns fd and
+ * names itself label in errors.
+ */
+int	 adm_tar_open_range(int fd, uint64_t off, uint64_t size,
+	    const char *label, uint64_t max_inflate, struct adm_tar **,
+	    struct rai_err *);
 void	 adm_tar_free(struct adm_tar *);
 /*
  * The regular file that name (normalised first) stands for, following

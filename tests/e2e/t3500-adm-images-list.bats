@@ -57,6 +57,44 @@ have_skopeo() {
 	assert_line --index 3 --regexp '^registry.example/run-ai/two:latest +sha256:[0-9a-f]{12} '
 }
 
+# bundle DST ARCHIVE...: a release bundle as guides ship it: the image
+# archives under images/, a Helm chart and a README beside them
+bundle() {
+	local dst=$1 b=$BATS_TEST_TMPDIR/b
+	shift
+	mkdir -p "$b/images" "$b/chart/runai-backend"
+	cp "$@" "$b/images/"
+	echo 'name: runai-backend' >"$b/chart/runai-backend/Chart.yaml"
+	tar -czf "$b/runai-backend-2.18.0.tgz" -C "$b/chart" runai-backend
+	echo 'push the images, then helm install' >"$b/README"
+	case $dst in
+	*.gz) tar -czf "$dst" -C "$b" README runai-backend-2.18.0.tgz images ;;
+	*) tar -cf "$dst" -C "$b" README runai-backend-2.18.0.tgz images ;;
+	esac
+	rm -rf "$b"
+}
+
+@test "a release bundle: the image archives inside it, read in place; the chart passed over" {
+	gzip -n -c "$D/legacy.tar" >"$BATS_TEST_TMPDIR/legacy.tar.gz"
+	bundle "$BATS_TEST_TMPDIR/runai-2.18.0.tar" "$BATS_TEST_TMPDIR/legacy.tar.gz" "$D/oci.tar"
+	run -0 --separate-stderr runai-adm images list -o wide "$BATS_TEST_TMPDIR/runai-2.18.0.tar"
+	[ -z "$stderr" ]
+	# the same rows as the archives alone, each naming where it is in the bundle
+	assert_line --regexp "^registry.example/run-ai/one:1.0 +sha256:[0-9a-f]{12} .* docker-legacy .*runai-2.18.0.tar:images/legacy.tar.gz$"
+	assert_line --regexp " oci-archive .*runai-2.18.0.tar:images/oci.tar$"
+	want=$( { runai-adm images list -o name "$D/legacy.tar"; runai-adm images list -o name "$D/oci.tar"; } )
+	run -0 runai-adm images list -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar"
+	assert_output "$want"
+	# gzip outside too: inflated once, the same images, verified
+	bundle "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz" "$D/legacy.tar" "$D/oci.tar"
+	run -0 runai-adm images list --verify -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz"
+	assert_output "$want"
+	# a tar of tars none of which holds images
+	bundle "$BATS_TEST_TMPDIR/charts.tar"
+	run -1 --separate-stderr runai-adm images list "$BATS_TEST_TMPDIR/charts.tar"
+	assert_equal "$stderr" "runai-adm: error: '$BATS_TEST_TMPDIR/charts.tar': unknown layout: not an image archive (manifest.json, or oci-layout and index.json), and none of the 1 archives inside it is one"
+}
+
 @test "legacy docker save: config, layers and the synthesized manifest digest" {
 	run -0 runai-adm images list -o json "$D/legacy.tar"
 	assert_equal "$(out_jq length)" 2

@@ -194,6 +194,30 @@ judge() {
 	stderr_has "; rename one with --map"
 }
 
+@test "a release bundle (tar.gz of a docker save and an OCI archive, and a chart) is the whole image step" {
+	local b=$BATS_TEST_TMPDIR/b
+	mkdir -p "$b/images" "$b/chart"
+	local -a maps=(--map 'docker.io/registry.example/=>d25/' --map 'registry.example/=>oci/')
+	cp "$D/docker25.tar" "$D/oci.tar" "$b/images/"
+	echo 'name: runai-backend' >"$b/chart/Chart.yaml"
+	tar -czf "$b/runai-backend-2.18.0.tgz" -C "$b" chart
+	tar -czf "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz" -C "$b" runai-backend-2.18.0.tgz images
+	push_ok "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz" "$REG_plain/bundle" --plain-http "${maps[@]}"
+	# what the two archives pushed alone give, together
+	want=$( { runai-adm images push "$D/docker25.tar" --registry "$REG_plain/alone" --plain-http "${maps[@]}"
+		runai-adm images push "$D/oci.tar" --registry "$REG_plain/alone" --plain-http "${maps[@]}"; } 2>/dev/null |
+		sed 's#/alone/#/bundle/#' | sort)
+	assert_equal "$(wc -l <<<"$got")" 7
+	assert_equal "$got" "$want"
+	l=$(grep d25/run-ai/one:1.0 <<<"$got")
+	judge "${l%@*}" "${l#*@}"
+	l=$(grep oci/run-ai/two:2.0 <<<"$got")
+	judge "${l%@*}" "${l#*@}"
+	run -0 --separate-stderr runai-adm images verify "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz" \
+		--registry "$REG_plain/bundle" --plain-http "${maps[@]}"
+	stderr_has "0 missing, 0 different"
+}
+
 @test "a rerun uploads nothing: every blob is skipped (registry access log)" {
 	push_ok "$D/oci.tar" "$REG_plain/rerun" --plain-http
 	first=$got
