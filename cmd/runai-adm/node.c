@@ -25,6 +25,8 @@
 /* node_drain.c */
 extern const struct rai_cmd adm_cmd_node_drain;
 extern const struct rai_cmd adm_cmd_node_undrain;
+/* node_roles.c */
+extern const struct rai_cmd adm_cmd_node_roles;
 
 struct node_list_opts {
 	const char	*output;
@@ -235,6 +237,7 @@ static const struct rai_cmd adm_cmd_node_list = {
 static const struct rai_cmd *const node_subcmds[] = {
 	&adm_cmd_node_drain,
 	&adm_cmd_node_list,
+	&adm_cmd_node_roles,
 	&adm_cmd_node_undrain,
 	NULL
 };
@@ -243,19 +246,24 @@ static const struct rai_example node_examples[] = {
 	{ "runai-adm node list", "roles, status and GPUs of every node" },
 	{ "runai-adm node drain node-1", "before maintenance of node-1" },
 	{ "runai-adm node undrain node-1", "after it" },
+	{ "runai-adm node roles export > roles.yaml",
+	    "the roles, to apply again after re-imaging" },
 	{ NULL, NULL }
 };
 
 const struct rai_cmd adm_cmd_node = {
 	.name = "node",
 	.aliases = (const char *const[]){ "nodes", NULL },
-	.summary = "list nodes; drain them for maintenance and back",
-	.synopsis = "list|drain|undrain [options]",
+	.summary = "list nodes; drain them for maintenance and back; save "
+	    "and apply their roles",
+	.synopsis = "list|drain|undrain|roles [options]",
 	.description = "\"node list\" shows the nodes with their Run:ai "
 	    "roles, status and GPUs. \"node drain\" puts the maintenance "
 	    "taint " ADM_DRAIN_TAINT " on a node, so that its pods move "
 	    "elsewhere, and waits until no Run:ai workload is left there; "
-	    "\"node undrain\" takes it off again.",
+	    "\"node undrain\" takes it off again. \"node roles export\" "
+	    "and \"node roles apply\" save the nodes' roles to a file and "
+	    "give them back.",
 	.examples = node_examples,
 	.args_min = 0,
 	.args_max = 0,

@@ -17,10 +17,12 @@
 
 #include "adm.h"
 #include "adm/nodes.h"
+#include "adm/roles_file.h"
 #include "cli/out.h"
 #include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/file.h"
 #include "core/json.h"
 #include "core/strv.h"
 #include "core/text.h"
@@ -46,6 +48,7 @@ struct role_opts {
 	int		 dry_run;
 	int		 configure;
 	const char	*output;
+	const char	*file;		/* node roles apply -f */
 };
 
 static const char *const role_out_choices[] = { "json", "yaml", NULL };
@@ -98,6 +101,9 @@ struct cfg_plan {
 struct role_run {
 	struct rai_ctx		*ctx;
 	const struct role_opts	*o;
+	/* node roles apply: each listed node gets exactly its roles */
+	const struct adm_roles_want *want;
+	size_t			 nwant;
 	int			 remove;
 	enum rai_out_fmt	 fmt;
 	struct adm_role_plan	 plan;
@@ -206,9 +212,11 @@ plan_config(struct role_run *r, struct rai_err *err)
 	cJSON *cfg = NULL;
 
 	c->want = -1;
-	if (!r->o->configure || !(r->o->gpu || r->o->cpu))
+	if (!r->o->configure || (r->want == NULL && !(r->o->gpu || r->o->cpu)))
 		return 0;
-	if (!r->remove)
+	if (r->want != NULL)
+		c->want = r->plan.gpu_left || r->plan.cpu_left;
+	else if (!r->remove)
 		c->want = 1;
 	else if (!r->plan.gpu_left && !r->plan.cpu_left)
 		c->want = 0;
@@ -450,6 +458,27 @@ apply_config(struct role_run *r, struct rai_err *err)
 	return 0;
 }
 
+/*
+ * The file's plan. A node it names that is not in the cluster (being
+ * re-imaged, not joined yet) is passed over with a warning; -1 when
+ * that leaves none.
+ */
+static int
+plan_file(struct role_run *r, const cJSON *nodes, struct rai_err *err)
+{
+	size_t i;
+
+	adm_roles_plan(nodes, r->want, r->nwant, &r->plan);
+	for (i = 0; i < r->plan.nmissing; i++)
+		rai_warn("node '%s' is not in the cluster: left for a later "
+		    "apply", r->plan.missing[i]);
+	if (r->plan.nmatched == 0) {
+		return rai_err_set(err, RAI_E_NOTFOUND, "none of the nodes in "
+		    "'%s' is in the cluster; nothing was changed", r->o->file);
+	}
+	return 0;
+}
+
 static int
 plan_all(struct role_run *r, int argc, char **argv, struct rai_err *err)
 {
@@ -478,10 +507,15 @@ plan_all(struct role_run *r, int argc, char **argv, struct rai_err *err)
 		sel.only = only.v;
 		sel.nonly = only.n;
 	}
-	adm_role_plan(nodes, &sel, &r->plan);
-	if (r->plan.nmissing > 0) {
-		missing_error(&r->plan, err);
-		goto out;
+	if (r->want != NULL) {
+		if (plan_file(r, nodes, err) == -1)
+			goto out;
+	} else {
+		adm_role_plan(nodes, &sel, &r->plan);
+		if (r->plan.nmissing > 0) {
+			missing_error(&r->plan, err);
+			goto out;
+		}
 	}
 	if (sel.all && r->plan.nmatched == 0) {
 		if (r->o->selector != NULL)
@@ -499,6 +533,12 @@ out:
 	return rc;
 }
 
+static void role_run_init(struct role_run *, struct rai_ctx *,
+    const struct role_opts *, int remove);
+static void role_run_release(struct role_run *);
+static int role_run_go(struct role_run *, int argc, char **argv,
+    struct rai_err *);
+
 static int
 node_role_run(struct rai_ctx *ctx, const struct role_opts *o, int argc,
     char **argv, int remove)
@@ -506,8 +546,7 @@ node_role_run(struct rai_ctx *ctx, const struct role_opts *o, int argc,
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct role_opts guide;
 	struct role_run r;
-	size_t i;
-	int rc = -1;
+	int rc;
 
 	if (guide_form(o, remove, argc)) {
 		guide = *o;
@@ -515,47 +554,108 @@ node_role_run(struct rai_ctx *ctx, const struct role_opts *o, int argc,
 		o = &guide;
 		argc = 0;
 	}
-	memset(&r, 0, sizeof(r));
-	r.ctx = ctx;
-	r.o = o;
-	r.remove = remove;
-	r.fmt = RAI_OUT_TABLE;
-	if (o->output != NULL && strcmp(o->output, "yaml") == 0)
-		r.fmt = RAI_OUT_YAML;
-	else if (o->output != NULL)
-		r.fmt = RAI_OUT_JSON;
 	if (check_usage(ctx, o, argc, err) == -1)
 		return -1;
-	if (plan_all(&r, argc, argv, err) == -1)
-		goto out;
-	print_notes(&r);
-	warn_scheduling(&r);
-	if (r.plan.nchanges == 0 && !r.cfg.change) {
-		if (r.fmt != RAI_OUT_TABLE) {
-			rc = print_json(&r, 0, err);
-			goto out;
-		}
-		fprintf(ctx->out, "Nothing to change: the selected nodes %s.\n",
-		    remove ? "have none of these roles" :
-		    "already have these roles");
-		rc = 0;
-		goto out;
+	role_run_init(&r, ctx, o, remove);
+	rc = role_run_go(&r, argc, argv, err);
+	role_run_release(&r);
+	return rc;
+}
+
+static void
+role_run_init(struct role_run *r, struct rai_ctx *ctx,
+    const struct role_opts *o, int remove)
+{
+	memset(r, 0, sizeof(*r));
+	r->ctx = ctx;
+	r->o = o;
+	r->remove = remove;
+	r->fmt = RAI_OUT_TABLE;
+	if (o->output != NULL && strcmp(o->output, "yaml") == 0)
+		r->fmt = RAI_OUT_YAML;
+	else if (o->output != NULL)
+		r->fmt = RAI_OUT_JSON;
+}
+
+static void
+role_run_release(struct role_run *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nupdated; i++)
+		free(r->updated[i]);
+	free(r->updated);
+	adm_role_plan_release(&r->plan);
+}
+
+/* Plans, prints the plan, applies it, reports: set, remove and apply. */
+static int
+role_run_go(struct role_run *r, int argc, char **argv, struct rai_err *err)
+{
+	FILE *out = r->ctx->out;
+
+	if (plan_all(r, argc, argv, err) == -1)
+		return -1;
+	print_notes(r);
+	warn_scheduling(r);
+	if (r->plan.nchanges == 0 && !r->cfg.change) {
+		if (r->fmt != RAI_OUT_TABLE)
+			return print_json(r, 0, err);
+		fprintf(out, "Nothing to change: the %s.\n", r->want != NULL ?
+		    "nodes already carry the file's roles" : r->remove ?
+		    "selected nodes have none of these roles" :
+		    "selected nodes already have these roles");
+		return 0;
 	}
-	if (r.fmt == RAI_OUT_TABLE)
-		print_plan(&r);
-	if (apply_nodes(&r, err) == -1 || apply_config(&r, err) == -1)
-		goto out;
-	rc = 0;
-	if (r.fmt != RAI_OUT_TABLE)
-		rc = print_json(&r, !o->dry_run, err);
-	else if (o->dry_run)
-		fprintf(ctx->out, "Dry run: the server accepted the changes; "
+	if (r->fmt == RAI_OUT_TABLE)
+		print_plan(r);
+	if (apply_nodes(r, err) == -1 || apply_config(r, err) == -1)
+		return -1;
+	if (r->fmt != RAI_OUT_TABLE)
+		return print_json(r, !r->o->dry_run, err);
+	if (r->o->dry_run)
+		fprintf(out, "Dry run: the server accepted the changes; "
 		    "nothing was changed.\n");
-out:
-	for (i = 0; i < r.nupdated; i++)
-		free(r.updated[i]);
-	free(r.updated);
-	adm_role_plan_release(&r.plan);
+	return 0;
+}
+
+/* ---- node roles apply -f FILE ---- */
+
+static int
+read_roles(const char *path, struct adm_roles_want **want, size_t *n,
+    struct rai_err *err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (rai_file_read(path, (size_t)4 << 20, &text, &len, err) == -1)
+		return -1;
+	rc = adm_roles_parse(text, len, path, want, n, err);
+	free(text);
+	return rc;
+}
+
+static int
+cmd_roles_apply(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct role_opts *o = opts;
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct adm_roles_want *want = NULL;
+	struct role_run r;
+	size_t n = 0;
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (read_roles(o->file, &want, &n, err) == -1)
+		return -1;
+	role_run_init(&r, ctx, o, 0);
+	r.want = want;
+	r.nwant = n;
+	rc = role_run_go(&r, 0, NULL, err);
+	role_run_release(&r);
+	adm_roles_want_free(want, n);
 	return rc;
 }
 
@@ -713,4 +813,57 @@ const struct rai_cmd adm_cmd_remove = {
 	.args_min = 0,
 	.args_max = 0,
 	.subcmds = remove_subcmds,
+};
+
+static const struct rai_opt apply_opts[] = {
+	{ .short_name = 'f', .long_name = "filename", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct role_opts, file), .argh = "<file>",
+	  .help = "the roles file, as 'node roles export' writes it",
+	  .flags = RAI_OPT_REQUIRED, .comp = RAI_COMP_FILE },
+	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, dry_run),
+	  .help = "send the patches with dryRun=All: the server checks them "
+	      "and stores nothing" },
+	{ .long_name = "configure", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct role_opts, configure),
+	  .help = "keep RunaiConfig's restrictScheduling in step with the "
+	      "worker roles (--no-configure leaves it)", .def = "true",
+	  .flags = RAI_OPT_NEGATABLE },
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct role_opts, output), .argh = "<format>",
+	  .help = "print the plan and its outcome as json or yaml",
+	  .choices = role_out_choices, .comp = RAI_COMP_CHOICES },
+	RAI_OPT_END
+};
+
+static const struct rai_example apply_examples[] = {
+	{ "runai-adm node roles apply -f roles.yaml --dry-run",
+	    "the plan, checked by the server, nothing changed" },
+	{ "runai-adm node roles apply -f roles.yaml",
+	    "give the nodes back their roles, e.g. after re-imaging one" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd adm_cmd_node_roles_apply = {
+	.name = "apply",
+	.summary = "give nodes the roles a roles file lists",
+	.synopsis = "-f <file> [--dry-run] [--no-configure] [-o json|yaml]",
+	.description = "Reads a roles file (\"node roles export\" writes "
+	    "one) and makes each node it lists carry exactly the roles "
+	    "listed there: missing ones are set, others removed (a node "
+	    "listed with [] loses them all); nodes the file does not list "
+	    "are left alone. A listed node that is not in the cluster (being "
+	    "re-imaged) is named in a warning and passed over. The plan "
+	    "(NODE, KEY, OLD, NEW) comes first, then one JSON merge patch per "
+	    "changed node, as set and remove node-role do; --dry-run has "
+	    "the server check them and keep nothing. RunaiConfig's "
+	    "restrictScheduling follows: on while a node has a worker role, "
+	    "off when none has (--no-configure leaves it).",
+	.examples = apply_examples,
+	.opts = apply_opts,
+	.opts_size = sizeof(struct role_opts),
+	.args_min = 0,
+	.args_max = 0,
+	.flags = RAI_CMD_NEED_CLIENT,
+	.run = cmd_roles_apply,
 };

@@ -304,6 +304,58 @@ adm_role_plan(const cJSON *nodes, const struct adm_role_sel *sel,
 	free(v);
 }
 
+/* One node made to carry exactly `roles`: each role set or removed. */
+static void
+plan_exact(struct adm_role_plan *p, const cJSON *node, const char *name,
+    unsigned roles)
+{
+	size_t i, before = p->nchanges;
+
+	for (i = 0; i < NROLES; i++) {
+		plan_role(p, node, name, role_keys[i].role, role_keys[i].key,
+		    !(roles & role_keys[i].role));
+		if (role_keys[i].role == ADM_ROLE_GPU &&
+		    (roles & ADM_ROLE_GPU) && !node_has_gpus(node))
+			add_str(&p->warnings, &p->nwarnings, xasprintf("node "
+			    "'%s' has no GPUs (no allocatable %s): as a GPU "
+			    "worker it runs no GPU work", name, GPU_RESOURCE));
+	}
+	if (p->nchanges > before)
+		p->nnodes++;
+}
+
+void
+adm_roles_plan(const cJSON *nodes, const struct adm_roles_want *want,
+    size_t n, struct adm_role_plan *p)
+{
+	const cJSON **v;
+	const char *name;
+	size_t i, k, nv;
+
+	memset(p, 0, sizeof(*p));
+	v = sorted_nodes(nodes, &nv);
+	for (k = 0; k < nv; k++) {
+		name = rai_json_str(v[k], "metadata.name");
+		for (i = 0; i < n; i++)
+			if (strcmp(want[i].node, name) == 0)
+				break;
+		if (i == n)
+			continue;
+		p->nmatched++;
+		plan_exact(p, v[k], name, want[i].roles);
+	}
+	for (i = 0; i < n; i++)
+		if (!named(v, nv, want[i].node))
+			add_str(&p->missing, &p->nmissing,
+			    xstrdup(want[i].node));
+	for (k = 0; k < nv; k++) {
+		name = rai_json_str(v[k], "metadata.name");
+		p->gpu_left |= has_after(p, v[k], name, ADM_KEY_GPU);
+		p->cpu_left |= has_after(p, v[k], name, ADM_KEY_CPU);
+	}
+	free(v);
+}
+
 void
 adm_role_plan_release(struct adm_role_plan *p)
 {

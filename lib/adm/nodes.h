@@ -108,6 +108,20 @@ struct adm_role_plan {
 void	 adm_role_plan(const cJSON *nodes, const struct adm_role_sel *,
 	    struct adm_role_plan *);
 void	 adm_role_plan_release(struct adm_role_plan *);
+
+/* A node and the roles it should carry, no more (roles_file.h). */
+struct adm_roles_want {
+	char		*node;
+	unsigned	 roles;		/* ADM_ROLE_* */
+};
+/*
+ * Plans each wanted node to carry exactly its roles: missing ones set,
+ * others removed (the 2020 system key with the system role). Nodes not
+ * in want are left alone; wanted nodes not in the cluster go to
+ * p->missing.
+ */
+void	 adm_roles_plan(const cJSON *nodes, const struct adm_roles_want *,
+	    size_t n, struct adm_role_plan *);
 /*
  * The merge patch for one node's changes:
  * {"metadata":{"labels":{"<key>":"true"|null,...}}}, or NULL when the

@@ -323,6 +323,59 @@ restrict() {
 	[ "$(requests_since_mark | wc -l)" -eq 0 ]
 }
 
+@test "node roles export, then apply after the nodes lost them: the same roles, the exact patches" {
+	run -0 --separate-stderr runai-adm node roles export
+	[ -z "$stderr" ]
+	local exported=$output
+	printf '%s\n' "$exported" >"$BATS_TEST_TMPDIR/roles.yaml"
+	# every node by name; a "false" key still counts, as the scheduler reads it
+	run -0 yq -c '.' "$BATS_TEST_TMPDIR/roles.yaml"
+	assert_output '{"apiVersion":"runai-adm/v1","kind":"NodeRoles","nodes":{"cp-1":[],"sys-1":["runai-system"],"w-1":[],"w-2":["gpu-worker"],"w-3":["gpu-worker"]}}'
+	# w-2 re-imaged: its labels gone; w-1 picked up a role by hand
+	kube_api -X PATCH -H 'Content-Type: application/merge-patch+json' \
+		-d "{\"metadata\":{\"labels\":{\"$GPU\":null}}}" "$KUBESIM_URL/api/v1/nodes/w-2" >/dev/null
+	kube_api -X PATCH -H 'Content-Type: application/merge-patch+json' \
+		-d "{\"metadata\":{\"labels\":{\"$CPU\":\"true\"}}}" "$KUBESIM_URL/api/v1/nodes/w-1" >/dev/null
+	mark_requests
+	run -0 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/roles.yaml" --dry-run --no-configure
+	assert_line --regexp "^w-1 +$CPU +true +<none>$"
+	assert_line --regexp "^w-2 +$GPU +<none> +true$"
+	assert_line "Dry run: the server accepted the changes; nothing was changed."
+	[ "$(label w-2 "$GPU")" = "<absent>" ]
+	run -0 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/roles.yaml" --no-configure
+	# the same merge patch twice: --dry-run's (dryRun=All) and the real one
+	[ "$(patches_of /api/v1/nodes/w-1)" = "{\"metadata\":{\"labels\":{\"$CPU\":null}}}
+{\"metadata\":{\"labels\":{\"$CPU\":null}}}" ]
+	[ "$(label w-2 "$GPU")" = true ]
+	[ "$(label w-1 "$CPU")" = "<absent>" ]
+	# the cluster says what the file says again; a second apply changes nothing
+	run -0 runai-adm node roles export
+	assert_output "$exported"
+	run -0 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/roles.yaml" --no-configure
+	assert_output "Nothing to change: the nodes already carry the file's roles."
+	# w-3's gpu-worker key (kept, as exported) on a node without GPUs is said
+	assert_equal "$stderr" "runai-adm: warning: node 'w-3' has no GPUs (no allocatable nvidia.com/gpu): as a GPU worker it runs no GPU work"
+}
+
+@test "node roles apply: a node not in the cluster is passed over; bad files are clear errors" {
+	printf 'apiVersion: runai-adm/v1\nkind: NodeRoles\nnodes:\n  w-1: [gpu-worker]\n  gone-9: [cpu-worker]\n' \
+		>"$BATS_TEST_TMPDIR/r.yaml"
+	run -0 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/r.yaml" --no-configure
+	assert_equal "$stderr" "runai-adm: warning: node 'gone-9' is not in the cluster: left for a later apply"
+	[ "$(label w-1 "$GPU")" = true ]
+	printf 'nodes:\n  gone-9: []\n' >"$BATS_TEST_TMPDIR/none.yaml"
+	run -1 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/none.yaml"
+	stderr_has "runai-adm: error: none of the nodes in '$BATS_TEST_TMPDIR/none.yaml' is in the cluster; nothing was changed"
+	printf 'nodes:\n  w-1: [gpu]\n' >"$BATS_TEST_TMPDIR/bad.yaml"
+	run -1 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/bad.yaml"
+	assert_equal "$stderr" "runai-adm: error: $BATS_TEST_TMPDIR/bad.yaml: node 'w-1': unknown role 'gpu' (runai-system, gpu-worker, cpu-worker)"
+	printf 'kind: Pod\n' >"$BATS_TEST_TMPDIR/pod.yaml"
+	run -1 --separate-stderr runai-adm node roles apply -f "$BATS_TEST_TMPDIR/pod.yaml"
+	stderr_has "no 'nodes' map"
+	run -2 --separate-stderr runai-adm node roles apply
+	stderr_has "--filename"
+}
+
 @test "node-roles is an alias, and -h shows the options" {
 	run -0 runai-adm set node-roles --gpu-worker w-1 --no-configure
 	[ "$(label w-1 "$GPU")" = true ]
