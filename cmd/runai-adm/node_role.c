@@ -53,6 +53,22 @@ struct role_opts {
 
 static const char *const role_out_choices[] = { "json", "yaml", NULL };
 
+/* The rows set, remove and roles apply share: how the plan is applied. */
+#define APPLY_OPTS \
+	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(struct role_opts, dry_run), \
+	  .help = "send the patches with dryRun=All: the server checks them " \
+	      "and stores nothing" }, \
+	{ .long_name = "configure", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(struct role_opts, configure), \
+	  .help = "keep RunaiConfig's restrictScheduling in step with the " \
+	      "worker roles (--no-configure leaves it)", .def = "true", \
+	  .flags = RAI_OPT_NEGATABLE }, \
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(struct role_opts, output), .argh = "<format>", \
+	  .help = "print the plan and its outcome as json or yaml", \
+	  .choices = role_out_choices, .comp = RAI_COMP_CHOICES }
+
 static const struct rai_opt role_opts[] = {
 	{ .long_name = "runai-system-worker", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct role_opts, system),
@@ -74,19 +90,7 @@ static const struct rai_opt role_opts[] = {
 	  .offset = offsetof(struct role_opts, selector), .argh = "<selector>",
 	  .help = "the nodes matching this label selector, as --all chooses "
 	      "among them" },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct role_opts, dry_run),
-	  .help = "send the patches with dryRun=All: the server checks them "
-	      "and stores nothing" },
-	{ .long_name = "configure", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct role_opts, configure),
-	  .help = "keep RunaiConfig's restrictScheduling in step with the "
-	      "worker roles (--no-configure leaves it)", .def = "true",
-	  .flags = RAI_OPT_NEGATABLE },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct role_opts, output), .argh = "<format>",
-	  .help = "print the plan and its outcome as json or yaml",
-	  .choices = role_out_choices, .comp = RAI_COMP_CHOICES },
+	APPLY_OPTS,
 	RAI_OPT_END
 };
 
@@ -820,19 +824,7 @@ static const struct rai_opt apply_opts[] = {
 	  .offset = offsetof(struct role_opts, file), .argh = "<file>",
 	  .help = "the roles file, as 'node roles export' writes it",
 	  .flags = RAI_OPT_REQUIRED, .comp = RAI_COMP_FILE },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct role_opts, dry_run),
-	  .help = "send the patches with dryRun=All: the server checks them "
-	      "and stores nothing" },
-	{ .long_name = "configure", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct role_opts, configure),
-	  .help = "keep RunaiConfig's restrictScheduling in step with the "
-	      "worker roles (--no-configure leaves it)", .def = "true",
-	  .flags = RAI_OPT_NEGATABLE },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct role_opts, output), .argh = "<format>",
-	  .help = "print the plan and its outcome as json or yaml",
-	  .choices = role_out_choices, .comp = RAI_COMP_CHOICES },
+	APPLY_OPTS,
 	RAI_OPT_END
 };
 
