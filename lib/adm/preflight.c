@@ -368,9 +368,10 @@ adm_matrix_parse(const char *yaml, size_t len, const char *name,
 	memset(&got, 0, sizeof(got));
 	if (rai_yaml_parse(yaml, len, name, &root, err) == -1)
 		return -1;
-	k = rai_json_child(root, "kubernetes");
-	if (runai_version != NULL && (k = matrix_row(root, name,
-	    runai_version, got.row, err)) == NULL)
+	if (runai_version == NULL)
+		k = rai_json_child(root, "kubernetes");
+	else if ((k = matrix_row(root, name, runai_version, got.row,
+	    err)) == NULL)
 		goto out;
 	if (!cJSON_IsObject(k)) {
 		rai_err_set(err, RAI_E_CONFIG, "support matrix '%s': no "
