@@ -5,7 +5,8 @@
 #   sshd_setup_file            once per file: checks sshd, makes the client key
 #   sshd_start NAME SCENARIO [sshd-peer start options]
 #                              starts sshd "NAME"; sets PORT_NAME, adds its
-#                              host key to $KNOWN_HOSTS
+#                              host key to $KNOWN_HOSTS; SCENARIO is a
+#                              fixture's name, or a path starting with /
 #   sshd_stop NAME             stops it (by PID)
 #   sshd_stop_all              stops every one this file started
 #   fake_pids NAME             the PIDs of the fake nvidia-smi runs it served
@@ -31,8 +32,12 @@ sshd_start() {
 	local name=$1 scen=$2 d
 	shift 2
 	d=$(sshd_dir "$name")
+	case $scen in
+	/*) ;;
+	*) scen="$NVSMI_FIX/$scen.csv" ;;
+	esac
 	"$SSHD_PEER" start "$d" "$SSH_KEY.pub" \
-		--env "FAKE_NVSMI_SCENARIO=$NVSMI_FIX/$scen.csv" \
+		--env "FAKE_NVSMI_SCENARIO=$scen" \
 		--env "FAKE_NVSMI_PIDLOG=$d/fake.pids" "$@" || return 1
 	# shellcheck disable=SC1091
 	. "$d/env"
