@@ -245,8 +245,22 @@ child_main(struct kube_client *c, int fd, int once)
 	_exit(0);
 }
 
+/* stderr to /dev/null: log lines would tear the screen apart. */
+static void
+quiet_stderr(void)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd >= 0) {
+		(void)dup2(fd, 2);
+		if (fd != 2)
+			close(fd);
+	}
+}
+
 struct rntop_kwatch *
-rntop_kwatch_start(struct kube_session *ks, int once, struct rai_err *err)
+rntop_kwatch_start(struct kube_session *ks, int once, int quiet,
+    struct rai_err *err)
 {
 	struct rntop_kwatch *w;
 	int p[2];
@@ -266,6 +280,8 @@ rntop_kwatch_start(struct kube_session *ks, int once, struct rai_err *err)
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGINT, SIG_IGN);	/* ^C is for rntop, which ends us */
 		close(p[0]);
+		if (quiet)
+			quiet_stderr();
 		child_main(ks->client, p[1], once);
 	}
 	close(p[1]);

@@ -48,10 +48,11 @@ struct rntop_kwatch {
 
 /*
  * Starts the child on the session's client (connected); once: list
- * only, then end. NULL and err when it cannot start.
+ * only, then end; quiet: its -v log is dropped (the screen owns the
+ * terminal). NULL and err when it cannot start.
  */
 struct rntop_kwatch *rntop_kwatch_start(struct kube_session *, int once,
-	    struct rai_err *);
+	    int quiet, struct rai_err *);
 /* Reads what the pipe has (non-blocking); applies every whole line. */
 void	 rntop_kwatch_read(struct rntop_kwatch *);
 /* The pods of one node (sorted on demand): *n of them, borrowed. */

@@ -136,7 +136,7 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 		.mem_unit = o->mem_unit,
 		.sort = o->sort,
 	};
-	int rc;
+	int rc, on_screen = !o->once && !o->batch && isatty(0) && isatty(1);
 
 	if (check_opts(o, err) == -1 ||
 	    (rc = open_cluster(o, ctx->globals, RNTOP_KUBE(ctx), &nodes,
@@ -150,7 +150,7 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 	if (c != NULL && o->owners) {
 		rntop_cluster_match(c->hosts, c->nhosts, &nodes);
 		if ((kw = rntop_kwatch_start(RNTOP_KUBE(ctx), o->once,
-		    err)) == NULL) {
+		    on_screen, err)) == NULL) {
 			c->ops->free(c);
 			c = NULL;
 		}
@@ -162,8 +162,8 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 		rntop_owners_init(&ow, kw, c->nhosts, o->idle_util,
 		    (long long)o->idle_after * 1000);
 	/* the screen on a terminal; elsewhere, --batch's JSON Lines */
-	rc = rntop_loop_run(o, !o->once && !o->batch && isatty(0) &&
-	    isatty(1) ? &screen : NULL, c, kw != NULL ? &ow : NULL, err);
+	rc = rntop_loop_run(o, on_screen ? &screen : NULL, c, kw != NULL ?
+	    &ow : NULL, err);
 	c->ops->free(c);
 	if (kw != NULL) {
 		rntop_owners_release(&ow);
@@ -391,6 +391,55 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "gpus_unknown counts GPUs without a utilisation, and those of "
 	    "hosts that stopped answering. Only ok and stale hosts list "
 	    "GPUs.\n\n"
+	    "With a kubeconfig (--kubeconfig, $KUBECONFIG or "
+	    "~/.kube/config; --context picks the context; the credentials, "
+	    "OIDC refresh and -v as for runai) rntop also reads the cluster, "
+	    "and names the owner of every GPU. On each host the same SSH "
+	    "channel also runs, every interval (at least 1 s), nvidia-smi "
+	    "--query-compute-apps and reads each process's /proc/PID/cgroup "
+	    "(cgroup v1 and v2, the systemd and cgroupfs drivers: the pod's "
+	    "UID and the container) and the driver version from "
+	    "/proc/driver/nvidia/version; a child process lists the "
+	    "cluster's pods once and then watches them (a new list only "
+	    "when the watch's version is gone), keeping the pods that hold "
+	    "GPUs (nvidia.com/gpu, or Run:ai's gpu-fraction with the device "
+	    "index the scheduler wrote in runai-gpu). A host is matched to "
+	    "its node by name (as typed, without user and port) or by the "
+	    "address it connects to (the node's name or InternalIP). A GPU's "
+	    "owners are the pods whose processes run on it, then fractions "
+	    "on their device, then whole-GPU pods without a process on the "
+	    "free GPUs, lowest index first (allocated, no process); each "
+	    "owner has its namespace, pod, job (label "
+	    "training.kubeflow.org/job-name of distributed jobs, else "
+	    "release or job-name, else the controlling object's name) and "
+	    "project (label project or runai/queue, else the namespace "
+	    "without \"runai-\"). An allocated GPU under --idle-util for "
+	    "--idle-after is idle; a GPU with processes of no pod and no pod "
+	    "allocated is unmanaged. The screen then shows a Projects "
+	    "section (GPUs allocated, in use by a process, share-weighted "
+	    "utilisation, idle, and the deserved GPUs of the Run:ai Project "
+	    "when readable), the driver beside each node, and each GPU's "
+	    "owners and flag instead of its history and memory; k switches "
+	    "between the two views (without a cluster, k scrolls up), s also "
+	    "sorts GPUs by project or job, and / also matches projects and "
+	    "jobs. When the pods cannot be listed (RBAC), the Cluster lines "
+	    "say why in one line and every host goes on; it is tried again "
+	    "every 10 s. --nodes-from-cluster watches every node with GPUs "
+	    "(--selector: only those with these labels) over SSH by its name "
+	    "(so ssh_config and DNS apply), or with --node-address "
+	    "internal-ip by its InternalIP. --no-cluster never reads the "
+	    "cluster; a kubeconfig only found, not asked for, that cannot be "
+	    "used is a warning and rntop goes on without it.\n\n"
+	    "With the cluster the JSON also has cluster.gpus_allocated, "
+	    "gpus_idle, gpus_unmanaged, pods_listed and pods_error; each "
+	    "host node and driver; each GPU owners [{project, job, "
+	    "namespace, pod, share, processes}], processes_outside_pods, "
+	    "idle, idle_for (seconds under --idle-util, or null) and "
+	    "unmanaged; and a top-level projects array [{name, allocated, "
+	    "in_use, utilization, idle, deserved}]. The CSV log's lines "
+	    "(and a new log's header) gain driver, project, job, namespace, "
+	    "pod (several owners joined by ';'), idle and unmanaged (0 or "
+	    "1).\n\n"
 	    "--local runs nvidia-smi on this machine instead, without a "
 	    "shell, with LC_ALL=C; it is stopped when rntop exits.\n\n"
 	    "--output appends the original rntop's CSV log, read by "
