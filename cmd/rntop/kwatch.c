@@ -29,7 +29,6 @@
 struct child {
 	int		 fd;		/* the pipe's write end */
 	char		*rv;		/* where the watch resumes */
-	int		 gone;		/* 410: list again */
 };
 
 /* One line to the loop; the loop gone (EPIPE) ends the child. */
@@ -228,7 +227,7 @@ watch_pods(struct child *ch, struct kube_client *c)
 static void
 child_main(struct kube_client *c, int fd, int once)
 {
-	struct child ch = { fd, NULL, 0 };
+	struct child ch = { fd, NULL };
 
 	for (;;) {
 		if (list_pods(&ch, c) == -1) {

@@ -938,14 +938,10 @@ draw_body_row(struct rntop_ui *ui, int y, const struct row *r,
 		draw_project(ui, y, &ow->projects[r->a]);
 		break;
 	case ROW_NODES:
-		if (ow != NULL)
-			snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s "
-			    "%5s  %-28s %-11s %s", "HOST", "STATUS", "GPUS",
-			    "UTIL", "MEMORY", "DRIVER", "AGE / ERROR");
-		else
-			snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s "
-			    "%5s  %-28s %s", "HOST", "STATUS", "GPUS", "UTIL",
-			    "MEMORY", "AGE / ERROR");
+		/* the driver's column only where the owner blocks bring it */
+		snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s %5s  %-28s "
+		    "%s%s", "HOST", "STATUS", "GPUS", "UTIL", "MEMORY",
+		    ow != NULL ? "DRIVER      " : "", "AGE / ERROR");
 		heading(ui, y, line);
 		break;
 	case ROW_HOST:

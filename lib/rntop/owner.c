@@ -290,14 +290,16 @@ frame_cgroup(struct rntop_procs *ps, const char *p, const char *end)
 void
 rntop_ownerframe_line(struct rntop_ownerframe *f, const char *s, size_t n)
 {
-	const char *p = s, *end = s + n, *w;
-	size_t plen = strlen(RNTOP_OWNER_PREFIX), k;
+	static const char prefix[] = RNTOP_OWNER_PREFIX;
+	const char *p, *end, *w;
+	size_t k;
 
-	while (end > p && end[-1] == '\r')
-		end--;
-	if ((size_t)(end - p) < plen || memcmp(p, RNTOP_OWNER_PREFIX, plen) != 0)
+	while (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (n < sizeof(prefix) - 1 || memcmp(s, prefix, sizeof(prefix) - 1) != 0)
 		return;
-	p += plen;
+	p = s + sizeof(prefix) - 1;
+	end = s + n;
 	k = word(&p, end, &w);
 	if (k == 5 && memcmp(w, "begin", 5) == 0) {
 		f->open = 1;
@@ -407,10 +409,16 @@ rntop_pod_from_json(const cJSON *pod, struct rntop_pod *out)
 		return -1;
 	if ((a = rai_json_annotation(pod, "gpu-fraction")) != NULL) {
 		frac = strtod(a, &e);
-		if (*e != '\0' || !(frac > 0 && frac < 1))
+		if (*e != '\0' || !(frac > 0))
 			frac = 0;
 	}
-	whole = frac > 0 ? 0 : pod_whole_gpus(pod);
+	whole = frac > 0 && frac < 1 ? 0 : pod_whole_gpus(pod);
+	/* "-g 1.5" is not refused by the CLI: whole GPUs, as the scheduler */
+	if (frac >= 1) {
+		if (frac > whole)
+			whole = frac;
+		frac = 0;
+	}
 	if (frac <= 0 && !(whole > 0))
 		return -1;
 	if ((a = rai_json_annotation(pod, "runai-gpu")) != NULL) {

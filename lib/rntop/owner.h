@@ -102,7 +102,8 @@ struct rntop_pod {
 };
 /*
  * A pod of the API that holds or may hold GPUs: bound to a node, not
- * finished, asking for nvidia.com/gpu or a gpu-fraction. 0 and out
+ * finished, asking for nvidia.com/gpu or a gpu-fraction (one of 1 or
+ * more counts as whole GPUs, as the scheduler takes it). 0 and out
  * filled, or -1 for any other pod. project: label "project", else
  * "runai/queue", else the namespace without its "runai-" prefix; job:
  * label training.kubeflow.org/job-name (distributed training jobs),

@@ -172,75 +172,68 @@ TEST(owner_blocks)
 	rntop_procs_release(&b.last);
 }
 
-static cJSON *
-pod_json(const char *text)
+/* A GPU pod's fields, or "-" when the JSON is no GPU pod. */
+static void
+pod_fields(const char *json, char *out, size_t len)
 {
-	cJSON *j = cJSON_Parse(text);
+	struct rntop_pod p;
+	cJSON *j = cJSON_Parse(json);
 
 	T_NOT_NULL(j);
-	return j;
+	if (rntop_pod_from_json(j, &p) == -1) {
+		snprintf(out, len, "-");
+	} else {
+		snprintf(out, len, "%s %s %s %s %g %g %ld", p.ns, p.project,
+		    p.job, p.node, p.whole, p.frac, p.gpu_index);
+		rntop_pod_release(&p);
+	}
+	cJSON_Delete(j);
 }
+
+#define T_POD(json, want) do {						\
+	char t_got_[256];						\
+	pod_fields((json), t_got_, sizeof(t_got_));			\
+	T_STR_EQ(t_got_, (want));					\
+} while (0)
 
 TEST(pods_from_api)
 {
-	struct rntop_pod p;
-	cJSON *j;
-
 	/* a Run:ai fraction, project by label, job by release */
-	j = pod_json("{\"metadata\":{\"uid\":\"u1\",\"namespace\":"
+	T_POD("{\"metadata\":{\"uid\":\"u1\",\"namespace\":"
 	    "\"runai-team-a\",\"name\":\"j1-0-0\",\"labels\":{\"project\":"
 	    "\"team-a\",\"release\":\"j1\"},\"annotations\":{\"gpu-fraction\":"
 	    "\"0.5\",\"runai-gpu\":\"3\"}},\"spec\":{\"nodeName\":\"node-1\"},"
-	    "\"status\":{\"phase\":\"Running\"}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), 0);
-	T_STR_EQ(p.project, "team-a");
-	T_STR_EQ(p.job, "j1");
-	T_STR_EQ(p.node, "node-1");
-	T_DBL_EQ(p.frac, 0.5);
-	T_DBL_EQ(p.whole, 0);
-	T_INT_EQ(p.gpu_index, 3);
-	rntop_pod_release(&p);
-	cJSON_Delete(j);
+	    "\"status\":{\"phase\":\"Running\"}}",
+	    "runai-team-a team-a j1 node-1 0 0.5 3");
 	/* a distributed training worker: whole GPUs, the job's label */
-	j = pod_json("{\"metadata\":{\"uid\":\"u2\",\"namespace\":"
+	T_POD("{\"metadata\":{\"uid\":\"u2\",\"namespace\":"
 	    "\"runai-team-b\",\"name\":\"dist-worker-1\",\"labels\":{"
 	    "\"training.kubeflow.org/job-name\":\"dist\"},\"ownerReferences\":"
 	    "[{\"name\":\"other\",\"controller\":true}]},\"spec\":{\"nodeName\":"
 	    "\"node-2\",\"containers\":[{\"resources\":{\"limits\":{"
-	    "\"nvidia.com/gpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), 0);
-	T_STR_EQ(p.project, "team-b");
-	T_STR_EQ(p.job, "dist");
-	T_DBL_EQ(p.whole, 2);
-	T_INT_EQ(p.gpu_index, -1);
-	rntop_pod_release(&p);
-	cJSON_Delete(j);
+	    "\"nvidia.com/gpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}",
+	    "runai-team-b team-b dist node-2 2 0 -1");
 	/* the controller names the job when no label does */
-	j = pod_json("{\"metadata\":{\"uid\":\"u3\",\"namespace\":\"ml\","
+	T_POD("{\"metadata\":{\"uid\":\"u3\",\"namespace\":\"ml\","
 	    "\"name\":\"x-abc\",\"ownerReferences\":[{\"name\":\"x\","
 	    "\"controller\":true}]},\"spec\":{\"nodeName\":\"n\",\"containers\":"
-	    "[{\"resources\":{\"requests\":{\"nvidia.com/gpu\":1}}}]}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), 0);
-	T_STR_EQ(p.job, "x");
-	T_STR_EQ(p.project, "ml");
-	rntop_pod_release(&p);
-	cJSON_Delete(j);
+	    "[{\"resources\":{\"requests\":{\"nvidia.com/gpu\":1}}}]}}",
+	    "ml ml x n 1 0 -1");
 	/* no GPU, not bound, finished: not GPU pods */
-	j = pod_json("{\"metadata\":{\"uid\":\"u4\",\"namespace\":\"a\","
-	    "\"name\":\"b\"},\"spec\":{\"nodeName\":\"n\",\"containers\":[{}]}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), -1);
-	cJSON_Delete(j);
-	j = pod_json("{\"metadata\":{\"uid\":\"u5\",\"namespace\":\"a\","
+	T_POD("{\"metadata\":{\"uid\":\"u4\",\"namespace\":\"a\","
+	    "\"name\":\"b\"},\"spec\":{\"nodeName\":\"n\",\"containers\":[{}]}}",
+	    "-");
+	T_POD("{\"metadata\":{\"uid\":\"u5\",\"namespace\":\"a\","
 	    "\"name\":\"b\",\"annotations\":{\"gpu-fraction\":\"0.5\"}},"
-	    "\"spec\":{}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), -1);
-	cJSON_Delete(j);
-	j = pod_json("{\"metadata\":{\"uid\":\"u6\",\"namespace\":\"a\","
+	    "\"spec\":{}}", "-");
+	T_POD("{\"metadata\":{\"uid\":\"u6\",\"namespace\":\"a\","
 	    "\"name\":\"b\",\"annotations\":{\"gpu-fraction\":\"0.5\"}},"
 	    "\"spec\":{\"nodeName\":\"n\"},\"status\":{\"phase\":"
-	    "\"Succeeded\"}}");
-	T_INT_EQ(rntop_pod_from_json(j, &p), -1);
-	cJSON_Delete(j);
+	    "\"Succeeded\"}}", "-");
+	/* a fraction of 1 or more is whole GPUs, as the scheduler takes it */
+	T_POD("{\"metadata\":{\"uid\":\"u7\",\"namespace\":\"a\","
+	    "\"name\":\"b\",\"annotations\":{\"gpu-fraction\":\"1.5\"}},"
+	    "\"spec\":{\"nodeName\":\"n\"}}", "a a b n 1.5 0 -1");
 }
 
 static void
