@@ -129,28 +129,22 @@ address_host(const char *address)
 	return colon ? xstrndup(p, (size_t)(colon - p)) : xstrdup(p);
 }
 
-static const struct rntop_knode *
-node_for(const struct rntop_host *h, const struct rntop_knodes *ns)
+/* The node of a host, by its name as typed, else by its address. */
+static const char *
+node_for(const struct rntop_host *h, const char *typed,
+    const struct rntop_knodes *ns)
 {
-	struct rntop_target t;
-	struct rai_err err = RAI_ERR_INIT;
 	char *addr = h->address ? address_host(h->address) : NULL;
-	const struct rntop_knode *found = NULL;
+	const char *found = NULL;
 	size_t i;
 
-	memset(&t, 0, sizeof(t));
-	if (rntop_target_parse(h->name, &t, &err) == -1)
-		rai_err_release(&err);
 	for (i = 0; i < ns->n && found == NULL; i++)
-		if (t.host != NULL && strcmp(ns->v[i].name, t.host) == 0)
-			found = &ns->v[i];
+		if (typed != NULL && strcmp(ns->v[i].name, typed) == 0)
+			found = ns->v[i].name;
 	for (i = 0; i < ns->n && found == NULL && addr != NULL; i++)
 		if (strcmp(ns->v[i].name, addr) == 0 ||
 		    (ns->v[i].ip != NULL && strcmp(ns->v[i].ip, addr) == 0))
-			found = &ns->v[i];
-	free(t.spec);
-	free(t.user);
-	free(t.host);
+			found = ns->v[i].name;
 	free(addr);
 	return found;
 }
@@ -159,12 +153,20 @@ void
 rntop_cluster_match(struct rntop_host *hosts, size_t n,
     const struct rntop_knodes *ns)
 {
-	const struct rntop_knode *k;
+	struct rntop_target t;
+	struct rai_err err = RAI_ERR_INIT;
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		if ((k = node_for(&hosts[i], ns)) != NULL)
-			rntop_host_set_text(&hosts[i].node, k->name);
+	for (i = 0; i < n; i++) {
+		memset(&t, 0, sizeof(t));
+		if (rntop_target_parse(hosts[i].name, &t, &err) == -1)
+			rai_err_release(&err);
+		rntop_host_set_text(&hosts[i].node, ns == NULL ? t.host :
+		    node_for(&hosts[i], t.host, ns));
+		free(t.spec);
+		free(t.user);
+		free(t.host);
+	}
 }
 
 void

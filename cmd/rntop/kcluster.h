@@ -45,10 +45,11 @@ void	 rntop_cluster_node_hosts(const struct rntop_knodes *,
 /*
  * Names each host's node: the node whose name is the host's name (as
  * typed, without user and port), or whose name or InternalIP is the
- * address it connects to.
+ * address it connects to; none: NULL. nodes NULL (they could not be
+ * listed): the host's name as typed, the common case.
  */
 void	 rntop_cluster_match(struct rntop_host *, size_t n,
-	    const struct rntop_knodes *);
+	    const struct rntop_knodes *nodes);
 void	 rntop_knodes_release(struct rntop_knodes *);
 
 #endif

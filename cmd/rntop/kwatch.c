@@ -161,11 +161,41 @@ send_projects(struct child *ch, struct kube_client *c)
 	cJSON_Delete(list);
 }
 
-static int
-list_pods(struct child *ch, struct kube_client *c)
+/* The GPU nodes, for matching hosts to nodes; once per list. */
+static void
+send_nodes(struct child *ch, struct kube_session *ks)
 {
 	struct rai_err err = RAI_ERR_INIT;
+	struct rntop_knodes ns = { NULL, 0 };
+	cJSON *m;
+	size_t i;
 
+	if (rntop_cluster_nodes(ks, NULL, &ns, &err) == -1) {
+		rai_log(RAI_LOG_NOTE, "rntop: cannot list nodes: %s",
+		    err.message ? err.message : "failed");
+		rai_err_release(&err);
+		send_type(ch, "nodes_error");
+		return;
+	}
+	send_type(ch, "nodes");
+	for (i = 0; i < ns.n; i++) {
+		m = cJSON_CreateObject();
+		cJSON_AddStringToObject(m, "t", "node");
+		cJSON_AddStringToObject(m, "name", ns.v[i].name);
+		if (ns.v[i].ip != NULL)
+			cJSON_AddStringToObject(m, "ip", ns.v[i].ip);
+		send_line(ch, m);
+	}
+	rntop_knodes_release(&ns);
+}
+
+static int
+list_pods(struct child *ch, struct kube_session *ks)
+{
+	struct kube_client *c = ks->client;
+	struct rai_err err = RAI_ERR_INIT;
+
+	send_nodes(ch, ks);
 	send_projects(ch, c);
 	send_type(ch, "reset");
 	free(ch->rv);
@@ -225,12 +255,12 @@ watch_pods(struct child *ch, struct kube_client *c)
 }
 
 static void
-child_main(struct kube_client *c, int fd, int once)
+child_main(struct kube_session *ks, int fd, int once)
 {
 	struct child ch = { fd, NULL };
 
 	for (;;) {
-		if (list_pods(&ch, c) == -1) {
+		if (list_pods(&ch, ks) == -1) {
 			if (once)
 				break;
 			rai_sleep_ms(RNTOP_KWATCH_RETRY_S * 1000);
@@ -238,7 +268,7 @@ child_main(struct kube_client *c, int fd, int once)
 		}
 		if (once)
 			break;
-		while (watch_pods(&ch, c) == 0)
+		while (watch_pods(&ch, ks->client) == 0)
 			;
 	}
 	_exit(0);
@@ -281,7 +311,7 @@ rntop_kwatch_start(struct kube_session *ks, int once, int quiet,
 		close(p[0]);
 		if (quiet)
 			quiet_stderr();
-		child_main(ks->client, p[1], once);
+		child_main(ks, p[1], once);
 	}
 	close(p[1]);
 	(void)fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
@@ -382,6 +412,21 @@ put_quota(struct rntop_kwatch *w, const cJSON *m)
 }
 
 static void
+put_node(struct rntop_kwatch *w, const cJSON *m)
+{
+	const char *name = rai_json_str(m, "name"), *ip = rai_json_str(m, "ip");
+	struct rntop_knodes *ns = &w->nodes;
+
+	if (name == NULL)
+		return;
+	ns->v = xreallocarray(ns->v, ns->n + 1, sizeof(*ns->v));
+	ns->v[ns->n].name = xstrdup(name);
+	ns->v[ns->n].ip = ip ? xstrdup(ip) : NULL;
+	ns->n++;
+	w->nodes_gen++;
+}
+
+static void
 take_line(struct rntop_kwatch *w, const char *s, size_t n)
 {
 	cJSON *m = cJSON_ParseWithLength(s, n);
@@ -404,6 +449,12 @@ take_line(struct rntop_kwatch *w, const char *s, size_t n)
 			drop_pod(w, i);
 	} else if (strcmp(t, "project") == 0) {
 		put_quota(w, m);
+	} else if (strcmp(t, "nodes") == 0 || strcmp(t, "nodes_error") == 0) {
+		rntop_knodes_release(&w->nodes);
+		w->nodes_failed = strcmp(t, "nodes_error") == 0;
+		w->nodes_gen++;
+	} else if (strcmp(t, "node") == 0) {
+		put_node(w, m);
 	} else if (strcmp(t, "synced") == 0) {
 		w->syncing = 0;
 		w->synced = w->settled = 1;
@@ -518,6 +569,7 @@ rntop_kwatch_stop(struct rntop_kwatch *w)
 	for (i = 0; i < w->nquotas; i++)
 		free(w->quotas[i].name);
 	free(w->quotas);
+	rntop_knodes_release(&w->nodes);
 	free(w->error);
 	rai_buf_release(&w->line);
 	free(w);

@@ -7,7 +7,9 @@
  * that the loop polls with its own descriptors. The child never prints
  * to the screen; it ends when rntop closes the pipe or exits.
  *
- * Lines: {"t":"reset"} (a new list follows), {"t":"put", pod...},
+ * Lines: {"t":"nodes"} (the GPU nodes follow), {"t":"node","name","ip"},
+ * {"t":"nodes_error"} (they cannot be listed: hosts are matched by
+ * name), {"t":"reset"} (a new list follows), {"t":"put", pod...},
  * {"t":"del","uid"}, {"t":"project","name","deserved"}, {"t":"synced"}
  * (the list is complete), {"t":"error","msg"} (the list failed; it is
  * tried again every RNTOP_KWATCH_RETRY_S). Times are rai_now_ms().
@@ -20,6 +22,7 @@
 
 #include "core/buf.h"
 #include "core/err.h"
+#include "kcluster.h"
 #include "kube/session.h"
 #include "rntop/owner.h"
 
@@ -43,6 +46,9 @@ struct rntop_kwatch {
 	int		 sorted;	/* pods in node order */
 	struct rntop_project_quota *quotas;
 	size_t		 nquotas;
+	struct rntop_knodes nodes;	/* the GPU nodes, as last listed */
+	int		 nodes_failed;	/* they could not be listed */
+	unsigned	 nodes_gen;	/* changes when nodes does */
 	unsigned long	 events;	/* lines taken, for tests and -v */
 };
 

@@ -60,7 +60,8 @@ check_opts(const struct rntop_opts *o, struct rai_err *err)
 }
 
 /*
- * Opens the cluster and lists its GPU nodes. A kubeconfig only found
+ * Opens the cluster (and with --nodes-from-cluster lists its GPU nodes,
+ * the hosts to watch). A kubeconfig only found
  * (not asked for) that fails is a warning: rntop goes on without it.
  * Returns 1 when the cluster is read, 0 when not, -1 (err) on failure.
  */
@@ -80,15 +81,11 @@ open_cluster(struct rntop_opts *o, const struct rntop_globals *g,
 		rai_err_release(err);
 		return 0;
 	}
-	if (rntop_cluster_nodes(ks, o->selector, nodes, err) == -1) {
-		if (o->nodes_from_cluster) {
-			rai_err_prefix(err, "listing the cluster's nodes");
-			return -1;
-		}
-		/* hosts are then matched to nodes by their names only */
-		rai_warn("cannot list the cluster's nodes: %s", err->message ?
-		    err->message : "failed");
-		rai_err_release(err);
+	/* other hosts are matched to nodes when the pod watcher lists them */
+	if (o->nodes_from_cluster && rntop_cluster_nodes(ks, o->selector,
+	    nodes, err) == -1) {
+		rai_err_prefix(err, "listing the cluster's nodes");
+		return -1;
 	}
 	if (o->nodes_from_cluster && nodes->n == 0)
 		return rai_err_set(err, RAI_E_NOTFOUND, "no GPU nodes in the "
@@ -148,7 +145,6 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 	c = o->local ? rntop_local_open(o, argc, argv, err) :
 	    open_remote(o, &nodes, argc, argv, err);
 	if (c != NULL && o->owners) {
-		rntop_cluster_match(c->hosts, c->nhosts, &nodes);
 		if ((kw = rntop_kwatch_start(RNTOP_KUBE(ctx), o->once,
 		    on_screen, err)) == NULL) {
 			c->ops->free(c);

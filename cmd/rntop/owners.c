@@ -153,11 +153,16 @@ update_host(struct rntop_owners *ow, const struct rntop_host *h,
 }
 
 void
-rntop_owners_update(struct rntop_owners *ow, const struct rntop_host *hosts,
+rntop_owners_update(struct rntop_owners *ow, struct rntop_host *hosts,
     size_t n, long long now)
 {
 	size_t i;
 
+	if (ow->nodes_gen != ow->kw->nodes_gen) {
+		rntop_cluster_match(hosts, n, ow->kw->nodes_failed ? NULL :
+		    &ow->kw->nodes);
+		ow->nodes_gen = ow->kw->nodes_gen;
+	}
 	ow->nprojects = 0;
 	ow->gpus_allocated = ow->gpus_idle = ow->gpus_unmanaged = 0;
 	for (i = 0; i < n && i < ow->nhosts; i++)

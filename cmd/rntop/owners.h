@@ -48,13 +48,17 @@ struct rntop_owners {
 	struct rntop_project_row *projects;
 	size_t			 nprojects;
 	size_t			 gpus_allocated, gpus_idle, gpus_unmanaged;
+	unsigned		 nodes_gen;	/* of the last host matching */
 };
 
 void	 rntop_owners_init(struct rntop_owners *, struct rntop_kwatch *,
 	    size_t nhosts, double idle_util, long long idle_after_ms);
-/* Joins hosts (each with its node) and pods as of now; see above. */
-void	 rntop_owners_update(struct rntop_owners *,
-	    const struct rntop_host *, size_t n, long long now);
+/*
+ * Names the hosts' nodes when the cluster's nodes came or changed, then
+ * joins hosts and pods as of now; see above.
+ */
+void	 rntop_owners_update(struct rntop_owners *, struct rntop_host *,
+	    size_t n, long long now);
 /* How long a flagged GPU has been under --idle-util, in ms. */
 long long rntop_owners_idle_for(const struct rntop_gpu_flags *, long long now);
 /* "project/job" of a GPU's owners, "a/j+1" for more; "" for none. */

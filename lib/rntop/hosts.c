@@ -796,10 +796,14 @@ remote_command(const char *nvidia_smi, const char *query, long loop_ms,
 		    nvidia_smi, query, loop);
 	fn = owner_function(nvidia_smi);
 	if (loop_ms == 0) {
-		/* the owner block after the rows; the status is the rows' */
-		cmd = xasprintf("exec 3<&0; %s{ LC_ALL=C %s --query-gpu=%s "
-		    "--format=csv,noheader,nounits; r=$?; [ $r -eq 0 ] && o; "
-		    "exit $r; } </dev/null 3<&- & p=$!; "
+		/*
+		 * The owner block beside the rows, at the same time (two
+		 * nvidia-smi runs one after the other would double the
+		 * wait); the status is the rows'.
+		 */
+		cmd = xasprintf("exec 3<&0; %s{ o & LC_ALL=C %s --query-gpu=%s "
+		    "--format=csv,noheader,nounits; r=$?; wait; exit $r; } "
+		    "</dev/null 3<&- & p=$!; "
 		    "(read _; kill $p) <&3 >/dev/null 2>&1 & w=$!; "
 		    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s",
 		    fn, nvidia_smi, query);

@@ -173,7 +173,7 @@ char	*rntop_remote_command(const char *nvidia_smi, const char *query,
 	    long loop_ms);
 /*
  * The same with rntop's owner block (rntop/owner.h) on the same
- * channel: after the one-shot's rows, or beside the -lms stream every
+ * channel: beside the one-shot's rows, or beside the -lms stream every
  * owner_every_s seconds (at least 1), a shell function asks nvidia-smi
  * for the compute apps, reads each pid's cgroup and the driver version
  * under ${RNTOP_PROC:-/proc} (a test points it at a fixture tree), and
