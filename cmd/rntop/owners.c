@@ -30,6 +30,13 @@ host_room(struct rntop_host_own *ho, const struct rntop_snap *s)
 	struct rntop_gpu_flags *old = ho->flags;
 	size_t oldn = ho->n, i, j;
 
+	/* the same GPUs as last time (the usual case): nothing to move */
+	for (i = 0; oldn == s->n && old != NULL && i < s->n; i++)
+		if (strcmp(old[i].uuid, s->gpus[i].uuid) != 0)
+			break;
+	if (old != NULL && oldn == s->n && i == s->n)
+		return;
+
 	ho->gpus = xreallocarray(ho->gpus, s->n ? s->n : 1,
 	    sizeof(*ho->gpus));
 	ho->flags = xcalloc(s->n ? s->n : 1, sizeof(*ho->flags));
@@ -165,9 +172,15 @@ rntop_owners_update(struct rntop_owners *ow, struct rntop_host *hosts,
 	}
 	ow->nprojects = 0;
 	ow->gpus_allocated = ow->gpus_idle = ow->gpus_unmanaged = 0;
-	for (i = 0; i < n && i < ow->nhosts; i++)
-		update_host(ow, &hosts[i], &ow->hosts[i], now);
-	add_quotas(ow);
+	/* no list of pods yet: no owner is known, and none is shown as none */
+	for (i = 0; i < n && i < ow->nhosts; i++) {
+		if (ow->kw->synced)
+			update_host(ow, &hosts[i], &ow->hosts[i], now);
+		else
+			ow->hosts[i].n = 0;
+	}
+	if (ow->kw->synced)
+		add_quotas(ow);
 }
 
 long long

@@ -189,12 +189,29 @@ add_owner_fields(cJSON *o, const struct rntop_gpu_own *own,
 	cJSON_AddBoolToObject(o, "unmanaged", f->unmanaged);
 }
 
+/* A GPU whose owners are not known (no list of pods yet): nulls. */
+static void
+add_unknown_owner_fields(cJSON *o)
+{
+	static const char *const keys[] = { "owners", "processes_outside_pods",
+		"idle", "idle_for", "unmanaged" };
+	size_t k;
+
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		cJSON_AddNullToObject(o, keys[k]);
+}
+
 static void
 add_projects(cJSON *root, const struct rntop_owners *ow)
 {
-	cJSON *arr = cJSON_AddArrayToObject(root, "projects"), *p;
+	cJSON *arr, *p;
 	size_t i;
 
+	if (!ow->kw->synced) {
+		cJSON_AddNullToObject(root, "projects");
+		return;
+	}
+	arr = cJSON_AddArrayToObject(root, "projects");
 	for (i = 0; i < ow->nprojects; i++) {
 		const struct rntop_project_row *r = &ow->projects[i];
 
@@ -219,11 +236,17 @@ add_projects(cJSON *root, const struct rntop_owners *ow)
 static void
 add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
 {
-	cJSON_AddNumberToObject(cl, "gpus_allocated",
-	    (double)ow->gpus_allocated);
-	cJSON_AddNumberToObject(cl, "gpus_idle", (double)ow->gpus_idle);
-	cJSON_AddNumberToObject(cl, "gpus_unmanaged",
-	    (double)ow->gpus_unmanaged);
+	if (ow->kw->synced) {
+		cJSON_AddNumberToObject(cl, "gpus_allocated",
+		    (double)ow->gpus_allocated);
+		cJSON_AddNumberToObject(cl, "gpus_idle", (double)ow->gpus_idle);
+		cJSON_AddNumberToObject(cl, "gpus_unmanaged",
+		    (double)ow->gpus_unmanaged);
+	} else {
+		cJSON_AddNullToObject(cl, "gpus_allocated");
+		cJSON_AddNullToObject(cl, "gpus_idle");
+		cJSON_AddNullToObject(cl, "gpus_unmanaged");
+	}
 	cJSON_AddBoolToObject(cl, "pods_listed", ow->kw->synced);
 	add_str(cl, "pods_error", ow->kw->error);
 }
@@ -281,6 +304,8 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 			if (ow != NULL && j < ow->hosts[i].n)
 				add_owner_fields(g, &ow->hosts[i].gpus[j],
 				    &ow->hosts[i].flags[j], now);
+			else if (ow != NULL)
+				add_unknown_owner_fields(g);
 			cJSON_AddItemToArray(gpus, g);
 		}
 	}
@@ -399,7 +424,11 @@ csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
 			rai_buf_addf(b, "%s%s", k ? ";" : "", v);
 		}
 	}
-	rai_buf_addf(b, ",%d,%d", f ? f->idle : 0, f ? f->unmanaged : 0);
+	/* not known (no list of pods): empty, never 0 */
+	if (f != NULL)
+		rai_buf_addf(b, ",%d,%d", f->idle, f->unmanaged);
+	else
+		rai_buf_addstr(b, ",,");
 }
 
 int

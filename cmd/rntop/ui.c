@@ -729,8 +729,11 @@ draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		put(3, COLS > 60 ? 50 : 0, "%zu GPUs lost", a.gpus_lost);
 	if (ow == NULL)
 		return;
-	put(4, 0, "%zu GPUs allocated, %zu idle, %zu unmanaged",
-	    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
+	if (ow->kw->synced)
+		put(4, 0, "%zu GPUs allocated, %zu idle, %zu unmanaged",
+		    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
+	else
+		put(4, 0, "? GPUs allocated, ? idle, ? unmanaged");
 	/* like a host's error: one line, and the rest goes on */
 	if (ow->kw->error != NULL) {
 		color_on(ui, PAIR_RED);
@@ -823,10 +826,14 @@ owner_flag(struct rntop_ui *ui, int y, int x,
 		put(y, x, "no process");
 }
 
+/*
+ * One GPU row; owners_view: the owners and flag (own and f NULL: not
+ * known, "?") instead of history and memory.
+ */
 static void
 draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j,
-    const struct rntop_gpu_own *own, const struct rntop_gpu_flags *f,
-    long long now)
+    int owners_view, const struct rntop_gpu_own *own,
+    const struct rntop_gpu_flags *f, long long now)
 {
 	const struct rntop_gpu *g = &h->snap.gpus[j];
 	int dim = h->state != RNTOP_HOST_OK, x = 104;
@@ -841,10 +848,10 @@ draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j,
 	else
 		put_pct(ui, y, 52, (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0,
 		    g->util, util_pair(g->util));
-	if (f != NULL) {
+	if (owners_view) {
 		/* the owners' view: who, and the flag, for the history */
 		owner_text(own, who, sizeof(who));
-		put(y, 58, "%-44.44s", who[0] ? who : "-");
+		put(y, 58, "%-44.44s", f == NULL ? "?" : who[0] ? who : "-");
 		owner_flag(ui, y, 103, own, f, now);
 		x = 116;
 	} else {
@@ -960,9 +967,8 @@ draw_body_row(struct rntop_ui *ui, int y, const struct row *r,
 		heading(ui, y, line);
 		break;
 	case ROW_GPU:
-		draw_gpu(ui, y, &hosts[r->a], r->b, owners ?
-		    gpu_owners(ow, r->a, r->b) : NULL, owners ?
-		    gpu_flags(ow, r->a, r->b) : NULL, now);
+		draw_gpu(ui, y, &hosts[r->a], r->b, owners,
+		    gpu_owners(ow, r->a, r->b), gpu_flags(ow, r->a, r->b), now);
 		break;
 	}
 }

@@ -217,9 +217,10 @@ last_is() {
 	run -0 --separate-stderr rntop "${OWN_ARGS[@]}" --once node-1 node-2
 	local j=$output
 	run -0 jq -c '.cluster | [.hosts_ok, .pods_listed, .pods_error, .gpus_allocated]' <<<"$j"
-	assert_output '[2,false,"cannot list pods (Forbidden): forbidden: injected fault",0]'
-	run -0 jq -c '[.hosts[].gpus[] | .owners | length] | add' <<<"$j"
-	assert_output 0
+	assert_output '[2,false,"cannot list pods (Forbidden): forbidden: injected fault",null]'
+	# not known is null, never "none"; the GPUs themselves are all there
+	run -0 jq -c '[.projects, ([.hosts[].gpus[] | [.owners, .idle, .unmanaged]] | unique), ([.hosts[].gpus[]] | length)]' <<<"$j"
+	assert_output '[null,[[null,null,null]],8]'
 }
 
 @test "--nodes-from-cluster: the GPU nodes are the hosts; --no-cluster: as before" {
@@ -292,6 +293,22 @@ wait_pane() {
 	wait_pane 'sort: project'
 	run -0 bash -c "tmux -L '$TSOCK' capture-pane -p | grep -E '^node-[12] +[0-9] NVIDIA' | awk '{print \$1 \$2}' | tr '\n' ' '"
 	assert_output "node-10 node-11 node-12 node-20 node-21 node-13 node-22 node-23 "
+	tmux -L "$TSOCK" send-keys q
+	wait_pane "EXIT=0"
+}
+
+@test "the screen: pods forbidden is one line in Cluster, the nodes and GPUs go on" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	own_args
+	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null
+	tmux_rntop
+	wait_pane "cluster: cannot list pods \(Forbidden\): forbidden: injected fault"
+	wait_pane "2/2 hosts, 8 GPUs, 0 GPUs unknown"
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line --regexp '^\? GPUs allocated, \? idle, \? unmanaged +cluster: cannot list pods \(Forbidden\): forbidden: injected fault$'
+	assert_line --regexp '^node-1 +ok +4 '
+	assert_line --regexp '^node-2 +3 NVIDIA H100 80GB HBM3 +55% \? '
+	[ "$(tmux -L "$TSOCK" capture-pane -p | grep -c 'cannot list pods')" -eq 1 ]
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
 }
