@@ -237,6 +237,24 @@ last_is() {
 	assert_output --partial "--no-cluster and --nodes-from-cluster cannot be used together"
 }
 
+@test "bad cluster input: one clear line and an exit status, a found kubeconfig that fails is a warning" {
+	own_args
+	run -1 --separate-stderr rntop "${OWN_ARGS[@]}" --context nope --once node-1
+	[ -z "$output" ]
+	[ "$(wc -l <<<"$stderr")" -le 2 ]
+	assert_equal "$(head -n 1 <<<"$stderr" | grep -c "nope")" 1
+	run -2 rntop "${OWN_ARGS[@]}" --idle-util 101 --once node-1
+	assert_output --partial "--idle-util must be from 0 to 100"
+	run -2 rntop "${OWN_ARGS[@]}" --selector a=b --once node-1
+	assert_output --partial "--selector goes with --nodes-from-cluster"
+	# not asked for: a broken ~/.kube/config is a warning, hosts as before
+	echo "this is: [not a kubeconfig" >"$HOME/.kube/config"
+	run -0 --separate-stderr rntop -F "$BATS_FILE_TMPDIR/ssh_config" -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" --no-agent --once node-1
+	assert_equal "$(grep -c '^rntop: warning: not reading the cluster' <<<"$stderr")" 1
+	run -0 jq -c '[.cluster.hosts_ok, has("projects")]' <<<"$output"
+	assert_output '[1,false]'
+}
+
 @test "the CSV log carries driver and owners" {
 	own_args
 	run -0 rntop "${OWN_ARGS[@]}" --once -o "$BATS_TEST_TMPDIR/log.csv" node-1 node-2
