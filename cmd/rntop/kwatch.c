@@ -31,31 +31,40 @@ struct child {
 	char		*rv;		/* where the watch resumes */
 };
 
-/* One line to the loop; the loop gone (EPIPE) ends the child. */
+/* Writes all of buf; 0, or -1 when the loop is gone (EPIPE). */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		n = write(fd, buf + off, len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* One line to the loop; the loop gone ends the child. */
 static void
 send_line(struct child *ch, cJSON *msg)
 {
 	char *s = cJSON_PrintUnformatted(msg);
-	size_t len, off = 0;
-	ssize_t n;
+	int rc;
 
 	if (s == NULL)
 		rai_die("out of memory printing JSON");
-	len = strlen(s);
-	s[len] = '\0';
-	while (off < len) {
-		n = write(ch->fd, s + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			_exit(0);
-		off += (size_t)n;
-	}
-	while (write(ch->fd, "\n", 1) != 1)
-		if (errno != EINTR)
-			_exit(0);
+	rc = write_all(ch->fd, s, strlen(s));
+	if (rc == 0)
+		rc = write_all(ch->fd, "\n", 1);
 	cJSON_free(s);
 	cJSON_Delete(msg);
+	if (rc == -1)
+		_exit(0);
 }
 
 static void
@@ -319,6 +328,7 @@ rntop_kwatch_start(struct kube_session *ks, int once, int quiet,
 	w = xcalloc(1, sizeof(*w));
 	w->pid = pid;
 	w->fd = p[0];
+	w->once = once;
 	rai_buf_init(&w->line, LINE_MAX_BYTES);
 	return w;
 }
@@ -485,6 +495,10 @@ rntop_kwatch_read(struct rntop_kwatch *w)
 			close(w->fd);
 			w->fd = -1;
 			w->settled = 1;
+			/* a watcher that should run on ended: say so, never hide it */
+			if (!w->once && w->error == NULL)
+				w->error = xstrdup("the pod watcher stopped; owners "
+				    "are no longer updated");
 			return;
 		}
 		if (rai_buf_add(&w->line, buf, (size_t)n) == -1) {

@@ -36,6 +36,7 @@ struct rntop_project_quota {
 struct rntop_kwatch {
 	pid_t		 pid;
 	int		 fd;		/* -1 once at EOF */
+	int		 once;		/* the child lists once and ends */
 	struct rai_buf	 line;
 	int		 syncing;	/* between reset and synced */
 	int		 synced;	/* a complete list came, once at least */
