@@ -353,7 +353,8 @@ static char *
 pod_job(const cJSON *pod, const char *name)
 {
 	static const char *const keys[] = { "training.kubeflow.org/job-name",
-		"release", "job-name", "batch.kubernetes.io/job-name", NULL };
+		"mpi_job_name", "release", "job-name",
+		"batch.kubernetes.io/job-name", NULL };
 	const char *v = first_label(pod, keys);
 	const cJSON *r;
 

@@ -106,8 +106,9 @@ struct rntop_pod {
  * more counts as whole GPUs, as the scheduler takes it). 0 and out
  * filled, or -1 for any other pod. project: label "project", else
  * "runai/queue", else the namespace without its "runai-" prefix; job:
- * label training.kubeflow.org/job-name (distributed training jobs),
- * else "release", "job-name", else the controller's name, else the pod.
+ * label training.kubeflow.org/job-name (distributed training jobs) or
+ * mpi_job_name (the original CLI's MPI jobs), else "release",
+ * "job-name", else the controller's name, else the pod.
  */
 int	 rntop_pod_from_json(const cJSON *pod, struct rntop_pod *out);
 void	 rntop_pod_release(struct rntop_pod *);

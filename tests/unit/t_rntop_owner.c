@@ -213,6 +213,12 @@ TEST(pods_from_api)
 	    "\"node-2\",\"containers\":[{\"resources\":{\"limits\":{"
 	    "\"nvidia.com/gpu\":\"2\"}}}]},\"status\":{\"phase\":\"Pending\"}}",
 	    "runai-team-b team-b dist node-2 2 0 -1");
+	/* the original CLI's MPI jobs name their job in mpi_job_name */
+	T_POD("{\"metadata\":{\"uid\":\"u8\",\"namespace\":\"runai-p\","
+	    "\"name\":\"m-launcher\",\"labels\":{\"mpi_job_name\":\"m\","
+	    "\"release\":\"other\"}},\"spec\":{\"nodeName\":\"n\",\"containers\":"
+	    "[{\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}}",
+	    "runai-p p m n 1 0 -1");
 	/* the controller names the job when no label does */
 	T_POD("{\"metadata\":{\"uid\":\"u3\",\"namespace\":\"ml\","
 	    "\"name\":\"x-abc\",\"ownerReferences\":[{\"name\":\"x\","
