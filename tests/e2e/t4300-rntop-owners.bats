@@ -311,6 +311,15 @@ wait_pane() {
 	wait_pane 'sort: project'
 	run -0 bash -c "tmux -L '$TSOCK' capture-pane -p | grep -E '^node-[12] +[0-9] NVIDIA' | awk '{print \$1 \$2}' | tr '\n' ' '"
 	assert_output "node-10 node-11 node-12 node-20 node-21 node-13 node-22 node-23 "
+	# /: a project names its GPUs (and their hosts), a job too
+	tmux -L "$TSOCK" send-keys / team-b Enter
+	wait_pane 'filter: team-b'
+	run -0 bash -c "tmux -L '$TSOCK' capture-pane -p | grep -E '^node-[12] +([0-9] NVIDIA|ok)' | awk '{print \$1 \$2}' | tr '\n' ' '"
+	assert_output "node-1ok node-11 "
+	tmux -L "$TSOCK" send-keys / Escape / dist Enter
+	wait_pane 'filter: dist'
+	run -0 bash -c "tmux -L '$TSOCK' capture-pane -p | grep -E '^node-[12] +[0-9] NVIDIA' | awk '{print \$1 \$2}' | tr '\n' ' '"
+	assert_output "node-12 node-20 "
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
 }
