@@ -553,17 +553,6 @@ rntop_kwatch_node_pods(struct rntop_kwatch *w, const char *node, size_t *n)
 	return *n > 0 ? &w->pods[first] : NULL;
 }
 
-double
-rntop_kwatch_deserved(const struct rntop_kwatch *w, const char *project)
-{
-	size_t i;
-
-	for (i = 0; i < w->nquotas; i++)
-		if (strcmp(w->quotas[i].name, project) == 0)
-			return w->quotas[i].deserved;
-	return -1;
-}
-
 void
 rntop_kwatch_stop(struct rntop_kwatch *w)
 {

@@ -65,8 +65,6 @@ void	 rntop_kwatch_read(struct rntop_kwatch *);
 /* The pods of one node (sorted on demand): *n of them, borrowed. */
 const struct rntop_pod *rntop_kwatch_node_pods(struct rntop_kwatch *,
 	    const char *node, size_t *n);
-/* The deserved GPUs of a project; -1 when its Project is not known. */
-double	 rntop_kwatch_deserved(const struct rntop_kwatch *, const char *);
 /* Ends the child, frees everything. */
 void	 rntop_kwatch_stop(struct rntop_kwatch *);
 
