@@ -10,12 +10,17 @@
 #   batch   rntop --batch -d 1 in steady state: once every host
 #           answers, its CPU over SECS seconds (from /proc) scaled to a
 #           minute, and its peak RSS (VmHWM)
+#   owners  with ownership on (--kubeconfig of a kube-sim --demo, pods
+#           whose UIDs the hosts' fake /proc names) against its own runs
+#           without (--no-cluster): --once wall time, and the steady
+#           --batch CPU per minute; the issue's bounds are 1.2 and 1.5
 # Prints the numbers and the ratios rntop / parallel-ssh (below 1:
 # rntop is faster or smaller). Both sides share the 2-core machine with
 # sshd and the fakes (Python), so remote costs weigh on both. Numbers,
 # not a pass/fail: compare runs on the same machine only.
 #
-#   bench/rntop.sh [N...]        (default: 50 200; SECS=20 in the env)
+#   bench/rntop.sh [N...]        (default: 50 200; SECS=20 in the env;
+#                                OWNERS_ONLY=1: only the owners case)
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${RAI_BIN_DIR:-$TOP/build/default}
@@ -30,8 +35,10 @@ PSSH=$(command -v parallel-ssh || command -v pssh || true)
 "$PEER" check >/dev/null || { "$PEER" check; exit 1; }
 
 STATE=$(mktemp -d)
+SIM_PID=
 stop_all() {
 	local d
+	[ -z "$SIM_PID" ] || { kill "$SIM_PID" 2>/dev/null; wait "$SIM_PID" 2>/dev/null || true; }
 	for d in "$STATE"/sshd-*; do
 		[ -d "$d" ] && "$PEER" stop "$d"
 	done
@@ -42,7 +49,55 @@ trap stop_all EXIT
 KEY="$STATE/client/id_ed25519"
 KH="$STATE/known_hosts"
 QUERY="index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name"
-SCEN="$TOP/tests/fixtures/nvidia-smi/h100x2.csv"
+SCEN="$STATE/h100x2-apps.csv"
+PROC="$STATE/proc"
+
+# The cluster for the owners case: kube-sim --demo; SIM_KC is its
+# kubeconfig. sim_nodes N then gives it nodes node-1..node-N (2 GPUs
+# each beyond the demo's two) with two whole-GPU pods each, and writes
+# an ssh_config naming each node's SSH host, so every host has a node
+# and every GPU an owner (allocation without a process: the fakes' one
+# /proc per sshd cannot name per-host pods).
+start_sim() {
+	local i
+	mkdir -p "$STATE/sim"
+	"$PY" "$TOP/contrib/kube-sim/kube-sim" --state-dir "$STATE/sim" --port 0 --demo \
+		>"$STATE/sim/log" 2>&1 &
+	SIM_PID=$!
+	for i in $(seq 1 100); do [ -s "$STATE/sim/ready.json" ] && break; sleep 0.1; done
+	SIM_KC=$(jq -r .kubeconfig "$STATE/sim/ready.json")
+	cp "$TOP/tests/fixtures/nvidia-smi/h100x2.csv" "$SCEN"
+	mkdir -p "$PROC/driver/nvidia"
+	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01  Tue" >"$PROC/driver/nvidia/version"
+	SIM_NODES=2
+}
+
+sim_post() {
+	curl -sS --fail --cacert "$(jq -r .ca "$STATE/sim/ready.json")" \
+		-H @<(printf 'Authorization: Bearer %s\n' "$(jq -r .token "$STATE/sim/ready.json")") \
+		-H 'Content-Type: application/json' -X POST \
+		"$(jq -r .url "$STATE/sim/ready.json")$1" -d "$2" >/dev/null
+}
+
+sim_nodes() {
+	local n=$1 k i
+	for k in $(seq $((SIM_NODES + 1)) "$n"); do
+		sim_post /api/v1/nodes "{\"metadata\":{\"name\":\"node-$k\"},\"status\":{
+			\"capacity\":{\"nvidia.com/gpu\":\"2\"},\"allocatable\":{\"nvidia.com/gpu\":\"2\"}}}"
+	done
+	for k in $(seq $((SIM_NODES == 2 ? 1 : SIM_NODES + 1)) "$n"); do
+		for i in 0 1; do
+			sim_post /api/v1/namespaces/runai-team-a/pods "{\"metadata\":{\"name\":\"b-$k-$i\",
+				\"labels\":{\"project\":\"team-a\",\"release\":\"b-$k\"}},\"spec\":{
+				\"nodeName\":\"node-$k\",\"containers\":[{\"name\":\"c\",\"image\":\"x\",
+				\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}}"
+		done
+	done
+	SIM_NODES=$n
+	awk -F: '{ printf "Host node-%d\n  HostName %s\n  Port %s\n", NR, $1, $2 }' \
+		"$STATE/hosts.txt" >"$STATE/ssh_config"
+	seq 1 "$n" | sed 's/^/node-/' >"$STATE/nodes.txt"
+}
 
 # Enough sshd ports for n hosts; hosts.txt lists 127.0.0.1:PORT lines.
 start_hosts() {
@@ -51,7 +106,7 @@ start_hosts() {
 	i=$(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l)
 	while [ "$have" -lt "$n" ]; do
 		"$PEER" start "$STATE/sshd-$i" "$KEY.pub" --ports 10 \
-			--env "FAKE_NVSMI_SCENARIO=$SCEN" >/dev/null
+			--env "FAKE_NVSMI_SCENARIO=$SCEN" --env "RNTOP_PROC=$PROC" >/dev/null
 		have=$((have + 10))
 		i=$((i + 1))
 	done
@@ -84,8 +139,11 @@ time_once() {
 
 # generous timeouts: a loaded 2-core machine is slow to fork sshd and
 # the fakes, and a timeout would end a host's attempt early
+# (--no-cluster: the comparison with parallel-ssh is without owners,
+# whatever kubeconfig this machine has; the owners case adds its own)
 RNTOP_ARGS=(-F /dev/null -i "$KEY" --known-hosts "$KH" --no-agent
 	--hostfile "$STATE/hosts.txt" --connect-timeout 120 -t 60)
+NO_CLUSTER=(--no-cluster)
 
 # The statuses and errors of a JSON snapshot, counted, when not all ok.
 why() {
@@ -98,12 +156,14 @@ ticks() {
 	awk '{ print $14 + $15 }' "/proc/$1/stat"
 }
 
-# batch_steady N: rntop --batch -d 1 until every host is ok (or 120 s),
-# then its CPU over SECS seconds; prints "cpu_s peak_kib lines ok".
+# batch_steady N [ARGS...]: rntop --batch -d 1 until every host is ok
+# (or 120 s), then its CPU over SECS seconds; prints "cpu_s peak_kib
+# lines ok".
 batch_steady() {
 	local n=$1 out="$STATE/batch.jsonl" pid i t0 t1 hz ok=0
+	shift
 	hz=$(getconf CLK_TCK)
-	"$BIN/rntop" "${RNTOP_ARGS[@]}" --batch -d 1 >"$out" 2>/dev/null &
+	"$BIN/rntop" "${RNTOP_ARGS[@]}" "$@" --batch -d 1 >"$out" 2>/dev/null &
 	pid=$!
 	for i in $(seq 1 240); do
 		ok=$(tail -n 1 "$out" 2>/dev/null | jq '.cluster.hosts_ok' 2>/dev/null || echo 0)
@@ -122,17 +182,55 @@ batch_steady() {
 		'BEGIN { printf "%.2f %d %d %s\n", (b - a) / hz, p, l, ok }'
 }
 FMT='%-34s %8s %8s %10s %s\n'
+start_sim
+
+# owners_case N: --once and steady --batch with ownership on, against
+# the same without (--no-cluster), right after each other; the hosts
+# by node name (ssh_config aliases) in both.
+owners_case() {
+	local n=$1 w5 c5 m5 w6 c6 m6 c7 m7 l7 o7 c8 m8 l8 o8 own
+	local saved=("${RNTOP_ARGS[@]}")
+	sim_nodes "$n"
+	RNTOP_ARGS=(-F "$STATE/ssh_config" -i "$KEY" --known-hosts "$KH" --no-agent
+		--hostfile "$STATE/nodes.txt" --connect-timeout 120 -t 60)
+	read -r w6 c6 m6 < <(time_once "$STATE/noown.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-cluster --once)
+	read -r w5 c5 m5 < <(time_once "$STATE/own.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --kubeconfig "$SIM_KC" --once)
+	own=$(jq '[.hosts[].gpus[].owners | length] | add' "$STATE/own.json" 2>/dev/null || echo "?")
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once, no owners" "$w6" "$c6" "$m6" "$(jq '.cluster.hosts_ok' "$STATE/noown.json")/$n hosts ok"
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once, owners" "$w5" "$c5" "$m5" "$(jq '.cluster.hosts_ok' "$STATE/own.json")/$n hosts ok, $own GPU owners"
+	read -r c8 m8 l8 o8 < <(batch_steady "$n" --no-cluster)
+	read -r c7 m7 l7 o7 < <(batch_steady "$n" --kubeconfig "$SIM_KC")
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --batch, no owners" "$SECS" "$c8" "$m8" "$l8 lines, last $o8/$n ok"
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --batch, owners" "$SECS" "$c7" "$m7" "$l7 lines, last $o7/$n ok"
+	echo "ratios owners / none: once wall $(ratio "$w5" "$w6") (bound 1.2), batch CPU per minute $(ratio "$c7" "$c8") (bound 1.5)"
+	RNTOP_ARGS=("${saved[@]}")
+	summary rntop "--once owners, $n hosts" time "$(ratio "$w5" "$w6")" "rntop --no-cluster"
+	summary rntop "--batch owners, $n hosts" cpu "$(ratio "$c7" "$c8")" "rntop --no-cluster"
+}
+
+if [ -n "${OWNERS_ONLY:-}" ]; then
+	for n in "${SIZES[@]}"; do
+		start_hosts "$n"
+		echo "== $n hosts, owners"
+		owners_case "$n"
+	done
+	exit 0
+fi
 for n in "${SIZES[@]}"; do
 	start_hosts "$n"
 	echo "== $n hosts ($(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l) sshd processes, 2 GPUs each)"
 	# shellcheck disable=SC2059
 	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check"
-	read -r w1 c1 m1 < <(time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --once)
+	read -r w1 c1 m1 < <(time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --once)
 	ok1=$(jq '.cluster.hosts_ok' "$STATE/once.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once (ssh -G)" "$w1" "$c1" "$m1" "$ok1/$n hosts ok"
 	why "$STATE/once.json"
-	read -r w2 c2 m2 < <(time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-ssh-config --once)
+	read -r w2 c2 m2 < <(time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --no-ssh-config --once)
 	ok2=$(jq '.cluster.hosts_ok' "$STATE/once2.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once (--no-ssh-config)" "$w2" "$c2" "$m2" "$ok2/$n hosts ok"
@@ -145,7 +243,7 @@ for n in "${SIZES[@]}"; do
 	ok3=$(grep -c '\[SUCCESS\]' "$STATE/pssh.txt" || true)
 	# shellcheck disable=SC2059
 	printf "$FMT" "parallel-ssh -p 64, once" "$w3" "$c3" "$m3" "$ok3/$n hosts ok"
-	read -r c4 m4 lines okl < <(batch_steady "$n")
+	read -r c4 m4 lines okl < <(batch_steady "$n" "${NO_CLUSTER[@]}")
 	cpm=$(awk -v c="$c4" -v s="$SECS" 'BEGIN { printf "%.2f", c * 60 / s }')
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --batch -d 1, ${SECS} s steady" "$SECS" "$c4" "$m4" "$lines lines, last $okl/$n ok"
@@ -155,4 +253,5 @@ for n in "${SIZES[@]}"; do
 	summary rntop "--once, $n hosts" cpu "$(ratio "$c1" "$c3")" parallel-ssh
 	summary rntop "--once, $n hosts" memory "$(ratio "$m1" "$m3")" parallel-ssh
 	echo "(parallel-ssh would spend about $(awk -v c="$c3" 'BEGIN { printf "%.0f", c * 60 }') CPU s per minute polling once a second, one full handshake per host per poll)"
+	owners_case "$n"
 done

@@ -56,6 +56,8 @@ rntop_hosts_release(struct rntop_host *hosts, size_t n)
 
 		rntop_snap_release(&h->snap);
 		rntop_hist_release(&h->hist);
+		rntop_procs_release(&h->procs);
+		free(h->node);
 		free(h->name);
 		free(h->address);
 		free(h->error);

@@ -8,6 +8,7 @@
 
 #include "hist.h"
 #include "rntop/gpustat.h"
+#include "rntop/owner.h"
 
 enum rntop_host_state {
 	RNTOP_HOST_WAITING,	/* no answer yet, still in time */
@@ -35,6 +36,10 @@ struct rntop_host {
 	long long		 snap_ms;	/* when it came */
 	char			*error;		/* why, for TIMEOUT/ERROR/STALE */
 	unsigned long		 noise;		/* non-CSV lines seen */
+	/* with the cluster read: its node, its last owner block */
+	char			*node;		/* Kubernetes node, NULL: none */
+	struct rntop_procs	 procs;
+	int			 have_procs;
 };
 
 const char *rntop_host_state_name(enum rntop_host_state);

@@ -17,6 +17,7 @@
 
 #include "cluster.h"
 #include "core/alloc.h"
+#include "kwatch.h"
 #include "core/time.h"
 #include "loop.h"
 #include "report.h"
@@ -52,6 +53,7 @@ catch_signals(void)
 struct loop {
 	const struct rntop_opts	*o;
 	struct rntop_collector	*c;
+	struct rntop_owners	*ow;		/* with the cluster, else NULL */
 	struct rntop_ui		*ui;		/* the screen, or NULL */
 	struct rntop_hist	 cluster;	/* the cluster's utilisation */
 	struct pollfd		*pfd;		/* the terminal, the collector's */
@@ -90,16 +92,21 @@ wait_and_step(struct loop *lp, long long now, long long wake)
 	lp->pfd[0] = (struct pollfd){ .fd = lp->ui != NULL ? 0 : -1,
 	    .events = POLLIN };
 	n = c->ops->pollfds(c, lp->pfd + 1, now, &wake);
+	/* the cluster's pod lines: last, after the collector's */
+	lp->pfd[n + 1] = (struct pollfd){ .fd = lp->ow != NULL ?
+	    lp->ow->kw->fd : -1, .events = POLLIN };
 	ms = wake - now;
 	if (ms < 0)
 		ms = 0;
 	if (ms > INT_MAX)
 		ms = INT_MAX;
 	/* a signal or an error: nothing is ready, the timers still run */
-	if (poll(lp->pfd, n + 1, (int)ms) == -1)
-		for (i = 0; i <= n; i++)
+	if (poll(lp->pfd, n + 2, (int)ms) == -1)
+		for (i = 0; i <= n + 1; i++)
 			lp->pfd[i].revents = 0;
 	c->ops->step(c, lp->pfd + 1, n, rai_now_ms());
+	if (lp->pfd[n + 1].revents != 0)
+		rntop_kwatch_read(lp->ow->kw);
 	if (lp->ui == NULL)
 		return;
 	if (lp->pfd[0].revents & (POLLHUP | POLLERR | POLLNVAL))
@@ -129,21 +136,42 @@ run_once(struct loop *lp, struct rai_err *err)
 	struct rntop_collector *c = lp->c;
 	long long now;
 
+	/* the pods' list has as long as the hosts have */
+	long long deadline = lp->start + RNTOP_MS(o->connect_timeout +
+	    o->timeout);
+
 	while (!stop_signal) {
 		now = rai_now_ms();
-		if (c->ops->done(c, now))
+		if (c->ops->done(c, now) && (lp->ow == NULL ||
+		    lp->ow->kw->settled || now >= deadline))
 			break;
-		wait_and_step(lp, now, now + IDLE_WAKE_MS);
+		wait_and_step(lp, now, now + IDLE_WAKE_MS < deadline ||
+		    now >= deadline ? now + IDLE_WAKE_MS : deadline);
 	}
 	now = rai_now_ms();
 	c->ops->settle(c, now, 1);
-	rntop_report_json(stdout, c->hosts, c->nhosts, o->interval, now, 1);
+	if (lp->ow != NULL)
+		rntop_owners_update(lp->ow, c->hosts, c->nhosts, now);
+	rntop_report_json(stdout, c->hosts, c->nhosts, o->interval, now, 1,
+	    lp->ow);
 	if (stdout_failed(err) == -1)
 		return -1;
-	if (o->output != NULL &&
-	    rntop_report_csv(o->output, c->hosts, c->nhosts, err) == -1)
+	if (o->output != NULL && rntop_report_csv(o->output, c->hosts,
+	    c->nhosts, lp->ow, err) == -1)
 		return -1;
 	return hosts_all_ok(c) ? 0 : 1;
+}
+
+/*
+ * Hosts up to now and, with the cluster, their owners joined again:
+ * the pods an output points to are those of this moment.
+ */
+static void
+settle(struct loop *lp, long long now)
+{
+	lp->c->ops->settle(lp->c, now, 0);
+	if (lp->ow != NULL)
+		rntop_owners_update(lp->ow, lp->c->hosts, lp->c->nhosts, now);
 }
 
 /* One refresh: the screen or a JSON line, and the CSV log's Nth. */
@@ -154,20 +182,21 @@ report(struct loop *lp, long long now, long records, struct rai_err *err)
 	struct rntop_collector *c = lp->c;
 	int rc;
 
-	c->ops->settle(c, now, 0);
+	settle(lp, now);
 	rntop_cluster_hist_push(&lp->cluster, c->hosts, c->nhosts);
 	if (lp->ui != NULL) {
 		rntop_ui_draw(lp->ui, c->hosts, c->nhosts, o->interval,
-		    &lp->cluster, now);
+		    &lp->cluster, lp->ow, now);
 		lp->redraw = 0;
 	} else {
 		rntop_report_json(stdout, c->hosts, c->nhosts, o->interval,
-		    now, 0);
+		    now, 0, lp->ow);
 		if ((rc = stdout_failed(err)) != 0)
 			return rc;
 	}
 	if (o->output != NULL && records % o->output_every == 0 &&
-	    rntop_report_csv(o->output, c->hosts, c->nhosts, err) == -1)
+	    rntop_report_csv(o->output, c->hosts, c->nhosts, lp->ow,
+	    err) == -1)
 		return -1;
 	return 0;
 }
@@ -202,9 +231,9 @@ run_live(struct loop *lp, struct rai_err *err)
 		}
 		if (lp->ui != NULL &&
 		    (lp->redraw || now - drawn >= DRAW_EVERY_MS)) {
-			c->ops->settle(c, now, 0);
+			settle(lp, now);
 			rntop_ui_draw(lp->ui, c->hosts, c->nhosts, o->interval,
-			    &lp->cluster, now);
+			    &lp->cluster, lp->ow, now);
 			drawn = now;
 			lp->redraw = 0;
 		}
@@ -218,7 +247,7 @@ run_live(struct loop *lp, struct rai_err *err)
 
 int
 rntop_loop_run(const struct rntop_opts *o, const struct rntop_ui_conf *screen,
-    struct rntop_collector *c, struct rai_err *err)
+    struct rntop_collector *c, struct rntop_owners *ow, struct rai_err *err)
 {
 	struct loop lp;
 	int rc;
@@ -226,10 +255,11 @@ rntop_loop_run(const struct rntop_opts *o, const struct rntop_ui_conf *screen,
 	memset(&lp, 0, sizeof(lp));
 	lp.o = o;
 	lp.c = c;
+	lp.ow = ow;
 	catch_signals();
 	if (screen != NULL && (lp.ui = rntop_ui_start(screen, err)) == NULL)
 		return -1;
-	lp.pfd = xcalloc(c->max_fds + 1, sizeof(*lp.pfd));
+	lp.pfd = xcalloc(c->max_fds + 2, sizeof(*lp.pfd));
 	lp.start = rai_now_ms();
 	if (c->ops->start(c, lp.start, err) == -1)
 		rc = -1;

@@ -9,6 +9,7 @@
 
 #include "collector.h"
 #include "core/err.h"
+#include "owners.h"
 #include "rntop.h"
 #include "ui.h"
 
@@ -16,10 +17,11 @@
  * Runs until --once has its answer, -n reports were made, q is typed,
  * a signal comes or the reader of stdout leaves. screen: the curses
  * screen's settings, NULL for JSON on stdout. Returns -1 (err) on an
- * error; with --once, 1 when a host gave no data; else 0.
+ * error; with --once, 1 when a host gave no data; else 0. owners:
+ * with the cluster, whose pod lines the loop reads too; else NULL.
  */
 int	 rntop_loop_run(const struct rntop_opts *,
 	    const struct rntop_ui_conf *screen, struct rntop_collector *,
-	    struct rai_err *);
+	    struct rntop_owners *, struct rai_err *);
 
 #endif

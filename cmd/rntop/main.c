@@ -10,22 +10,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/kube_setup.h"
 #include "cli/opt.h"
 #include "cli/version.h"
 #include "core/alloc.h"
-#include "core/log.h"
 #include "rntop.h"
 
 #include "core/banned.h"
 
-struct rntop_globals {
-	int	verbosity;
-};
-
 static const struct rai_opt rntop_global_opts[] = {
-	{ .short_name = 'v', .long_name = "verbosity", .type = RAI_OPT_LEVEL,
-	  .offset = offsetof(struct rntop_globals, verbosity),
-	  .argh = "<level>", .help = "log level" },
+	RAI_KUBE_GLOBAL_OPTS(struct rntop_globals, kube),
 	RAI_OPT_END
 };
 
@@ -35,13 +29,21 @@ static const struct rai_cmd *const rntop_cmds[] = {
 	NULL
 };
 
+/* The log level now; the cluster only when monitor finds it wanted. */
 static int
 rntop_setup(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
 	const struct rntop_globals *g = ctx->globals;
 
-	rai_log_set_level(g->verbosity);
-	return 0;
+	(void)flags;
+	return rai_kube_setup(RNTOP_KUBE(ctx), &g->kube, 0,
+	    "rntop/" RAI_VERSION, err);
+}
+
+static void
+rntop_teardown(struct rai_ctx *ctx)
+{
+	kube_session_close(RNTOP_KUBE(ctx));
 }
 
 static const struct rai_prog rntop_prog = {
@@ -54,8 +56,21 @@ static const struct rai_prog rntop_prog = {
 	.man_section = 1,
 	.global_opts = rntop_global_opts,
 	.globals_size = sizeof(struct rntop_globals),
+	.app_size = sizeof(struct kube_session),
 	.cmds = rntop_cmds,
+	.environment =
+	    "KUBECONFIG\n"
+	    "A colon-separated list of kubeconfig files, merged as kubectl "
+	    "merges them. Default: ~/.kube/config. When one is found, rntop "
+	    "reads the cluster's GPU pods to name each GPU's owner "
+	    "(--no-cluster: never).\n\n"
+	    "RUNAI_VERBOSITY\n"
+	    "Log level when -v is not given (0-10), as for runai.\n\n"
+	    "RUNAI_REQUEST_TIMEOUT\n"
+	    "Time limit for each API request when --request-timeout is "
+	    "not given (default 60s).",
 	.setup = rntop_setup,
+	.teardown = rntop_teardown,
 };
 
 /* Whether argv (after the program name) names a command itself. */

@@ -5,10 +5,17 @@
  * terminal, each with the optional CSV log) handed to the monitor loop.
  */
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <unistd.h>
 
+#include "cli/warn.h"
 #include "collector.h"
+#include "core/alloc.h"
+#include "kcluster.h"
+#include "kwatch.h"
 #include "loop.h"
+#include "owners.h"
 #include "rntop.h"
 
 #include "core/banned.h"
@@ -34,32 +41,130 @@ check_opts(const struct rntop_opts *o, struct rai_err *err)
 	if (o->output_every < 1)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--output-every must be 1 or more");
+	if (!(o->idle_util >= 0 && o->idle_util <= 100))
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--idle-util must be from 0 to 100 (%%)");
+	if (o->idle_after < 0)
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--idle-after must be 0 or more");
+	if (o->local && o->nodes_from_cluster)
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--local and --nodes-from-cluster cannot be used together");
+	if (o->no_cluster && o->nodes_from_cluster)
+		return rai_err_set(err, RAI_E_USAGE, "--no-cluster and "
+		    "--nodes-from-cluster cannot be used together");
+	if (o->selector != NULL && !o->nodes_from_cluster)
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--selector goes with --nodes-from-cluster");
 	return 0;
+}
+
+/*
+ * Opens the cluster (and with --nodes-from-cluster lists its GPU nodes,
+ * the hosts to watch). A kubeconfig only found
+ * (not asked for) that fails is a warning: rntop goes on without it.
+ * Returns 1 when the cluster is read, 0 when not, -1 (err) on failure.
+ */
+static int
+open_cluster(struct rntop_opts *o, const struct rntop_globals *g,
+    struct kube_session *ks, struct rntop_knodes *nodes, struct rai_err *err)
+{
+	int want = o->local ? 0 : rntop_cluster_wanted(o, &g->kube);
+
+	if (want == 0)
+		return 0;
+	if (rntop_cluster_open(ks, &g->kube, err) == -1) {
+		if (want == 2)
+			return -1;
+		rai_warn("not reading the cluster: %s", err->message ?
+		    err->message : "cannot open the kubeconfig");
+		rai_err_release(err);
+		return 0;
+	}
+	/* other hosts are matched to nodes when the pod watcher lists them */
+	if (o->nodes_from_cluster && rntop_cluster_nodes(ks, o->selector,
+	    nodes, err) == -1) {
+		rai_err_prefix(err, "listing the cluster's nodes");
+		return -1;
+	}
+	if (o->nodes_from_cluster && nodes->n == 0)
+		return rai_err_set(err, RAI_E_NOTFOUND, "no GPU nodes in the "
+		    "cluster%s%s", o->selector ? " match " : "",
+		    o->selector ? o->selector : "");
+	return 1;
+}
+
+/* The SSH collector over argv and, with --nodes-from-cluster, the nodes. */
+static struct rntop_collector *
+open_remote(const struct rntop_opts *o, const struct rntop_knodes *nodes,
+    int argc, char **argv, struct rai_err *err)
+{
+	struct rntop_collector *c;
+	struct rai_strv hosts = { NULL, 0 };
+	char **args;
+	size_t i;
+
+	if (!o->nodes_from_cluster)
+		return rntop_remote_open(o, argc, argv, err);
+	for (i = 0; i < (size_t)argc; i++)
+		rai_strv_push(&hosts, argv[i]);
+	rntop_cluster_node_hosts(nodes, o->node_address, &hosts);
+	/* the collector's argv is not written to: a view of the copies */
+	args = xcalloc(hosts.n + 1, sizeof(*args));
+	for (i = 0; i < hosts.n; i++)
+		args[i] = (char *)(uintptr_t)hosts.v[i];
+	c = rntop_remote_open(o, (int)hosts.n, args, err);
+	free(args);
+	rai_strv_release(&hosts);
+	return c;
 }
 
 static int
 monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 {
-	const struct rntop_opts *o = optsp;
+	struct rntop_opts *o = optsp;
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct rntop_collector *c;
+	struct rntop_knodes nodes = { NULL, 0 };
+	struct rntop_kwatch *kw = NULL;
+	struct rntop_owners ow;
 	struct rntop_ui_conf screen = {
 		.color = o->color == -1 ? ctx->color : o->color,
 		.mem_unit = o->mem_unit,
 		.sort = o->sort,
 	};
-	int rc;
+	int rc, on_screen = !o->once && !o->batch && isatty(0) && isatty(1);
 
-	if (check_opts(o, err) == -1)
+	if (check_opts(o, err) == -1 ||
+	    (rc = open_cluster(o, ctx->globals, RNTOP_KUBE(ctx), &nodes,
+	    err)) == -1) {
+		rntop_knodes_release(&nodes);
 		return -1;
+	}
+	o->owners = rc;
 	c = o->local ? rntop_local_open(o, argc, argv, err) :
-	    rntop_remote_open(o, argc, argv, err);
+	    open_remote(o, &nodes, argc, argv, err);
+	if (c != NULL && o->owners) {
+		if ((kw = rntop_kwatch_start(RNTOP_KUBE(ctx), o->once,
+		    on_screen, err)) == NULL) {
+			c->ops->free(c);
+			c = NULL;
+		}
+	}
+	rntop_knodes_release(&nodes);
 	if (c == NULL)
 		return -1;
+	if (kw != NULL)
+		rntop_owners_init(&ow, kw, c->nhosts, o->idle_util,
+		    (long long)o->idle_after * 1000);
 	/* the screen on a terminal; elsewhere, --batch's JSON Lines */
-	rc = rntop_loop_run(o, !o->once && !o->batch && isatty(0) &&
-	    isatty(1) ? &screen : NULL, c, err);
+	rc = rntop_loop_run(o, on_screen ? &screen : NULL, c, kw != NULL ?
+	    &ow : NULL, err);
 	c->ops->free(c);
+	if (kw != NULL) {
+		rntop_owners_release(&ow);
+		rntop_kwatch_stop(kw);
+	}
 	return rc;
 }
 
@@ -67,6 +172,8 @@ static const char *const strict_choices[] = { "yes", "accept-new", "no",
 	NULL };
 static const char *const unit_choices[] = { "mib", "mb", "gib", "gb", NULL };
 static const char *const sort_choices[] = { "host", "util", "mem", "state",
+	"project", "job", NULL };
+static const char *const address_choices[] = { "name", "internal-ip",
 	NULL };
 
 static const struct rai_opt monitor_opts[] = {
@@ -156,6 +263,32 @@ static const struct rai_opt monitor_opts[] = {
 	  .offset = offsetof(struct rntop_opts, sort), .argh = "<key>",
 	  .help = "first sort order on the screen (the s key cycles)",
 	  .def = "host", .choices = sort_choices, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "no-cluster", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct rntop_opts, no_cluster),
+	  .help = "do not read the cluster, even when a kubeconfig is found" },
+	{ .long_name = "nodes-from-cluster", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct rntop_opts, nodes_from_cluster),
+	  .help = "watch the cluster's GPU nodes (and any hosts named)" },
+	{ .long_name = "selector", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct rntop_opts, selector),
+	  .argh = "<selector>",
+	  .help = "with --nodes-from-cluster: only nodes with these labels "
+	      "(kubectl's -l; rntop's -l is the SSH login name)" },
+	{ .long_name = "node-address", .type = RAI_OPT_ENUM,
+	  .offset = offsetof(struct rntop_opts, node_address),
+	  .argh = "<how>", .help = "the SSH host of a cluster node: its "
+	      "name, resolved by ssh_config and DNS, or its internal-ip",
+	  .def = "name", .choices = address_choices,
+	  .comp = RAI_COMP_CHOICES },
+	{ .long_name = "idle-util", .type = RAI_OPT_DOUBLE,
+	  .offset = offsetof(struct rntop_opts, idle_util), .argh = "<percent>",
+	  .help = "utilisation under which an allocated GPU counts as idle",
+	  .def = "5" },
+	{ .long_name = "idle-after", .type = RAI_OPT_DURATION,
+	  .offset = offsetof(struct rntop_opts, idle_after),
+	  .argh = "<duration>", .help = "how long under --idle-util before an allocated GPU is "
+	      "flagged idle",
+	  .def = "15m" },
 	RAI_OPT_END
 };
 
@@ -169,6 +302,8 @@ static const struct rai_example monitor_examples[] = {
 	{ "rntop --strict-host-key-checking accept-new -l ops gpu1",
 	    "learn gpu1's host key on first use, log in as ops" },
 	{ "rntop --local", "this machine's GPUs, without SSH" },
+	{ "rntop --nodes-from-cluster",
+	    "every GPU node of the kubeconfig's cluster, with its owners" },
 	{ NULL, NULL }
 };
 
@@ -252,6 +387,59 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "gpus_unknown counts GPUs without a utilisation, and those of "
 	    "hosts that stopped answering. Only ok and stale hosts list "
 	    "GPUs.\n\n"
+	    "With a kubeconfig (--kubeconfig, $KUBECONFIG or "
+	    "~/.kube/config; --context picks the context; the credentials, "
+	    "OIDC refresh and -v as for runai) rntop also reads the cluster, "
+	    "and names the owner of every GPU. On each host the same SSH "
+	    "channel also runs, every interval (at least 1 s), nvidia-smi "
+	    "--query-compute-apps and reads each process's /proc/PID/cgroup "
+	    "(cgroup v1 and v2, the systemd and cgroupfs drivers: the pod's "
+	    "UID and the container) and the driver version from "
+	    "/proc/driver/nvidia/version; a child process lists the "
+	    "cluster's pods once and then watches them (a new list only "
+	    "when the watch's version is gone), keeping the pods that hold "
+	    "GPUs (nvidia.com/gpu, or Run:ai's gpu-fraction with the device "
+	    "index the scheduler wrote in runai-gpu). A host is matched to "
+	    "its node by name (as typed, without user and port) or by the "
+	    "address it connects to (the node's name or InternalIP). A GPU's "
+	    "owners are the pods whose processes run on it, then fractions "
+	    "on their device, then whole-GPU pods without a process on the "
+	    "free GPUs, lowest index first (allocated, no process); each "
+	    "owner has its namespace, pod, job (label "
+	    "training.kubeflow.org/job-name or mpi_job_name of distributed "
+	    "jobs, else release or job-name, else the controlling object's "
+	    "name) and "
+	    "project (label project or runai/queue, else the namespace "
+	    "without \"runai-\"). An allocated GPU under --idle-util for "
+	    "--idle-after is idle; a GPU with processes of no pod and no pod "
+	    "allocated is unmanaged. The screen then shows a Projects "
+	    "section (GPUs allocated, in use by a process, share-weighted "
+	    "utilisation, idle, and the deserved GPUs of the Run:ai Project "
+	    "when readable), the driver beside each node, and each GPU's "
+	    "owners and flag instead of its history and memory; k switches "
+	    "between the two views (without a cluster, k scrolls up), s also "
+	    "sorts GPUs by project or job, and / also matches projects and "
+	    "jobs. When the pods cannot be listed (RBAC), the Cluster lines "
+	    "say why in one line and every host goes on; it is tried again "
+	    "every 10 s. --nodes-from-cluster watches every node with GPUs "
+	    "(--selector: only those with these labels) over SSH by its name "
+	    "(so ssh_config and DNS apply), or with --node-address "
+	    "internal-ip by its InternalIP. --no-cluster never reads the "
+	    "cluster; a kubeconfig only found, not asked for, that cannot be "
+	    "used is a warning and rntop goes on without it.\n\n"
+	    "With the cluster the JSON also has cluster.gpus_allocated, "
+	    "gpus_idle, gpus_unmanaged, pods_listed and pods_error; each "
+	    "host node and driver; each GPU owners [{project, job, "
+	    "namespace, pod, share, processes}], processes_outside_pods, "
+	    "idle, idle_for (seconds under --idle-util, or null) and "
+	    "unmanaged; and a top-level projects array [{name, allocated, "
+	    "in_use, utilization, idle, deserved}]. Until the pods have "
+	    "been listed (or when they cannot be), those owner fields, "
+	    "counts and projects are null: not known, never none. The CSV "
+	    "log's lines "
+	    "(and a new log's header) gain driver, project, job, namespace, "
+	    "pod (several owners joined by ';'), idle and unmanaged (0 or "
+	    "1, empty when not known).\n\n"
 	    "--local runs nvidia-smi on this machine instead, without a "
 	    "shell, with LC_ALL=C; it is stopped when rntop exits.\n\n"
 	    "--output appends the original rntop's CSV log, read by "

@@ -44,6 +44,16 @@ on_snapshot(void *ud, size_t idx, const struct rntop_snap *s)
 	rntop_host_take_snap(&r->c.hosts[idx], s, r->now);
 }
 
+static void
+on_procs(void *ud, size_t idx, const struct rntop_procs *p)
+{
+	struct remote *r = ud;
+	struct rntop_host *h = &r->c.hosts[idx];
+
+	rntop_procs_copy(&h->procs, p);
+	h->have_procs = 1;
+}
+
 static enum rntop_host_state
 failure_state(enum rntop_ssh_fail f)
 {
@@ -310,7 +320,9 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	conf.backoff_max = o->reconnect_max;
 	conf.max_connecting = (int)o->concurrency;
 	conf.reconnect = !o->once;
+	conf.owner_every = o->interval;
 	if ((r->eng = rntop_ssh_new(&conf, on_snapshot, r, err)) == NULL ||
+	    (o->owners && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
 	    add_hosts(r, &ts, err) == -1)
 		goto fail;
 	rntop_targets_release(&ts);

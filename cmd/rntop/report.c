@@ -22,6 +22,7 @@
 #include "core/text.h"
 #include "cli/out.h"
 #include "cluster.h"
+#include "owners.h"
 #include "report.h"
 
 #include "core/banned.h"
@@ -151,9 +152,117 @@ put_json(FILE *fp, const cJSON *root, int pretty)
 	free(text);
 }
 
+/* Shares and seconds as the outputs show them: two decimals. */
+static double
+round2(double v)
+{
+	return (double)(long long)(v * 100 + (v < 0 ? -0.5 : 0.5)) / 100;
+}
+
+/* A GPU's owners and flags, with the cluster read. */
+static void
+add_owner_fields(cJSON *o, const struct rntop_gpu_own *own,
+    const struct rntop_gpu_flags *f, long long now)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "owners"), *w;
+	size_t k;
+
+	for (k = 0; k < own->n; k++) {
+		const struct rntop_owner *ow = &own->v[k];
+
+		w = cJSON_CreateObject();
+		cJSON_AddStringToObject(w, "project", ow->pod->project);
+		cJSON_AddStringToObject(w, "job", ow->pod->job);
+		cJSON_AddStringToObject(w, "namespace", ow->pod->ns);
+		cJSON_AddStringToObject(w, "pod", ow->pod->name);
+		cJSON_AddNumberToObject(w, "share", round2(ow->share));
+		cJSON_AddNumberToObject(w, "processes", ow->procs);
+		cJSON_AddItemToArray(arr, w);
+	}
+	cJSON_AddNumberToObject(o, "processes_outside_pods", own->foreign);
+	cJSON_AddBoolToObject(o, "idle", f->idle);
+	if (f->low_since != 0)
+		cJSON_AddNumberToObject(o, "idle_for",
+		    round2((double)rntop_owners_idle_for(f, now) / 1000));
+	else
+		cJSON_AddNullToObject(o, "idle_for");
+	cJSON_AddBoolToObject(o, "unmanaged", f->unmanaged);
+}
+
+/* A GPU whose owners are not known (no list of pods yet): nulls. */
+static void
+add_unknown_owner_fields(cJSON *o)
+{
+	static const char *const keys[] = { "owners", "processes_outside_pods",
+		"idle", "idle_for", "unmanaged" };
+	size_t k;
+
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+		cJSON_AddNullToObject(o, keys[k]);
+}
+
+static void
+add_projects(cJSON *root, const struct rntop_owners *ow)
+{
+	cJSON *arr, *p;
+	size_t i;
+
+	if (!ow->kw->synced) {
+		cJSON_AddNullToObject(root, "projects");
+		return;
+	}
+	arr = cJSON_AddArrayToObject(root, "projects");
+	for (i = 0; i < ow->nprojects; i++) {
+		const struct rntop_project_row *r = &ow->projects[i];
+
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "name", r->name);
+		cJSON_AddNumberToObject(p, "allocated", round2(r->allocated));
+		cJSON_AddNumberToObject(p, "in_use", round2(r->in_use));
+		if (r->util_weight > 0)
+			cJSON_AddNumberToObject(p, "utilization",
+			    round2(r->util_sum / r->util_weight));
+		else
+			cJSON_AddNullToObject(p, "utilization");
+		cJSON_AddNumberToObject(p, "idle", round2(r->idle));
+		if (r->deserved >= 0)
+			cJSON_AddNumberToObject(p, "deserved", r->deserved);
+		else
+			cJSON_AddNullToObject(p, "deserved");
+		cJSON_AddItemToArray(arr, p);
+	}
+}
+
+static void
+add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
+{
+	if (ow->kw->synced) {
+		cJSON_AddNumberToObject(cl, "gpus_allocated",
+		    (double)ow->gpus_allocated);
+		cJSON_AddNumberToObject(cl, "gpus_idle", (double)ow->gpus_idle);
+		cJSON_AddNumberToObject(cl, "gpus_unmanaged",
+		    (double)ow->gpus_unmanaged);
+	} else {
+		cJSON_AddNullToObject(cl, "gpus_allocated");
+		cJSON_AddNullToObject(cl, "gpus_idle");
+		cJSON_AddNullToObject(cl, "gpus_unmanaged");
+	}
+	cJSON_AddBoolToObject(cl, "pods_listed", ow->kw->synced);
+	add_str(cl, "pods_error", ow->kw->error);
+}
+
+/* A host's node and driver, with the cluster read. */
+static void
+add_host_owner_fields(cJSON *h, const struct rntop_host *ho)
+{
+	add_str(h, "node", ho->node);
+	add_str(h, "driver", ho->have_procs ? ho->procs.driver : NULL);
+}
+
 void
 rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
-    double interval, long long now, int pretty)
+    double interval, long long now, int pretty,
+    const struct rntop_owners *ow)
 {
 	cJSON *root = cJSON_CreateObject(), *cl, *arr, *h, *gpus;
 	struct rntop_agg a;
@@ -181,13 +290,24 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
 		add_ssh_fields(h, ho);
+		if (ow != NULL)
+			add_host_owner_fields(h, ho);
 		gpus = cJSON_AddArrayToObject(h, "gpus");
 		/* the last values of a host that is down would mislead */
 		if (!ho->have_snap || (ho->state != RNTOP_HOST_OK &&
 		    ho->state != RNTOP_HOST_STALE))
 			continue;
-		for (j = 0; j < ho->snap.n; j++)
-			cJSON_AddItemToArray(gpus, gpu_json(&ho->snap.gpus[j]));
+		for (j = 0; j < ho->snap.n; j++) {
+			cJSON *g = gpu_json(&ho->snap.gpus[j]);
+
+			/* owners only where this refresh joined them (ok hosts) */
+			if (ow != NULL && j < ow->hosts[i].n)
+				add_owner_fields(g, &ow->hosts[i].gpus[j],
+				    &ow->hosts[i].flags[j], now);
+			else if (ow != NULL)
+				add_unknown_owner_fields(g);
+			cJSON_AddItemToArray(gpus, g);
+		}
 	}
 	/* GPU-weighted: each GPU with a known value counts once */
 	rntop_aggregate(hosts, nhosts, &a);
@@ -215,6 +335,10 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		    (double)(long)(a.used / a.total * 10000 + 0.5) / 100);
 	else
 		cJSON_AddNullToObject(cl, "memory_percent");
+	if (ow != NULL) {
+		add_cluster_owner_fields(cl, ow);
+		add_projects(root, ow);
+	}
 	put_json(fp, root, pretty);
 	fflush(fp);
 	cJSON_Delete(root);
@@ -280,9 +404,36 @@ open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
 	return 0;
 }
 
+/* ",driver,project,job,namespace,pod,idle,unmanaged": owners ';'-joined. */
+static void
+csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
+    const struct rntop_gpu_own *own, const struct rntop_gpu_flags *f)
+{
+	static const int cols = 4;
+	size_t k;
+	int c;
+
+	rai_buf_addf(b, ",%s", h->have_procs ? h->procs.driver : "");
+	for (c = 0; c < cols; c++) {
+		rai_buf_addch(b, ',');
+		for (k = 0; own != NULL && k < own->n; k++) {
+			const struct rntop_pod *p = own->v[k].pod;
+			const char *v = c == 0 ? p->project : c == 1 ? p->job :
+			    c == 2 ? p->ns : p->name;
+
+			rai_buf_addf(b, "%s%s", k ? ";" : "", v);
+		}
+	}
+	/* not known (no list of pods): empty, never 0 */
+	if (f != NULL)
+		rai_buf_addf(b, ",%d,%d", f->idle, f->unmanaged);
+	else
+		rai_buf_addstr(b, ",,");
+}
+
 int
 rntop_report_csv(const char *path, const struct rntop_host *hosts,
-    size_t nhosts, struct rai_err *err)
+    size_t nhosts, const struct rntop_owners *ow, struct rai_err *err)
 {
 	struct rai_buf b = RAI_BUF_INIT;
 	struct timeval wall;
@@ -296,8 +447,10 @@ rntop_report_csv(const char *path, const struct rntop_host *hosts,
 	if (open_log(path, &fd, &st, err) == -1)
 		return -1;
 	if (st.st_size == 0)
-		rai_buf_addstr(&b, "timestamp,node,index,utilization,"
-		    "memory_used,memory_total\n");
+		rai_buf_addstr(&b, ow == NULL ? "timestamp,node,index,"
+		    "utilization,memory_used,memory_total\n" : "timestamp,node,"
+		    "index,utilization,memory_used,memory_total,driver,project,"
+		    "job,namespace,pod,idle,unmanaged\n");
 	/* the wall clock, in local time: the log's timestamps */
 	gettimeofday(&wall, NULL);
 	localtime_r(&wall.tv_sec, &tm);
@@ -314,6 +467,11 @@ rntop_report_csv(const char *path, const struct rntop_host *hosts,
 			csv_num(&b, g, RNTOP_F_UTIL, g->util);
 			csv_num(&b, g, RNTOP_F_MEM_USED, g->mem_used);
 			csv_num(&b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
+			if (ow != NULL)
+				csv_owner_fields(&b, &hosts[i], j <
+				    ow->hosts[i].n ? &ow->hosts[i].gpus[j] :
+				    NULL, j < ow->hosts[i].n ?
+				    &ow->hosts[i].flags[j] : NULL);
 			rai_buf_addch(&b, '\n');
 		}
 	}

@@ -9,15 +9,22 @@
 
 #include "core/err.h"
 #include "host.h"
+#include "owners.h"
 
 /*
  * One snapshot of all hosts; pretty for --once, one line for --batch.
  * now (rai_now_ms) dates the hosts' ages; "time" is the wall clock.
  */
+/* ow: the owners joined for this output, NULL without the cluster. */
 void	 rntop_report_json(FILE *, const struct rntop_host *, size_t n,
-	    double interval, long long now, int pretty);
-/* Appends rntop's CSV log lines of the OK hosts, header if empty. */
+	    double interval, long long now, int pretty,
+	    const struct rntop_owners *ow);
+/*
+ * Appends rntop's CSV log lines of the OK hosts, header if empty; with
+ * ow, each line also has driver, project, job, namespace, pod (several
+ * owners joined by ';'), idle and unmanaged (0 or 1).
+ */
 int	 rntop_report_csv(const char *path, const struct rntop_host *,
-	    size_t n, struct rai_err *);
+	    size_t n, const struct rntop_owners *ow, struct rai_err *);
 
 #endif

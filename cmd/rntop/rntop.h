@@ -5,10 +5,18 @@
 #ifndef RNTOP_H
 #define RNTOP_H
 
+#include "cli/kube_setup.h"
 #include "cli/opt.h"
 #include "core/strv.h"
 
 extern const struct rai_cmd rntop_cmd_monitor;
+
+/* The global options: the cluster's, shared with runai. */
+struct rntop_globals {
+	struct rai_kube_globals	 kube;
+};
+/* The program's state (ctx->app): the cluster session, opened on demand. */
+#define RNTOP_KUBE(ctx)	((struct kube_session *)(ctx)->app)
 
 struct rntop_opts {
 	int		 local;
@@ -36,6 +44,14 @@ struct rntop_opts {
 	int		 color;		/* -1: when the terminal has it */
 	const char	*mem_unit;
 	const char	*sort;
+	/* the cluster */
+	int		 no_cluster;
+	int		 nodes_from_cluster;
+	const char	*selector;
+	const char	*node_address;	/* name, internal-ip */
+	double		 idle_util;	/* % */
+	long		 idle_after;	/* seconds */
+	int		 owners;	/* set: the cluster is read */
 };
 
 /* Seconds as the options give them, in the milliseconds the clock counts. */

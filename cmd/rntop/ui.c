@@ -30,9 +30,12 @@
 #include "core/banned.h"
 
 enum { PAIR_RED = 1, PAIR_CYAN, PAIR_GREEN, PAIR_HEAD, PAIR_DIM };
-enum sort_key { SORT_HOST, SORT_UTIL, SORT_MEM, SORT_STATE, SORT_N };
+enum sort_key { SORT_HOST, SORT_UTIL, SORT_MEM, SORT_STATE, SORT_PROJECT,
+	SORT_JOB, SORT_N };
 static const char *const sort_names[SORT_N] = { "host", "util", "mem",
-	"state" };
+	"state", "project", "job" };
+/* the keys that need owners: skipped without the cluster */
+#define SORT_OWNED(k)	((k) == SORT_PROJECT || (k) == SORT_JOB)
 
 #define FILTER_MAX	64
 #define SPARK_W		16
@@ -49,6 +52,8 @@ struct rntop_ui {
 	int		 body_len;	/* body rows the last draw had */
 	int		 help;
 	int		 paused;
+	int		 have_owners;	/* the last draw had the cluster */
+	int		 hide_owners;	/* k: history and memory instead */
 	int		 typing;	/* reading a filter after '/' */
 	char		 filter[FILTER_MAX];
 	char		 typed[FILTER_MAX];
@@ -248,8 +253,15 @@ rntop_ui_keys(struct rntop_ui *ui)
 		case 27:
 			ui->help = 0;
 			break;
-		case KEY_UP:
 		case 'k':
+			/* with the cluster, k is the owners' view; else vi's up */
+			if (ui->have_owners) {
+				ui->hide_owners = !ui->hide_owners;
+				break;
+			}
+			scroll_by(ui, -1);
+			break;
+		case KEY_UP:
 			scroll_by(ui, -1);
 			break;
 		case KEY_DOWN:
@@ -272,7 +284,9 @@ rntop_ui_keys(struct rntop_ui *ui)
 			scroll_by(ui, ui->body_len);
 			break;
 		case 's':
-			ui->sort = (ui->sort + 1) % SORT_N;
+			do
+				ui->sort = (ui->sort + 1) % SORT_N;
+			while (!ui->have_owners && SORT_OWNED(ui->sort));
 			break;
 		case '/':
 			ui->typing = 1;
@@ -521,15 +535,76 @@ cmp_hosts(const void *a, const void *b)
 	return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
 }
 
+/* The owners of GPU j of host i, when this draw joined them. */
+static const struct rntop_gpu_own *
+gpu_owners(const struct rntop_owners *ow, size_t i, size_t j)
+{
+	if (ow == NULL || i >= ow->nhosts || j >= ow->hosts[i].n)
+		return NULL;
+	return &ow->hosts[i].gpus[j];
+}
+
+static const struct rntop_gpu_flags *
+gpu_flags(const struct rntop_owners *ow, size_t i, size_t j)
+{
+	if (ow == NULL || i >= ow->nhosts || j >= ow->hosts[i].n)
+		return NULL;
+	return &ow->hosts[i].flags[j];
+}
+
+/* Whether a GPU's owners match the filter (project or job). */
+static int
+owners_match(const struct rntop_gpu_own *own, const char *filter)
+{
+	size_t k;
+
+	for (k = 0; own != NULL && k < own->n; k++)
+		if (contains(own->v[k].pod->project, filter) ||
+		    contains(own->v[k].pod->job, filter))
+			return 1;
+	return 0;
+}
+
+/* A GPU row shows when its host's name or one of its owners matches. */
+static int
+gpu_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
+    const struct rntop_owners *ow, size_t i, size_t j)
+{
+	return contains(hosts[i].name, ui->filter) ||
+	    owners_match(gpu_owners(ow, i, j), ui->filter);
+}
+
+/* The number of GPU rows a host has now (ok and stale hosts only). */
+static size_t
+host_gpu_rows(const struct rntop_host *h)
+{
+	return h->have_snap && (h->state == RNTOP_HOST_OK ||
+	    h->state == RNTOP_HOST_STALE) ? h->snap.n : 0;
+}
+
+static int
+host_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
+    const struct rntop_owners *ow, size_t i)
+{
+	size_t j;
+
+	if (contains(hosts[i].name, ui->filter))
+		return 1;
+	for (j = 0; j < host_gpu_rows(&hosts[i]); j++)
+		if (owners_match(gpu_owners(ow, i, j), ui->filter))
+			return 1;
+	return 0;
+}
+
 /* The hosts to show, filtered and sorted: indices into hosts. */
 static size_t *
 view_order(struct rntop_ui *ui, const struct rntop_host *hosts, size_t n,
-    size_t *count)
+    const struct rntop_owners *ow, size_t *count)
 {
 	size_t *idx = xcalloc(n ? n : 1, sizeof(*idx)), i, k = 0;
 
 	for (i = 0; i < n; i++)
-		if (contains(hosts[i].name, ui->filter))
+		if (host_shown(ui, hosts, ow, i))
 			idx[k++] = i;
 	sort_hosts = hosts;
 	sort_by = ui->sort;
@@ -538,9 +613,98 @@ view_order(struct rntop_ui *ui, const struct rntop_host *hosts, size_t n,
 	return idx;
 }
 
+/* The body, row by row: headings, projects, hosts, GPUs. */
+enum row_kind { ROW_BLANK, ROW_PROJECTS, ROW_PROJECT, ROW_NODES, ROW_HOST,
+	ROW_GPUS, ROW_GPU };
+struct row {
+	enum row_kind	 kind;
+	size_t		 a, b;		/* project; host; host and GPU */
+};
+
+struct rows {
+	struct row	*v;
+	size_t		 n, cap;
+};
+
+static void
+add_row(struct rows *r, enum row_kind kind, size_t a, size_t b)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 64;
+		r->v = xreallocarray(r->v, r->cap, sizeof(*r->v));
+	}
+	r->v[r->n].kind = kind;
+	r->v[r->n].a = a;
+	r->v[r->n].b = b;
+	r->n++;
+}
+
+/* qsort context for GPU rows by owner. */
+static const struct rntop_owners *sort_ow;
+
+/* The first owner's project or job of a GPU row; NULL sorts last. */
+static const char *
+row_owner_key(const struct row *r)
+{
+	const struct rntop_gpu_own *own = gpu_owners(sort_ow, r->a, r->b);
+
+	if (own == NULL || own->n == 0)
+		return NULL;
+	return sort_by == SORT_JOB ? own->v[0].pod->job :
+	    own->v[0].pod->project;
+}
+
+static int
+cmp_gpu_rows(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	const char *kx = row_owner_key(x), *ky = row_owner_key(y);
+	int c;
+
+	if ((kx == NULL) != (ky == NULL))
+		return kx == NULL ? 1 : -1;
+	if (kx != NULL && (c = strcmp(kx, ky)) != 0)
+		return c;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
+static void
+build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
+    const size_t *order, size_t shown, const struct rntop_owners *ow,
+    struct rows *r)
+{
+	size_t i, j, first;
+	int owners = ow != NULL && !ui->hide_owners;
+
+	if (owners) {
+		add_row(r, ROW_PROJECTS, 0, 0);
+		for (i = 0; i < ow->nprojects; i++)
+			add_row(r, ROW_PROJECT, i, 0);
+		add_row(r, ROW_BLANK, 0, 0);
+	}
+	add_row(r, ROW_NODES, 0, 0);
+	for (i = 0; i < shown; i++)
+		add_row(r, ROW_HOST, order[i], 0);
+	add_row(r, ROW_BLANK, 0, 0);
+	add_row(r, ROW_GPUS, 0, 0);
+	first = r->n;
+	for (i = 0; i < shown; i++)
+		for (j = 0; j < host_gpu_rows(&hosts[order[i]]); j++)
+			if (gpu_shown(ui, hosts, ow, order[i], j))
+				add_row(r, ROW_GPU, order[i], j);
+	if (ow != NULL && SORT_OWNED(ui->sort)) {
+		sort_ow = ow;
+		sort_by = ui->sort;
+		qsort(r->v + first, r->n - first, sizeof(*r->v), cmp_gpu_rows);
+	}
+}
+
 static void
 draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
-    double interval, const struct rntop_hist *cluster)
+    double interval, const struct rntop_hist *cluster,
+    const struct rntop_owners *ow)
 {
 	struct rntop_agg a;
 	char status[128];
@@ -563,13 +727,29 @@ draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 	    a.hosts, a.gpus, a.gpus_unknown);
 	if (a.gpus_lost)
 		put(3, COLS > 60 ? 50 : 0, "%zu GPUs lost", a.gpus_lost);
+	if (ow == NULL)
+		return;
+	if (ow->kw->synced)
+		put(4, 0, "%zu GPUs allocated, %zu idle, %zu unmanaged",
+		    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
+	else
+		put(4, 0, "? GPUs allocated, ? idle, ? unmanaged");
+	/* like a host's error: one line, and the rest goes on */
+	if (ow->kw->error != NULL) {
+		color_on(ui, PAIR_RED);
+		put(4, 45, "cluster: %s", ow->kw->error);
+		color_off(ui, PAIR_RED);
+	} else if (!ow->kw->synced) {
+		put(4, 45, "cluster: listing pods...");
+	}
 }
 
 static void
-draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, long long now)
+draw_host(struct rntop_ui *ui, int y, struct rntop_host *h,
+    const struct rntop_owners *ow, long long now)
 {
 	struct host_fig f;
-	int bad = h->state != RNTOP_HOST_OK;
+	int bad = h->state != RNTOP_HOST_OK, x = 72;
 
 	host_figures(h, &f);
 	put(y, 0, "%-22.22s ", h->name);
@@ -581,18 +761,83 @@ draw_host(struct rntop_ui *ui, int y, struct rntop_host *h, long long now)
 	put(y, 32, "%4zu", h->have_snap && !bad ? h->snap.n : 0);
 	put_pct(ui, y, 37, !bad && f.nutil > 0, f.util, util_pair(f.util));
 	put_mem(ui, y, 43, !bad && f.nmem > 0, f.used, f.total);
+	if (ow != NULL) {
+		put(y, x, "%-11.11s", h->have_procs && h->procs.driver[0] ?
+		    h->procs.driver : "?");
+		x += 12;
+	}
 	if (h->error != NULL)
-		put(y, 72, "%s", h->error);
+		put(y, x, "%s", h->error);
 	else if (h->have_snap)
-		put(y, 72, "%.1fs%s", (double)(now - h->snap_ms) / 1000,
+		put(y, x, "%.1fs%s", (double)(now - h->snap_ms) / 1000,
 		    h->polling ? " (polling)" : "");
 }
 
+/* "team-a/train(0.5) team-b/nb(0.25)": every owner, shares below 1. */
 static void
-draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j)
+owner_text(const struct rntop_gpu_own *own, char *buf, size_t len)
+{
+	size_t k, used = 0;
+	int n;
+
+	buf[0] = '\0';
+	for (k = 0; own != NULL && k < own->n && used < len; k++) {
+		const struct rntop_owner *o = &own->v[k];
+
+		if (o->share < 1)
+			n = snprintf(buf + used, len - used, "%s%s/%s(%.2g)",
+			    k ? " " : "", o->pod->project, o->pod->job,
+			    o->share);
+		else
+			n = snprintf(buf + used, len - used, "%s%s/%s",
+			    k ? " " : "", o->pod->project, o->pod->job);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+}
+
+/* The GPU's flag: idle and for how long, unmanaged, or no process. */
+static void
+owner_flag(struct rntop_ui *ui, int y, int x,
+    const struct rntop_gpu_own *own, const struct rntop_gpu_flags *f,
+    long long now)
+{
+	size_t k;
+	int procs = 0;
+
+	if (f != NULL && f->idle) {
+		long long s = rntop_owners_idle_for(f, now) / 1000;
+
+		color_on(ui, PAIR_RED);
+		put(y, x, "IDLE %lldm%02llds", s / 60, s % 60);
+		color_off(ui, PAIR_RED);
+		return;
+	}
+	if (f != NULL && f->unmanaged) {
+		color_on(ui, PAIR_RED);
+		put(y, x, "UNMANAGED");
+		color_off(ui, PAIR_RED);
+		return;
+	}
+	for (k = 0; own != NULL && k < own->n; k++)
+		procs += own->v[k].procs;
+	if (own != NULL && own->n > 0 && procs == 0)
+		put(y, x, "no process");
+}
+
+/*
+ * One GPU row; owners_view: the owners and flag (own and f NULL: not
+ * known, "?") instead of history and memory.
+ */
+static void
+draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j,
+    int owners_view, const struct rntop_gpu_own *own,
+    const struct rntop_gpu_flags *f, long long now)
 {
 	const struct rntop_gpu *g = &h->snap.gpus[j];
-	int dim = h->state != RNTOP_HOST_OK;
+	int dim = h->state != RNTOP_HOST_OK, x = 104;
+	char who[128];
 
 	if (dim)
 		attron(A_DIM);
@@ -603,20 +848,28 @@ draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j)
 	else
 		put_pct(ui, y, 52, (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0,
 		    g->util, util_pair(g->util));
-	put_spark(ui, y, 58, &h->hist, j, SPARK_W);
-	put_mem(ui, y, 75, (g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-	    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
-	    g->mem_total);
+	if (owners_view) {
+		/* the owners' view: who, and the flag, for the history */
+		owner_text(own, who, sizeof(who));
+		put(y, 58, "%-44.44s", f == NULL ? "?" : who[0] ? who : "-");
+		owner_flag(ui, y, 103, own, f, now);
+		x = 116;
+	} else {
+		put_spark(ui, y, 58, &h->hist, j, SPARK_W);
+		put_mem(ui, y, 75, (g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+		    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
+		    g->mem_total);
+	}
 	if (g->valid & RNTOP_V(RNTOP_F_TEMP))
-		put(y, 104, "%4.0fC", g->temp);
+		put(y, x, "%4.0fC", g->temp);
 	else
-		put(y, 104, "%5s", "n/a");
+		put(y, x, "%5s", "n/a");
 	if (g->valid & RNTOP_V(RNTOP_F_POWER))
-		put(y, 110, "%6.0fW", g->power);
+		put(y, x + 6, "%6.0fW", g->power);
 	else
-		put(y, 110, "%7s", "n/a");
+		put(y, x + 6, "%7s", "n/a");
 	if ((g->valid & RNTOP_V(RNTOP_F_MIG)) && g->mig)
-		put(y, 118, " MIG");
+		put(y, x + 14, " MIG");
 	if (dim)
 		attroff(A_DIM);
 }
@@ -629,11 +882,13 @@ draw_help(void)
 		"",
 		"  q            quit",
 		"  ? h          this help (any of them again: back)",
-		"  arrows j k   scroll a line",
+		"  arrows j k   scroll a line (k: see below)",
 		"  PgUp PgDn    scroll a page",
 		"  Home End     first / last row",
-		"  s            sort hosts: host, util, mem, state",
-		"  /            filter hosts by name (Enter: keep, Esc: drop)",
+		"  s            sort: host, util, mem, state (project, job)",
+		"  /            filter hosts by name, GPUs by project or job",
+		"               (Enter: keep, Esc: drop)",
+		"  k            with the cluster: owners and Projects on/off",
 		"  p            pause the display (data keeps coming)",
 		"  ^L           redraw",
 		"",
@@ -647,61 +902,87 @@ draw_help(void)
 		put((int)i, 1, "%s", help_text[i]);
 }
 
-/* One body row: a section heading, a host or a GPU. */
 static void
-draw_body_row(struct rntop_ui *ui, int y, int row, struct rntop_host *hosts,
-    const size_t *order, size_t shown, long long now)
+draw_project(struct rntop_ui *ui, int y, const struct rntop_project_row *p)
+{
+	char deserved[32];
+
+	if (p->deserved >= 0)
+		snprintf(deserved, sizeof(deserved), "%g", p->deserved);
+	else
+		snprintf(deserved, sizeof(deserved), "-");
+	put(y, 0, "%-22.22s %9.2f %9.2f", p->name, p->allocated, p->in_use);
+	put_pct(ui, y, 44, p->util_weight > 0, p->util_weight > 0 ?
+	    p->util_sum / p->util_weight : 0, util_pair(p->util_weight > 0 ?
+	    p->util_sum / p->util_weight : 0));
+	if (p->idle > 0)
+		color_on(ui, PAIR_RED);
+	put(y, 50, "%9.2f", p->idle);
+	if (p->idle > 0)
+		color_off(ui, PAIR_RED);
+	put(y, 60, "%9s", deserved);
+}
+
+/* One body row: a section heading, a project, a host or a GPU. */
+static void
+draw_body_row(struct rntop_ui *ui, int y, const struct row *r,
+    struct rntop_host *hosts, const struct rntop_owners *ow, long long now)
 {
 	char line[256];
-	size_t i, j;
-	int r = row;
+	int owners = ow != NULL && !ui->hide_owners;
 
-	if (r == 0) {
-		snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s %5s  "
-		    "%-28s %s", "HOST", "STATUS", "GPUS", "UTIL", "MEMORY",
-		    "AGE / ERROR");
-		heading(ui, y, line);
-		return;
-	}
-	r--;
-	if ((size_t)r < shown) {
-		draw_host(ui, y, &hosts[order[r]], now);
-		return;
-	}
-	r -= (int)shown;
-	if (r == 0) {
+	switch (r->kind) {
+	case ROW_BLANK:
 		put(y, 0, " ");
-		return;
-	}
-	if (r == 1) {
-		snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s %5s "
-		    "%-16s %-28s %5s %7s", "HOST", "IDX", "NAME", "UTIL",
-		    "HISTORY", "MEMORY", "TEMP", "POWER");
+		break;
+	case ROW_PROJECTS:
+		snprintf(line, sizeof(line), " Projects %-12s %9s %9s %5s "
+		    "%9s %9s", "PROJECT", "ALLOCATED", "IN USE", "UTIL",
+		    "IDLE", "DESERVED");
 		heading(ui, y, line);
-		return;
-	}
-	r -= 2;
-	for (i = 0; i < shown; i++) {
-		struct rntop_host *h = &hosts[order[i]];
-		size_t ng = h->have_snap && (h->state == RNTOP_HOST_OK ||
-		    h->state == RNTOP_HOST_STALE) ? h->snap.n : 0;
-
-		if ((size_t)r < ng) {
-			j = (size_t)r;
-			draw_gpu(ui, y, h, j);
-			return;
-		}
-		r -= (int)ng;
+		break;
+	case ROW_PROJECT:
+		draw_project(ui, y, &ow->projects[r->a]);
+		break;
+	case ROW_NODES:
+		/* the driver's column only where the owner blocks bring it */
+		snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s %5s  %-28s "
+		    "%s%s", "HOST", "STATUS", "GPUS", "UTIL", "MEMORY",
+		    ow != NULL ? "DRIVER      " : "", "AGE / ERROR");
+		heading(ui, y, line);
+		break;
+	case ROW_HOST:
+		draw_host(ui, y, &hosts[r->a], ow, now);
+		break;
+	case ROW_GPUS:
+		if (owners)
+			snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s "
+			    "%5s %-44s %-12s %5s %7s", "HOST", "IDX", "NAME",
+			    "UTIL", "OWNER (PROJECT/JOB)", "FLAG", "TEMP",
+			    "POWER");
+		else
+			snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s "
+			    "%5s %-16s %-28s %5s %7s", "HOST", "IDX", "NAME",
+			    "UTIL", "HISTORY", "MEMORY", "TEMP", "POWER");
+		heading(ui, y, line);
+		break;
+	case ROW_GPU:
+		draw_gpu(ui, y, &hosts[r->a], r->b, owners,
+		    gpu_owners(ow, r->a, r->b), gpu_flags(ow, r->a, r->b), now);
+		break;
 	}
 }
 
 void
 rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
-    double interval, const struct rntop_hist *cluster, long long now)
+    double interval, const struct rntop_hist *cluster,
+    const struct rntop_owners *ow, long long now)
 {
-	size_t *order, shown, i, ngpu = 0;
-	int y, row, first_body = 5;
+	struct rows rows = { NULL, 0, 0 };
+	size_t *order, shown;
+	int y, row, first_body = ow != NULL ? 6 : 5;
 
+	ui->have_owners = ow != NULL;
 	if (ui->help) {
 		draw_help();
 		refresh();
@@ -715,27 +996,22 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		refresh();
 		return;
 	}
-	order = view_order(ui, hosts, n, &shown);
-	for (i = 0; i < shown; i++) {
-		const struct rntop_host *h = &hosts[order[i]];
-
-		if (h->have_snap && (h->state == RNTOP_HOST_OK ||
-		    h->state == RNTOP_HOST_STALE))
-			ngpu += h->snap.n;
-	}
+	order = view_order(ui, hosts, n, ow, &shown);
+	build_rows(ui, hosts, order, shown, ow, &rows);
 	erase();
-	draw_cluster(ui, hosts, n, interval, cluster);
-	ui->body_len = 1 + (int)shown + 2 + (int)ngpu;
+	draw_cluster(ui, hosts, n, interval, cluster, ow);
+	ui->body_len = (int)rows.n;
 	ui->body_rows = LINES - first_body;
 	if (ui->body_rows < 0)
 		ui->body_rows = 0;
 	scroll_by(ui, 0);
 	for (y = first_body, row = ui->top; y < LINES && row < ui->body_len;
 	    y++, row++)
-		draw_body_row(ui, y, row, hosts, order, shown, now);
+		draw_body_row(ui, y, &rows.v[row], hosts, ow, now);
 	if (ui->body_len > ui->body_rows && LINES > first_body)
 		put(LINES - 1, COLS > 24 ? COLS - 24 : 0, " rows %d-%d of %d ",
 		    ui->top + 1, ui->top + ui->body_rows, ui->body_len);
+	free(rows.v);
 	free(order);
 	refresh();
 }

@@ -8,13 +8,14 @@
 
 #include "core/err.h"
 #include "host.h"
+#include "owners.h"
 
 struct rntop_ui;
 enum { RNTOP_UI_QUIT = 1, RNTOP_UI_REDRAW = 2 };
 struct rntop_ui_conf {
 	int		 color;
 	const char	*mem_unit;	/* mib, mb, gib, gb */
-	const char	*sort;		/* host, util, mem, state */
+	const char	*sort;		/* host, util, mem, state, project, job */
 };
 struct rntop_ui *rntop_ui_start(const struct rntop_ui_conf *,
 	    struct rai_err *);
@@ -22,9 +23,13 @@ struct rntop_ui *rntop_ui_start(const struct rntop_ui_conf *,
 int	 rntop_ui_keys(struct rntop_ui *);
 /* Whether the user paused the display (p): draws keep the old view. */
 int	 rntop_ui_paused(const struct rntop_ui *);
-/* now (rai_now_ms) dates the hosts' ages. */
+/*
+ * now (rai_now_ms) dates the hosts' ages. ow: the owners joined for
+ * this draw (a Projects section, owners on GPU rows), or NULL.
+ */
 void	 rntop_ui_draw(struct rntop_ui *, struct rntop_host *, size_t n,
-	    double interval, const struct rntop_hist *cluster, long long now);
+	    double interval, const struct rntop_hist *cluster,
+	    const struct rntop_owners *ow, long long now);
 void	 rntop_ui_end(struct rntop_ui *);
 
 #endif

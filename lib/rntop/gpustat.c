@@ -212,6 +212,15 @@ rntop_gpustat_init(struct rntop_gpustat *ps, rntop_snap_cb cb, void *ud)
 	rai_buf_init(&ps->line, RNTOP_LINE_MAX + 1);
 }
 
+void
+rntop_gpustat_side(struct rntop_gpustat *ps, const char *prefix,
+    rntop_side_cb cb, void *ud)
+{
+	ps->side_prefix = prefix;
+	ps->side = cb;
+	ps->side_ud = ud;
+}
+
 /* Hands out the current snapshot and remembers its indices. */
 static void
 emit(struct rntop_gpustat *ps)
@@ -254,6 +263,11 @@ line_done(struct rntop_gpustat *ps, const char *s, size_t n)
 
 	if (n == 0 || (n == 1 && s[0] == '\r'))
 		return;
+	if (ps->side != NULL && n >= strlen(ps->side_prefix) &&
+	    memcmp(s, ps->side_prefix, strlen(ps->side_prefix)) == 0) {
+		ps->side(ps->side_ud, s, n);
+		return;
+	}
 	if (rntop_gpustat_parse_row(s, n, &g) == -1) {
 		noise(ps, s, n);
 		return;

@@ -86,6 +86,8 @@ struct rntop_snap {
 
 /* Called with each complete snapshot; it is only borrowed. */
 typedef void (*rntop_snap_cb)(void *ud, const struct rntop_snap *);
+/* Called with a side line (without its '\n'): see rntop_gpustat_side. */
+typedef void (*rntop_side_cb)(void *ud, const char *line, size_t len);
 
 struct rntop_gpustat {
 	rntop_snap_cb	 cb;
@@ -99,6 +101,9 @@ struct rntop_gpustat {
 	unsigned long	 rows;		/* rows parsed */
 	unsigned long	 noise;		/* lines that were not rows */
 	char		 last_noise[160]; /* sanitised, "" when none */
+	const char	*side_prefix;	/* lines for side, not rows or noise */
+	rntop_side_cb	 side;
+	void		*side_ud;
 };
 
 void	 rntop_gpustat_init(struct rntop_gpustat *, rntop_snap_cb, void *ud);
@@ -112,6 +117,13 @@ void	 rntop_gpustat_finish(struct rntop_gpustat *);
  */
 void	 rntop_gpustat_flush(struct rntop_gpustat *);
 void	 rntop_gpustat_release(struct rntop_gpustat *);
+/*
+ * Lines that start with prefix (a literal, kept) go to cb instead of
+ * being rows or noise: another answer sharing the channel (rntop's
+ * owner block, rntop/owner.h). They never touch snapshot framing.
+ */
+void	 rntop_gpustat_side(struct rntop_gpustat *, const char *prefix,
+	    rntop_side_cb, void *ud);
 /*
  * Primes framing with the GPU set of an earlier snapshot (a one-shot
  * inventory), so a stream's first snapshot is complete at its last row

@@ -743,11 +743,37 @@ query_ok(const char *q)
 	return 1;
 }
 
-char *
-rntop_remote_command(const char *nvidia_smi, const char *query,
-    long loop_ms)
+/*
+ * The owner block's shell function "o", for rntop_remote_command_owners.
+ * Every value is read by the shell and printed through "%s": nothing
+ * from the node is ever run. Errors (a pid gone, no driver file) are
+ * silent; the block says only what it could read.
+ */
+static char *
+owner_function(const char *nvidia_smi)
 {
-	char loop[32] = "";
+	return xasprintf("o() { a=$(LC_ALL=C %s "
+	    "--query-compute-apps=gpu_uuid,pid,used_memory "
+	    "--format=csv,noheader,nounits 2>/dev/null) && e=ok || e=fail; "
+	    "P=${RNTOP_PROC:-/proc}; b=$( { "
+	    "IFS= read -r l <\"$P/driver/nvidia/version\" && "
+	    "printf '#rntop driver %%s\\n' \"$l\"; "
+	    "printf '%%s\\n' \"$a\" | while IFS=', ' read -r u i m _; do "
+	    "[ -n \"$u\" ] || continue; "
+	    "printf '#rntop app %%s %%s %%s\\n' \"$u\" \"$i\" \"$m\"; "
+	    "case $i in ''|*[!0-9]*) continue;; esac; "
+	    "while IFS= read -r c; do printf '#rntop cg %%s %%s\\n' \"$i\" "
+	    "\"$c\"; done <\"$P/$i/cgroup\"; done; } 2>/dev/null); "
+	    "printf '#rntop begin\\n%%s\\n#rntop end %%s\\n' \"$b\" \"$e\"; }; ",
+	    nvidia_smi);
+}
+
+static char *
+remote_command(const char *nvidia_smi, const char *query, long loop_ms,
+    int owners, double owner_every_s)
+{
+	char loop[32] = "", every[32];
+	char *fn, *cmd;
 
 	if (!rntop_remote_path_ok(nvidia_smi) || !query_ok(query) ||
 	    loop_ms < 0 || loop_ms > 86400000L)
@@ -762,11 +788,56 @@ rntop_remote_command(const char *nvidia_smi, const char *query,
 	 * when nvidia-smi ends first, the watchdog goes and its status is
 	 * the channel's. sshd cannot send signals for libssh2 1.10.
 	 */
-	return xasprintf("exec 3<&0; LC_ALL=C %s --query-gpu=%s "
+	if (!owners)
+		return xasprintf("exec 3<&0; LC_ALL=C %s --query-gpu=%s "
+		    "--format=csv,noheader,nounits%s </dev/null 3<&- & p=$!; "
+		    "(read _; kill $p) <&3 >/dev/null 2>&1 & w=$!; "
+		    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s",
+		    nvidia_smi, query, loop);
+	fn = owner_function(nvidia_smi);
+	if (loop_ms == 0) {
+		/*
+		 * The owner block beside the rows, at the same time (two
+		 * nvidia-smi runs one after the other would double the
+		 * wait); the status is the rows'.
+		 */
+		cmd = xasprintf("exec 3<&0; %s{ o & LC_ALL=C %s --query-gpu=%s "
+		    "--format=csv,noheader,nounits; r=$?; wait; exit $r; } "
+		    "</dev/null 3<&- & p=$!; "
+		    "(read _; kill $p) <&3 >/dev/null 2>&1 & w=$!; "
+		    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s",
+		    fn, nvidia_smi, query);
+		free(fn);
+		return cmd;
+	}
+	/* beside the stream, a loop of owner blocks; both end together */
+	if (!(owner_every_s >= 1))
+		owner_every_s = 1;
+	if (owner_every_s > 86400)
+		owner_every_s = 86400;
+	snprintf(every, sizeof(every), "%.3f", owner_every_s);
+	cmd = xasprintf("exec 3<&0; %sLC_ALL=C %s --query-gpu=%s "
 	    "--format=csv,noheader,nounits%s </dev/null 3<&- & p=$!; "
-	    "(read _; kill $p) <&3 >/dev/null 2>&1 & w=$!; exec 3<&-; "
-	    "wait $p; s=$?; kill $w 2>/dev/null; exit $s",
-	    nvidia_smi, query, loop);
+	    "(while :; do o; sleep %s || exit; done) </dev/null 3<&- & q=$!; "
+	    "(read _; kill $p $q) <&3 >/dev/null 2>&1 & w=$!; "
+	    "exec 3<&-; wait $p; s=$?; kill $w $q 2>/dev/null; exit $s",
+	    fn, nvidia_smi, query, loop, every);
+	free(fn);
+	return cmd;
+}
+
+char *
+rntop_remote_command(const char *nvidia_smi, const char *query,
+    long loop_ms)
+{
+	return remote_command(nvidia_smi, query, loop_ms, 0, 0);
+}
+
+char *
+rntop_remote_command_owners(const char *nvidia_smi, const char *query,
+    long loop_ms, double owner_every_s)
+{
+	return remote_command(nvidia_smi, query, loop_ms, 1, owner_every_s);
 }
 
 double

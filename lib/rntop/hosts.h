@@ -171,6 +171,16 @@ int	 rntop_remote_path_ok(const char *);
  */
 char	*rntop_remote_command(const char *nvidia_smi, const char *query,
 	    long loop_ms);
+/*
+ * The same with rntop's owner block (rntop/owner.h) on the same
+ * channel: beside the one-shot's rows, or beside the -lms stream every
+ * owner_every_s seconds (at least 1), a shell function asks nvidia-smi
+ * for the compute apps, reads each pid's cgroup and the driver version
+ * under ${RNTOP_PROC:-/proc} (a test points it at a fixture tree), and
+ * prints the block with one printf, so its lines come whole.
+ */
+char	*rntop_remote_command_owners(const char *nvidia_smi,
+	    const char *query, long loop_ms, double owner_every_s);
 
 /*
  * Reconnect delay with "full jitter": a uniform draw r in [0, 1) times

@@ -65,6 +65,7 @@ struct host {
 	unsigned long		 ch_snaps;	/* snapshots this channel gave */
 	struct rntop_gpustat	 ps;
 	int			 ps_live;
+	struct rntop_ownerframe	 of;		/* with owners: the block */
 	struct rai_buf		 errbuf;
 	struct rntop_snap	 inventory;	/* primes the stream's framing */
 	/* timers (engine clock, seconds) */
@@ -87,6 +88,7 @@ struct rntop_ssh {
 	char			*nvidia_smi, *query;
 	char			*cmd_once, *cmd_loop;
 	rntop_ssh_snap_cb	 cb;
+	rntop_ssh_procs_cb	 procs_cb;
 	void			*ud;
 	struct host		**hosts;
 	size_t			 n;
@@ -180,6 +182,28 @@ rntop_ssh_new(const struct rntop_ssh_conf *conf, rntop_ssh_snap_cb cb,
 	e->rng = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
 	    ((uint64_t)getpid() << 40) ^ 0x9e3779b97f4a7c15ull;
 	return e;
+}
+
+int
+rntop_ssh_owners(struct rntop_ssh *e, rntop_ssh_procs_cb cb,
+    struct rai_err *err)
+{
+	char *once, *loop;
+
+	once = rntop_remote_command_owners(e->nvidia_smi, e->query, 0, 0);
+	loop = rntop_remote_command_owners(e->nvidia_smi, e->query,
+	    e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000, e->conf.owner_every);
+	if (once == NULL || loop == NULL) {
+		free(once);
+		free(loop);
+		return rai_err_set(err, RAI_E_INTERNAL, "bad remote query");
+	}
+	free(e->cmd_once);
+	free(e->cmd_loop);
+	e->cmd_once = once;
+	e->cmd_loop = loop;
+	e->procs_cb = cb;
+	return 0;
 }
 
 size_t
@@ -830,11 +854,33 @@ on_snap(void *ud, const struct rntop_snap *s)
 }
 
 static void
+on_procs(void *ud, const struct rntop_procs *p)
+{
+	struct host *h = ud;
+
+	h->eng->procs_cb(h->eng->ud, h->idx, p);
+}
+
+static void
+on_owner_line(void *ud, const char *line, size_t len)
+{
+	struct host *h = ud;
+
+	rntop_ownerframe_line(&h->of, line, len);
+}
+
+static void
 open_channel(struct host *h, int loop)
 {
 	parser_stop(h);
 	rntop_gpustat_init(&h->ps, on_snap, h);
 	h->ps_live = 1;
+	if (h->eng->procs_cb != NULL) {
+		rntop_ownerframe_release(&h->of);
+		rntop_ownerframe_init(&h->of, on_procs, h);
+		rntop_gpustat_side(&h->ps, RNTOP_OWNER_PREFIX, on_owner_line,
+		    h);
+	}
 	if (loop && h->inventory.n > 0)
 		rntop_gpustat_expect(&h->ps, &h->inventory);
 	rai_buf_reset(&h->errbuf);
@@ -1393,6 +1439,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 		/* closing the socket closes the channels: nvidia-smi ends */
 		teardown(h);
 		rntop_snap_release(&h->inventory);
+		rntop_ownerframe_release(&h->of);
 		rai_buf_release(&h->errbuf);
 		free(h->name);
 		free(h->hostname);

@@ -24,6 +24,7 @@
 #include "core/err.h"
 #include "rntop/gpustat.h"
 #include "rntop/hosts.h"
+#include "rntop/owner.h"
 
 enum rntop_ssh_state {
 	RNTOP_SSH_IDLE,		/* waiting for a connect slot */
@@ -61,6 +62,8 @@ struct rntop_ssh_conf {
 	double		 backoff_max;	/* s */
 	int		 max_connecting;
 	int		 reconnect;	/* 0: a failure is final (--once) */
+	/* with procs_cb set, the owner block too (rntop/owner.h) */
+	double		 owner_every;	/* s, beside the stream */
 };
 
 /* One host, resolved (user, port, files). Copied by rntop_ssh_add. */
@@ -95,11 +98,21 @@ struct rntop_ssh_status {
 typedef void (*rntop_ssh_snap_cb)(void *ud, size_t idx,
     const struct rntop_snap *);
 
+/* A complete owner block of host number idx (borrowed). */
+typedef void (*rntop_ssh_procs_cb)(void *ud, size_t idx,
+    const struct rntop_procs *);
+
 struct rntop_ssh;
 
 /* Validates conf (the path, numbers); NULL and err on a bad one. */
 struct rntop_ssh *rntop_ssh_new(const struct rntop_ssh_conf *,
     rntop_ssh_snap_cb, void *ud, struct rai_err *);
+/*
+ * Asks every host for its owner block too (before any host is added):
+ * the remote command becomes rntop_remote_command_owners'.
+ */
+int	 rntop_ssh_owners(struct rntop_ssh *, rntop_ssh_procs_cb,
+	    struct rai_err *);
 /* Adds a host; returns its index. */
 size_t	 rntop_ssh_add(struct rntop_ssh *, const struct rntop_ssh_target *);
 size_t	 rntop_ssh_count(const struct rntop_ssh *);

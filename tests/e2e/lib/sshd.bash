@@ -5,7 +5,8 @@
 #   sshd_setup_file            once per file: checks sshd, makes the client key
 #   sshd_start NAME SCENARIO [sshd-peer start options]
 #                              starts sshd "NAME"; sets PORT_NAME, adds its
-#                              host key to $KNOWN_HOSTS
+#                              host key to $KNOWN_HOSTS; SCENARIO is a
+#                              fixture's name, or a path starting with /
 #   sshd_start_node NAME NODE [sshd-peer start options]
 #                              the same, serving the emulated node NODE's
 #                              nvidia-smi (kube-sim's node-nvidia-smi over
@@ -35,7 +36,11 @@ sshd_start() {
 	local name=$1 scen=$2 d
 	shift 2
 	d=$(sshd_dir "$name")
-	sshd_peer_start "$name" --env "FAKE_NVSMI_SCENARIO=$NVSMI_FIX/$scen.csv" \
+	case $scen in
+	/*) ;;
+	*) scen="$NVSMI_FIX/$scen.csv" ;;
+	esac
+	sshd_peer_start "$name" --env "FAKE_NVSMI_SCENARIO=$scen" \
 		--env "FAKE_NVSMI_PIDLOG=$d/fake.pids" "$@"
 }
 

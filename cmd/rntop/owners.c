@@ -1,0 +1,217 @@
+/*
+ * GPU owners, idle and unmanaged flags and the Projects figures, from
+ * the hosts and the cluster's pods. See owners.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "owners.h"
+
+#include "core/banned.h"
+
+void
+rntop_owners_init(struct rntop_owners *ow, struct rntop_kwatch *kw,
+    size_t nhosts, double idle_util, long long idle_after_ms)
+{
+	memset(ow, 0, sizeof(*ow));
+	ow->kw = kw;
+	ow->idle_util = idle_util;
+	ow->idle_after = idle_after_ms;
+	ow->nhosts = nhosts;
+	ow->hosts = xcalloc(nhosts ? nhosts : 1, sizeof(*ow->hosts));
+}
+
+/* Room for n GPUs; a GPU's idle clock follows its UUID, not its slot. */
+static void
+host_room(struct rntop_host_own *ho, const struct rntop_snap *s)
+{
+	struct rntop_gpu_flags *old = ho->flags;
+	size_t oldn = ho->n, i, j;
+
+	/* the same GPUs as last time (the usual case): nothing to move */
+	for (i = 0; oldn == s->n && old != NULL && i < s->n; i++)
+		if (strcmp(old[i].uuid, s->gpus[i].uuid) != 0)
+			break;
+	if (old != NULL && oldn == s->n && i == s->n)
+		return;
+
+	ho->gpus = xreallocarray(ho->gpus, s->n ? s->n : 1,
+	    sizeof(*ho->gpus));
+	ho->flags = xcalloc(s->n ? s->n : 1, sizeof(*ho->flags));
+	for (i = 0; i < s->n; i++) {
+		snprintf(ho->flags[i].uuid, sizeof(ho->flags[i].uuid), "%s",
+		    s->gpus[i].uuid);
+		for (j = 0; j < oldn; j++)
+			if (strcmp(old[j].uuid, s->gpus[i].uuid) == 0)
+				ho->flags[i].low_since = old[j].low_since;
+	}
+	free(old);
+	ho->n = s->n;
+}
+
+/* The flags of one GPU now: idle after its low period, unmanaged. */
+static void
+flag_gpu(const struct rntop_owners *ow, const struct rntop_gpu *g,
+    const struct rntop_gpu_own *own, struct rntop_gpu_flags *f,
+    long long now)
+{
+	int util_known = (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0;
+
+	if (own->n > 0 && util_known && g->util < ow->idle_util) {
+		if (f->low_since == 0)
+			f->low_since = now;
+	} else {
+		f->low_since = 0;
+	}
+	f->idle = f->low_since != 0 && now - f->low_since >= ow->idle_after;
+	f->unmanaged = own->n == 0 && own->foreign > 0;
+}
+
+static struct rntop_project_row *
+project_row(struct rntop_owners *ow, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ow->nprojects; i++)
+		if (strcmp(ow->projects[i].name, name) == 0)
+			return &ow->projects[i];
+	ow->projects = xreallocarray(ow->projects, ow->nprojects + 1,
+	    sizeof(*ow->projects));
+	memset(&ow->projects[ow->nprojects], 0, sizeof(*ow->projects));
+	ow->projects[ow->nprojects].name = name;
+	ow->projects[ow->nprojects].deserved = -1;
+	return &ow->projects[ow->nprojects++];
+}
+
+static void
+count_gpu(struct rntop_owners *ow, const struct rntop_gpu *g,
+    const struct rntop_gpu_own *own, const struct rntop_gpu_flags *f)
+{
+	size_t j;
+
+	ow->gpus_allocated += own->n > 0;
+	ow->gpus_idle += f->idle;
+	ow->gpus_unmanaged += f->unmanaged;
+	for (j = 0; j < own->n; j++) {
+		const struct rntop_owner *o = &own->v[j];
+		struct rntop_project_row *p = project_row(ow, o->pod->project);
+
+		p->allocated += o->share;
+		if (o->procs > 0)
+			p->in_use += o->share;
+		if (f->idle)
+			p->idle += o->share;
+		if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
+			p->util_sum += g->util * o->share;
+			p->util_weight += o->share;
+		}
+	}
+}
+
+static int
+by_name(const void *a, const void *b)
+{
+	const struct rntop_project_row *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* Every project with a Project object shows, allocated or not. */
+static void
+add_quotas(struct rntop_owners *ow)
+{
+	size_t i;
+
+	for (i = 0; i < ow->kw->nquotas; i++)
+		project_row(ow, ow->kw->quotas[i].name)->deserved =
+		    ow->kw->quotas[i].deserved;
+	if (ow->nprojects > 1)
+		qsort(ow->projects, ow->nprojects, sizeof(*ow->projects),
+		    by_name);
+}
+
+static void
+update_host(struct rntop_owners *ow, const struct rntop_host *h,
+    struct rntop_host_own *ho, long long now)
+{
+	const struct rntop_pod *pods = NULL, **pp;
+	size_t npods = 0, i;
+
+	if (!h->have_snap || h->state != RNTOP_HOST_OK) {
+		ho->n = 0;
+		return;
+	}
+	host_room(ho, &h->snap);
+	if (h->node != NULL)
+		pods = rntop_kwatch_node_pods(ow->kw, h->node, &npods);
+	pp = xcalloc(npods ? npods : 1, sizeof(*pp));
+	for (i = 0; i < npods; i++)
+		pp[i] = &pods[i];
+	rntop_owners_map(&h->snap, h->have_procs ? &h->procs : NULL, pp,
+	    npods, ho->gpus);
+	free(pp);
+	for (i = 0; i < h->snap.n; i++) {
+		flag_gpu(ow, &h->snap.gpus[i], &ho->gpus[i], &ho->flags[i],
+		    now);
+		count_gpu(ow, &h->snap.gpus[i], &ho->gpus[i], &ho->flags[i]);
+	}
+}
+
+void
+rntop_owners_update(struct rntop_owners *ow, struct rntop_host *hosts,
+    size_t n, long long now)
+{
+	size_t i;
+
+	if (ow->nodes_gen != ow->kw->nodes_gen) {
+		rntop_cluster_match(hosts, n, ow->kw->nodes_failed ? NULL :
+		    &ow->kw->nodes);
+		ow->nodes_gen = ow->kw->nodes_gen;
+	}
+	ow->nprojects = 0;
+	ow->gpus_allocated = ow->gpus_idle = ow->gpus_unmanaged = 0;
+	/* no list of pods yet: no owner is known, and none is shown as none */
+	for (i = 0; i < n && i < ow->nhosts; i++) {
+		if (ow->kw->synced)
+			update_host(ow, &hosts[i], &ow->hosts[i], now);
+		else
+			ow->hosts[i].n = 0;
+	}
+	if (ow->kw->synced)
+		add_quotas(ow);
+}
+
+long long
+rntop_owners_idle_for(const struct rntop_gpu_flags *f, long long now)
+{
+	return f->low_since ? now - f->low_since : 0;
+}
+
+void
+rntop_owners_label(const struct rntop_gpu_own *own, char *buf, size_t len)
+{
+	if (own->n == 0)
+		snprintf(buf, len, "%s", "");
+	else if (own->n == 1)
+		snprintf(buf, len, "%s/%s", own->v[0].pod->project,
+		    own->v[0].pod->job);
+	else
+		snprintf(buf, len, "%s/%s+%zu", own->v[0].pod->project,
+		    own->v[0].pod->job, own->n - 1);
+}
+
+void
+rntop_owners_release(struct rntop_owners *ow)
+{
+	size_t i;
+
+	for (i = 0; i < ow->nhosts; i++) {
+		free(ow->hosts[i].gpus);
+		free(ow->hosts[i].flags);
+	}
+	free(ow->hosts);
+	free(ow->projects);
+	memset(ow, 0, sizeof(*ow));
+}
