@@ -63,7 +63,8 @@ start_nodes() {
 	for n in node-1 node-2; do
 		"$SSHD_PEER" start "$STATE/$n" "$STATE/ssh/id_ed25519.pub" \
 			--nvidia-smi "$TOP/contrib/kube-sim/node-nvidia-smi" \
-			--env "KUBE_SIM_NODE_GPUS=$STATE/sim/nodes/$n/gpus.json" >/dev/null || return 1
+			--env "KUBE_SIM_NODE_GPUS=$STATE/sim/nodes/$n/gpus.json" \
+			--env "RNTOP_PROC=$STATE/sim/nodes/$n/proc" >/dev/null || return 1
 		cat "$STATE/$n/known_hosts" >>"$STATE/known_hosts"
 		printf 'Host %s\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n' \
 			"$n" "$(sed -n 's/^SSHD_PORT=//p' "$STATE/$n/env")" "$STATE/ssh/id_ed25519" \
@@ -71,17 +72,19 @@ start_nodes() {
 	done
 }
 # show_nodes: rntop's snapshot of both nodes, the GPUs in use a line each
+# with whose they are (rntop reads the cluster through KUBECONFIG)
 show_nodes() {
 	# shellcheck disable=SC2016 # jq's own variables
 	local busy='.hosts[] | .name as $h | .gpus[] | select(.memory_used > 0) |
-		"\($h) GPU \(.index): \(.utilization)% busy, \(.memory_used) of \(.memory_total) MiB"'
+		"\($h) GPU \(.index): \(.utilization)% busy, \(.memory_used) of \(.memory_total) MiB, " +
+		((.owners // []) | map("\(.project)/\(.job)") | join(" + "))'
 	printf '\n$ rntop -F %s --once node-1 node-2 | jq -r %s\n' "$STATE/ssh_config" "'<GPUs in use>'"
 	rntop -F "$STATE/ssh_config" --once node-1 node-2 | jq -r "$busy"
 }
 NODES=
 if start_nodes; then
 	NODES=1
-	printf '\n--- The nodes over SSH: rntop reads each node'"'"'s nvidia-smi ---\n'
+	printf '\n--- The nodes over SSH: rntop reads each node'"'"'s nvidia-smi, and the cluster for the owners ---\n'
 	show_nodes
 fi
 

@@ -28,7 +28,8 @@ setup() {
 	# train1 holds a whole GPU, the notebook half of one, so two GPUs are
 	# in use; each node's sshd is stopped by its PID too
 	if "$TOP/tests/peers/sshd-peer" check >/dev/null; then
-		assert_line --regexp '^node-[12] GPU [0-7]: [0-9]+% busy, [1-9][0-9]* of 81920 MiB$'
+		assert_line --regexp '^node-[12] GPU [0-7]: [0-9]+% busy, [1-9][0-9]* of 81920 MiB, team-a/train1$'
+		assert_line --regexp '^node-[12] GPU [0-7]: [0-9]+% busy, [1-9][0-9]* of 81920 MiB, team-a/[a-z0-9-]+$'
 		[ "$(grep -cE '^node-[12] GPU [0-7]: ' <<<"$output")" -eq 2 ]
 		local n
 		for n in node-1 node-2; do

@@ -2,7 +2,9 @@
 # rntop over SSH on the emulated cluster's nodes: each node is a real
 # sshd (tests/peers/sshd-peer) whose nvidia-smi is kube-sim's view of
 # that node (contrib/kube-sim/node-nvidia-smi), so what rntop shows comes
-# from the same load model as the pods' own nvidia-smi and `runai top`.
+# from the same load model as the pods' own nvidia-smi and `runai top`;
+# the processes' cgroup files (RNTOP_PROC) and the emulator's pods let it
+# name each GPU's job and project.
 
 load lib/common
 load lib/sshd
@@ -14,6 +16,14 @@ setup_file() {
 	sshd_setup_file
 	sshd_start_node n1 node-1
 	sshd_start_node n2 node-2
+	# the hosts by their node names, as ops name them (rntop matches a
+	# host to its Kubernetes node by name)
+	local n port
+	for n in 1 2; do
+		port=$(eval echo "\$PORT_n$n")
+		printf 'Host node-%s\n  HostName 127.0.0.1\n  Port %s\n  IdentityFile %s\n  UserKnownHostsFile %s\n' \
+			"$n" "$port" "$SSH_KEY" "$KNOWN_HOSTS"
+	done >"$BATS_FILE_TMPDIR/ssh_config"
 }
 
 teardown_file() {
@@ -27,7 +37,7 @@ setup() {
 
 # the JSON of one rntop --once over both emulated nodes
 rntop_nodes() {
-	rntop_ssh --once "127.0.0.1:$PORT_n1" "127.0.0.1:$PORT_n2"
+	rntop -F "$BATS_FILE_TMPDIR/ssh_config" --once node-1 node-2
 }
 
 # devices_held NODE: the UUIDs of NODE's GPUs that pods hold, from the
@@ -68,6 +78,15 @@ devices_held() {
 	assert_output '[13,[0]]'
 	run -0 jq -c '[.hosts[].gpus[].memory_total] | unique' <<<"$j"
 	assert_output '[81920]'
+	# with the kubeconfig found, rntop names each busy GPU's job and
+	# project, matched through the processes' cgroups to the pods; the
+	# shared GPU has both halves, each with its share and its process
+	run -0 jq -c '[.hosts[].gpus[] | (.owners // [])[] | "\(.project)/\(.job) \(.share) \(.processes)"] | sort' <<<"$j"
+	assert_output '["team-a/nb1 0.5 1","team-a/train1 1 1","team-a/train1 1 1","team-b/nb2 0.5 1"]'
+	run -0 jq -c '[.hosts[].gpus[] | select(.memory_used == 0) | .owners] | unique' <<<"$j"
+	assert_output '[[]]'
+	run -0 jq -r '[.hosts[].driver] | unique | .[]' <<<"$j"
+	assert_output '580.159.04'
 	# training GPUs run hot at once
 	local train_gpus
 	train_gpus=$(jq -r '.gpus[] | select(.tenants | any(.pod | startswith("runai-team-a/train1"))) | .uuid' \

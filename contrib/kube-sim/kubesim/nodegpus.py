@@ -10,6 +10,11 @@ nvidia-smi, which rntop reads over SSH) sees the pods' GPU load:
                                        (cgroup v2, systemd driver,
                                        containerd): a monitor that maps a
                                        process to its pod reads these
+    STATE/nodes/NODE/proc/driver/nvidia/version
+                                       the driver's version line
+
+rntop reads the proc files where RNTOP_PROC points (the sshd peer's
+session environment), so it names each GPU's pod, job and project.
 
 The controller calls `NodeGpuFiles.write` after every step; a file is
 rewritten (atomically) only when what it says changed, since the load
@@ -20,7 +25,7 @@ import json
 import os
 import shutil
 
-from kubesim import gpuview
+from kubesim import gpuload, gpuview
 from kubesim.objutil import NODES
 
 QOS_SLICE = {"Guaranteed": "", "Burstable": "burstable", "BestEffort": "besteffort"}
@@ -74,6 +79,9 @@ class NodeGpuFiles:
         self._write_procs(os.path.join(here, "proc"), spec)
 
     def _write_procs(self, proc, spec):
+        _write_if_changed(os.path.join(proc, "driver", "nvidia", "version"),
+                          "NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  "
+                          "Release Build  (kube-sim)\n" % gpuload.DRIVER)
         wanted = {}
         for gpu in spec["gpus"]:
             for t in gpu["tenants"]:
@@ -81,5 +89,5 @@ class NodeGpuFiles:
         for pid, line in wanted.items():
             _write_if_changed(os.path.join(proc, pid, "cgroup"), line)
         for pid in os.listdir(proc) if os.path.isdir(proc) else ():
-            if pid not in wanted:
+            if pid.isdigit() and pid not in wanted:
                 shutil.rmtree(os.path.join(proc, pid), ignore_errors=True)

@@ -162,10 +162,16 @@ class Files(unittest.TestCase):
         half = gpuview.tenant(store.get(PODS, "ns", "half"), 0.5, NOW)
         with open(os.path.join(top, "proc", str(half["pid"]), "cgroup")) as f:
             self.assertIn("-podpod_half.slice/", f.read())
-        self.assertEqual(len(os.listdir(os.path.join(top, "proc"))), 2)
+        self.assertEqual(sorted(os.listdir(os.path.join(top, "proc"))),
+                         sorted([str(half["pid"]), str(gpuview.tenant(
+                             store.get(PODS, "ns", "two"), 1, NOW)["pid"]), "driver"]))
+        with open(os.path.join(top, "proc", "driver", "nvidia", "version")) as f:
+            self.assertRegex(f.read(), r"^NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
+                                       r"580\.159\.04  ")
         store.delete(PODS, "ns", "two")
         files.write(NOW)
-        self.assertEqual(os.listdir(os.path.join(top, "proc")), [str(half["pid"])])
+        self.assertEqual(sorted(os.listdir(os.path.join(top, "proc"))),
+                         sorted([str(half["pid"]), "driver"]))
         with open(os.path.join(top, "gpus.json")) as f:
             self.assertEqual([len(g["tenants"]) for g in json.load(f)["gpus"]],
                              [1, 0, 0, 0, 0, 0, 0, 0])

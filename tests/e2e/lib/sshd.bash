@@ -10,7 +10,8 @@
 #   sshd_start_node NAME NODE [sshd-peer start options]
 #                              the same, serving the emulated node NODE's
 #                              nvidia-smi (kube-sim's node-nvidia-smi over
-#                              $KUBESIM_DIR/nodes/NODE), not the fake
+#                              $KUBESIM_DIR/nodes/NODE) and processes'
+#                              cgroups (RNTOP_PROC), not the fake
 #   sshd_stop NAME             stops it (by PID)
 #   sshd_stop_all              stops every one this file started
 #   fake_pids NAME             the PIDs of the fake nvidia-smi runs it served
@@ -48,7 +49,8 @@ sshd_start_node() {
 	local name=$1 node=$2
 	shift 2
 	sshd_peer_start "$name" --nvidia-smi "$TOP/contrib/kube-sim/node-nvidia-smi" \
-		--env "KUBE_SIM_NODE_GPUS=$KUBESIM_DIR/nodes/$node/gpus.json" "$@"
+		--env "KUBE_SIM_NODE_GPUS=$KUBESIM_DIR/nodes/$node/gpus.json" \
+		--env "RNTOP_PROC=$KUBESIM_DIR/nodes/$node/proc" "$@"
 }
 
 # sshd_peer_start NAME [sshd-peer start options]: starts it, sets
