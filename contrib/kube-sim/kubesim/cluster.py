@@ -14,8 +14,8 @@ import traceback
 from kubesim.errors import ApiError
 from kubesim.gpus import DEFAULT_GPU_MEMORY_MIB, GPU, node_gpu_memory, pod_gpus
 from kubesim.objutil import (CLAIMS, NAMESPACES, NODES, PODS, PROJECTS, RUNAI_SCHEDULER,
-                             STORAGECLASSES, WORKLOADS, controller_uid, key_of, label_of,
-                             meta_of, node_name_of, number)
+                             STORAGECLASSES, TRAINING, WORKLOADS, controller_uid, key_of,
+                             label_of, meta_of, node_name_of, number)
 
 
 def stored(store, gvr):
@@ -41,7 +41,10 @@ class World:
                                                          None)
                          for p in stored(store, PROJECTS)}
         self.workloads = [(gvr, w) for gvr in WORKLOADS for w in stored(store, gvr)]
-        self.by_uid = {meta_of(w).get("uid"): (gvr, w) for gvr, w in self.workloads}
+        # distributed training jobs: owners of pods (gangs), not batch workloads
+        self.training = [(gvr, w) for gvr in TRAINING for w in stored(store, gvr)]
+        self.by_uid = {meta_of(w).get("uid"): (gvr, w)
+                       for gvr, w in self.workloads + self.training}
         self.claims = {key_of(c): c for c in stored(store, CLAIMS)}
         self.classes = {meta_of(c).get("name"): c for c in stored(store, STORAGECLASSES)}
         gpu_nodes = [n for n in self.nodes.values()
