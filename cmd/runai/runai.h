@@ -75,6 +75,8 @@ extern const struct rai_cmd runai_cmd_list_nodes;
 extern const struct rai_cmd runai_cmd_list_projects;
 extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
+extern const struct rai_cmd runai_cmd_submit_dist;
+extern const struct rai_cmd runai_cmd_submit_mpi;
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;

@@ -26,6 +26,7 @@
 #include "runai/git_sync.h"
 #include "runai/submit.h"
 #include "runai/submit_apply.h"
+#include "submit_send.h"
 #include "submit_template.h"
 
 #include "core/banned.h"
@@ -498,119 +499,6 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 	return rc;
 }
 
-/* "runai submit ...", as typed, for the runai-cli-command annotation. */
-static char *
-command_line(struct rai_ctx *ctx)
-{
-	struct rai_buf b = RAI_BUF_INIT;
-	int i;
-
-	char *word;
-
-	rai_buf_addstr(&b, ctx->prog->name);
-	for (i = 0; i < ctx->raw_argc; i++) {
-		/* a --git-sync password stays out of the annotation */
-		word = strstr(ctx->raw_argv[i], "password=") != NULL ?
-		    rai_git_sync_redact(ctx->raw_argv[i]) :
-		    xstrdup(ctx->raw_argv[i]);
-		rai_buf_addf(&b, " %s", word);
-		free(word);
-	}
-	return rai_buf_detach(&b, NULL);
-}
-
-/* ---- who submits ---- */
-
-/* The id-token's claims when the kubeconfig user logs in with OIDC. */
-static cJSON *
-token_claims(struct rai_ctx *ctx)
-{
-	if (RUNAI_KUBE(ctx)->conn.auth != KUBE_AUTH_OIDC || RUNAI_KUBE(ctx)->conn.oidc.id_token == NULL)
-		return NULL;
-	return kube_jwt_claims(RUNAI_KUBE(ctx)->conn.oidc.id_token);
-}
-
-/* ---- talking to the cluster ---- */
-
-static volatile sig_atomic_t submit_stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	submit_stop = 1;
-}
-
-/* While objects are being created a signal asks for a clean stop. */
-static void
-catch_signals(int on)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on ? on_signal : SIG_DFL;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-/* RunaiJob where the cluster serves it, else batch/v1 Job. */
-static int
-use_batch_job(struct rai_ctx *ctx, int *batch)
-{
-	int found = 0;
-
-	if (kube_has_group_version(RUNAI_CLIENT(ctx), "run.ai", "v1", &found,
-	    rai_ctx_err(ctx)) == -1)
-		return -1;
-	*batch = !found;
-	if (*batch)
-		rai_log(RAI_LOG_NOTE, "run.ai/v1 is not served: submitting a "
-		    "batch/v1 Job");
-	return 0;
-}
-
-static void
-print_dry_run(struct rai_ctx *ctx, const struct rai_submit_result *res,
-    int json)
-{
-	cJSON *list = cJSON_CreateObject(), *items;
-	struct rai_err err = RAI_ERR_INIT;
-	size_t i;
-
-	cJSON_AddStringToObject(list, "apiVersion", "v1");
-	cJSON_AddStringToObject(list, "kind", "List");
-	items = cJSON_AddArrayToObject(list, "items");
-	cJSON_AddItemReferenceToArray(items, res->configmap);
-	for (i = 0; i < res->objs.n; i++)
-		cJSON_AddItemReferenceToArray(items, res->objs.v[i].obj);
-	if (json) {
-		rai_out_json(ctx->out, list);
-	} else {
-		for (i = 0; i < (size_t)cJSON_GetArraySize(items); i++) {
-			if (i > 0)
-				fputs("---\n", ctx->out);
-			if (rai_out_yaml(ctx->out, cJSON_GetArrayItem(items,
-			    (int)i), &err) == -1)
-				break;
-		}
-	}
-	rai_err_release(&err);
-	cJSON_Delete(list);
-}
-
-/* Reference messages for what the cluster said no to. */
-static void
-explain_failure(struct rai_ctx *ctx)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-
-	if (err->http_status == 403)
-		runai_job_err_forbidden(err);
-}
-
 /* How long submit --attach waits for its pod to run (the reference's). */
 #define ATTACH_WAIT_S	30
 
@@ -619,35 +507,15 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
     struct rai_submit_spec *spec)
 {
 	struct rai_submit_result res;
-	unsigned flags = o->dry_run ? RAI_SUBMIT_DRY_RUN : 0;
 	const char *base = NULL;
 	int rc;
 
 	if (spec->name == NULL)
 		base = o->prefix ? o->prefix : "job";
-	submit_stop = 0;
-	catch_signals(1);
-	rc = rai_submit_apply(RUNAI_CLIENT(ctx), spec, base, flags,
-	    &submit_stop,
-	    &res, rai_ctx_err(ctx));
-	catch_signals(0);
-	if (rc == -1) {
-		explain_failure(ctx);
-		if (submit_stop) {
-			rai_err_print(rai_ctx_err(ctx), stderr, ctx->prog->name);
-			return 130;
-		}
-		return -1;
-	}
-	if (o->dry_run) {
-		print_dry_run(ctx, &res, o->output != NULL &&
-		    strcmp(o->output, "json") == 0);
-	} else {
-		fprintf(ctx->out, "The job '%s' has been submitted "
-		    "successfully\n", res.name);
-		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
-		    "to check the job status\n", res.name, RUNAI_PROJECT(ctx));
-	}
+	rc = runai_submit_send(ctx, spec, base, o->dry_run, o->output != NULL &&
+	    strcmp(o->output, "json") == 0, &res);
+	if (rc != 0)
+		return rc;
 	if (o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_attach(ctx, res.name, NULL, ATTACH_WAIT_S);
@@ -697,33 +565,6 @@ make_spec(struct rai_submit_spec *spec, const struct submit_opts *o,
 	spec->is_command = is_entrypoint(o);
 }
 
-/* Who submits, the policy and the cluster's kinds, into the spec. */
-static int
-fill_from_cluster(struct rai_ctx *ctx, const struct submit_opts *o,
-    struct rai_submit_spec *spec, long *groups, char **user,
-    cJSON **claims)
-{
-	struct rai_cluster_policy policy;
-
-	spec->project = RUNAI_PROJECT(ctx);
-	spec->namespace = RUNAI_NS(ctx);
-	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
-	if (policy.enforce_run_as_user)
-		spec->run_as_user = 1;
-	if (policy.enforce_prevent_privilege_escalation)
-		spec->prevent_privilege_escalation = 1;
-	*claims = token_claims(ctx);
-	*user = o->user ? xstrdup(o->user) : rai_submit_default_user(*claims);
-	spec->user = *user;
-	if (spec->run_as_user)
-		rai_submit_ids(spec, *claims, groups, MAX_GROUPS);
-	if (!spec->batch_job && !spec->inference &&
-	    use_batch_job(ctx, &spec->batch_job) == -1)
-		return -1;
-	spec->job_index = rai_job_index_next(RUNAI_CLIENT(ctx), o->dry_run);
-	return 0;
-}
-
 static void
 warn_portforward(const struct submit_opts *o)
 {
@@ -764,9 +605,10 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 			rai_strv_push(&words, tpl.extra_args.v[i]);
 	make_spec(&spec, o, name, &words);
 	if (check_offline(ctx, o, &spec, 0) == -1 ||
-	    fill_from_cluster(ctx, o, &spec, groups, &user, &claims) == -1)
+	    runai_submit_fill(ctx, o->user, o->dry_run, &spec, groups, &user,
+	    &claims) == -1)
 		goto out;
-	spec.cli_command = cmdline = command_line(ctx);
+	spec.cli_command = cmdline = runai_submit_cmdline(ctx);
 	if (spec.preemptible && spec.interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");
