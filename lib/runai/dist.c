@@ -77,7 +77,7 @@ rai_dist_check(const struct rai_dist_spec *d, struct rai_err *err)
 		return rai_err_set(err, RAI_E_INTERNAL, "submit-dist: no such "
 		    "framework");
 	if (d->no_master && !fw->chief_optional)
-		return rai_err_set(err, RAI_E_USAGE, "--no-master: a %s job "
+		return rai_err_set(err, RAI_E_USAGE, "--no-master: an %s "
 		    "always has its %s", fw->kind, d->kind == RAI_DIST_MPI ?
 		    "launcher" : "master");
 	if (d->workers < 0)

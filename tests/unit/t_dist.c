@@ -203,7 +203,7 @@ TEST(checks)
 
 	job_init(&j, RAI_DIST_MPI, "m", "img", 2);
 	j.d.no_master = 1;
-	expect_error(&j, "--no-master: a MPIJob job always has its launcher");
+	expect_error(&j, "--no-master: an MPIJob always has its launcher");
 	job_init(&j, RAI_DIST_XGBOOST, "x", "img", 2);
 	j.d.no_master = 1;
 	expect_error(&j, "always has its master");
