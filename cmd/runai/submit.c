@@ -26,6 +26,7 @@
 #include "runai/git_sync.h"
 #include "runai/submit.h"
 #include "runai/submit_apply.h"
+#include "submit_opts.h"
 #include "submit_send.h"
 #include "submit_template.h"
 
@@ -34,25 +35,10 @@
 #define MAX_GROUPS	RAI_SUBMIT_MAX_GROUPS
 
 struct submit_opts {
-	const char	*name;
-	const char	*prefix;
-	const char	*image;
-	const char	*pull_policy;
-	const char	*working_dir;
-	struct rai_strv	 env;
-	int		 command;
+	RUNAI_SUBMIT_COMMON_FIELDS
 	int		 tty;
 	int		 stdin_open;
 	int		 attach;
-	double		 gpu;
-	const char	*gpu_memory;
-	const char	*cpu;
-	const char	*cpu_limit;
-	const char	*memory;
-	const char	*memory_limit;
-	struct rai_strv	 volumes;
-	struct rai_strv	 pvcs;
-	int		 large_shm;
 	struct rai_strv	 ports;
 	const char	*service_type;
 	int		 host_ipc;
@@ -63,12 +49,8 @@ struct submit_opts {
 	long		 completions;
 	long		 parallelism;
 	long		 ttl;
-	int		 run_as_user;
 	int		 create_home_dir;
 	int		 prevent_pe;
-	const char	*node_type;
-	int		 dry_run;
-	const char	*output;
 	/* the original CLI's other flags */
 	const char	*template_name;
 	const char	*git_sync;
@@ -79,9 +61,6 @@ struct submit_opts {
 	long		 replicas;
 	int		 old_job;
 	int		 mps;
-	const char	*user;
-	struct rai_strv	 labels;
-	struct rai_strv	 annotations;
 	/* its deprecated ones */
 	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
 	struct rai_strv	 old_args;	/* --args */
@@ -89,36 +68,12 @@ struct submit_opts {
 	int		 always_pull;
 };
 
-static const char *const pull_policies[] = { "Always", "IfNotPresent",
-	"Never", NULL };
 static const char *const service_types[] = { "nodeport", "loadbalancer",
 	"ingress", "portforward", NULL };
-static const char *const dry_run_formats[] = { "yaml", "json", NULL };
 
 static const struct rai_opt submit_opts[] = {
-	{ .long_name = "name", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, name), .argh = "<name>",
-	  .help = "the job's name (default: job-<n>)" },
-	{ .long_name = "job-name-prefix", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, prefix), .argh = "<prefix>",
-	  .help = "generate the name as <prefix>-<n>" },
-	{ .short_name = 'i', .long_name = "image", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, image), .argh = "<image>",
-	  .help = "container image to run (required)" },
-	{ .long_name = "image-pull-policy", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, pull_policy),
-	  .argh = "<policy>", .help = "Always (default), IfNotPresent or Never",
-	  .choices = pull_policies, .comp = RAI_COMP_CHOICES },
-	{ .short_name = 'e', .long_name = "environment", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, env), .argh = "<name=value>",
-	  .help = "environment variable; value SECRET:<secret>,<key> reads a "
-	      "Secret" },
-	{ .long_name = "command", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, command),
-	  .help = "the words after -- replace the image's entrypoint" },
-	{ .long_name = "working-dir", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, working_dir), .argh = "<dir>",
-	  .help = "the container's working directory" },
+	RUNAI_SUBMIT_OPTS_NAME(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_CONTAINER(struct submit_opts),
 	{ .short_name = 't', .long_name = "tty", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, tty),
 	  .help = "allocate a terminal for the container (needs --stdin)" },
@@ -129,34 +84,8 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, attach),
 	  .help = "attach to the job's console once it runs (implies --tty "
 	      "--stdin)" },
-	{ .short_name = 'g', .long_name = "gpu", .type = RAI_OPT_DOUBLE,
-	  .offset = offsetof(struct submit_opts, gpu), .argh = "<gpus>",
-	  .help = "GPUs: a whole number, or a fraction below 1 of one GPU" },
-	{ .long_name = "gpu-memory", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, gpu_memory), .argh = "<size>",
-	  .help = "GPU memory instead of GPUs, e.g. 4G (at least 100M)" },
-	{ .long_name = "cpu", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, cpu), .argh = "<cpus>",
-	  .help = "CPU cores requested, e.g. 2 or 500m" },
-	{ .long_name = "cpu-limit", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, cpu_limit), .argh = "<cpus>",
-	  .help = "CPU cores at most" },
-	{ .long_name = "memory", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, memory), .argh = "<size>",
-	  .help = "memory requested, e.g. 4G" },
-	{ .long_name = "memory-limit", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, memory_limit),
-	  .argh = "<size>", .help = "memory at most" },
-	{ .short_name = 'v', .long_name = "volume", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, volumes),
-	  .argh = "<host:path[:ro]>", .help = "mount a directory of the node" },
-	{ .long_name = "pvc", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, pvcs), .argh = "<claim>",
-	  .help = "mount a claim: [class]:size:path[:ro] makes one, "
-	      "name:path[:ro] uses one" },
-	{ .long_name = "large-shm", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, large_shm),
-	  .help = "mount a memory-backed /dev/shm" },
+	RUNAI_SUBMIT_OPTS_RESOURCES(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_STORAGE(struct submit_opts),
 	{ .long_name = "port", .type = RAI_OPT_LIST,
 	  .offset = offsetof(struct submit_opts, ports),
 	  .argh = "<port[:target]>",
@@ -194,9 +123,7 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, ttl), .argh = "<duration>",
 	  .help = "delete the job this long after it ends, e.g. 2h",
 	  .flags = RAI_OPT_TRISTATE },
-	{ .long_name = "run-as-user", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, run_as_user),
-	  .help = "run as your user and groups, not the image's user" },
+	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct submit_opts),
 	{ .long_name = "create-home-dir", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, create_home_dir),
 	  .help = "a temporary home directory (default: with --run-as-user)",
@@ -204,9 +131,7 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "prevent-privilege-escalation", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, prevent_pe),
 	  .help = "forbid gaining privileges (setuid) in the container" },
-	{ .long_name = "node-type", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, node_type), .argh = "<type>",
-	  .help = "run on nodes labelled run.ai/type=<type>" },
+	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct submit_opts),
 	{ .long_name = "template", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct submit_opts, template_name),
 	  .argh = "<name>",
@@ -247,10 +172,7 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "mps", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, mps),
 	  .help = "share the GPU through NVIDIA MPS", .flags = RAI_OPT_HIDDEN },
-	{ .short_name = 'u', .long_name = "user", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, user), .argh = "<user>",
-	  .help = "the user to record instead of the token's email",
-	  .flags = RAI_OPT_HIDDEN },
+	RUNAI_SUBMIT_OPTS_USER(struct submit_opts),
 	{ .long_name = "old-command", .type = RAI_OPT_LIST,
 	  .offset = offsetof(struct submit_opts, old_command),
 	  .argh = "<command>", .help = "the old --command <command>",
@@ -276,19 +198,8 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried",
 	  .flags = RAI_OPT_TRISTATE, .deprecated = "use --backoff-limit" },
-	{ .short_name = 'l', .long_name = "label", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, labels),
-	  .argh = "<key=value>", .help = "a label on the job's pods" },
-	{ .short_name = 'a', .long_name = "annotation", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, annotations),
-	  .argh = "<key=value>", .help = "an annotation on the job's pods" },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, dry_run),
-	  .help = "print the objects instead of creating them" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = dry_run_formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_SUBMIT_OPTS_POD_META(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_DRY_RUN(struct submit_opts),
 	RAI_OPT_END
 };
 
@@ -414,23 +325,12 @@ static void
 spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 {
 	rai_submit_spec_init(s);
-	s->image = o->image;
-	s->image_pull_policy = o->local_image && o->pull_policy == NULL ?
-	    "Never" : o->pull_policy;
-	s->working_dir = o->working_dir;
-	s->env = o->env;
+	RUNAI_SUBMIT_SPEC_COMMON(s, o);
+	if (o->local_image && o->pull_policy == NULL)
+		s->image_pull_policy = "Never";
 	/* attaching means talking to the console: it needs both */
 	s->tty = o->tty || o->attach;
 	s->stdin_open = o->stdin_open || o->attach;
-	s->gpu = o->gpu;
-	s->gpu_memory = o->gpu_memory;
-	s->cpu = o->cpu;
-	s->cpu_limit = o->cpu_limit;
-	s->memory = o->memory;
-	s->memory_limit = o->memory_limit;
-	s->volumes = o->volumes;
-	s->pvcs = o->pvcs;
-	s->large_shm = o->large_shm;
 	s->ports = o->ports;
 	s->service_type = o->service_type;
 	s->host_ipc = o->host_ipc;
@@ -441,10 +341,8 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->completions = o->completions;
 	s->parallelism = o->parallelism;
 	s->ttl_after_finish = o->ttl;
-	s->run_as_user = o->run_as_user;
 	s->create_home_dir = o->create_home_dir;
 	s->prevent_privilege_escalation = o->prevent_pe;
-	s->node_type = o->node_type;
 	s->git_sync = o->git_sync;
 	s->mig_profile = o->mig_profile;
 	s->jupyter = o->jupyter;
@@ -453,8 +351,6 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->replicas = o->replicas;
 	s->batch_job = o->old_job;
 	s->mps = o->mps;
-	s->pod_labels = o->labels;
-	s->pod_annotations = o->annotations;
 }
 
 /*

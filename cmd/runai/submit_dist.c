@@ -16,60 +16,27 @@
 #include "runai.h"
 #include "runai/dist.h"
 #include "runai/submit.h"
+#include "submit_opts.h"
 #include "submit_send.h"
 
 #include "core/banned.h"
 
 struct dist_opts {
-	const char	*name;
-	const char	*prefix;
-	const char	*image;
-	const char	*pull_policy;
-	const char	*working_dir;
-	struct rai_strv	 env;
-	int		 command;
-	double		 gpu;
-	const char	*cpu;
-	const char	*cpu_limit;
-	const char	*memory;
-	const char	*memory_limit;
-	struct rai_strv	 volumes;
-	struct rai_strv	 pvcs;
-	int		 large_shm;
-	const char	*node_type;
-	int		 run_as_user;
+	RUNAI_SUBMIT_COMMON_FIELDS
 	long		 workers;
 	int		 no_master;
 	long		 slots;
 	const char	*clean_pod_policy;
-	struct rai_strv	 labels;
-	struct rai_strv	 annotations;
-	const char	*user;
-	int		 dry_run;
-	const char	*output;
 };
 
-static const char *const pull_policies[] = { "Always", "IfNotPresent",
-	"Never", NULL };
 static const char *const clean_policies[] = { "Running", "All", "None",
 	NULL };
-static const char *const formats[] = { "yaml", "json", NULL };
 
 #define OFF(f)	offsetof(struct dist_opts, f)
 
 static const struct rai_opt dist_opts[] = {
-	{ .long_name = "name", .type = RAI_OPT_STRING, .offset = OFF(name),
-	  .argh = "<name>", .help = "the job's name (default: job-<n>)" },
-	{ .long_name = "job-name-prefix", .type = RAI_OPT_STRING,
-	  .offset = OFF(prefix), .argh = "<prefix>",
-	  .help = "generate the name as <prefix>-<n>" },
-	{ .short_name = 'i', .long_name = "image", .type = RAI_OPT_STRING,
-	  .offset = OFF(image), .argh = "<image>",
-	  .help = "container image of every pod (required)" },
-	{ .long_name = "image-pull-policy", .type = RAI_OPT_ENUM,
-	  .offset = OFF(pull_policy), .argh = "<policy>",
-	  .help = "Always (default), IfNotPresent or Never",
-	  .choices = pull_policies, .comp = RAI_COMP_CHOICES },
+	RUNAI_SUBMIT_OPTS_NAME(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_CONTAINER(struct dist_opts),
 	{ .long_name = "workers", .type = RAI_OPT_INT, .offset = OFF(workers),
 	  .argh = "<n>", .def = "1",
 	  .help = "worker pods, besides the master or launcher (default 1)" },
@@ -87,59 +54,13 @@ static const struct rai_opt dist_opts[] = {
 	  .help = "pods removed when the job ends: Running (the operator's "
 	      "default), All or None",
 	  .choices = clean_policies, .comp = RAI_COMP_CHOICES },
-	{ .short_name = 'e', .long_name = "environment", .type = RAI_OPT_LIST,
-	  .offset = OFF(env), .argh = "<name=value>",
-	  .help = "environment variable; value SECRET:<secret>,<key> reads a "
-	      "Secret" },
-	{ .long_name = "command", .type = RAI_OPT_BOOL, .offset = OFF(command),
-	  .help = "the words after -- replace the image's entrypoint" },
-	{ .long_name = "working-dir", .type = RAI_OPT_STRING,
-	  .offset = OFF(working_dir), .argh = "<dir>",
-	  .help = "the containers' working directory" },
-	{ .short_name = 'g', .long_name = "gpu", .type = RAI_OPT_DOUBLE,
-	  .offset = OFF(gpu), .argh = "<gpus>",
-	  .help = "GPUs per pod: a whole number, or a fraction below 1" },
-	{ .long_name = "cpu", .type = RAI_OPT_STRING, .offset = OFF(cpu),
-	  .argh = "<cpus>", .help = "CPU cores requested per pod" },
-	{ .long_name = "cpu-limit", .type = RAI_OPT_STRING,
-	  .offset = OFF(cpu_limit), .argh = "<cpus>",
-	  .help = "CPU cores at most per pod" },
-	{ .long_name = "memory", .type = RAI_OPT_STRING, .offset = OFF(memory),
-	  .argh = "<size>", .help = "memory requested per pod, e.g. 4G" },
-	{ .long_name = "memory-limit", .type = RAI_OPT_STRING,
-	  .offset = OFF(memory_limit), .argh = "<size>",
-	  .help = "memory at most per pod" },
-	{ .short_name = 'v', .long_name = "volume", .type = RAI_OPT_LIST,
-	  .offset = OFF(volumes), .argh = "<host:path[:ro]>",
-	  .help = "mount a directory of the node in every pod" },
-	{ .long_name = "pvc", .type = RAI_OPT_LIST, .offset = OFF(pvcs),
-	  .argh = "<claim>",
-	  .help = "mount a claim in every pod: [class]:size:path[:ro] makes "
-	      "one, name:path[:ro] uses one" },
-	{ .long_name = "large-shm", .type = RAI_OPT_BOOL,
-	  .offset = OFF(large_shm), .help = "mount a memory-backed /dev/shm" },
-	{ .long_name = "node-type", .type = RAI_OPT_STRING,
-	  .offset = OFF(node_type), .argh = "<type>",
-	  .help = "run on nodes labelled run.ai/type=<type>" },
-	{ .long_name = "run-as-user", .type = RAI_OPT_BOOL,
-	  .offset = OFF(run_as_user),
-	  .help = "run as your user and groups, not the image's user" },
-	{ .short_name = 'l', .long_name = "label", .type = RAI_OPT_LIST,
-	  .offset = OFF(labels), .argh = "<key=value>",
-	  .help = "a label on the job's pods" },
-	{ .short_name = 'a', .long_name = "annotation", .type = RAI_OPT_LIST,
-	  .offset = OFF(annotations), .argh = "<key=value>",
-	  .help = "an annotation on the job's pods" },
-	{ .short_name = 'u', .long_name = "user", .type = RAI_OPT_STRING,
-	  .offset = OFF(user), .argh = "<user>",
-	  .help = "the user to record instead of the token's email",
-	  .flags = RAI_OPT_HIDDEN },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, .offset = OFF(dry_run),
-	  .help = "print the objects instead of creating them" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = OFF(output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_SUBMIT_OPTS_RESOURCES(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_STORAGE(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_POD_META(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_USER(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_DRY_RUN(struct dist_opts),
 	RAI_OPT_END
 };
 
@@ -164,27 +85,12 @@ job_from_opts(struct dist_job *j, const struct rai_dist_framework *fw,
 	j->dist.clean_pod_policy = o->clean_pod_policy;
 	rai_dist_custom(&j->dist, &j->custom);
 	rai_submit_spec_init(s);
+	RUNAI_SUBMIT_SPEC_COMMON(s, o);
 	s->custom = &j->custom;
 	s->name = name;
-	s->image = o->image;
-	s->image_pull_policy = o->pull_policy;
-	s->working_dir = o->working_dir;
 	s->cmd = (const char *const *)cmd;
 	s->ncmd = ncmd;
 	s->is_command = o->command;
-	s->env = o->env;
-	s->gpu = o->gpu;
-	s->cpu = o->cpu;
-	s->cpu_limit = o->cpu_limit;
-	s->memory = o->memory;
-	s->memory_limit = o->memory_limit;
-	s->volumes = o->volumes;
-	s->pvcs = o->pvcs;
-	s->large_shm = o->large_shm;
-	s->node_type = o->node_type;
-	s->run_as_user = o->run_as_user;
-	s->pod_labels = o->labels;
-	s->pod_annotations = o->annotations;
 }
 
 /* NAME before "--" (or --name, not both); the command after it. */

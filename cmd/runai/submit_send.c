@@ -15,9 +15,14 @@
 #include "kube/token.h"
 #include "runai.h"
 #include "runai/git_sync.h"
+#include "submit_opts.h"
 #include "submit_send.h"
 
 #include "core/banned.h"
+
+const char *const runai_pull_policies[] = { "Always", "IfNotPresent",
+	"Never", NULL };
+const char *const runai_dry_run_formats[] = { "yaml", "json", NULL };
 
 char *
 runai_submit_cmdline(struct rai_ctx *ctx)

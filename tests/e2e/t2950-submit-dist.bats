@@ -42,22 +42,6 @@ all_running() {
 	return 1
 }
 
-# job_row NAME: the job's row of "runai list".
-job_row() {
-	runai list | awk -v n="$1" '$1 == n'
-}
-
-# wait_row NAME REGEX: polls "runai list" until the job's row matches.
-wait_row() {
-	local _
-	for _ in $(seq 1 50); do
-		job_row "$1" | grep -Eq "$2" && return 0
-		sleep 0.2
-	done
-	echo "job $1 never matched '$2': $(job_row "$1")" >&2
-	return 1
-}
-
 # nothing_left JOB: no pod, service or ConfigMap of the job remains, nor the job.
 nothing_left() {
 	local _ left

@@ -17,6 +17,7 @@
 
 #include "harness.h"
 #include "golden.h"
+#include "submit_yaml.h"
 
 /* The spec a command line makes (as submit_dist.c fills it). */
 struct job {
@@ -45,35 +46,10 @@ job_init(struct job *j, enum rai_dist_kind k, const char *name,
 	j->s.image = image;
 }
 
-static char *
-render_yaml(const struct rai_submit_spec *s)
-{
-	struct rai_submit_objs objs;
-	struct rai_err err = RAI_ERR_INIT;
-	struct rai_buf b = RAI_BUF_INIT;
-	cJSON *cm;
-	size_t i;
-
-	if (rai_submit_render(s, &objs, &err) == -1) {
-		printf("# render: %s\n", err.message);
-		rai_err_release(&err);
-		return strdup("");
-	}
-	cm = rai_submit_configmap(s, s->name, 0, &objs);
-	T_INT_EQ(rai_yaml_emit(cm, &b, &err), 0);
-	cJSON_Delete(cm);
-	for (i = 0; i < objs.n; i++) {
-		rai_buf_addstr(&b, "---\n");
-		T_INT_EQ(rai_yaml_emit(objs.v[i].obj, &b, &err), 0);
-	}
-	rai_submit_objs_release(&objs);
-	return rai_buf_detach(&b, NULL);
-}
-
 static void
 golden(const char *name, const struct job *j)
 {
-	char *y = render_yaml(&j->s);
+	char *y = t_submit_yaml(&j->s, j->s.name, 0);
 
 	T_GOLDEN(name, y);
 	free(y);
@@ -199,27 +175,32 @@ expect_error(struct job *j, const char *msg)
 
 TEST(checks)
 {
+	static const struct {
+		enum rai_dist_kind	 kind;
+		long			 workers;
+		int			 no_master;
+		long			 slots;
+		const char		*msg;
+	} cases[] = {
+		{ RAI_DIST_MPI, 2, 1, -1,
+		    "--no-master: an MPIJob always has its launcher" },
+		{ RAI_DIST_XGBOOST, 2, 1, -1,
+		    "--no-master: an XGBoostJob always has its master" },
+		{ RAI_DIST_PYTORCH, -1, 0, -1, "--workers must be 0 or more" },
+		{ RAI_DIST_MPI, 0, 0, -1, "at least 1 for an MPI job" },
+		{ RAI_DIST_TF, 0, 1, -1, "at least 1 with --no-master" },
+		{ RAI_DIST_PYTORCH, 1, 0, 2, "--slots-per-worker is for MPI jobs" },
+		{ RAI_DIST_MPI, 1, 0, 0, "--slots-per-worker must be at least 1" },
+	};
 	struct job j;
+	size_t i;
 
-	job_init(&j, RAI_DIST_MPI, "m", "img", 2);
-	j.d.no_master = 1;
-	expect_error(&j, "--no-master: an MPIJob always has its launcher");
-	job_init(&j, RAI_DIST_XGBOOST, "x", "img", 2);
-	j.d.no_master = 1;
-	expect_error(&j, "always has its master");
-	job_init(&j, RAI_DIST_PYTORCH, "p", "img", -1);
-	expect_error(&j, "--workers must be 0 or more");
-	job_init(&j, RAI_DIST_MPI, "m", "img", 0);
-	expect_error(&j, "at least 1 for an MPI job");
-	job_init(&j, RAI_DIST_TF, "t", "img", 0);
-	j.d.no_master = 1;
-	expect_error(&j, "at least 1 with --no-master");
-	job_init(&j, RAI_DIST_PYTORCH, "p", "img", 1);
-	j.d.slots = 2;
-	expect_error(&j, "--slots-per-worker is for MPI jobs");
-	job_init(&j, RAI_DIST_MPI, "m", "img", 1);
-	j.d.slots = 0;
-	expect_error(&j, "--slots-per-worker must be at least 1");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		job_init(&j, cases[i].kind, "j", "img", cases[i].workers);
+		j.d.no_master = cases[i].no_master;
+		j.d.slots = cases[i].slots;
+		expect_error(&j, cases[i].msg);
+	}
 }
 
 TEST(a_master_alone_is_a_job)

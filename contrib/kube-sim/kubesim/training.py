@@ -27,13 +27,12 @@ references; the store collects dependents).
 
 import json
 
-from kubesim.cluster import Part
+from kubesim.cluster import Part, runai_annotations
 from kubesim.errors import ApiError
-from kubesim.gpus import fmt_gpus
-from kubesim.objutil import (CONFIGMAPS, MPIJOBS, PODS, PREEMPTED, PYTORCHJOBS, SERVICES,
-                             TFJOBS, XGBOOSTJOBS, clone, condition_of, condition_true,
-                             is_active, key_of, meta_of, node_name_of, number, phase_of,
-                             rfc3339, set_condition)
+from kubesim.objutil import (CONFIGMAPS, MPIJOBS, PODS, PYTORCHJOBS, SERVICES, TFJOBS,
+                             XGBOOSTJOBS, annotation_of, clone, condition_of, condition_true,
+                             is_active, key_of, meta_of, number, phase_of, rfc3339,
+                             set_condition)
 
 LABEL = "training.kubeflow.org/"
 JOB_NAME, REPLICA_TYPE, REPLICA_INDEX, JOB_ROLE, OPERATOR = (
@@ -356,12 +355,7 @@ class TrainingController(Part):
         self._cleaned.discard(uid)
 
     def reconcile(self, world, now):
-        owned = world.owned()
-        for gvr, job in world.training:
-            if meta_of(job).get("deletionTimestamp"):
-                continue
-            uid = meta_of(job).get("uid")
-            pods = owned.get(uid, [])
+        for gvr, job, pods in world.live(world.training):
             if finished(job):
                 self._clean(world, gvr, job, pods)
             elif run_policy(job).get("suspend"):
@@ -537,43 +531,12 @@ class TrainingController(Part):
 
     @staticmethod
     def _annotate(job, pods, world, suspended):
-        """The annotations Run:ai's scheduler keeps on a workload."""
-        ann = job["metadata"].setdefault("annotations", {})
+        """The annotations Run:ai's scheduler keeps on a workload; the
+        GPUs requested are those of the pods the job has (or last had)."""
         active = [p for p in pods if is_active(p)]
-        running = [p for p in active if phase_of(p) == "Running"]
-        pending = [p for p in active if phase_of(p) == "Pending"]
-        bound = [p for p in active if node_name_of(p)]
-        if suspended:
-            state = "Suspended"
-        elif condition_true(job, "Succeeded"):
-            state = "Succeeded"
-        elif condition_true(job, "Failed"):
-            state = "Failed"
-        elif running:
-            state = "Running"
-        else:
-            state = "Pending"
-        requested = sum(world.gpus_of(p) for p in active) if active else \
-            number(ann.get("runai-total-requested-gpus"), 0.0)
-        ann.update({
-            "runai-calculated-status": state,
-            "runai-running-pods": str(len(running)),
-            "runai-pending-pods": str(len(pending)),
-            "runai-current-allocated-gpus": fmt_gpus(sum(world.gpus_of(p) for p in bound)),
-            "runai-current-requested-gpus": fmt_gpus(sum(world.gpus_of(p) for p in active)),
-            "runai-podgroup-requested-gpus": fmt_gpus(requested),
-            "runai-total-requested-gpus": fmt_gpus(requested),
-        })
-        nodes = sorted({node_name_of(p) for p in bound})
-        if nodes:
-            ann["runai-used-nodes"] = ", ".join(nodes)
-        if running or state != "Pending":
-            ann.pop(PREEMPTED, None)
-        if any((condition_of(p, "PodScheduled") or {}).get("reason") == "Unschedulable"
-               for p in pending) and not ann.get(PREEMPTED):
-            ann["unschedulable"] = "true"
-        else:
-            ann.pop("unschedulable", None)
+        requested = sum(world.gpus_of(p) for p in active) if active else number(
+            annotation_of(job, "runai-total-requested-gpus"), 0.0)
+        runai_annotations(job, pods, world, suspended, requested, done="Succeeded")
 
 
 def operator_of(job):
