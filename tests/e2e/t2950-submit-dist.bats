@@ -113,6 +113,14 @@ normalize() {
 	[ "$output" = "in pt-worker-1" ]
 	run -1 --separate-stderr runai exec pt --pod pt-worker-7 -- true
 	stderr_has "pod pt-worker-7 is not a pod of job pt"
+	# completion offers the job's pods for --pod (its budget is 1.5 s)
+	[ "$TIME_SCALE" = 1 ] || export RUNAI_REQUEST_TIMEOUT=30s
+	run -0 runai __complete logs pt --pod pt-w
+	[ "$output" = "pt-worker-0
+pt-worker-1
+:4" ]
+	run -0 runai __complete bash pt --pod=pt-m
+	assert_line -- "--pod=pt-master-0"
 	# the headless services are there, then everything goes
 	[ "$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/services?labelSelector=training.kubeflow.org%2Fjob-name%3Dpt" |
 		jq -r '[.items[] | .metadata.name + "/" + .spec.clusterIP] | sort | join(",")')" = \
