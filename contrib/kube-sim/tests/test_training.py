@@ -253,5 +253,26 @@ class Lives(unittest.TestCase):
         self.assertEqual(left, [])
 
 
+class Bulk(unittest.TestCase):
+    """/_sim/bulk's PyTorchJobs (bench/list.sh): as the operator and the
+    scheduler leave a running job, so nothing needs the controller."""
+
+    def test_a_bulk_job_and_its_four_pods(self):
+        job = demo.pytorchjob("b", NS, workers=3, node_names=["node-1", "node-2"] * 2)
+        job["metadata"]["uid"] = "uid-b"
+        pods = demo.pytorchjob_pods(job, ["node-1", "node-2"] * 2,
+                                    ["10.245.0.%d" % i for i in range(4)], ["10.0.0.11"] * 4)
+        self.assertEqual([p["metadata"]["name"] for p in pods],
+                         ["b-master-0", "b-worker-0", "b-worker-1", "b-worker-2"])
+        self.assertEqual({p["metadata"]["ownerReferences"][0]["uid"] for p in pods}, {"uid-b"})
+        self.assertEqual({phase_of(p) for p in pods}, {"Running"})
+        self.assertEqual(env_of(pods[3])["RANK"], "3")
+        ann = job["metadata"]["annotations"]
+        self.assertEqual((ann["runai-running-pods"], ann["runai-used-nodes"],
+                          ann["runai-current-allocated-gpus"]), ("4", "node-1, node-2", "4"))
+        self.assertEqual([c["type"] for c in job["status"]["conditions"]],
+                         ["Created", "Running"])
+
+
 if __name__ == "__main__":
     unittest.main()
