@@ -269,6 +269,39 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	! exists "/apis/kubeflow.org/v1/namespaces/$NS/tfjobs/rb"
 }
 
+@test "an interrupted submit-dist leaves nothing; a claim and a volume reach every pod" {
+	sim POST /_sim/faults "{\"path_prefix\":\"/apis/kubeflow.org/v2beta1/namespaces/$NS/mpijobs\",
+	    \"method\":\"POST\",\"delay\":2}" >/dev/null
+	"$RAI_BIN_DIR/runai" submit-dist mpi int1 -i img --pvc :1Gi:/ckpt \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	for _ in $(seq 1 50); do
+		exists "/api/v1/namespaces/$NS/persistentvolumeclaims/pvc-int1-0" && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 130 ]
+	grep -q "submit interrupted" "$BATS_TEST_TMPDIR/err"
+	! exists "/api/v1/namespaces/$NS/configmaps/int1"
+	! exists "/api/v1/namespaces/$NS/persistentvolumeclaims/pvc-int1-0"
+	sim DELETE /_sim/faults >/dev/null
+	# one claim for the job, mounted by the master and both workers
+	runai submit-dist pytorch vol -i busybox --workers 2 --pvc :1Gi:/ckpt \
+		-v /tmp:/host:ro -e STAGE=two -- sh -c 'echo $STAGE; sleep 600' >/dev/null
+	all_running vol 3
+	[ "$(pods_of vol | jq -r '[.items[] | .spec.volumes[] | select(.persistentVolumeClaim) |
+		.persistentVolumeClaim.claimName] | unique | join(",")')" = pvc-vol-0 ]
+	[ "$(pods_of vol | jq '[.items[] | .spec.containers[0].volumeMounts[] |
+		select(.mountPath == "/ckpt" or .mountPath == "/host")] | length')" = 6 ]
+	run -0 runai logs vol --pod vol-worker-1
+	[ "$output" = two ]
+	runai delete vol >/dev/null
+	nothing_left vol
+	! exists "/api/v1/namespaces/$NS/persistentvolumeclaims/pvc-vol-0"
+}
+
 @test "kubectl 1.32 gets, describes and deletes pytorchjobs on the emulator" {
 	have_kubectl_132 || skip "kubectl 1.32 not installed at $KUBECTL_132"
 	runai submit-dist pytorch kc -i pytorch/pytorch --workers 1 >/dev/null
