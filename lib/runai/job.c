@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
@@ -1595,8 +1596,13 @@ fetch_dist_jobs(struct fetch *f, const char *ns,
 		f->kind = fw->kind;
 		if (kube_list_items(f->c, fw->res, ns, lo, workload_item, f,
 		    NULL, err) == -1) {
-			if (err->kind != RAI_E_HTTP || err->http_status != 404)
+			/* not installed, or not ours to read: no such jobs */
+			if (err->kind != RAI_E_HTTP || (err->http_status != 404 &&
+			    err->http_status != 403))
 				return -1;
+			if (err->http_status == 403)
+				rai_log(RAI_LOG_NOTE, "not allowed to list %s: "
+				    "leaving them out", fw->res->plural);
 			rai_err_release(err);
 		}
 	}

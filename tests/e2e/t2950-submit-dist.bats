@@ -302,6 +302,25 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	! exists "/api/v1/namespaces/$NS/persistentvolumeclaims/pvc-vol-0"
 }
 
+@test "list leaves out a framework it may not read, and fails on one that errs" {
+	runai submit-dist tf seen -i img --workers 1 >/dev/null
+	runai submit seen2 -i ubuntu >/dev/null
+	sim POST /_sim/faults "{\"path_prefix\":\"/apis/kubeflow.org/v1/namespaces/$NS/tfjobs\",
+	    \"method\":\"GET\",\"status\":403,\"message\":\"tfjobs is forbidden\"}" >/dev/null
+	run -0 --separate-stderr runai list
+	assert_line --regexp '^seen2 '
+	refute_line --regexp '^seen '
+	sim DELETE /_sim/faults >/dev/null
+	sim POST /_sim/faults "{\"path_prefix\":\"/apis/kubeflow.org/v1/namespaces/$NS/tfjobs\",
+	    \"method\":\"GET\",\"status\":500,\"message\":\"etcd is down\",\"count\":50}" >/dev/null
+	run -1 --separate-stderr env RUNAI_MAX_RETRIES=0 runai list
+	stderr_has "etcd is down"
+	sim DELETE /_sim/faults >/dev/null
+	run -0 runai list
+	assert_line --regexp '^seen +[A-Za-z]+ .* TensorFlow '
+	runai delete seen seen2 >/dev/null
+}
+
 @test "kubectl 1.32 gets, describes and deletes pytorchjobs on the emulator" {
 	have_kubectl_132 || skip "kubectl 1.32 not installed at $KUBECTL_132"
 	runai submit-dist pytorch kc -i pytorch/pytorch --workers 1 >/dev/null
