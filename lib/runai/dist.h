@@ -53,14 +53,14 @@ const struct rai_dist_framework *rai_dist_by_word(const char *);
 /* By a workload's kind ("PyTorchJob"), or NULL: not a distributed job. */
 const struct rai_dist_framework *rai_dist_by_kind(const char *);
 
-#define RAI_DIST_CLEAN_DEFAULT	NULL	/* the operator's: Running */
-
 struct rai_dist_spec {
 	enum rai_dist_kind	 kind;
 	long			 workers;	/* worker pods, >= 1 */
 	int			 no_master;	/* workers only (pytorch, tf) */
 	long			 slots;		/* MPI slots per worker; < 0 = 1 */
-	const char		*clean_pod_policy; /* Running, All, None */
+	const char		*clean_pod_policy; /* Running, All, None;
+						   NULL: the operator's
+						   default (Running) */
 };
 
 /* The reference's messages for impossible combinations. */

@@ -133,7 +133,8 @@ pt-worker-1
 
 # life FRAMEWORK JOB IMAGE LEAD WORKER1 ENV-COMMAND EXPECTED PODS [SUBMIT-ARGS...]:
 # submit, all PODS Running, list TYPE, describe roles, logs of the lead and
-# of worker 1, the operator's env in worker 1, delete leaves nothing.
+# of worker 1, the operator's env in worker 1 (exec), bash in worker 1,
+# delete leaves nothing.
 life() {
 	local fw=$1 job=$2 image=$3 lead=$4 w1=$5 envcmd=$6 expect=$7 n=$8 type
 	shift 8
@@ -158,6 +159,8 @@ life() {
 	runai logs "$job" --pod "$w1" --tail 1 | grep -q "^\[$w1\] step"
 	run -0 runai exec "$job" --pod "$w1" -- sh -c "$envcmd"
 	[ "$output" = "$expect" ]
+	run -0 --separate-stderr runai bash "$job" --pod "$w1" <<<'echo in $HOSTNAME'
+	[ "$output" = "in $w1" ]
 	run -0 runai delete "$job"
 	nothing_left "$job"
 }
