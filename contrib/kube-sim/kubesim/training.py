@@ -349,21 +349,33 @@ class TrainingController(Part):
         super().__init__(runtime)
         self._restarts = {}     # job uid -> pods replaced so far
         self._cleaned = set()   # job uids whose cleanPodPolicy ran
+        # job uid -> fingerprint of the job and its pods when last seen to
+        # need nothing: with thousands of jobs most steps change none
+        self._settled = {}
+        self._status_seen = {}
 
     def forget(self, uid):
         self._restarts.pop(uid, None)
         self._cleaned.discard(uid)
+        self._settled.pop(uid, None)
+        self._status_seen.pop(uid, None)
 
     def reconcile(self, world, now):
         for gvr, job, pods in world.live(world.training):
+            uid = meta_of(job).get("uid")
+            seen = world.fingerprint(job, pods)
+            if self._settled.get(uid) == seen:
+                continue
             if finished(job):
                 self._clean(world, gvr, job, pods)
             elif run_policy(job).get("suspend"):
                 for pod in pods:
                     self._delete(world, PODS, pod)
             else:
-                pods = self._replace_failed(world, job, pods)
-                self._create_missing(world, gvr, job, pods)
+                kept = self._replace_failed(world, job, pods)
+                if self._create_missing(world, gvr, job, kept) or len(kept) < len(pods):
+                    continue    # its pods changed: look again next step
+            self._settled[uid] = seen
 
     def _replace_failed(self, world, job, pods):
         """Deletes the failed pods their policy restarts (within
@@ -402,7 +414,8 @@ class TrainingController(Part):
 
     def _create_missing(self, world, gvr, job, pods):
         """Every missing pod in this one step: the scheduler then sees
-        the whole gang at once."""
+        the whole gang at once. True when the job's pods are not (yet)
+        all there: made now, or still missing."""
         have = {meta_of(p).get("name") for p in pods}
         ns = meta_of(job).get("namespace")
         project = world.ns_project.get(ns)
@@ -426,11 +439,12 @@ class TrainingController(Part):
             made += 1
             self.event(job, "SuccessfulCreatePod", "Created pod: %s" % name,
                        component=operator_of(job))
-        return made
+        return made > 0 or len(have) < len(replicas(gvr, job))
 
     def _ensure(self, obj, gvr):
         ns, name = key_of(obj)
-        if self.store.get(gvr, ns, name) is not None:
+        if self.store.get_ref(gvr, ns, name) if hasattr(self.store, "get_ref") \
+                else self.store.get(gvr, ns, name):
             return
         try:
             self.store.create(gvr, ns, obj)
@@ -466,13 +480,18 @@ class TrainingController(Part):
         owned = world.owned()
         for gvr, job in world.training:
             ns, name = key_of(job)
-            current = self.store.get(gvr, ns, name)
-            if current is None or meta_of(current).get("uid") != meta_of(job).get("uid"):
+            uid = meta_of(job).get("uid")
+            current = self.store.get_ref(gvr, ns, name) if hasattr(self.store, "get_ref") \
+                else self.store.get(gvr, ns, name)
+            if current is None or meta_of(current).get("uid") != uid:
+                continue    # deleted in this step
+            pods = owned.get(uid, [])
+            if self._status_seen.get(uid) == world.fingerprint(current, pods):
                 continue
-            new = self.job_state(gvr, current, owned.get(meta_of(job).get("uid"), []),
-                                 world, now)
+            new = self.job_state(gvr, current, pods, world, now)
             if new != current:
-                self.write(world, gvr, new)
+                new = self.write(world, gvr, new) or current
+            self._status_seen[uid] = world.fingerprint(new, pods)
 
     def job_state(self, gvr, job, pods, world, now):
         """The job as its pods say it is now (a copy; not written)."""

@@ -241,6 +241,18 @@ class Lives(unittest.TestCase):
         self.assertEqual(self.pods("mp"), {})
         self.assertIsNone(self.store.get(SERVICES, NS, "mp-worker"))
 
+    def test_a_pod_deleted_by_hand_comes_back_and_settled_jobs_are_left_alone(self):
+        self.submit(PYTORCHJOBS, "back", {"Master": replica(1, 0), "Worker": replica(2, 0)})
+        self.step(3)
+        rv = self.get(PYTORCHJOBS, "back")["metadata"]["resourceVersion"]
+        self.step(3)    # nothing changed: nothing written
+        self.assertEqual(self.get(PYTORCHJOBS, "back")["metadata"]["resourceVersion"], rv)
+        self.store.delete(PODS, NS, "back-worker-1")
+        self.step(3)
+        self.assertEqual(sorted(self.pods("back")),
+                         ["back-master-0", "back-worker-0", "back-worker-1"])
+        self.assertEqual({phase_of(p) for p in self.pods("back").values()}, {"Running"})
+
     def test_deleting_the_job_removes_pods_services_and_config(self):
         self.submit(MPIJOBS, "gone", {"Launcher": replica(1, 0), "Worker": replica(1, 1)})
         self.submit(XGBOOSTJOBS, "xg", {"Master": replica(1, 0), "Worker": replica(1, 1)})
