@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # runai list projects / list nodes / list -A against kubectl get of the
 # same objects, on one emulator holding 1,000 and then 10,000 jobs (each
-# with its pod). Prints a table: median wall time and peak RSS of both,
+# with its pod), then on a fresh one holding 1,000 distributed jobs
+# (PyTorchJobs of 4 pods). Prints a table: median wall time and peak RSS of both,
 # and their ratios (runai / kubectl: below 1 means runai is faster or
 # smaller; the issue aims at 0.2 of the time and 0.25 of the memory for
 # list -A). Numbers, not a pass/fail: compare runs on the same machine
@@ -9,6 +10,9 @@
 # floor is the server's (Python), paid per request by both programs.
 #
 #   bench/list.sh [RUNS]        (default 5 runs per measurement, median)
+#
+# LIST_SIZES (default "1000 10000") are the job counts of the first part;
+# set it empty to measure the distributed jobs alone.
 #
 # Needs kubectl 1.32 at $KUBECTL (default the gcloud SDK's kubectl.1.32).
 set -euo pipefail
@@ -66,7 +70,7 @@ row() {
 	summary list "$2, $1 jobs" memory "$mx" kubectl
 }
 have=0
-for n in 1000 10000; do
+for n in ${LIST_SIZES-1000 10000}; do
 	simapi /_sim/bulk "{\"plural\": \"runaijobs\", \"namespace\": \"runai-team-a\", \"count\": $((n - have)), \"prefix\": \"job$n-\"}"
 	have=$n
 	read -r rt rm < <(measure "$BIN/runai" list projects)
@@ -88,8 +92,25 @@ for n in 1000 10000; do
 	read -r kt km < <(measure "$KUBECTL" get runaijobs -A -o wide)
 	row "$n" "list -A" "$rt" "$kt" "$rm" "$km"
 done
+
+# Distributed jobs: a fresh emulator holding only 1,000 PyTorchJobs of a
+# master and 3 workers (4,000 pods); runai list -A reads every kind as
+# above, kubectl prints the PyTorchJobs alone.
+"$TOP/tests/peers/peers" stop "$STATE"
+rm -rf "${STATE:?}"/*
+"$TOP/tests/peers/peers" start "$STATE" --demo
+# shellcheck disable=SC1091
+. "$STATE/env"
+cp "$KUBESIM_KUBECONFIG" "$KUBECONFIG"
+rm -rf "$KUBECACHEDIR"
+simapi /_sim/controller '{"paused": true}'
+simapi /_sim/bulk '{"plural": "pytorchjobs", "namespace": "runai-team-a", "count": 1000, "prefix": "ddp-"}'
+read -r rt rm < <(measure "$BIN/runai" list -A)
+read -r kt km < <(measure "$KUBECTL" get pytorchjobs -A -o wide)
+row 1000 "list -A (dist)" "$rt" "$kt" "$rm" "$km"
 echo
 echo "list projects: runai list projects | kubectl get projects.run.ai"
 echo "list nodes:    runai list nodes    | kubectl get nodes + get pods -A (non-terminated)"
 echo "list -A:       runai list -A       | kubectl get runaijobs -A -o wide"
+echo "list -A (dist): runai list -A      | kubectl get pytorchjobs -A -o wide (1,000 jobs of 4 pods)"
 echo "s: median wall time; KiB: median peak RSS; x: runai / kubectl"

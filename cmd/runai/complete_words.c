@@ -56,24 +56,32 @@ complete_projects(struct rai_ctx *ctx, const char *prefix,
 	rai_project_list_release(&pl);
 }
 
+/* The names of a List's items that start with prefix. */
 static void
-complete_nodes(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
-    struct rai_err *err)
+push_names(const cJSON *list, const char *prefix, struct rai_strv *out)
 {
-	struct kube_list_opts lo = { 0 };
 	const cJSON *item;
 	const char *name;
-	cJSON *list = NULL;
 
-	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_NODES, NULL, &lo, &list,
-	    err) == -1)
-		return;
 	cJSON_ArrayForEach(item, cJSON_GetObjectItem(list, "items")) {
 		name = cJSON_GetStringValue(cJSON_GetObjectItem(
 		    cJSON_GetObjectItem(item, "metadata"), "name"));
 		if (name != NULL && strncmp(name, prefix, strlen(prefix)) == 0)
 			rai_strv_push(out, name);
 	}
+}
+
+static void
+complete_nodes(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
+    struct rai_err *err)
+{
+	struct kube_list_opts lo = { 0 };
+	cJSON *list = NULL;
+
+	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_NODES, NULL, &lo, &list,
+	    err) == -1)
+		return;
+	push_names(list, prefix, out);
 	cJSON_Delete(list);
 }
 
@@ -102,6 +110,28 @@ complete_jobs(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
 	free(ns);
 }
 
+/* The pods of Run:ai jobs (a distributed job's several) in the namespace. */
+static void
+complete_pods(struct rai_ctx *ctx, const char *prefix, struct rai_strv *out,
+    struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	struct kube_list_opts lo = { 0 };
+	cJSON *list = NULL;
+	char *ns = NULL;
+
+	if (g->project != NULL && *g->project != '\0' &&
+	    rai_project_namespace(RUNAI_CLIENT(ctx), g->project, &ns,
+	    err) == -1)
+		return;
+	lo.field_selector = "spec.schedulerName=runai-scheduler";
+	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_PODS, ns ? ns :
+	    RUNAI_KUBE(ctx)->conn.namespace, &lo, &list, err) == 0)
+		push_names(list, prefix, out);
+	cJSON_Delete(list);
+	free(ns);
+}
+
 /*
  * Names for the shell. Failures are silent (a completion that prints
  * errors into the command line is worse than none) and bounded in time.
@@ -120,7 +150,7 @@ runai_complete(struct rai_ctx *ctx, enum rai_comp comp, const char *prefix,
 		goto out;
 	}
 	if (comp != RAI_COMP_PROJECT && comp != RAI_COMP_NODE &&
-	    comp != RAI_COMP_JOB)
+	    comp != RAI_COMP_JOB && comp != RAI_COMP_POD)
 		goto out;
 	/* a budget the user set (RUNAI_REQUEST_TIMEOUT) wins over ours */
 	co.request_timeout_ms = getenv("RUNAI_REQUEST_TIMEOUT") != NULL ? 0 :
@@ -132,6 +162,8 @@ runai_complete(struct rai_ctx *ctx, enum rai_comp comp, const char *prefix,
 		complete_projects(ctx, prefix, out, &err);
 	else if (comp == RAI_COMP_JOB)
 		complete_jobs(ctx, prefix, out, &err);
+	else if (comp == RAI_COMP_POD)
+		complete_pods(ctx, prefix, out, &err);
 	else
 		complete_nodes(ctx, prefix, out, &err);
 out:

@@ -19,6 +19,7 @@
 #include "kube/client.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/dist.h"
 #include "runai/job.h"
 #include "runai/job_pod.h"
 #include "runai/project.h"
@@ -64,9 +65,20 @@ struct job_detail {
 	cJSON			*wl;		/* the workload object */
 };
 
+static const struct rai_col condition_cols[] = {
+	{ "TYPE", NULL, 0 },
+	{ "STATUS", NULL, 0 },
+	{ "AGE", NULL, 0 },
+	{ "REASON", NULL, 0 },
+	{ "MESSAGE", NULL, 0 },
+	{ NULL, NULL, 0 }
+};
+
 static const struct kube_res *
 res_of(const char *kind)
 {
+	if (rai_dist_by_kind(kind) != NULL)
+		return rai_dist_by_kind(kind)->res;
 	if (strcmp(kind, "Job") == 0)
 		return &KUBE_RES_JOBS;
 	if (strcmp(kind, "Deployment") == 0)
@@ -175,7 +187,9 @@ print_pods(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
 	cJSON_ArrayForEach(p, d->pods) {
 		snprintf(st, sizeof(st), "%s", pod_status(p));
 		upper(st);
-		snprintf(type, sizeof(type), "%s", d->v.type);
+		/* a distributed job's pods differ by their role */
+		snprintf(type, sizeof(type), "%s", rai_dist_pod_role(p) ?
+		    rai_dist_pod_role(p) : d->v.type);
 		upper(type);
 		node = rai_json_str_or(p, "spec.nodeName", "");
 		ip = rai_json_str_or(p, "status.hostIP", "");
@@ -234,6 +248,45 @@ print_events(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
 	rai_table_free(t);
 }
 
+/* The training operator's conditions on a distributed job, in order. */
+static void
+print_conditions(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
+{
+	struct rai_table *t;
+	const cJSON *c;
+	char age[16];
+
+	if (rai_dist_by_kind(d->v.kind) == NULL)
+		return;
+	fprintf(ctx->out, "\nConditions:\n");
+	t = rai_table_new(condition_cols, 0);
+	cJSON_ArrayForEach(c, rai_json_array(d->wl, "status.conditions")) {
+		rai_table_add(t, rai_json_str_or(c, "type", ""));
+		rai_table_add(t, rai_json_str_or(c, "status", ""));
+		rai_table_add(t, rai_out_age(rai_parse_rfc3339(rai_json_str_or(
+		    c, "lastTransitionTime", "")), now, age));
+		rai_table_add(t, rai_json_str_or(c, "reason", ""));
+		rai_table_add(t, rai_json_str_or(c, "message", ""));
+		rai_table_end_row(t);
+	}
+	rai_table_print(t, ctx->out);
+	rai_table_free(t);
+}
+
+/* A distributed job's pods: the replicas of every replica type. */
+static double
+dist_replicas(const struct job_detail *d)
+{
+	const struct rai_dist_framework *fw = rai_dist_by_kind(d->v.kind);
+	const cJSON *r;
+	double n = 0;
+
+	cJSON_ArrayForEach(r, rai_json_get(rai_json_get(d->wl, "spec"),
+	    fw->specs_key))
+		n += rai_json_num(r, "replicas", 1);
+	return n;
+}
+
 static double
 ann_num(const cJSON *obj, const char *key, double def)
 {
@@ -288,8 +341,10 @@ print_wide(struct rai_ctx *ctx, const struct job_detail *d)
 	const struct rai_job_view *v = &d->v;
 	FILE *o = ctx->out;
 	time_t now = time(NULL);
-	double par = rai_json_num(d->wl, "spec.parallelism", 1);
-	double comp = rai_json_num(d->wl, "spec.completions", 1);
+	int dist = rai_dist_by_kind(v->kind) != NULL;
+	double par = dist ? dist_replicas(d) : rai_json_num(d->wl,
+	    "spec.parallelism", 1);
+	double comp = dist ? par : rai_json_num(d->wl, "spec.completions", 1);
 	double mem = ann_num(d->wl, "runai-current-allocated-gpus-memory", 0);
 	char dur[32], q[32];
 
@@ -320,6 +375,7 @@ print_wide(struct rai_ctx *ctx, const struct job_detail *d)
 	rai_text_put(o, "COMMAND LINE: ", *v->command_line ? v->command_line :
 	    "N/A", "\n");
 	print_pods(ctx, d, now);
+	print_conditions(ctx, d, now);
 	print_events(ctx, d, now);
 }
 

@@ -52,6 +52,7 @@ struct logs_opts {
 	const char	*pod;
 	const char	*container;
 	long		 start_timeout;
+	int		 all_pods;
 };
 
 static const struct rai_opt logs_opts[] = {
@@ -73,6 +74,9 @@ static const struct rai_opt logs_opts[] = {
 	RUNAI_OPT_POD(struct logs_opts, pod),
 	RUNAI_OPT_CONTAINER(struct logs_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct logs_opts, start_timeout),
+	{ .long_name = "all-pods", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct logs_opts, all_pods),
+	  .help = "every pod's log, each line after [<pod>]" },
 	RAI_OPT_END
 };
 
@@ -104,6 +108,9 @@ check_opts(const struct logs_opts *o, struct rai_err *err)
 	if (o->since > 0 && o->since_time != NULL)
 		return rai_err_set(err, RAI_E_USAGE, "--since and --since-time "
 		    "cannot be used together");
+	if (o->all_pods && (o->follow || o->pod != NULL))
+		return rai_err_set(err, RAI_E_USAGE, "--all-pods prints every "
+		    "pod's log once: not with -f or --pod");
 	if (o->since_time != NULL &&
 	    rai_parse_rfc3339(o->since_time) == (time_t)-1)
 		return rai_err_set(err, RAI_E_USAGE, "--since-time '%s' is "
@@ -284,6 +291,8 @@ struct sink {
 	int		 gone;		/* the reader left (EPIPE) */
 	int		 werrno;	/* another write error */
 	int		 overflow;
+	const char	*prefix;	/* --all-pods: before every line */
+	int		 mid_line;	/* the last byte out was no newline */
 };
 
 static int
@@ -317,10 +326,32 @@ write_all(struct sink *s, const char *p, size_t n)
 	return 0;
 }
 
+/* The buffered bytes, the prefix at the start of every line. */
+static int
+write_prefixed(struct sink *s)
+{
+	const char *p = s->out.data, *end = p + s->out.len, *nl;
+	size_t n;
+
+	while (p < end) {
+		if (!s->mid_line && write_all(s, s->prefix,
+		    strlen(s->prefix)) == -1)
+			return -1;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		if (write_all(s, p, n) == -1)
+			return -1;
+		s->mid_line = nl == NULL;
+		p += n;
+	}
+	return 0;
+}
+
 static int
 flush_out(struct sink *s)
 {
-	int rc = write_all(s, s->out.data, s->out.len);
+	int rc = s->prefix != NULL ? write_prefixed(s) :
+	    write_all(s, s->out.data, s->out.len);
 
 	rai_buf_reset(&s->out);
 	return rc;
@@ -449,6 +480,82 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 	}
 }
 
+/* One pod's log (not followed), each line after "[<pod>] ". */
+static int
+pod_log_prefixed(struct rai_ctx *ctx, const cJSON *pod,
+    const struct logs_opts *o, struct sink *s)
+{
+	const char *container;
+	char *path, *name = rai_text_sanitize(rai_json_str_or(pod,
+	    "metadata.name", ""));
+	char *prefix = xasprintf("[%s] ", name);
+	int rc = -1;
+
+	if (pick_container(pod, o->container, &container,
+	    rai_ctx_err(ctx)) == -1)
+		goto out;
+	s->prefix = prefix;
+	path = log_path(RUNAI_NS(ctx), rai_json_str_or(pod, "metadata.name",
+	    ""), container, o, NULL);
+	rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, s,
+	    rai_ctx_err(ctx));
+	free(path);
+	/* a last line without its newline ends here, not in the next pod */
+	if (rc == 0 && s->mid_line && write_all(s, "\n", 1) == 0)
+		s->mid_line = 0;
+out:
+	s->prefix = NULL;
+	free(prefix);
+	free(name);
+	return rc;
+}
+
+/* One pod of --all-pods: 0 on to the next, else stop with rc. */
+static int
+all_pods_one(struct rai_ctx *ctx, const cJSON *pod,
+    const struct logs_opts *o, struct sink *s, int *rc)
+{
+	if (phase_is(pod, "Pending"))
+		return 0;	/* no log yet */
+	*rc = pod_log_prefixed(ctx, pod, o, s);
+	if (s->gone || s->werrno || s->overflow) {
+		rai_err_release(rai_ctx_err(ctx));
+		*rc = sink_result(s, rai_ctx_err(ctx));
+		return 1;
+	}
+	return *rc != 0;
+}
+
+/* --all-pods: the job's pods one after the other, the lead first. */
+static int
+all_pods(struct rai_ctx *ctx, const char *job, const struct logs_opts *o,
+    struct sink *s)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct rai_job_view v;
+	const cJSON *p, *lead;
+	cJSON *pods = NULL;
+	int rc = -1;
+
+	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), RUNAI_PROJECT(ctx),
+	    job, 0, &v, err) == -1)
+		return -1;
+	if (rai_job_pods(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), v.uid, &pods,
+	    err) == -1)
+		goto out;
+	rc = 0;
+	lead = rai_job_chief(pods);
+	if (lead != NULL && all_pods_one(ctx, lead, o, s, &rc))
+		goto out;
+	cJSON_ArrayForEach(p, pods)
+		if (p != lead && all_pods_one(ctx, p, o, s, &rc))
+			break;
+out:
+	cJSON_Delete(pods);
+	rai_job_view_release(&v);
+	return rc;
+}
+
 static int
 cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -463,8 +570,16 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	memset(&s, 0, sizeof(s));
 	if (check_opts(o, err) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, err) == -1 ||
-	    wait_for_pod(ctx, argv[0], o, &pod, err) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, err) == -1)
+		goto out;
+	if (o->all_pods) {
+		fflush(ctx->out);
+		s.fd = fileno(ctx->out);
+		rai_logs_init(&s.filter, 0, o->timestamps);
+		rc = all_pods(ctx, argv[0], o, &s);
+		goto out;
+	}
+	if (wait_for_pod(ctx, argv[0], o, &pod, err) == -1 ||
 	    pick_container(pod, o->container, &container, err) == -1)
 		goto out;
 	fflush(ctx->out);
@@ -498,6 +613,8 @@ static const struct rai_example logs_examples[] = {
 	    "the last ten minutes, each line with its time" },
 	{ "runai logs train-1 --pod train-1-abcde -c sidecar",
 	    "another pod and container of the job" },
+	{ "runai logs ddp1 --all-pods --tail 5",
+	    "the last lines of every pod of a distributed job" },
 	{ NULL, NULL }
 };
 
@@ -506,9 +623,12 @@ const struct rai_cmd runai_cmd_logs = {
 	.summary = "print the log of a job's pod",
 	.synopsis = "<job> [-f] [--tail <lines>] [--since <duration> | "
 	    "--since-time <time>] [--timestamps] [--pod <pod>] "
-	    "[-c <container>]",
+	    "[-c <container>] [--all-pods]",
 	.description = "Prints the log of the job's pod: the only one, or "
-	    "the newest when the job has several, or the one --pod names. "
+	    "the newest when the job has several, or the one --pod names; "
+	    "a distributed job's master or launcher (else worker 0). "
+	    "--all-pods prints every pod's log instead, the lead's first, "
+	    "each line after \"[<pod>] \". "
 	    "A pod that is still starting is waited for, up to "
 	    "--pod-running-timeout, with a line on stderr saying so; a pod "
 	    "that does not start in that time is an error.\n\n"

@@ -52,6 +52,8 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_project,
 	&runai_cmd_resume,
 	&runai_cmd_submit,
+	&runai_cmd_submit_dist,
+	&runai_cmd_submit_mpi,
 	&runai_cmd_suspend,
 	&runai_cmd_template,
 	&runai_cmd_top,

@@ -75,6 +75,8 @@ extern const struct rai_cmd runai_cmd_list_nodes;
 extern const struct rai_cmd runai_cmd_list_projects;
 extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
+extern const struct rai_cmd runai_cmd_submit_dist;
+extern const struct rai_cmd runai_cmd_submit_mpi;
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;
@@ -131,7 +133,9 @@ int	runai_suspend_run(struct rai_ctx *, const struct runai_suspend_opts *,
 #define RUNAI_OPT_POD(stype, field)					\
 	{ .long_name = "pod", .type = RAI_OPT_STRING, \
 	  .offset = offsetof(stype, field), .argh = "<pod>", \
-	  .help = "the pod to use (default: the job's newest)" }
+	  .comp = RAI_COMP_POD, \
+	  .help = "the pod to use (default: the job's lead: a distributed " \
+	      "job's master, launcher or worker 0, else its newest pod)" }
 #define RUNAI_OPT_CONTAINER(stype, field)				\
 	{ .short_name = 'c', .long_name = "container", .type = RAI_OPT_STRING, \
 	  .offset = offsetof(stype, field), .argh = "<name>", \

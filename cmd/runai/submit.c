@@ -26,6 +26,8 @@
 #include "runai/git_sync.h"
 #include "runai/submit.h"
 #include "runai/submit_apply.h"
+#include "submit_opts.h"
+#include "submit_send.h"
 #include "submit_template.h"
 
 #include "core/banned.h"
@@ -33,25 +35,10 @@
 #define MAX_GROUPS	RAI_SUBMIT_MAX_GROUPS
 
 struct submit_opts {
-	const char	*name;
-	const char	*prefix;
-	const char	*image;
-	const char	*pull_policy;
-	const char	*working_dir;
-	struct rai_strv	 env;
-	int		 command;
+	RUNAI_SUBMIT_COMMON_FIELDS
 	int		 tty;
 	int		 stdin_open;
 	int		 attach;
-	double		 gpu;
-	const char	*gpu_memory;
-	const char	*cpu;
-	const char	*cpu_limit;
-	const char	*memory;
-	const char	*memory_limit;
-	struct rai_strv	 volumes;
-	struct rai_strv	 pvcs;
-	int		 large_shm;
 	struct rai_strv	 ports;
 	const char	*service_type;
 	int		 host_ipc;
@@ -62,12 +49,8 @@ struct submit_opts {
 	long		 completions;
 	long		 parallelism;
 	long		 ttl;
-	int		 run_as_user;
 	int		 create_home_dir;
 	int		 prevent_pe;
-	const char	*node_type;
-	int		 dry_run;
-	const char	*output;
 	/* the original CLI's other flags */
 	const char	*template_name;
 	const char	*git_sync;
@@ -78,9 +61,6 @@ struct submit_opts {
 	long		 replicas;
 	int		 old_job;
 	int		 mps;
-	const char	*user;
-	struct rai_strv	 labels;
-	struct rai_strv	 annotations;
 	/* its deprecated ones */
 	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
 	struct rai_strv	 old_args;	/* --args */
@@ -88,36 +68,12 @@ struct submit_opts {
 	int		 always_pull;
 };
 
-static const char *const pull_policies[] = { "Always", "IfNotPresent",
-	"Never", NULL };
 static const char *const service_types[] = { "nodeport", "loadbalancer",
 	"ingress", "portforward", NULL };
-static const char *const dry_run_formats[] = { "yaml", "json", NULL };
 
 static const struct rai_opt submit_opts[] = {
-	{ .long_name = "name", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, name), .argh = "<name>",
-	  .help = "the job's name (default: job-<n>)" },
-	{ .long_name = "job-name-prefix", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, prefix), .argh = "<prefix>",
-	  .help = "generate the name as <prefix>-<n>" },
-	{ .short_name = 'i', .long_name = "image", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, image), .argh = "<image>",
-	  .help = "container image to run (required)" },
-	{ .long_name = "image-pull-policy", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, pull_policy),
-	  .argh = "<policy>", .help = "Always (default), IfNotPresent or Never",
-	  .choices = pull_policies, .comp = RAI_COMP_CHOICES },
-	{ .short_name = 'e', .long_name = "environment", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, env), .argh = "<name=value>",
-	  .help = "environment variable; value SECRET:<secret>,<key> reads a "
-	      "Secret" },
-	{ .long_name = "command", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, command),
-	  .help = "the words after -- replace the image's entrypoint" },
-	{ .long_name = "working-dir", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, working_dir), .argh = "<dir>",
-	  .help = "the container's working directory" },
+	RUNAI_SUBMIT_OPTS_NAME(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_CONTAINER(struct submit_opts),
 	{ .short_name = 't', .long_name = "tty", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, tty),
 	  .help = "allocate a terminal for the container (needs --stdin)" },
@@ -128,34 +84,8 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, attach),
 	  .help = "attach to the job's console once it runs (implies --tty "
 	      "--stdin)" },
-	{ .short_name = 'g', .long_name = "gpu", .type = RAI_OPT_DOUBLE,
-	  .offset = offsetof(struct submit_opts, gpu), .argh = "<gpus>",
-	  .help = "GPUs: a whole number, or a fraction below 1 of one GPU" },
-	{ .long_name = "gpu-memory", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, gpu_memory), .argh = "<size>",
-	  .help = "GPU memory instead of GPUs, e.g. 4G (at least 100M)" },
-	{ .long_name = "cpu", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, cpu), .argh = "<cpus>",
-	  .help = "CPU cores requested, e.g. 2 or 500m" },
-	{ .long_name = "cpu-limit", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, cpu_limit), .argh = "<cpus>",
-	  .help = "CPU cores at most" },
-	{ .long_name = "memory", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, memory), .argh = "<size>",
-	  .help = "memory requested, e.g. 4G" },
-	{ .long_name = "memory-limit", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, memory_limit),
-	  .argh = "<size>", .help = "memory at most" },
-	{ .short_name = 'v', .long_name = "volume", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, volumes),
-	  .argh = "<host:path[:ro]>", .help = "mount a directory of the node" },
-	{ .long_name = "pvc", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, pvcs), .argh = "<claim>",
-	  .help = "mount a claim: [class]:size:path[:ro] makes one, "
-	      "name:path[:ro] uses one" },
-	{ .long_name = "large-shm", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, large_shm),
-	  .help = "mount a memory-backed /dev/shm" },
+	RUNAI_SUBMIT_OPTS_RESOURCES(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_STORAGE(struct submit_opts),
 	{ .long_name = "port", .type = RAI_OPT_LIST,
 	  .offset = offsetof(struct submit_opts, ports),
 	  .argh = "<port[:target]>",
@@ -193,9 +123,7 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, ttl), .argh = "<duration>",
 	  .help = "delete the job this long after it ends, e.g. 2h",
 	  .flags = RAI_OPT_TRISTATE },
-	{ .long_name = "run-as-user", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, run_as_user),
-	  .help = "run as your user and groups, not the image's user" },
+	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct submit_opts),
 	{ .long_name = "create-home-dir", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, create_home_dir),
 	  .help = "a temporary home directory (default: with --run-as-user)",
@@ -203,9 +131,7 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "prevent-privilege-escalation", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, prevent_pe),
 	  .help = "forbid gaining privileges (setuid) in the container" },
-	{ .long_name = "node-type", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, node_type), .argh = "<type>",
-	  .help = "run on nodes labelled run.ai/type=<type>" },
+	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct submit_opts),
 	{ .long_name = "template", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct submit_opts, template_name),
 	  .argh = "<name>",
@@ -246,10 +172,7 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "mps", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, mps),
 	  .help = "share the GPU through NVIDIA MPS", .flags = RAI_OPT_HIDDEN },
-	{ .short_name = 'u', .long_name = "user", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, user), .argh = "<user>",
-	  .help = "the user to record instead of the token's email",
-	  .flags = RAI_OPT_HIDDEN },
+	RUNAI_SUBMIT_OPTS_USER(struct submit_opts),
 	{ .long_name = "old-command", .type = RAI_OPT_LIST,
 	  .offset = offsetof(struct submit_opts, old_command),
 	  .argh = "<command>", .help = "the old --command <command>",
@@ -275,19 +198,8 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried",
 	  .flags = RAI_OPT_TRISTATE, .deprecated = "use --backoff-limit" },
-	{ .short_name = 'l', .long_name = "label", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, labels),
-	  .argh = "<key=value>", .help = "a label on the job's pods" },
-	{ .short_name = 'a', .long_name = "annotation", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, annotations),
-	  .argh = "<key=value>", .help = "an annotation on the job's pods" },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, dry_run),
-	  .help = "print the objects instead of creating them" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = dry_run_formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_SUBMIT_OPTS_POD_META(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_DRY_RUN(struct submit_opts),
 	RAI_OPT_END
 };
 
@@ -413,23 +325,12 @@ static void
 spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 {
 	rai_submit_spec_init(s);
-	s->image = o->image;
-	s->image_pull_policy = o->local_image && o->pull_policy == NULL ?
-	    "Never" : o->pull_policy;
-	s->working_dir = o->working_dir;
-	s->env = o->env;
+	RUNAI_SUBMIT_SPEC_COMMON(s, o);
+	if (o->local_image && o->pull_policy == NULL)
+		s->image_pull_policy = "Never";
 	/* attaching means talking to the console: it needs both */
 	s->tty = o->tty || o->attach;
 	s->stdin_open = o->stdin_open || o->attach;
-	s->gpu = o->gpu;
-	s->gpu_memory = o->gpu_memory;
-	s->cpu = o->cpu;
-	s->cpu_limit = o->cpu_limit;
-	s->memory = o->memory;
-	s->memory_limit = o->memory_limit;
-	s->volumes = o->volumes;
-	s->pvcs = o->pvcs;
-	s->large_shm = o->large_shm;
 	s->ports = o->ports;
 	s->service_type = o->service_type;
 	s->host_ipc = o->host_ipc;
@@ -440,10 +341,8 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->completions = o->completions;
 	s->parallelism = o->parallelism;
 	s->ttl_after_finish = o->ttl;
-	s->run_as_user = o->run_as_user;
 	s->create_home_dir = o->create_home_dir;
 	s->prevent_privilege_escalation = o->prevent_pe;
-	s->node_type = o->node_type;
 	s->git_sync = o->git_sync;
 	s->mig_profile = o->mig_profile;
 	s->jupyter = o->jupyter;
@@ -452,8 +351,6 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->replicas = o->replicas;
 	s->batch_job = o->old_job;
 	s->mps = o->mps;
-	s->pod_labels = o->labels;
-	s->pod_annotations = o->annotations;
 }
 
 /*
@@ -498,119 +395,6 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 	return rc;
 }
 
-/* "runai submit ...", as typed, for the runai-cli-command annotation. */
-static char *
-command_line(struct rai_ctx *ctx)
-{
-	struct rai_buf b = RAI_BUF_INIT;
-	int i;
-
-	char *word;
-
-	rai_buf_addstr(&b, ctx->prog->name);
-	for (i = 0; i < ctx->raw_argc; i++) {
-		/* a --git-sync password stays out of the annotation */
-		word = strstr(ctx->raw_argv[i], "password=") != NULL ?
-		    rai_git_sync_redact(ctx->raw_argv[i]) :
-		    xstrdup(ctx->raw_argv[i]);
-		rai_buf_addf(&b, " %s", word);
-		free(word);
-	}
-	return rai_buf_detach(&b, NULL);
-}
-
-/* ---- who submits ---- */
-
-/* The id-token's claims when the kubeconfig user logs in with OIDC. */
-static cJSON *
-token_claims(struct rai_ctx *ctx)
-{
-	if (RUNAI_KUBE(ctx)->conn.auth != KUBE_AUTH_OIDC || RUNAI_KUBE(ctx)->conn.oidc.id_token == NULL)
-		return NULL;
-	return kube_jwt_claims(RUNAI_KUBE(ctx)->conn.oidc.id_token);
-}
-
-/* ---- talking to the cluster ---- */
-
-static volatile sig_atomic_t submit_stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	submit_stop = 1;
-}
-
-/* While objects are being created a signal asks for a clean stop. */
-static void
-catch_signals(int on)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on ? on_signal : SIG_DFL;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
-}
-
-/* RunaiJob where the cluster serves it, else batch/v1 Job. */
-static int
-use_batch_job(struct rai_ctx *ctx, int *batch)
-{
-	int found = 0;
-
-	if (kube_has_group_version(RUNAI_CLIENT(ctx), "run.ai", "v1", &found,
-	    rai_ctx_err(ctx)) == -1)
-		return -1;
-	*batch = !found;
-	if (*batch)
-		rai_log(RAI_LOG_NOTE, "run.ai/v1 is not served: submitting a "
-		    "batch/v1 Job");
-	return 0;
-}
-
-static void
-print_dry_run(struct rai_ctx *ctx, const struct rai_submit_result *res,
-    int json)
-{
-	cJSON *list = cJSON_CreateObject(), *items;
-	struct rai_err err = RAI_ERR_INIT;
-	size_t i;
-
-	cJSON_AddStringToObject(list, "apiVersion", "v1");
-	cJSON_AddStringToObject(list, "kind", "List");
-	items = cJSON_AddArrayToObject(list, "items");
-	cJSON_AddItemReferenceToArray(items, res->configmap);
-	for (i = 0; i < res->objs.n; i++)
-		cJSON_AddItemReferenceToArray(items, res->objs.v[i].obj);
-	if (json) {
-		rai_out_json(ctx->out, list);
-	} else {
-		for (i = 0; i < (size_t)cJSON_GetArraySize(items); i++) {
-			if (i > 0)
-				fputs("---\n", ctx->out);
-			if (rai_out_yaml(ctx->out, cJSON_GetArrayItem(items,
-			    (int)i), &err) == -1)
-				break;
-		}
-	}
-	rai_err_release(&err);
-	cJSON_Delete(list);
-}
-
-/* Reference messages for what the cluster said no to. */
-static void
-explain_failure(struct rai_ctx *ctx)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-
-	if (err->http_status == 403)
-		runai_job_err_forbidden(err);
-}
-
 /* How long submit --attach waits for its pod to run (the reference's). */
 #define ATTACH_WAIT_S	30
 
@@ -619,35 +403,15 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
     struct rai_submit_spec *spec)
 {
 	struct rai_submit_result res;
-	unsigned flags = o->dry_run ? RAI_SUBMIT_DRY_RUN : 0;
 	const char *base = NULL;
 	int rc;
 
 	if (spec->name == NULL)
 		base = o->prefix ? o->prefix : "job";
-	submit_stop = 0;
-	catch_signals(1);
-	rc = rai_submit_apply(RUNAI_CLIENT(ctx), spec, base, flags,
-	    &submit_stop,
-	    &res, rai_ctx_err(ctx));
-	catch_signals(0);
-	if (rc == -1) {
-		explain_failure(ctx);
-		if (submit_stop) {
-			rai_err_print(rai_ctx_err(ctx), stderr, ctx->prog->name);
-			return 130;
-		}
-		return -1;
-	}
-	if (o->dry_run) {
-		print_dry_run(ctx, &res, o->output != NULL &&
-		    strcmp(o->output, "json") == 0);
-	} else {
-		fprintf(ctx->out, "The job '%s' has been submitted "
-		    "successfully\n", res.name);
-		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
-		    "to check the job status\n", res.name, RUNAI_PROJECT(ctx));
-	}
+	rc = runai_submit_send(ctx, spec, base, o->dry_run, o->output != NULL &&
+	    strcmp(o->output, "json") == 0, &res);
+	if (rc != 0)
+		return rc;
 	if (o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_attach(ctx, res.name, NULL, ATTACH_WAIT_S);
@@ -697,33 +461,6 @@ make_spec(struct rai_submit_spec *spec, const struct submit_opts *o,
 	spec->is_command = is_entrypoint(o);
 }
 
-/* Who submits, the policy and the cluster's kinds, into the spec. */
-static int
-fill_from_cluster(struct rai_ctx *ctx, const struct submit_opts *o,
-    struct rai_submit_spec *spec, long *groups, char **user,
-    cJSON **claims)
-{
-	struct rai_cluster_policy policy;
-
-	spec->project = RUNAI_PROJECT(ctx);
-	spec->namespace = RUNAI_NS(ctx);
-	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
-	if (policy.enforce_run_as_user)
-		spec->run_as_user = 1;
-	if (policy.enforce_prevent_privilege_escalation)
-		spec->prevent_privilege_escalation = 1;
-	*claims = token_claims(ctx);
-	*user = o->user ? xstrdup(o->user) : rai_submit_default_user(*claims);
-	spec->user = *user;
-	if (spec->run_as_user)
-		rai_submit_ids(spec, *claims, groups, MAX_GROUPS);
-	if (!spec->batch_job && !spec->inference &&
-	    use_batch_job(ctx, &spec->batch_job) == -1)
-		return -1;
-	spec->job_index = rai_job_index_next(RUNAI_CLIENT(ctx), o->dry_run);
-	return 0;
-}
-
 static void
 warn_portforward(const struct submit_opts *o)
 {
@@ -764,9 +501,10 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 			rai_strv_push(&words, tpl.extra_args.v[i]);
 	make_spec(&spec, o, name, &words);
 	if (check_offline(ctx, o, &spec, 0) == -1 ||
-	    fill_from_cluster(ctx, o, &spec, groups, &user, &claims) == -1)
+	    runai_submit_fill(ctx, o->user, o->dry_run, &spec, groups, &user,
+	    &claims) == -1)
 		goto out;
-	spec.cli_command = cmdline = command_line(ctx);
+	spec.cli_command = cmdline = runai_submit_cmdline(ctx);
 	if (spec.preemptible && spec.interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");

@@ -52,6 +52,7 @@ enum rai_comp {
 	RAI_COMP_NODE,
 	RAI_COMP_CONTEXT,
 	RAI_COMP_HOST,
+	RAI_COMP_POD,		/* the pods of the project's jobs */
 };
 
 enum rai_opt_flags {

@@ -15,9 +15,11 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "kube/quantity.h"
+#include "runai/dist.h"
 #include "runai/job.h"
 
 #include "core/banned.h"
@@ -84,6 +86,15 @@ workload_status(const cJSON *wl)
 		    rai_json_num(wl, "status.active", 0) == 0 &&
 		    rai_json_annotation(wl, "runai-calculated-status") == NULL)
 			return "Pending";
+	}
+	if (rai_dist_by_kind(kind) != NULL) {
+		if (rai_json_bool(wl, "spec.runPolicy.suspend", 0) ||
+		    condition_true(wl, "Suspended"))
+			return "Suspended";
+		if (condition_true(wl, "Failed"))
+			return "Failed";
+		if (condition_true(wl, "Succeeded"))
+			return "Succeeded";
 	}
 	if (strcmp(kind, "StatefulSet") == 0 &&
 	    rai_json_num(wl, "status.replicas", 0) == 0)
@@ -194,12 +205,36 @@ rai_job_status(const cJSON *wl, const cJSON *chief, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A distributed job's lead pod: its master (TF's chief, MPI's
+ * launcher), else worker 0; NULL for other jobs' pods.
+ */
+static const cJSON *
+dist_chief(const cJSON *pods)
+{
+	const cJSON *p, *worker0 = NULL;
+	const char *role;
+
+	cJSON_ArrayForEach(p, pods) {
+		if ((role = rai_dist_pod_role(p)) == NULL)
+			continue;
+		if (strcmp(role, "master") == 0 || strcmp(role, "chief") == 0 ||
+		    strcmp(role, "launcher") == 0)
+			return p;
+		if (strcmp(role, "worker") == 0 && rai_dist_pod_index(p) == 0)
+			worker0 = p;
+	}
+	return worker0;
+}
+
 const cJSON *
 rai_job_chief(const cJSON *pods)
 {
-	const cJSON *p, *best = NULL;
+	const cJSON *p, *best = dist_chief(pods);
 	const char *bt = "", *t;
 
+	if (best != NULL)
+		return best;
 	cJSON_ArrayForEach(p, pods) {
 		t = rai_json_str_or(p, "metadata.creationTimestamp", "");
 		if (best == NULL || strcmp(t, bt) > 0) {
@@ -224,6 +259,8 @@ job_type(const cJSON *wl)
 		return "Inference";
 	if (strcmp(kind, "StatefulSet") == 0)
 		return "Interactive";
+	if (rai_dist_by_kind(kind) != NULL)
+		return rai_dist_by_kind(kind)->title;
 	return "Train";
 }
 
@@ -1138,6 +1175,28 @@ make_view(struct fetch *f, const cJSON *wl)
 	cJSON_Delete(pods);
 }
 
+/*
+ * A distributed job's pods come from one template per replica type;
+ * the columns read spec.template, so the workers' template (the lead's
+ * when there are no workers) is moved there.
+ */
+static void
+lift_dist_template(cJSON *wl)
+{
+	const struct rai_dist_framework *fw = rai_dist_by_kind(kind_of(wl));
+	cJSON *specs, *r, *spec = object_in(wl, "spec");
+
+	if (fw == NULL || spec == NULL || (specs = object_in(spec,
+	    fw->specs_key)) == NULL)
+		return;
+	if ((r = object_in(specs, "Worker")) == NULL &&
+	    (r = object_in(specs, fw->chief)) == NULL)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(spec, "template");
+	move_item(spec, r, "template");
+	cJSON_DeleteItemFromObjectCaseSensitive(spec, fw->specs_key);
+}
+
 static int
 workload_item(void *ud, cJSON *wl, struct rai_err *err)
 {
@@ -1155,14 +1214,15 @@ workload_item(void *ud, cJSON *wl, struct rai_err *err)
 		}
 		return 0;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(wl, "kind") == NULL)
+		cJSON_AddStringToObject(wl, "kind", f->kind);
+	lift_dist_template(wl);
 	if (!is_runai_workload(wl) || (f->o && f->o->name &&
 	    strcmp(f->o->name, rai_json_str_or(wl, "metadata.name", "")) !=
 	    0)) {
 		cJSON_Delete(wl);
 		return 0;
 	}
-	if (cJSON_GetObjectItemCaseSensitive(wl, "kind") == NULL)
-		cJSON_AddStringToObject(wl, "kind", f->kind);
 	if (!needs_pods(f, wl)) {
 		make_view(f, wl);
 		cJSON_Delete(wl);
@@ -1523,6 +1583,32 @@ index:
 	return 0;
 }
 
+/* The training operator's jobs, where their CRDs are served. */
+static int
+fetch_dist_jobs(struct fetch *f, const char *ns,
+    const struct kube_list_opts *lo, struct rai_err *err)
+{
+	const struct rai_dist_framework *fw;
+	int k;
+
+	for (k = 0; k < RAI_DIST_NKINDS; k++) {
+		fw = rai_dist_framework((enum rai_dist_kind)k);
+		f->kind = fw->kind;
+		if (kube_list_items(f->c, fw->res, ns, lo, workload_item, f,
+		    NULL, err) == -1) {
+			/* not installed, or not ours to read: no such jobs */
+			if (err->kind != RAI_E_HTTP || (err->http_status != 404 &&
+			    err->http_status != 403))
+				return -1;
+			if (err->http_status == 403)
+				rai_log(RAI_LOG_NOTE, "not allowed to list %s: "
+				    "leaving them out", fw->res->plural);
+			rai_err_release(err);
+		}
+	}
+	return 0;
+}
+
 static int
 fetch_workloads(struct fetch *f, const char *ns, struct rai_err *err)
 {
@@ -1549,7 +1635,7 @@ fetch_workloads(struct fetch *f, const char *ns, struct rai_err *err)
 		    NULL, err) == -1)
 			return -1;
 	}
-	return 0;
+	return fetch_dist_jobs(f, ns, &lo, err);
 }
 
 int

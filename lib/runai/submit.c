@@ -1148,19 +1148,13 @@ render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 	return t;
 }
 
-static cJSON *
-render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
-    struct rai_err *err)
+/* The workload's labels and annotations, whatever its kind. */
+static void
+workload_meta(const struct rai_submit_spec *s, cJSON *meta)
 {
-	cJSON *meta, *labels, *ann, *spec, *tmpl, *w;
+	cJSON *labels, *ann;
 	char idx[32];
 
-	if (s->inference)
-		w = new_object("apps/v1", "Deployment", s, s->name, &meta);
-	else if (s->batch_job)
-		w = new_object("batch/v1", "Job", s, s->name, &meta);
-	else
-		w = new_object("run.ai/v1", "RunaiJob", s, s->name, &meta);
 	labels = common_labels(s);
 	if (s->interactive)
 		cJSON_AddStringToObject(labels, "priorityClassName",
@@ -1176,7 +1170,40 @@ render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 		    s->cli_command);
 	if (s->user != NULL)
 		cJSON_AddStringToObject(ann, "user", s->user);
+}
 
+/* A custom kind's workload: our metadata, its spec around our pods. */
+static cJSON *
+render_custom(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
+    struct rai_err *err)
+{
+	const struct rai_submit_custom *k = s->custom;
+	cJSON *meta, *tmpl, *w = new_object(k->api_version, k->kind, s,
+	    s->name, &meta);
+
+	workload_meta(s, meta);
+	if ((tmpl = render_template(s, objs, err)) == NULL ||
+	    k->fill(s, k->arg, cJSON_AddObjectToObject(w, "spec"), tmpl,
+	    err) == -1) {
+		cJSON_Delete(w);
+		return NULL;
+	}
+	return w;
+}
+
+static cJSON *
+render_workload(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
+    struct rai_err *err)
+{
+	cJSON *meta, *spec, *tmpl, *w;
+
+	if (s->inference)
+		w = new_object("apps/v1", "Deployment", s, s->name, &meta);
+	else if (s->batch_job)
+		w = new_object("batch/v1", "Job", s, s->name, &meta);
+	else
+		w = new_object("run.ai/v1", "RunaiJob", s, s->name, &meta);
+	workload_meta(s, meta);
 	spec = cJSON_AddObjectToObject(w, "spec");
 	if (s->inference) {
 		cJSON_AddNumberToObject(spec, "replicas",
@@ -1347,9 +1374,13 @@ rai_submit_render(const struct rai_submit_spec *s,
 		    RAI_SUBMIT_MAX_OBJS - 4);
 	if (s->git_sync != NULL && add_git_secret(s, objs, err) == -1)
 		goto fail;
-	if ((o = render_workload(s, objs, err)) == NULL)
+	if (s->custom != NULL) {
+		if ((o = render_custom(s, objs, err)) == NULL)
+			goto fail;
+		add_obj(objs, s->custom->res, s->custom->app_kind, o);
+	} else if ((o = render_workload(s, objs, err)) == NULL)
 		goto fail;
-	if (s->inference)
+	else if (s->inference)
 		add_obj(objs, &KUBE_RES_DEPLOYMENTS, "deployment.apps", o);
 	else if (s->batch_job)
 		add_obj(objs, &KUBE_RES_JOBS, "job.batch", o);

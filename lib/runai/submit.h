@@ -100,6 +100,27 @@ struct rai_submit_spec {
 	/* the pod template's own labels and annotations: KEY=VALUE */
 	struct rai_strv	 pod_labels;
 	struct rai_strv	 pod_annotations;
+
+	/* another kind of workload around the same pod template, or NULL */
+	const struct rai_submit_custom *custom;
+};
+
+/*
+ * A workload kind other than RunaiJob/Job/Deployment (submit-dist's
+ * training-operator jobs, lib/runai/dist.c): the object gets the
+ * chart's metadata, labels and annotations here, then fill() writes its
+ * spec around the pod template rendered here (taking it over). Only
+ * the kind's own module knows its spec; this one stays unaware of it.
+ */
+struct rai_submit_custom {
+	const char		*api_version;	/* "kubeflow.org/v1" */
+	const char		*kind;		/* "PyTorchJob" */
+	const char		*app_kind;	/* "pytorchjob.kubeflow.org" */
+	const struct kube_res	*res;
+	int			(*fill)(const struct rai_submit_spec *,
+				    const void *arg, cJSON *spec,
+				    cJSON *pod_template, struct rai_err *);
+	const void		*arg;
 };
 
 /* Sets every "unset" field; the rest zero. */

@@ -17,6 +17,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "kube/client.h"
+#include "runai/dist.h"
 #include "runai/workload.h"
 
 #include "core/banned.h"
@@ -38,6 +39,10 @@ static const struct {
 	{ "deployment.extensions", &KUBE_RES_DEPLOYMENTS },
 	{ "statefulset.apps", &KUBE_RES_STATEFULSETS },
 	{ "mpijob.kubeflow.org", &RES_MPIJOBS },
+	{ "mpijob.v2beta1.kubeflow.org", &RAI_RES_MPIJOBS },
+	{ "pytorchjob.kubeflow.org", &RAI_RES_PYTORCHJOBS },
+	{ "tfjob.kubeflow.org", &RAI_RES_TFJOBS },
+	{ "xgboostjob.kubeflow.org", &RAI_RES_XGBOOSTJOBS },
 	{ "service", &KUBE_RES_SERVICES },
 	{ "ingress.networking.k8s.io", &KUBE_RES_INGRESSES },
 	{ "ingress.extensions", &KUBE_RES_INGRESSES },
@@ -230,6 +235,11 @@ static const struct {
 	{ &KUBE_RES_JOBS, "spec.template.spec.schedulerName" },
 	{ &KUBE_RES_DEPLOYMENTS, "spec.template.spec.schedulerName" },
 	{ &KUBE_RES_STATEFULSETS, "spec.template.spec.schedulerName" },
+	/* the training operator's: their pods come from several templates */
+	{ &RAI_RES_PYTORCHJOBS, NULL },
+	{ &RAI_RES_TFJOBS, NULL },
+	{ &RAI_RES_XGBOOSTJOBS, NULL },
+	{ &RAI_RES_MPIJOBS, NULL },
 	{ &KUBE_RES_PODS, "spec.schedulerName" },
 };
 
@@ -322,38 +332,71 @@ rai_workload_delete(struct kube_client *c, const char *ns, const char *job,
 	return rc;
 }
 
+/* Where each kind keeps its suspend switch. */
+static const struct {
+	const struct kube_res	*res;
+	const char		*scheduler_path;	/* NULL: always a job */
+	const char		*path;
+	const char		*on, *off;	/* merge patches */
+} suspendable[] = {
+	{ &KUBE_RES_RUNAIJOBS, NULL, "spec.suspend",
+	  "{\"spec\":{\"suspend\":true}}", "{\"spec\":{\"suspend\":false}}" },
+	{ &KUBE_RES_JOBS, "spec.template.spec.schedulerName", "spec.suspend",
+	  "{\"spec\":{\"suspend\":true}}", "{\"spec\":{\"suspend\":false}}" },
+#define RUN_POLICY_SUSPEND(res) \
+	{ res, NULL, "spec.runPolicy.suspend", \
+	  "{\"spec\":{\"runPolicy\":{\"suspend\":true}}}", \
+	  "{\"spec\":{\"runPolicy\":{\"suspend\":false}}}" }
+	RUN_POLICY_SUSPEND(&RAI_RES_PYTORCHJOBS),
+	RUN_POLICY_SUSPEND(&RAI_RES_TFJOBS),
+	RUN_POLICY_SUSPEND(&RAI_RES_XGBOOSTJOBS),
+	RUN_POLICY_SUSPEND(&RAI_RES_MPIJOBS),
+#undef RUN_POLICY_SUSPEND
+};
+
+/* The suspendable kind of job (index), -2 when none, -1 on error. */
+static int
+find_suspendable(struct kube_client *c, const char *ns, const char *job,
+    cJSON **obj, struct rai_err *err)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(suspendable) / sizeof(suspendable[0]); i++) {
+		rc = get_opt(c, suspendable[i].res, ns, job, obj, err);
+		if (rc == -1)
+			return -1;
+		if (rc == 0)
+			continue;
+		if (suspendable[i].scheduler_path == NULL ||
+		    uses_runai_scheduler(*obj, suspendable[i].scheduler_path))
+			return (int)i;
+		cJSON_Delete(*obj);
+		*obj = NULL;
+	}
+	return -2;
+}
+
 int
 rai_workload_set_suspend(struct kube_client *c, const char *ns,
     const char *job, int suspend, int *unchanged, struct rai_err *err)
 {
-	const struct kube_res *res = &KUBE_RES_RUNAIJOBS;
 	cJSON *obj = NULL;
-	int rc;
+	int k, rc;
 
 	*unchanged = 0;
-	rc = get_opt(c, res, ns, job, &obj, err);
-	if (rc == 0) {
-		res = &KUBE_RES_JOBS;
-		rc = get_opt(c, res, ns, job, &obj, err);
-		if (rc == 1 && !uses_runai_scheduler(obj,
-		    "spec.template.spec.schedulerName")) {
-			cJSON_Delete(obj);
-			obj = NULL;
-			rc = 0;
-		}
-	}
-	if (rc == -1)
+	if ((k = find_suspendable(c, ns, job, &obj, err)) == -1)
 		return -1;
-	if (rc == 0)
+	if (k == -2)
 		return rai_err_set(err, RAI_E_NOTFOUND,
 		    "job %s does not exist", job);
-	if (!rai_json_bool(obj, "spec.suspend", 0) == !suspend) {
+	if (!rai_json_bool(obj, suspendable[k].path, 0) == !suspend) {
 		*unchanged = 1;
 		rc = 0;
 	} else
-		rc = kube_patch(c, res, ns, job, KUBE_PATCH_MERGE, suspend ?
-		    "{\"spec\":{\"suspend\":true}}" :
-		    "{\"spec\":{\"suspend\":false}}", 0, NULL, err);
+		rc = kube_patch(c, suspendable[k].res, ns, job,
+		    KUBE_PATCH_MERGE, suspend ? suspendable[k].on :
+		    suspendable[k].off, 0, NULL, err);
 	cJSON_Delete(obj);
 	return rc;
 }

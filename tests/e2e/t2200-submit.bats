@@ -40,20 +40,9 @@ writes_since_mark() {
 		grep -v /runai-cli-index || true
 }
 
-# job_row NAME: the job's row of "runai list".
-job_row() {
-	runai list | awk -v n="$1" '$1 == n'
-}
-
 # wait_status NAME STATUS: polls "runai list" until the job shows STATUS.
 wait_status() {
-	local i
-	for i in $(seq 1 50); do
-		job_row "$1" | grep -q " $2 " && return 0
-		sleep 0.2
-	done
-	echo "job $1 never became $2: $(job_row "$1")" >&2
-	return 1
+	wait_row "$1" " $2 "
 }
 
 # The user annotation is the local user here (no OIDC token): the golden

@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "golden.h"
+#include "submit_yaml.h"
 
 /* ---- parsers ---- */
 
@@ -321,37 +322,11 @@ TEST(checks_refuse_what_the_reference_refuses)
 	expect_error(&s, "--node-type 'a b' is not a valid label value");
 }
 
-/* All objects of a spec as YAML documents, the way --dry-run prints them. */
-static char *
-render_yaml(const struct rai_submit_spec *s, const char *base, long index)
-{
-	struct rai_submit_objs objs;
-	struct rai_err err = RAI_ERR_INIT;
-	struct rai_buf b = RAI_BUF_INIT;
-	cJSON *cm;
-	size_t i;
-
-	if (rai_submit_render(s, &objs, &err) == -1) {
-		printf("# render: %s\n", err.message);
-		rai_err_release(&err);
-		return strdup("");
-	}
-	cm = rai_submit_configmap(s, base, index, &objs);
-	T_INT_EQ(rai_yaml_emit(cm, &b, &err), 0);
-	cJSON_Delete(cm);
-	for (i = 0; i < objs.n; i++) {
-		rai_buf_addstr(&b, "---\n");
-		T_INT_EQ(rai_yaml_emit(objs.v[i].obj, &b, &err), 0);
-	}
-	rai_submit_objs_release(&objs);
-	return rai_buf_detach(&b, NULL);
-}
-
 static void
 golden(const char *name, const struct rai_submit_spec *s, const char *base,
     long index)
 {
-	char *y = render_yaml(s, base, index);
+	char *y = t_submit_yaml(s, base, index);
 
 	T_GOLDEN(name, y);
 	free(y);

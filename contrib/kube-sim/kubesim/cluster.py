@@ -1,8 +1,9 @@
 """The cluster as one controller step sees it, and what every part of the
 runtime shares: `World` (a snapshot of pods, nodes, projects, workloads
 and claims, taken once per step), the write and event helpers that keep
-that snapshot current, and `Part`, the base of the kubelet, scheduler,
-volume, workload and service parts.
+that snapshot current, `Part`, the base of the kubelet, scheduler,
+volume, workload, training and service parts, and the Run:ai scheduler
+annotations both kinds of workload controller write.
 
 The parts read one snapshot and write through the store, so they agree on
 the cluster within a step; this module is the ground they stand on, and it
@@ -12,10 +13,11 @@ imports none of them.
 import traceback
 
 from kubesim.errors import ApiError
-from kubesim.gpus import DEFAULT_GPU_MEMORY_MIB, GPU, node_gpu_memory, pod_gpus
-from kubesim.objutil import (CLAIMS, NAMESPACES, NODES, PODS, PROJECTS, RUNAI_SCHEDULER,
-                             STORAGECLASSES, WORKLOADS, controller_uid, key_of, label_of,
-                             meta_of, node_name_of, number)
+from kubesim.gpus import DEFAULT_GPU_MEMORY_MIB, GPU, fmt_gpus, node_gpu_memory, pod_gpus
+from kubesim.objutil import (CLAIMS, NAMESPACES, NODES, PODS, PREEMPTED, PROJECTS,
+                             RUNAI_SCHEDULER, STORAGECLASSES, TRAINING, WORKLOADS,
+                             condition_of, condition_true, controller_uid, is_active, key_of,
+                             label_of, meta_of, node_name_of, number, phase_of)
 
 
 def stored(store, gvr):
@@ -41,7 +43,10 @@ class World:
                                                          None)
                          for p in stored(store, PROJECTS)}
         self.workloads = [(gvr, w) for gvr in WORKLOADS for w in stored(store, gvr)]
-        self.by_uid = {meta_of(w).get("uid"): (gvr, w) for gvr, w in self.workloads}
+        # distributed training jobs: owners of pods (gangs), not batch workloads
+        self.training = [(gvr, w) for gvr in TRAINING for w in stored(store, gvr)]
+        self.by_uid = {meta_of(w).get("uid"): (gvr, w)
+                       for gvr, w in self.workloads + self.training}
         self.claims = {key_of(c): c for c in stored(store, CLAIMS)}
         self.classes = {meta_of(c).get("name"): c for c in stored(store, STORAGECLASSES)}
         gpu_nodes = [n for n in self.nodes.values()
@@ -71,6 +76,14 @@ class World:
             if uid:
                 out.setdefault(uid, []).append(pod)
         return out
+
+    def live(self, workloads):
+        """(gvr, workload, its pods) for those of `workloads` ([(gvr, obj)])
+        not being deleted."""
+        owned = self.owned()
+        for gvr, wl in workloads:
+            if not meta_of(wl).get("deletionTimestamp"):
+                yield gvr, wl, owned.get(meta_of(wl).get("uid"), [])
 
     @staticmethod
     def fingerprint(wl, pods):
@@ -135,3 +148,52 @@ class Part:
 
     def forget(self, uid):
         """Drops what this part remembers about a deleted object."""
+
+
+# --- Run:ai scheduler annotations ---------------------------------------------
+
+def runai_annotations(wl, pods, world, suspended, requested, extra=None,
+                      done="Complete"):
+    """Writes the annotations Run:ai's scheduler keeps on a workload
+    (any kind: RunaiJobs and Jobs here, the training operator's jobs in
+    training.py) from its pods: the calculated status (`done` is the
+    workload's success condition), running and pending pods, GPUs
+    (`requested` in all), used nodes, and whether it waits for GPUs;
+    `extra` annotations go right after the GPU ones."""
+    ann = wl["metadata"].setdefault("annotations", {})
+    active = [p for p in pods if is_active(p)]
+    running = [p for p in active if phase_of(p) == "Running"]
+    pending = [p for p in active if phase_of(p) == "Pending"]
+    bound = [p for p in active if node_name_of(p)]
+    if suspended:
+        status = "Suspended"
+    elif condition_true(wl, done):
+        status = "Succeeded"
+    elif condition_true(wl, "Failed"):
+        status = "Failed"
+    elif running:
+        status = "Running"
+    else:
+        status = "Pending"
+    ann.update({
+        "runai-calculated-status": status,
+        "runai-running-pods": str(len(running)),
+        "runai-pending-pods": str(len(pending)),
+        "runai-current-allocated-gpus": fmt_gpus(sum(world.gpus_of(p) for p in bound)),
+        "runai-current-requested-gpus": fmt_gpus(sum(world.gpus_of(p) for p in active)),
+        "runai-podgroup-requested-gpus": fmt_gpus(requested),
+        "runai-total-requested-gpus": fmt_gpus(requested),
+    })
+    ann.update(extra or {})
+    nodes = sorted({node_name_of(p) for p in bound})
+    if nodes:
+        ann["runai-used-nodes"] = ", ".join(nodes)  # kept after the pods end
+    if running or suspended or status != "Pending":
+        ann.pop(PREEMPTED, None)      # preempted, then placed again (or ended)
+    if ann.get(PREEMPTED):
+        ann.pop("unschedulable", None)  # it waits for its GPUs back: Pending
+    elif any(condition_of(p, "PodScheduled") and condition_of(p, "PodScheduled").get("reason") ==
+             "Unschedulable" and not node_name_of(p) for p in pending):
+        ann["unschedulable"] = "true"
+    else:
+        ann.pop("unschedulable", None)

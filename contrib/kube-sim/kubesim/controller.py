@@ -13,6 +13,10 @@ One step, under the store lock:
   2. the job controller (workloads.py): workloads (run.ai/v1 RunaiJobs,
      batch/v1 Jobs) get the pods they lack, lose them when suspended,
      retry failed ones up to backoffLimit;
+  2b. the training operator (training.py): PyTorchJobs, TFJobs,
+     XGBoostJobs and MPIJobs get all their pods at once (one gang) and
+     their headless Services, failed pods are replaced as restartPolicy
+     allows, finished jobs are cleaned by cleanPodPolicy;
   3. persistent volume claims are bound (volumes.py: the PV controller
      and a dynamic provisioner): a claim of an existing StorageClass gets
      a volume, one of a WaitForFirstConsumer class once a pod using it is
@@ -24,8 +28,8 @@ One step, under the store lock:
      work within quota, preempting over-share work for a project under
      its share); then claims waiting for a pod just placed are bound;
   5. pods the kubelet started print a log line;
-  6. workloads get their status and the Run:ai scheduler annotations
-     (runai-calculated-status, runai-running-pods, ...);
+  6. workloads and training jobs get their status and the Run:ai
+     scheduler annotations (runai-calculated-status, runai-running-pods, ...);
   7. LoadBalancer services get an ingress IP (127.0.0.N) one step after
      they are first seen (services.py);
   8. each node's GPU files (nodegpus.py) say which pods hold its GPUs,
@@ -55,11 +59,12 @@ from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.kubelet import Kubelet
 from kubesim.nodegpus import NodeGpuFiles
 from kubesim.objutil import (CLAIMS, HOLD, NODES, PODS, PROJECTS, SERVICES, STORAGECLASSES,
-                             WORKLOADS, annotation_of, clone, controller_uid, is_active, key_of,
-                             meta_of, node_name_of, phase_of, rfc3339, runai_pod_status,
-                             set_condition)
+                             TRAINING, WORKLOADS, annotation_of, clone, controller_uid,
+                             is_active, key_of, meta_of, node_name_of, phase_of, rfc3339,
+                             runai_pod_status, set_condition)
 from kubesim.services import LoadBalancers
 from kubesim.taints import TaintManager
+from kubesim.training import TrainingController
 from kubesim.volumes import VolumeBinder
 from kubesim.workloads import WorkloadController, finished_workload
 
@@ -85,11 +90,12 @@ class Controller:
         self.kubelet = Kubelet(self)
         self.taints = TaintManager(self)
         self.workloads = WorkloadController(self)
+        self.training = TrainingController(self)
         self.volumes = VolumeBinder(self)
         self.scheduler = scheduler.Scheduler(self)
         self.load_balancers = LoadBalancers(self)
         self.node_gpus = NodeGpuFiles(sim.state_dir, self.store)
-        self._parts = (self.kubelet, self.taints, self.workloads, self.volumes,
+        self._parts = (self.kubelet, self.taints, self.workloads, self.training, self.volumes,
                        self.scheduler, self.load_balancers)
         self.store.add_listener(self._on_change)
 
@@ -143,7 +149,7 @@ class Controller:
                 part.forget(uid)
         if getattr(self._local, "active", False):
             return
-        if gvr in WORKLOADS or gvr in (NODES, PROJECTS, SERVICES, CLAIMS, STORAGECLASSES) or \
+        if gvr in WORKLOADS or gvr in TRAINING or gvr in (NODES, PROJECTS, SERVICES, CLAIMS, STORAGECLASSES) or \
                 (gvr == PODS and event_type in ("ADDED", "DELETED")):
             self._wake.set()
 
@@ -163,11 +169,13 @@ class Controller:
                 self.kubelet.progress_pods(world, now)
                 self.taints.evict_tainted(world, now)
                 self.workloads.reconcile(world, now)
+                self.training.reconcile(world, now)
                 self.volumes.bind_claims(world, now)
                 self.scheduler.schedule(world, now)
                 self.volumes.bind_claims(world, now)   # claims waiting for a pod just placed
                 self.kubelet.print_logs(world)
                 self.workloads.update_status(world, now)
+                self.training.update_status(world, now)
                 self.workloads.annotate_pods(world)
                 self.load_balancers.assign(now)
                 self.node_gpus.write(now)
@@ -271,6 +279,9 @@ class Controller:
         if found is None:
             return
         gvr, wl = found
+        if gvr in TRAINING:
+            self.training.update_status(World(self.store), now)
+            return
         current = self.store.get(gvr, *key_of(wl))
         if current is not None:
             pods = world.owned().get(meta_of(wl).get("uid"), [])

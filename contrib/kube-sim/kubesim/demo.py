@@ -118,6 +118,67 @@ def runaijob(name, ns, index=None, node_name="node-1", user="demo-user", gpus=1)
     }
 
 
+def pytorchjob(name, ns, workers=3, node_names=("node-1",), user="demo-user", gpus=1):
+    """A running PyTorchJob as `runai submit-dist pytorch` makes it (a
+    master and `workers` workers, `gpus` each), as the training operator
+    and the scheduler leave it; its pods come from `pytorchjob_pods`."""
+    tmpl = {"metadata": {"labels": _job_labels(name), "annotations": {"user": user}},
+            "spec": {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
+                     "containers": [{"name": "pytorch", "image": "pytorch/pytorch",
+                                     "imagePullPolicy": "Always",
+                                     "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}]}}
+    pods, now = 1 + workers, now_rfc3339()
+    conds = [{"type": t, "status": "True", "reason": "PyTorchJob" + t,
+              "lastTransitionTime": now} for t in ("Created", "Running")]
+    return {
+        "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+        "metadata": {"name": name, "namespace": ns, "labels": _job_labels(name), "annotations": {
+            "runai-cli-command": "runai submit-dist pytorch %s -i pytorch/pytorch --workers %d "
+                                 "-g %s" % (name, workers, gpus),
+            "user": user,
+            "runai-calculated-status": "Running",
+            "runai-running-pods": str(pods), "runai-pending-pods": "0",
+            "runai-used-nodes": ", ".join(sorted(set(node_names))),
+            "runai-current-allocated-gpus": str(gpus * pods),
+            "runai-current-requested-gpus": str(gpus * pods),
+            "runai-total-requested-gpus": str(gpus * pods),
+            "runai-podgroup-requested-gpus": str(gpus * pods)}},
+        "spec": {"runPolicy": {"cleanPodPolicy": "Running"}, "pytorchReplicaSpecs": {
+            "Master": {"replicas": 1, "restartPolicy": "Never", "template": tmpl},
+            "Worker": {"replicas": workers, "restartPolicy": "Never", "template": tmpl}}},
+        "status": {"conditions": conds, "startTime": now,
+                   "replicaStatuses": {"Master": {"active": 1}, "Worker": {"active": workers}}},
+    }
+
+
+def pytorchjob_pods(job, node_names, ips, host_ips):
+    """The Running pods of `pytorchjob` (its uid set), on the given nodes."""
+    from kubesim import training   # the operator's own pod builder
+    out = []
+    for i, (rtype, index, _) in enumerate(training.replicas(training.PYTORCHJOBS, job)):
+        pod = training.build_pod(training.PYTORCHJOBS, job, rtype, index,
+                                 job["metadata"]["namespace"][len("runai-"):])
+        pod["spec"]["nodeName"] = node_names[i % len(node_names)]
+        pod["status"] = _running_status(pod["spec"]["containers"][0], ips[i], host_ips[i])
+        pod["metadata"]["annotations"]["runai-calculated-status"] = "Running"
+        out.append(pod)
+    return out
+
+
+def _running_status(container, ip, host_ip):
+    now = now_rfc3339()
+    return {
+        "phase": "Running", "hostIP": host_ip, "podIP": ip, "startTime": now,
+        "qosClass": "BestEffort",
+        "conditions": [{"type": t, "status": "True", "lastTransitionTime": now}
+                       for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")],
+        "containerStatuses": [{
+            "name": container["name"], "image": container["image"],
+            "imageID": container["image"] + "@sha256:" + "0" * 64,
+            "ready": True, "started": True, "restartCount": 0,
+            "state": {"running": {"startedAt": now}}}]}
+
+
 def running_pod(job, node_name, ip, host_ip="10.0.0.11", suffix="0"):
     """The Running pod a RunaiJob owns."""
     meta = job["metadata"]
@@ -130,7 +191,6 @@ def running_pod(job, node_name, ip, host_ip="10.0.0.11", suffix="0"):
     annotations = dict(tmpl["metadata"].get("annotations") or {})
     annotations.update({"pod-group-name": "pg-%s-%s" % (meta["name"], meta.get("uid", "")[:8]),
                         "runai-calculated-status": "Running"})
-    container = tmpl["spec"]["containers"][0]
     return {
         "apiVersion": "v1", "kind": "Pod",
         "metadata": {
@@ -140,17 +200,7 @@ def running_pod(job, node_name, ip, host_ip="10.0.0.11", suffix="0"):
                                  "name": meta["name"], "uid": meta.get("uid", ""),
                                  "controller": True, "blockOwnerDeletion": True}]},
         "spec": dict(tmpl["spec"], nodeName=node_name),
-        "status": {
-            "phase": "Running", "hostIP": host_ip, "podIP": ip, "startTime": now,
-            "qosClass": "BestEffort",
-            "conditions": [{"type": t, "status": "True", "lastTransitionTime": now}
-                           for t in ("PodScheduled", "Initialized", "ContainersReady",
-                                     "Ready")],
-            "containerStatuses": [{
-                "name": container["name"], "image": container["image"],
-                "imageID": container["image"] + "@sha256:" + "0" * 64,
-                "ready": True, "started": True, "restartCount": 0,
-                "state": {"running": {"startedAt": now}}}]},
+        "status": _running_status(tmpl["spec"]["containers"][0], ip, host_ip),
     }
 
 

@@ -45,7 +45,18 @@ TABLE = [_Row(*r) for r in (
     ("run.ai", "v1", "runaijobs", "RunaiJob", True, ["rj"], RW, ["status"], True),
     ("run.ai", "v1", "projects", "Project", False, ["rp"], RW, [], True),
     ("run.ai", "v1", "runaiconfigs", "RunaiConfig", True, [], RW, [], True),
+    # the Kubeflow training operator's jobs (training.py runs them)
+    ("kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", True, [], RW, ["status"], True),
+    ("kubeflow.org", "v1", "tfjobs", "TFJob", True, [], RW, ["status"], True),
+    ("kubeflow.org", "v1", "xgboostjobs", "XGBoostJob", True, [], RW, ["status"], True),
+    ("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", True, [], RW, ["status"], True),
 )]
+
+# The operator's CRDs print the newest condition's type and the age.
+_TRAINING_COLUMNS = [
+    {"name": "State", "type": "string", "jsonPath": ".status.conditions[-1:].type"},
+    {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
+]
 
 # Extra columns the default CRDs declare (additionalPrinterColumns), so
 # `kubectl get` shows something useful for Run:ai objects.
@@ -62,6 +73,8 @@ CRD_COLUMNS = {
         {"name": "Department", "type": "string", "jsonPath": ".spec.department"},
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ],
+    "pytorchjobs": _TRAINING_COLUMNS, "tfjobs": _TRAINING_COLUMNS,
+    "xgboostjobs": _TRAINING_COLUMNS, "mpijobs": _TRAINING_COLUMNS,
 }
 
 # Subresources whose response kind is not the resource's own kind.

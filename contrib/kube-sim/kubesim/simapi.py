@@ -92,6 +92,22 @@ def _bulk_runaijobs(store, ns, names, start):
     return items
 
 
+def _bulk_pytorchjobs(store, ns, names, start):
+    """PyTorchJobs of a master and 3 workers, one GPU each, spread over
+    the nodes (two nodes each when there are two)."""
+    nodes = _node_names(store)
+    items = []
+    for i, name in enumerate(names):
+        on = [nodes[(i + k) % len(nodes)] for k in range(4)]
+        job = demo.pytorchjob(name, ns, workers=3, node_names=on)
+        job["metadata"]["uid"] = str(uuid.uuid4())
+        ips = [_ip("10.245", 4 * (start + i) + k) for k in range(4)]
+        hosts = ["10.0.0.%d" % (11 + nodes.index(n) % 200) for n in on]
+        items.append((("kubeflow.org", "v1", "pytorchjobs"), ns, job))
+        items += [(demo.PODS, ns, pod) for pod in demo.pytorchjob_pods(job, on, ips, hosts)]
+    return items
+
+
 def _bulk_nodes(store, ns, names, start):
     return [(demo.NODES, None, demo.node(n, _ip("10.1", start + i)))
             for i, n in enumerate(names)]
@@ -116,7 +132,7 @@ def _bulk_configmaps(store, ns, names, start):
 
 
 _BULK = {"runaijobs": _bulk_runaijobs, "nodes": _bulk_nodes, "pods": _bulk_pods,
-         "configmaps": _bulk_configmaps}
+         "configmaps": _bulk_configmaps, "pytorchjobs": _bulk_pytorchjobs}
 
 
 def bulk(sim, body):

@@ -345,7 +345,7 @@ _NAME_CELL = {"storageclasses": _storage_class_name}
 
 # --- CRD printer columns ------------------------------------------------------
 
-_PATH_PART = re.compile(r"\.([^.\[]+)|\[\s*'([^']*)'\s*\]|\[(\d+)\]")
+_PATH_PART = re.compile(r"\.([^.\[]+)|\[\s*'([^']*)'\s*\]|\[(-?\d+):?\]")
 
 
 def json_path(obj, path):
@@ -353,8 +353,9 @@ def json_path(obj, path):
     cur = obj
     for m in _PATH_PART.finditer(path or ""):
         key, quoted, index = m.groups()
-        if index is not None:
-            cur = cur[int(index)] if isinstance(cur, list) and int(index) < len(cur) else None
+        if index is not None:   # [i], and [-1:] (the last item) as the operator's columns
+            i = int(index)
+            cur = cur[i] if isinstance(cur, list) and -len(cur) <= i < len(cur) else None
         else:
             cur = cur.get(key if key is not None else quoted) if isinstance(cur, dict) else None
         if cur is None:

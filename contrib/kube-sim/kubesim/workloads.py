@@ -16,13 +16,12 @@ finishes a pod itself.
 
 import random
 
-from kubesim.cluster import Part
+from kubesim.cluster import Part, runai_annotations
 from kubesim.errors import ApiError
-from kubesim.gpus import fmt_gpus, gpu_memory_request, pod_gpus
-from kubesim.objutil import (JOBS, PODS, PREEMPTED, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of,
-                             clone, condition_of, condition_true, is_active, key_of, meta_of,
-                             node_name_of, number, parse_rfc3339, phase_of, rfc3339,
-                             runai_pod_status, set_condition)
+from kubesim.gpus import gpu_memory_request, pod_gpus
+from kubesim.objutil import (JOBS, PODS, RUNAI_SCHEDULER, RUNAIJOBS, annotation_of, clone,
+                             condition_true, is_active, key_of, meta_of, node_name_of, number,
+                             parse_rfc3339, phase_of, rfc3339, runai_pod_status, set_condition)
 
 _SUFFIX_CHARS = "bcdfghjklmnpqrstvwxz2456789"  # kube's generateName alphabet
 
@@ -77,55 +76,22 @@ def scheduler_annotations(wl, pods, suspended, world):
     GPU counts are fractions of a GPU also for gpu-memory requests (the
     share of the GPU of the node each pod is on); the *-gpus-memory ones,
     in MB, are kept for workloads that ask by memory."""
-    ann = wl["metadata"].setdefault("annotations", {})
-    active = [p for p in pods if is_active(p)]
-    running = [p for p in active if phase_of(p) == "Running"]
-    pending = [p for p in active if phase_of(p) == "Pending"]
-    bound = [p for p in active if node_name_of(p)]
-    if suspended:
-        status = "Suspended"
-    elif condition_true(wl, "Complete"):
-        status = "Succeeded"
-    elif condition_true(wl, "Failed"):
-        status = "Failed"
-    elif running:
-        status = "Running"
-    else:
-        status = "Pending"
+    bound = [p for p in pods if is_active(p) and node_name_of(p)]
     tmpl = (wl.get("spec") or {}).get("template") or {}
     tmpl_pod = {"metadata": tmpl.get("metadata") or {}, "spec": tmpl.get("spec") or {}}
     per_pod = pod_gpus(tmpl_pod, world.gpu_memory_of(bound[0]) if bound
                        else world.pending_gpu_memory)
     parallelism = int(number((wl.get("spec") or {}).get("parallelism"), 1))
-    ann.update({
-        "runai-calculated-status": status,
-        "runai-running-pods": str(len(running)),
-        "runai-pending-pods": str(len(pending)),
-        "runai-current-allocated-gpus": fmt_gpus(sum(world.gpus_of(p) for p in bound)),
-        "runai-current-requested-gpus": fmt_gpus(sum(world.gpus_of(p) for p in active)),
-        "runai-podgroup-requested-gpus": fmt_gpus(per_pod * parallelism),
-        "runai-total-requested-gpus": fmt_gpus(per_pod * parallelism),
-    })
+    extra = {}
     mb = gpu_memory_request(tmpl_pod)
     if mb is not None:
-        ann.update({
+        extra = {
             "runai-current-allocated-gpus-memory": str(
                 sum(gpu_memory_request(p) or 0 for p in bound)),
             "runai-podgroup-requested-gpus-memory": str(mb * parallelism),
             "runai-total-requested-gpus-memory": str(mb * parallelism),
-        })
-    nodes = sorted({node_name_of(p) for p in bound})
-    if nodes:
-        ann["runai-used-nodes"] = ", ".join(nodes)  # kept after the pods end
-    if running or suspended or status != "Pending":
-        ann.pop(PREEMPTED, None)      # preempted, then placed again (or ended)
-    if ann.get(PREEMPTED):
-        ann.pop("unschedulable", None)  # it waits for its GPUs back: Pending
-    elif any(condition_of(p, "PodScheduled") and condition_of(p, "PodScheduled").get("reason") ==
-             "Unschedulable" and not node_name_of(p) for p in pending):
-        ann["unschedulable"] = "true"
-    else:
-        ann.pop("unschedulable", None)
+        }
+    runai_annotations(wl, pods, world, suspended, per_pod * parallelism, extra)
 
 
 class WorkloadController(Part):
@@ -146,12 +112,8 @@ class WorkloadController(Part):
     # the job controller: pods, suspension, ttl --------------------------------
 
     def reconcile(self, world, now):
-        owned = world.owned()
-        for gvr, wl in world.workloads:
-            if meta_of(wl).get("deletionTimestamp"):
-                continue
+        for gvr, wl, pods in world.live(world.workloads):
             uid = meta_of(wl).get("uid")
-            pods = owned.get(uid, [])
             spec = wl.get("spec") or {}
             if finished_workload(wl):
                 self._expire(gvr, wl, now)

@@ -126,6 +126,23 @@ pod_running() {
 	return 1
 }
 
+# job_row NAME: the job's row of "runai list".
+job_row() {
+	runai list | awk -v n="$1" '$1 == n'
+}
+
+# wait_row NAME ERE: polls "runai list" (10 s at most) until the job's
+# row matches the extended regular expression.
+wait_row() {
+	local _
+	for _ in $(seq 1 50); do
+		job_row "$1" | grep -Eq -- "$2" && return 0
+		sleep 0.2
+	done
+	echo "job $1 never matched '$2': $(job_row "$1")" >&2
+	return 1
+}
+
 # A private copy of the admin kubeconfig for one test, as $KUBECONFIG.
 use_sim_kubeconfig() {
 	cp "$KUBESIM_KUBECONFIG" "$HOME/.kube/config"
