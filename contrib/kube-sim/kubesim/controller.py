@@ -94,7 +94,7 @@ class Controller:
         self.volumes = VolumeBinder(self)
         self.scheduler = scheduler.Scheduler(self)
         self.load_balancers = LoadBalancers(self)
-        self.node_gpus = NodeGpuFiles(sim.state_dir, self.store)
+        self.node_gpus = NodeGpuFiles(getattr(sim, "state_dir", None), self.store)
         self._parts = (self.kubelet, self.taints, self.workloads, self.training, self.volumes,
                        self.scheduler, self.load_balancers)
         self.store.add_listener(self._on_change)
