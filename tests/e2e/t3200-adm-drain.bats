@@ -397,5 +397,5 @@ node/n-1 cordoned"
 	run -2 --separate-stderr runai-adm node drain
 	run -2 --separate-stderr runai-adm node drain n-1 --timeout soon
 	run -2 --separate-stderr runai-adm node
-	stderr_has "drain, list, undrain"
+	stderr_has "drain, list, roles, undrain"
 }
