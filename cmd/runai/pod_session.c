@@ -337,3 +337,11 @@ out:
 	cJSON_Delete(pod);
 	return rc;
 }
+
+/* For port-forward: the job's pod once it runs and is ready. */
+int
+runai_pod_wait(struct rai_ctx *ctx, const struct runai_session_opts *o,
+    cJSON **pod, struct rai_err *err)
+{
+	return wait_for_pod(ctx, o, pod, err);
+}
