@@ -298,11 +298,10 @@ cmd_port_forward(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	t.job = argv[0];
 	t.pod = o->pod;
-	t.specs = (const char *const *)o->ports.v;
+	t.specs = o->ports.v;
 	t.nspecs = o->ports.n;
 	t.wait_ms = o->timeout * 1000;
-	return runai_port_forward(ctx, &t,
-	    (const char *const *)o->addresses.v, o->addresses.n);
+	return runai_port_forward(ctx, &t, o->addresses.v, o->addresses.n);
 }
 
 static const struct rai_example pf_examples[] = {

@@ -175,6 +175,9 @@ struct runai_pf_target {
 };
 int	runai_port_forward(struct rai_ctx *, const struct runai_pf_target *,
 	    const char *const *addresses, size_t naddresses);
+/* submit_forward.c: after submit --service-type portforward / --jupyter. */
+int	runai_submit_forward(struct rai_ctx *, const char *job, int jupyter,
+	    const char *const *ports, size_t nports);
 /* attach.c, for submit --attach. */
 int	runai_attach(struct rai_ctx *, const char *job, const char *pod,
 	    long timeout_s);
