@@ -33,6 +33,8 @@
 
 #define RECV_CHUNK		((size_t)64 * 1024)
 #define LOCAL_CHUNK		((size_t)32 * 1024)
+/* pod bytes written to the local side in pieces this large */
+#define LOCAL_BATCH		((size_t)256 * 1024)
 /* the local side is not read while this much waits for the WebSocket */
 #define SENDQ_HIGH		((size_t)256 * 1024)
 /* a data message larger than this is a broken peer */
@@ -266,34 +268,15 @@ tolocal_left(const struct conn *c)
 	return c->tolocal.len - c->tolocal_off;
 }
 
-/* Writes what the local side takes now; the rest waits in tolocal. */
-static void
-write_local(struct conn *c, const char *data, size_t len)
-{
-	ssize_t n;
-
-	while (len > 0 && !c->local_gone && tolocal_left(c) == 0) {
-		n = send(c->fd, data, len, MSG_NOSIGNAL);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (n == -1) {
-			c->local_gone = 1;	/* the client went away */
-			return;
-		}
-		data += n;
-		len -= (size_t)n;
-	}
-	if (len > 0 && !c->local_gone)
-		rai_buf_add(&c->tolocal, data, len);
-}
-
+/* Pod bytes wait in tolocal, to reach the local side in few writes. */
 static int
 on_pod_data(void *ud, const char *data, size_t len, struct rai_err *err)
 {
+	struct conn *c = ud;
+
 	(void)err;
-	write_local(ud, data, len);
+	if (!c->local_gone)
+		rai_buf_add(&c->tolocal, data, len);
 	return 0;
 }
 
@@ -335,9 +318,10 @@ on_control(void *ud, int opcode, const char *payload, size_t len,
 }
 
 /*
- * Reads the WebSocket while the local side keeps up: once pod bytes
- * wait for it, the rest stays in the socket (or in TLS: c->more says a
- * read is owed when tolocal drains, as poll() cannot see TLS's bytes).
+ * Reads the WebSocket while the local side keeps up: pod bytes gather
+ * in tolocal and go out LOCAL_BATCH at a time; once the local side
+ * takes no more, the rest stays in the socket (or in TLS: c->more says
+ * a read is owed when tolocal drains, as poll() cannot see TLS's bytes).
  */
 static int
 read_ws(struct conn *c, struct rai_err *err)
@@ -348,22 +332,24 @@ read_ws(struct conn *c, struct rai_err *err)
 
 	c->more = 0;
 	while (!c->close_received && !c->ws_eof) {
-		if (tolocal_left(c) > 0) {
-			c->more = 1;
-			return 0;
+		if (tolocal_left(c) >= LOCAL_BATCH) {
+			flush_local(c);
+			if (tolocal_left(c) > 0) {
+				c->more = 1;
+				return 0;
+			}
 		}
 		rc = kube_wsconn_recv(c->ws, buf, sizeof(buf), &n, err);
 		if (rc == -1)
 			return -1;
-		if (rc == 1) {
+		if (rc == 1)
 			c->ws_eof = 1;
-			return 0;
-		}
-		if (n == 0)
-			return 0;
+		if (rc == 1 || n == 0)
+			break;
 		if (kube_ws_dec_feed(&c->dec, buf, n, err) == -1)
 			return -1;
 	}
+	flush_local(c);
 	return 0;
 }
 
