@@ -5,6 +5,7 @@
  * forwarding of submit --service-type portforward and --jupyter.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,8 +70,9 @@ adopt_pod(struct pf_state *st, const cJSON *pod)
 	st->uid = xstrdup(rai_json_str_or(pod, "metadata.uid", ""));
 }
 
+/* Waits for the job's pod to run (stop_fd readable, or NULL: stop). */
 static int
-wait_pod(struct pf_state *st, int say_waiting, struct rai_err *err)
+wait_pod(struct pf_state *st, const int *stop_fd, struct rai_err *err)
 {
 	struct runai_session_opts so = { 0 };
 	cJSON *pod = NULL;
@@ -78,12 +80,21 @@ wait_pod(struct pf_state *st, int say_waiting, struct rai_err *err)
 	so.job = st->t->job;
 	so.pod = st->t->pod;
 	so.wait_ms = st->t->wait_ms;
-	so.waiting_message = say_waiting;
+	so.waiting_message = 1;
+	so.stop_fd = stop_fd;
 	if (runai_pod_wait(st->ctx, &so, &pod, err) == -1)
 		return -1;
 	adopt_pod(st, pod);
 	cJSON_Delete(pod);
 	return 0;
+}
+
+static int
+stop_asked(int fd)
+{
+	struct pollfd p = { fd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) > 0;
 }
 
 /* Why the pod forwarded to is no longer there, or NULL while it runs. */
@@ -124,6 +135,7 @@ check_pod(void *ud, struct kube_pf *pf, int suspect, struct rai_err *err)
 {
 	struct pf_state *st = ud;
 	char *why = pod_gone(st);
+	int rc;
 
 	(void)suspect;
 	if (why == NULL)
@@ -135,12 +147,14 @@ check_pod(void *ud, struct kube_pf *pf, int suspect, struct rai_err *err)
 		free(why);
 		return -1;
 	}
-	if (wait_pod(st, 1, err) == -1) {
+	rc = wait_pod(st, &pf->stop_fd, err);
+	if (rc == -1 && stop_asked(pf->stop_fd))
+		rc = 1;	/* Ctrl-C while waiting: the end, a clean one */
+	else if (rc == -1)
 		rai_err_prefix(err, "lost connection to pod: %s; ", why);
-		free(why);
-		return -1;
-	}
 	free(why);
+	if (rc != 0)
+		return rc;
 	pf->pod = st->pod;
 	rai_text_put(stderr, "runai: forwarding to pod ", st->pod, " now\n");
 	return 0;
@@ -273,7 +287,7 @@ runai_port_forward(struct rai_ctx *ctx, const struct runai_pf_target *t,
 
 	split_addresses(addresses, naddresses, &addrs);
 	if (open_listeners(t, &addrs, ls, &n, err) == -1 ||
-	    wait_pod(&st, 1, err) == -1)
+	    wait_pod(&st, NULL, err) == -1)
 		goto out;
 	for (i = 0; i < n; i++)
 		locals[i] = ls[i].local_port;

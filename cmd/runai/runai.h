@@ -154,6 +154,7 @@ struct runai_session_opts {
 	long		 wait_ms;	/* for the pod to run */
 	int		 waiting_message;	/* say that we wait */
 	int		 warn_no_tty;	/* say when stdin is no terminal */
+	const int	*stop_fd;	/* NULL, or readable: stop waiting */
 };
 /* The remote exit status (0..255), or -1 with err set. */
 int	runai_pod_session(struct rai_ctx *, const struct runai_session_opts *,

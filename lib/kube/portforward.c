@@ -551,6 +551,9 @@ conn_step(struct conn *c, const struct pollfd *p)
 	struct rai_err err = RAI_ERR_INIT;
 	int rc = 0;
 
+	/* a hang-up or error the client will not read past: it is gone */
+	if (c->local_eof && (p[0].revents & (POLLHUP | POLLERR)))
+		c->local_gone = 1;
 	if (p[0].revents & POLLOUT) {
 		flush_local(c);
 		if (c->more && tolocal_left(c) == 0)
@@ -602,13 +605,13 @@ static int
 maybe_check(struct loop *lp, struct rai_err *err)
 {
 	long due = check_due(lp);
-	int suspect = lp->suspect;
+	int suspect = lp->suspect, rc;
 
 	if (due == -1 || rai_now_ms() < due)
 		return 0;
 	lp->suspect = 0;
-	if (lp->pf->check(lp->pf->ud, lp->pf, suspect, err) == -1)
-		return -1;
+	if ((rc = lp->pf->check(lp->pf->ud, lp->pf, suspect, err)) != 0)
+		return rc;
 	lp->last_check = rai_now_ms();
 	return 0;
 }

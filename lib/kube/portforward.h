@@ -107,8 +107,8 @@ struct kube_pf;
  * Called every tick_ms, and soon after a stream ended in a way that may
  * mean the pod went away (the server ended it, or refused a new one):
  * the caller checks its pod and may point pf->pod at another. 0 to go
- * on, -1 with err to end kube_pf_run with that error. May block (the
- * loop waits for it).
+ * on, 1 to end kube_pf_run as stop_fd would, -1 with err to end it with
+ * that error. May block (the loop waits for it).
  */
 typedef int kube_pf_check_fn(void *ud, struct kube_pf *, int suspect,
 	    struct rai_err *);

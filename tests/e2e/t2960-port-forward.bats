@@ -217,6 +217,29 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 	assert_output --partial "lost connection to pod: pod web4-"
 }
 
+@test "Ctrl-C while waiting for the job's next pod ends runai at once" {
+	local port
+	port=$(free_port)
+	web_job web6 "$port"
+	start_pf web6 --port ":$port" --pod-running-timeout 60s
+	runai suspend web6 >/dev/null
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "was deleted\|is being deleted\|no longer running" "$BATS_TEST_TMPDIR/pf.err" && break
+		sleep 0.1
+	done
+	grep -q "its connections were cut" "$BATS_TEST_TMPDIR/pf.err" || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+	sleep 0.5
+	kill -INT "$PF_PID"
+	local start=$SECONDS rc=0
+	wait "$PF_PID" || rc=$?
+	PF_PID=
+	echo "ended after $((SECONDS - start)) s with $rc; stderr:"; cat "$BATS_TEST_TMPDIR/pf.err"
+	[ $((SECONDS - start)) -le 3 ]
+	[ "$rc" -eq 0 ]
+	refute grep -q "lost connection" "$BATS_TEST_TMPDIR/pf.err"
+}
+
 @test "bad input: one clear line, no crash" {
 	run -2 runai port-forward web9
 	assert_output --partial "port"
