@@ -486,6 +486,7 @@ struct loop {
 	size_t		 max_conns;
 	struct pollfd	*pfds;
 	int		 suspect;	/* a stream's end asks for a check */
+	int		 fds_out;	/* no descriptor left: wait for a close */
 	long		 last_check;
 };
 
@@ -495,8 +496,12 @@ accept_one(struct loop *lp, const struct kube_pf_listener *l)
 	struct conn *c;
 	int fd;
 
-	if ((fd = accept(l->fd, NULL, NULL)) == -1)
+	if ((fd = accept(l->fd, NULL, NULL)) == -1) {
+		/* the backlog keeps the client until a connection ends */
+		if (errno == EMFILE || errno == ENFILE)
+			lp->fds_out = lp->nconns > 0;
 		return;
+	}
 	if (set_nonblock(fd) == -1 || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
 		close(fd);
 		return;
@@ -522,6 +527,7 @@ drop_conn(struct loop *lp, size_t i)
 		lp->suspect = 1;
 	conn_free(c);
 	lp->conns[i] = lp->conns[--lp->nconns];
+	lp->fds_out = 0;
 }
 
 /* One connection's poll entries, at pfds[0] (local) and [1] (WebSocket). */
@@ -621,7 +627,7 @@ loop_step(struct loop *lp, struct rai_err *err)
 {
 	struct kube_pf *pf = lp->pf;
 	size_t nl = pf->nlisteners, i, base = nl + 1;
-	int n, accepting = lp->nconns < lp->max_conns;
+	int n, accepting = lp->nconns < lp->max_conns && !lp->fds_out;
 
 	for (i = 0; i < nl; i++) {
 		lp->pfds[i].fd = accepting ? pf->listeners[i].fd : -1;
