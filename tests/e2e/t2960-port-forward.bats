@@ -179,6 +179,20 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 	assert_output "hello from web3"
 }
 
+@test "a client-certificate kubeconfig forwards too: the upgrade uses the connection every request does" {
+	local port
+	port=$(free_port)
+	web_job web7 "$port"
+	sed "s/namespace: .*/namespace: $NS/" "$KUBESIM_DIR/kubeconfig-cert" >"$KUBECONFIG"
+	mark_requests
+	start_pf web7 --port ":$port"
+	run -0 get index.txt
+	assert_output "hello from web7"
+	run -0 jq -r 'select(.path | endswith("/portforward")) | "\(.auth) \(.user) \(.query.ports[0])"' < <(requests_since_mark)
+	assert_line "cert kube-sim-admin $port"
+	refute_output --partial bearer
+}
+
 @test "the pod deleted mid-stream: a clear message, the job's next pod takes the next connection; no job, the end" {
 	local port old
 	port=$(free_port)
