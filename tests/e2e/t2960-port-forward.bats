@@ -134,6 +134,54 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 	assert_output "$want"
 }
 
+# rss_kib PID: the process's resident memory now.
+rss_kib() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
+}
+
+@test "back-pressure both ways: a slow reader and a pod that reads nothing keep runai small" {
+	local port sink
+	port=$(free_port)
+	sink=$(free_port)
+	web_job web8 "$port"
+	# a second server in the pod that accepts and never reads
+	runai exec web8 -- sh -c "nohup python3 -c 'import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind((\"127.0.0.1\", $sink)); s.listen(1); c, _ = s.accept(); time.sleep(600)' >/dev/null 2>&1 &"
+	runai exec web8 -- sh -c 'head -c 104857600 /dev/zero >big'
+	start_pf web8 --port ":$port" --port ":$sink"
+	local sink_local
+	sink_local=$(sed -n "s/^Forwarding from 127.0.0.1:\([0-9]*\) -> $sink\$/\1/p" "$BATS_TEST_TMPDIR/pf.out")
+	get index.txt >/dev/null
+	local base
+	base=$(rss_kib "$PF_PID")
+	# the pod sends faster than this reader takes: runai must not hold the difference
+	curl -s -m 30 --limit-rate 512K -o /dev/null "http://127.0.0.1:$PF_LOCAL/big" 3>&- &
+	local slow=$!
+	# 100 MiB sent to a pod that reads none of it: runai must stop reading it
+	head -c 104857600 /dev/zero | "$PYTHON" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(4)
+sent = 0
+try:
+    while True:
+        sent += s.send(sys.stdin.buffer.read(65536) or b"x")
+except OSError:
+    pass
+print(sent)' "$sink_local" >"$BATS_TEST_TMPDIR/sent" 3>&- &
+	local push=$!
+	sleep 4
+	local now
+	now=$(rss_kib "$PF_PID")
+	kill "$slow" 2>/dev/null || true
+	wait "$push" || true
+	echo "runai RSS: $base KiB before, $now KiB under load; the pusher got $(cat "$BATS_TEST_TMPDIR/sent") bytes out"
+	[ "$now" -lt $((base + 16384)) ]
+	# the pusher was held back: far less than 100 MiB left it
+	[ "$(cat "$BATS_TEST_TMPDIR/sent")" -lt 52428800 ]
+}
+
 @test "a port nothing listens on: the kubelet's text, and the listener stays" {
 	local port dead
 	port=$(free_port)
