@@ -144,21 +144,26 @@ rss_kib() {
 	port=$(free_port)
 	sink=$(free_port)
 	web_job web8 "$port"
-	# a second server in the pod that accepts and never reads
-	runai exec web8 -- sh -c "nohup python3 -c 'import socket, time
-s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind((\"127.0.0.1\", $sink)); s.listen(1); c, _ = s.accept(); time.sleep(600)' >/dev/null 2>&1 &"
 	runai exec web8 -- sh -c 'head -c 104857600 /dev/zero >big'
-	start_pf web8 --port ":$port" --port ":$sink"
-	local sink_local
-	sink_local=$(sed -n "s/^Forwarding from 127.0.0.1:\([0-9]*\) -> $sink\$/\1/p" "$BATS_TEST_TMPDIR/pf.out")
+	start_pf web8 --port ":$port"
 	get index.txt >/dev/null
-	local base
+	local base now
 	base=$(rss_kib "$PF_PID")
 	# the pod sends faster than this reader takes: runai must not hold the difference
-	curl -s -m 30 --limit-rate 512K -o /dev/null "http://127.0.0.1:$PF_LOCAL/big" 3>&- &
-	local slow=$!
-	# 100 MiB sent to a pod that reads none of it: runai must stop reading it
+	curl -s -m 4 --limit-rate 512K -o "$BATS_TEST_TMPDIR/slow" "http://127.0.0.1:$PF_LOCAL/big" 3>&- || true
+	now=$(rss_kib "$PF_PID")
+	echo "download: runai RSS $base KiB before, $now KiB after; $(stat -c %s "$BATS_TEST_TMPDIR/slow") bytes read"
+	[ "$now" -lt $((base + 16384)) ]
+	kill -INT "$PF_PID"
+	wait "$PF_PID"
+	# a server that accepts and never reads: what is sent to it must be held back
+	runai submit sink8 -i python -- python3 -c "import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $sink)); s.listen(1); c, _ = s.accept(); time.sleep(600)" >/dev/null
+	pod_running sink8
+	start_pf sink8 --port ":$sink"
+	sleep 0.5
+	base=$(rss_kib "$PF_PID")
 	head -c 104857600 /dev/zero | "$PYTHON" -c '
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
@@ -169,17 +174,15 @@ try:
         sent += s.send(sys.stdin.buffer.read(65536) or b"x")
 except OSError:
     pass
-print(sent)' "$sink_local" >"$BATS_TEST_TMPDIR/sent" 3>&- &
-	local push=$!
-	sleep 4
-	local now
+print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	now=$(rss_kib "$PF_PID")
-	kill "$slow" 2>/dev/null || true
-	wait "$push" || true
-	echo "runai RSS: $base KiB before, $now KiB under load; the pusher got $(cat "$BATS_TEST_TMPDIR/sent") bytes out"
+	echo "upload: runai RSS $base KiB before, $now KiB after; $(cat "$BATS_TEST_TMPDIR/sent") bytes sent; stderr:"
+	cat "$BATS_TEST_TMPDIR/pf.err"
+	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ]
 	[ "$now" -lt $((base + 16384)) ]
-	# the pusher was held back: far less than 100 MiB left it
+	# the sender was held back: far less than the 100 MiB left it
 	[ "$(cat "$BATS_TEST_TMPDIR/sent")" -lt 52428800 ]
+	kill -0 "$PF_PID"
 }
 
 @test "a port nothing listens on: the kubelet's text, and the listener stays" {
