@@ -326,6 +326,9 @@ run_session(struct session *s, struct rai_err *err)
 		return -1;
 	if (kube_wsconn_flush(s->ws, err) == -1)
 		return -1;
+	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
+	if (read_socket(s, err) == -1)
+		return -1;
 	while (!finished(s))
 		if (step(s, err) == -1)
 			return -1;

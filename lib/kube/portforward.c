@@ -467,6 +467,9 @@ conn_open(struct kube_pf *pf, const struct kube_pf_listener *l, int fd)
 	if (rc == 0)
 		rc = kube_ws_dec_feed(&c->dec, c->ws->early.data,
 		    c->ws->early.len, &err);
+	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
+	if (rc == 0)
+		rc = read_ws(c, &err);
 	if (rc == -1) {
 		report(c, "an error occurred forwarding %u -> %u: %s",
 		    l->local_port, l->remote_port, err_text(&err));
