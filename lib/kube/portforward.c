@@ -259,7 +259,6 @@ struct conn {
 	int				 close_received;
 	int				 ws_eof;
 	int				 more;	/* the socket may hold unread bytes */
-	int				 failed;	/* error reported */
 };
 
 static size_t
@@ -409,7 +408,6 @@ report(struct conn *c, const char *fmt, ...)
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
 	c->pf->event(c->pf->ud, KUBE_PF_EV_ERROR, c->l, text);
-	c->failed = 1;
 }
 
 static void
