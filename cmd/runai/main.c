@@ -49,6 +49,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_login,
 	&runai_cmd_logout,
 	&runai_cmd_logs,
+	&runai_cmd_port_forward,
 	&runai_cmd_project,
 	&runai_cmd_resume,
 	&runai_cmd_submit,

@@ -5,6 +5,7 @@
  * ours.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,22 @@ say_waiting(const struct runai_session_opts *o, int *said)
 	*said = 1;
 }
 
+/* Sleeps between polls; 1 when o->stop_fd became readable first. */
+static int
+pause_between_polls(const struct runai_session_opts *o)
+{
+	struct pollfd p;
+
+	if (o->stop_fd == NULL) {
+		rai_sleep_ms(POLL_INTERVAL_MS);
+		return 0;
+	}
+	p.fd = *o->stop_fd;
+	p.events = POLLIN;
+	p.revents = 0;
+	return poll(&p, 1, (int)POLL_INTERVAL_MS) > 0;
+}
+
 /* The job's pod once it runs; errors say why it never will. */
 static int
 wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
@@ -107,7 +124,11 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 			say_waiting(o, &said);
 			cJSON_Delete(*pod);
 		}
-		rai_sleep_ms(POLL_INTERVAL_MS);
+		if (pause_between_polls(o)) {
+			*pod = NULL;
+			return rai_err_set(err, RAI_E_IO, "stopped while "
+			    "waiting for the pod");
+		}
 	}
 fail:
 	cJSON_Delete(*pod);
@@ -336,4 +357,12 @@ runai_pod_session(struct rai_ctx *ctx, const struct runai_session_opts *o,
 out:
 	cJSON_Delete(pod);
 	return rc;
+}
+
+/* For port-forward: the job's pod once it runs and is ready. */
+int
+runai_pod_wait(struct rai_ctx *ctx, const struct runai_session_opts *o,
+    cJSON **pod, struct rai_err *err)
+{
+	return wait_for_pod(ctx, o, pod, err);
 }

@@ -90,6 +90,7 @@ extern const struct rai_cmd runai_cmd_logs;
 extern const struct rai_cmd runai_cmd_exec;
 extern const struct rai_cmd runai_cmd_bash;
 extern const struct rai_cmd runai_cmd_attach;
+extern const struct rai_cmd runai_cmd_port_forward;
 extern const struct rai_cmd runai_cmd_login;
 extern const struct rai_cmd runai_cmd_logout;
 extern const struct rai_cmd runai_cmd_whoami;
@@ -157,10 +158,31 @@ struct runai_session_opts {
 	long		 wait_ms;	/* for the pod to run */
 	int		 waiting_message;	/* say that we wait */
 	int		 warn_no_tty;	/* say when stdin is no terminal */
+	const int	*stop_fd;	/* NULL, or readable: stop waiting */
 };
 /* The remote exit status (0..255), or -1 with err set. */
 int	runai_pod_session(struct rai_ctx *, const struct runai_session_opts *,
 	    struct rai_err *);
+/* The job's pod once it runs (o->job, o->pod, o->wait_ms, o->waiting_message). */
+int	runai_pod_wait(struct rai_ctx *, const struct runai_session_opts *,
+	    cJSON **pod, struct rai_err *);
+/* port_forward.c, for submit --service-type portforward and --jupyter. */
+struct runai_pf_target {
+	const char	*job;
+	const char	*pod;		/* NULL = the job's newest */
+	const char	*const *specs;	/* "[LOCAL:]REMOTE" */
+	size_t		 nspecs;
+	long		 wait_ms;	/* for the pod to run */
+	/* after the listeners are up, before forwarding; NULL = none */
+	int		(*ready)(struct rai_ctx *, const char *pod,
+			    const unsigned *local_ports, void *ud);
+	void		*ud;
+};
+int	runai_port_forward(struct rai_ctx *, const struct runai_pf_target *,
+	    const char *const *addresses, size_t naddresses);
+/* submit_forward.c: after submit --service-type portforward / --jupyter. */
+int	runai_submit_forward(struct rai_ctx *, const char *job, int jupyter,
+	    const char *const *ports, size_t nports);
 /* attach.c, for submit --attach. */
 int	runai_attach(struct rai_ctx *, const char *job, const char *pod,
 	    long timeout_s);

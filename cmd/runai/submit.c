@@ -395,6 +395,20 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 	return rc;
 }
 
+static int
+is_portforward(const struct submit_opts *o)
+{
+	return o->service_type != NULL &&
+	    strcmp(o->service_type, "portforward") == 0;
+}
+
+/* The reference forwards the ports of an interactive job (--jupyter is one). */
+static int
+forwards(const struct submit_opts *o)
+{
+	return is_portforward(o) && (o->interactive || o->jupyter);
+}
+
 /* How long submit --attach waits for its pod to run (the reference's). */
 #define ATTACH_WAIT_S	30
 
@@ -412,7 +426,12 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 	    strcmp(o->output, "json") == 0, &res);
 	if (rc != 0)
 		return rc;
-	if (o->attach && !o->dry_run) {
+	if (!o->dry_run && forwards(o)) {
+		fflush(ctx->out);
+		rc = runai_submit_forward(ctx, res.name, o->jupyter,
+		    o->ports.v, o->ports.n);
+	}
+	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_attach(ctx, res.name, NULL, ATTACH_WAIT_S);
 	}
@@ -464,12 +483,10 @@ make_spec(struct rai_submit_spec *spec, const struct submit_opts *o,
 static void
 warn_portforward(const struct submit_opts *o)
 {
-	if (o->service_type == NULL || strcmp(o->service_type,
-	    "portforward") != 0 || o->dry_run)
+	if (!is_portforward(o) || forwards(o) || o->dry_run)
 		return;
-	rai_warn("--service-type portforward: the job has a ClusterIP "
-	    "Service, but this version of runai does not forward its port "
-	    "to this machine; use kubectl port-forward service/<job>");
+	rai_warn("--service-type portforward forwards the ports of "
+	    "interactive jobs only; use runai port-forward <job> --port ...");
 }
 
 static int
@@ -508,9 +525,8 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (spec.preemptible && spec.interactive)
 		fprintf(stderr, "Warning: Using the preemptible flag may lead "
 		    "to your resources being preempted without notice\n");
+	warn_portforward(o);
 	rc = submit(ctx, o, &spec);
-	if (rc == 0)
-		warn_portforward(o);
 out:
 	runai_templates_release(&tpl);
 	rai_strv_release(&words);
@@ -582,8 +598,12 @@ const struct rai_cmd runai_cmd_submit = {
 	    "Deployment instead of a job. --jupyter submits a notebook: "
 	    "interactive, image jupyter/scipy-notebook, port 8888 and "
 	    "--service-type portforward, each unless given. portforward "
-	    "makes a ClusterIP Service; this version does not forward the "
-	    "port itself.\n\n"
+	    "makes a ClusterIP Service and, for an interactive job, waits "
+	    "up to a minute for the pod to run and forwards each --port "
+	    "SERVICE[:TARGET] from 127.0.0.1:SERVICE to the pod's TARGET "
+	    "until Ctrl-C, as runai port-forward does; with --jupyter it "
+	    "first waits for the notebook's token in the pod's log and "
+	    "prints it with the notebook's URL.\n\n"
 	    "The original CLI's older forms still work and print a warning "
 	    "on standard error: a command given as --command CMD (without "
 	    "\"--\") with --args ARG for each argument, --local-image, "

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
+#include <openssl/ssl.h>
 
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -1028,6 +1029,24 @@ struct rai_http_conn {
 	int	 fd;
 };
 
+/*
+ * A stream's TLS reads what the socket holds, not a record header and
+ * then its body: a fifth of the system calls for a long download. Bytes
+ * read ahead are invisible to poll(), so readers of a rai_http_conn
+ * read until it says "nothing now" before they poll again. Called only
+ * by a libcurl built with OpenSSL.
+ */
+static CURLcode
+stream_tls_ctx(CURL *curl, void *ssl_ctx, void *ud)
+{
+	(void)curl;
+	(void)ud;
+	SSL_CTX_set_read_ahead((SSL_CTX *)ssl_ctx, 1);
+	SSL_CTX_set_default_read_buffer_len((SSL_CTX *)ssl_ctx,
+	    (size_t)64 * 1024);
+	return CURLE_OK;
+}
+
 int
 rai_http_connect(struct rai_http *h, const char *url,
     struct rai_http_conn **out, struct rai_err *err)
@@ -1049,6 +1068,8 @@ rai_http_connect(struct rai_http *h, const char *url,
 	curl_easy_setopt(rc->curl, CURLOPT_URL, eff);
 	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, connect_to);
 	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
+	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_FUNCTION,
+	    stream_tls_ctx);
 	/* a plain-http server behind a proxy still needs a tunnel */
 	curl_easy_setopt(rc->curl, CURLOPT_HTTPPROXYTUNNEL, 1L);
 	curl_easy_setopt(rc->curl, CURLOPT_TIMEOUT_MS, 0L);

@@ -209,7 +209,7 @@ def _serve_resource(handler, parts):
     _authorize(handler, res, req, _authz_verb(verb, req.subresource))
     if res.plural == "selfsubjectaccessreviews":
         return _self_subject_access_review(handler)
-    if req.subresource in ("log", "exec", "attach"):
+    if req.subresource in ("log", "exec", "attach", "portforward"):
         return _pod_stream(handler, res, req)
     if req.subresource == "eviction":
         return _evict(handler, res, req)
@@ -219,7 +219,7 @@ def _serve_resource(handler, parts):
 def _authz_verb(verb, subresource):
     if subresource == "log":
         return "get"
-    if subresource in ("exec", "attach", "eviction"):
+    if subresource in ("exec", "attach", "portforward", "eviction"):
         return "create"
     return verb
 
@@ -643,12 +643,12 @@ def _service_proxy(handler, res, req):
 
 
 def _pod_stream(handler, res, req):
-    """pods/log, pods/exec, pods/attach: handed to the runtime (logs,
-    podexec)."""
+    """pods/log, pods/exec, pods/attach, pods/portforward: handed to the
+    runtime (logs, podexec, portforward)."""
     pod = handler.sim.store.get_ref(res.gvr, req.namespace, req.name)
     if pod is None:
         raise not_found(res.plural, req.name, res.group)
-    name = "logs" if req.subresource == "log" else "podexec"
+    name = {"log": "logs", "portforward": "portforward"}.get(req.subresource, "podexec")
     module = runtime_module(name)  # the runtime half; the API works without it
     if module is None:
         raise ApiError(503, "ServiceUnavailable",
@@ -657,5 +657,8 @@ def _pod_stream(handler, res, req):
         if handler.command != "GET":
             raise method_not_allowed(handler.command)
         return module.handle_log(handler, handler.sim, req.namespace, req.name, handler.query)
+    if req.subresource == "portforward":
+        return module.handle_portforward(handler, handler.sim, req.namespace, req.name,
+                                         handler.query)
     return module.handle_exec(handler, handler.sim, req.namespace, req.name, handler.query,
                               attach=req.subresource == "attach")

@@ -22,7 +22,7 @@ TABLE = [_Row(*r) for r in (
     ("", "v1", "namespaces", "Namespace", False, ["ns"], RW, ["status"], False),
     ("", "v1", "nodes", "Node", False, ["no"], RW, ["status"], False),
     ("", "v1", "pods", "Pod", True, ["po"], RW,
-     ["status", "log", "exec", "attach", "eviction"], False),
+     ["status", "log", "exec", "attach", "portforward", "eviction"], False),
     ("", "v1", "configmaps", "ConfigMap", True, ["cm"], RW, [], False),
     ("", "v1", "secrets", "Secret", True, [], RW, [], False),
     ("", "v1", "services", "Service", True, ["svc"], RW, ["status"], False),
@@ -79,8 +79,10 @@ CRD_COLUMNS = {
 
 # Subresources whose response kind is not the resource's own kind.
 _SUB_KINDS = {"exec": "PodExecOptions", "attach": "PodAttachOptions",
+              "portforward": "PodPortForwardOptions",
               "eviction": "Eviction", "log": "Pod"}
 _SUB_VERBS = {"log": ["get"], "exec": ["create", "get"], "attach": ["create", "get"],
+              "portforward": ["create", "get"],
               "eviction": ["create"], "status": ["get", "patch", "update"]}
 
 # How deleting an owner treats its dependents when the client says nothing:

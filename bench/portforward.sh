@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Port-forward throughput and footprint: a job runs python3 -m
+# http.server in the emulator, and a forwarder on this machine serves
+#   one download of MIB MiB (default 200) through one connection
+#   100 small requests, all at once (xargs -P 100 curl)
+# The forwarders: runai port-forward, against the official Kubernetes
+# Python client (kubernetes.stream.portforward behind a local listener,
+# a thread per connection: the usual way to use it). kubectl 1.32
+# cannot be the peer: it speaks SPDY (tunnelled or not) to the pod's
+# portforward, which the emulator does not serve.
+#
+# For each case: the median wall time of the client side (curl) over
+# RUNS runs, each with a fresh forwarder, and the median peak RSS of the
+# forwarder; then the ratios (runai / Python client: below 1 is faster
+# or smaller). Both pay the emulator's (Python) cost per byte, so time
+# ratios understate the clients' own difference. Numbers, not a
+# pass/fail: compare runs on the same machine only.
+#
+#   bench/portforward.sh [RUNS] [MIB]      (default 3 runs, median; 200 MiB)
+set -euo pipefail
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${1:-3}
+MIB=${2:-200}
+BIN=${RAI_BIN_DIR:-$TOP/build/default}
+PY=/usr/bin/python3
+NS=runai-team-a
+[ -x "$BIN/runai" ] || { echo "build first: make" >&2; exit 1; }
+"$PY" -c 'import kubernetes' 2>/dev/null ||
+	{ echo "the peer needs python3-kubernetes (make deps)" >&2; exit 1; }
+
+STATE=$(mktemp -d)
+trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
+"$TOP/tests/peers/peers" start "$STATE" --demo --tick 0.2
+# shellcheck disable=SC1091
+. "$STATE/env"
+export KUBECONFIG="$STATE/kubeconfig"
+sed "s/namespace: .*/namespace: $NS/" "$KUBESIM_KUBECONFIG" >"$KUBECONFIG"
+
+free_port() {
+	"$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+REMOTE=$(free_port)
+"$BIN/runai" submit bench -i python --interactive -- \
+	python3 -m http.server "$REMOTE" --bind 127.0.0.1 >/dev/null
+for _ in $(seq 1 100); do
+	POD=$(curl -sS --cacert "$KUBESIM_CA" -H "Authorization: Bearer $KUBESIM_TOKEN" \
+		"$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dbench" |
+		jq -r '.items[] | select(.status.phase == "Running") | .metadata.name' | head -1)
+	[ -n "$POD" ] && break
+	sleep 0.2
+done
+[ -n "$POD" ] || { echo "the bench job's pod never ran" >&2; exit 1; }
+"$BIN/runai" exec bench -- sh -c "head -c $((MIB << 20)) /dev/urandom >big && echo ok >small"
+
+# The peer: the Python client behind a local listener.
+cat >"$STATE/peer.py" <<'EOF'
+import select, socket, sys, threading
+from kubernetes import client, config
+from kubernetes.stream import portforward
+
+config.load_kube_config()
+api = client.CoreV1Api()
+ns, pod, lport, rport = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+
+def handle(conn):
+    pf = portforward(api.connect_get_namespaced_pod_portforward, pod, ns, ports=str(rport))
+    remote = pf.socket(rport)
+    remote.setblocking(True)
+    try:
+        while True:
+            ready, _, _ = select.select([conn, remote], [], [])
+            for s in ready:
+                data = s.recv(65536)
+                if not data:
+                    return
+                (remote if s is conn else conn).sendall(data)
+    finally:
+        conn.close()
+        remote.close()
+
+
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", lport))
+ls.listen(128)
+while True:
+    c, _ = ls.accept()
+    threading.Thread(target=handle, args=(c,), daemon=True).start()
+EOF
+
+# drive KIND CASE: "WALL RSS" medians of RUNS runs, each with a fresh
+# forwarder of KIND (runai or python) serving one CASE (big or small).
+cat >"$STATE/drive.py" <<'EOF'
+import os, signal, socket, statistics, subprocess, sys, time
+
+kind, case, runs, binary, ns, pod, job, rport, mib = sys.argv[1:10]
+runs, rport, size = int(runs), int(rport), int(mib) << 20
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start(lport):
+    if kind == "runai":
+        argv = [binary, "port-forward", job, "--port", "%d:%d" % (lport, rport)]
+    else:
+        argv = [sys.executable, binary, ns, pod, str(lport), str(rport)]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(500):
+        try:
+            socket.create_connection(("127.0.0.1", lport), 0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.02)
+    sys.exit("%s never listened on %d" % (kind, lport))
+
+
+def peak_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+def workload(lport):
+    url = "http://127.0.0.1:%d/" % lport
+    if case == "big":
+        out = subprocess.run(["curl", "-sf", "-o", "/dev/null", "-w", "%{size_download}",
+                              url + "big"], capture_output=True, text=True, check=True)
+        if int(out.stdout) != size:
+            sys.exit("%s: the download was %s bytes, not %d" % (kind, out.stdout, size))
+    else:
+        out = subprocess.run(["sh", "-c", "seq 100 | xargs -P 100 -I{} curl -sf %ssmall" % url],
+                             capture_output=True, text=True, check=True)
+        if out.stdout.split() != ["ok"] * 100:
+            sys.exit("%s: %d of 100 small requests answered" % (kind, out.stdout.split().count("ok")))
+
+
+results = []
+for _ in range(runs + 1):  # the first warms caches
+    lport = free_port()
+    proc = start(lport)
+    t0 = time.monotonic()
+    workload(lport)
+    wall = time.monotonic() - t0
+    rss = peak_kib(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.wait(5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    results.append((wall, rss))
+results = results[1:]
+print("%.4f %d" % (statistics.median(r[0] for r in results),
+                   statistics.median(r[1] for r in results)))
+EOF
+
+# shellcheck source=bench/lib.sh
+. "$TOP/bench/lib.sh"
+drive() {
+	local bin=$BIN/runai
+	[ "$1" = runai ] || bin=$STATE/peer.py
+	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB"
+}
+
+FMT='%-28s  %9s  %9s  %10s  %10s  %7s  %7s\n'
+# shellcheck disable=SC2059
+printf "$FMT" "" 'runai s' 'python s' 'runai KiB' 'python KiB' 'time x' 'mem x'
+row() {
+	local tx mx
+	tx=$(ratio "$2" "$3") mx=$(ratio "$4" "$5")
+	# shellcheck disable=SC2059
+	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$tx" "$mx"
+	summary portforward "$1" time "$tx" python-kubernetes
+	summary portforward "$1" memory "$mx" python-kubernetes
+}
+read -r rt rm < <(drive runai big)
+read -r pt pm < <(drive python big)
+row "$MIB MiB, one connection" "$rt" "$pt" "$rm" "$pm"
+read -r rt rm < <(drive runai small)
+read -r pt pm < <(drive python small)
+row "100 small requests at once" "$rt" "$pt" "$rm" "$pm"
+echo
+echo "s: median wall time of the client side; KiB: median peak RSS of the forwarder; x: runai / Python client"

@@ -1,0 +1,269 @@
+"""Port forwarding (GET .../pods/P/portforward?ports=N with a WebSocket
+upgrade), as the API server serves it to clients that do not speak SPDY.
+
+The protocol (the kubelet's WebSocket port-forward): subprotocol
+v4.channel.k8s.io (or the unversioned channel.k8s.io); for the i-th port
+of `ports`, data travels on channel 2*i and the kubelet's error text on
+channel 2*i+1; the server's first message on each channel is the port
+number, two bytes little-endian. Clients send plain data (no port
+prefix). When forwarding a port fails, the error channel carries the
+kubelet's text ("error forwarding port N to pod ID, uid : ..."), and once
+every port is done the server closes the WebSocket.
+
+The pods' processes share this host's network (the sandbox makes no
+network namespace), so "port N inside the pod" is 127.0.0.1:N here: a
+`python3 -m http.server N` run by the pod's command (or an exec) is what
+the tunnel reaches. The forward ends when its pod ends, like the pod's
+other processes.
+"""
+
+import hashlib
+import select
+import socket
+import struct
+import uuid
+
+from kubesim import wsproto
+from kubesim.channels import WsConn
+from kubesim.errors import ApiError, bad_request, not_found
+from kubesim.objutil import PODS, phase_of
+from kubesim.podexec import _answer_upgrade, _upgrade_requested
+from kubesim.podreq import POLL, READ_CHUNK, pod_still_running, stopping, stream_guard
+
+SERVED = (wsproto.V4, wsproto.V1)
+TO_POD_MAX = 1 << 20     # client bytes held for a port before we stop reading the client
+CONNECT_TIMEOUT = 5.0
+
+
+def parse_ports(query):
+    """The ports of a request: `ports` (the API server's name) or `port`
+    (the kubelet's), each repeatable and comma-separated, checked with the
+    kubelet's messages."""
+    values = (query or {}).get("ports") or (query or {}).get("port") or []
+    if not values:
+        raise bad_request('query parameter "port" is required')
+    ports = []
+    for value in values:
+        if value == "":
+            raise bad_request('query parameter "port" cannot be empty')
+        for text in value.split(","):
+            try:
+                port = int(text, 10)
+            except ValueError:
+                raise bad_request('unable to parse "%s" as a port: strconv.ParseUint: '
+                                  'parsing "%s": invalid syntax' % (text, text))
+            if not 0 < port < 65536:
+                raise bad_request('port "%s" must be > 0' % text if port <= 0 else
+                                  'unable to parse "%s" as a port: strconv.ParseUint: '
+                                  'parsing "%s": value out of range' % (text, text))
+            ports.append(port)
+    return ports
+
+
+def sandbox_id(pod):
+    """The pod's sandbox id as a container runtime would show it (stable)."""
+    uid = (pod.get("metadata") or {}).get("uid") or pod["metadata"]["name"]
+    return hashlib.sha256(uid.encode()).hexdigest()
+
+
+def connect_error(pod, port, err):
+    """What the kubelet (containerd) writes on the error channel when
+    nothing listens on the port."""
+    sid = sandbox_id(pod)
+    netns = "/var/run/netns/cni-%s" % uuid.UUID(sid[:32])
+    why = err.strerror.lower() if isinstance(err, OSError) and err.strerror else str(err)
+    return ('error forwarding port %d to pod %s, uid : failed to execute portforward in '
+            'network namespace "%s": failed to connect to localhost:%d inside namespace '
+            '"%s", IPv4: dial tcp4 127.0.0.1:%d: connect: %s IPv6 dial tcp6 [::1]:%d: '
+            'connect: %s ' % (port, sid, netns, port, sid, port, why, port, why))
+
+
+class Target:
+    """One forwarded port: its channels, the connection to the pod's
+    server, and the client's bytes not yet written to it."""
+
+    def __init__(self, index, port):
+        self.index = index
+        self.port = port
+        self.sock = None
+        self.to_pod = bytearray()
+        self.done = False
+
+    @property
+    def data_channel(self):
+        return 2 * self.index
+
+    def open(self):
+        """Connects to the port; None, or the OSError it failed with."""
+        try:
+            sock = socket.create_connection(("127.0.0.1", self.port), CONNECT_TIMEOUT)
+        except OSError as e:
+            self.done = True
+            return e
+        sock.setblocking(False)
+        self.sock = sock
+        return None
+
+    def close(self):
+        if self.sock is not None:
+            try:
+                self.sock.close()
+            except OSError:
+                pass
+            self.sock = None
+        self.done = True
+
+
+class Forward:
+    """Moves bytes between the WebSocket and the ports' connections until
+    every port is done, the client leaves, the pod ends or the server
+    stops. One thread, one select loop; a client faster than the pod is
+    held back by not reading it (TO_POD_MAX), a pod faster than the
+    client by the bounded blocking sends of WsConn."""
+
+    def __init__(self, ws, pod, ports, stopping=lambda: False):
+        self.ws = ws
+        self.pod = pod
+        self.targets = [Target(i, port) for i, port in enumerate(ports)]
+        self.stopping = stopping
+        self.killed = False
+
+    def kill(self):
+        """The pod ended (called from another thread): stop."""
+        self.killed = True
+
+    def run(self):
+        try:
+            self._start()
+            while not self._over():
+                self._step()
+            if not self.ws.eof and not self.ws.close_received:
+                self.ws.close()
+                self.ws.linger()
+        finally:
+            for t in self.targets:
+                t.close()
+            self.ws.finish()
+
+    def _start(self):
+        """The port on both channels of each port, then the connections
+        (the kubelet connects as soon as the stream is set up)."""
+        for t in self.targets:
+            prefix = struct.pack("<H", t.port)
+            self.ws.send(wsproto.encode_channel(t.data_channel, prefix))
+            self.ws.send(wsproto.encode_channel(t.data_channel + 1, prefix))
+        for t in self.targets:
+            err = t.open()
+            if err is not None:
+                self.ws.send(wsproto.encode_channel(t.data_channel + 1,
+                                                    connect_error(self.pod, t.port, err).encode()))
+
+    def _over(self):
+        if self.ws.eof or self.ws.close_received or self.killed or self.stopping():
+            return True
+        return all(t.done for t in self.targets)
+
+    def _pending(self):
+        return sum(len(t.to_pod) for t in self.targets)
+
+    def _step(self):
+        ws = self.ws
+        readers = [t.sock for t in self.targets if t.sock is not None]
+        writers = [t.sock for t in self.targets if t.sock is not None and t.to_pod]
+        if self._pending() < TO_POD_MAX:
+            readers.append(ws.sock)
+        timeout = 0 if ws.buffered() else POLL
+        try:
+            ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
+        except (OSError, ValueError):
+            ws.eof = True
+            return
+        if ws.sock in ready_r or ws.buffered():
+            for opcode, payload in ws.read_messages():
+                self._from_client(opcode, payload)
+        for t in self.targets:
+            if t.sock is not None and t.sock in ready_w:
+                self._to_pod(t)
+            if t.sock is not None and t.sock in ready_r:
+                self._from_pod(t)
+
+    def _from_client(self, opcode, payload):
+        if opcode != wsproto.OP_BINARY or not payload:
+            return
+        channel, data = payload[0], payload[1:]
+        index = channel // 2
+        if index >= len(self.targets) or channel % 2 or not data:
+            return  # error channels and unknown ones carry nothing to the pod
+        t = self.targets[index]
+        if t.sock is not None:
+            t.to_pod += data
+            self._to_pod(t)
+
+    def _to_pod(self, t):
+        try:
+            n = t.sock.send(t.to_pod[:READ_CHUNK * 4])
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            t.close()  # the pod's server went away: so does this port
+            return
+        del t.to_pod[:n]
+
+    def _from_pod(self, t):
+        try:
+            data = t.sock.recv(READ_CHUNK * 2)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            t.close()  # the pod closed it: the port's forward is over
+            return
+        if not self.ws.send_channel(t.data_channel, data):
+            t.close()
+
+
+def _negotiate(handler):
+    h = handler.headers
+    if (h.get("Sec-WebSocket-Version") or "").strip() != "13" or \
+            not wsproto.valid_key(h.get("Sec-WebSocket-Key") or ""):
+        raise bad_request("unable to upgrade: missing or malformed WebSocket handshake")
+    offered = wsproto.offered_protocols(h.get_all("Sec-WebSocket-Protocol") or [])
+    if not offered:
+        return ""
+    proto = wsproto.choose_protocol(offered, SERVED)
+    if proto is None:
+        # e.g. kubectl's "SPDY/3.1+portforward.k8s.io" tunnel: kubectl then
+        # falls back to a SPDY upgrade, which is not served either
+        raise ApiError(403, "Forbidden",
+                       "requested protocol(s) are not supported: [%s]; supports [%s]"
+                       % (" ".join(offered), " ".join(SERVED)))
+    return proto
+
+
+def handle_portforward(handler, sim, ns, pod_name, query):
+    """GET (WebSocket upgrade) .../pods/POD/portforward?ports=N[,M]."""
+    pod = sim.store.get(PODS, ns, pod_name)
+    if pod is None:
+        raise not_found("pods", pod_name)
+    if handler.command != "GET" or not _upgrade_requested(handler):
+        # kubectl's fallback, a SPDY upgrade (POST), lands here
+        raise bad_request("Upgrade request required: kube-sim serves port forwarding over "
+                          "WebSocket (%s) only, not SPDY" % SERVED[0])
+    proto = _negotiate(handler)
+    ports = parse_ports(query)
+    if phase_of(pod) != "Running":
+        raise bad_request("pod %s is not running (phase %s)" % (pod_name, phase_of(pod)))
+    _answer_upgrade(handler, proto)
+    fwd = Forward(WsConn(handler, proto or wsproto.V1), pod, ports, lambda: stopping(sim))
+    procs = getattr(sim, "processes", None)
+    if procs is not None:
+        procs.add(ns, pod_name, fwd)
+    if not pod_still_running(sim, ns, pod_name, pod["metadata"].get("uid")):
+        fwd.kill()
+    try:
+        with stream_guard(sim):
+            fwd.run()
+    finally:
+        if procs is not None:
+            procs.discard(ns, pod_name, fwd)

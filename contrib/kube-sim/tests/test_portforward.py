@@ -1,0 +1,179 @@
+"""Port forwarding (kubesim/portforward.py): the ports parameter, the
+kubelet's error text, and the forwarding loop against a real TCP server
+on loopback, with the test playing the WebSocket client over a socket
+pair."""
+
+import io
+import socket
+import struct
+import threading
+import unittest
+
+import support  # noqa: F401  (sys.path)
+from kubesim import portforward, wsproto
+from kubesim.channels import WsConn
+from kubesim.errors import ApiError
+
+POD = {"metadata": {"name": "web", "namespace": "ns", "uid": "1234"}}
+MASK = b"\x11\x22\x33\x44"
+
+
+class Ports(unittest.TestCase):
+    def test_repeated_and_comma_separated(self):
+        self.assertEqual(portforward.parse_ports({"ports": ["80,8080", "9"]}), [80, 8080, 9])
+        self.assertEqual(portforward.parse_ports({"port": ["22"]}), [22])
+
+    def test_bad_ports_get_the_kubelet_messages(self):
+        cases = [({}, 'query parameter "port" is required'),
+                 ({"ports": [""]}, 'query parameter "port" cannot be empty'),
+                 ({"ports": ["x"]}, 'unable to parse "x" as a port: strconv.ParseUint: '
+                                    'parsing "x": invalid syntax'),
+                 ({"ports": ["0"]}, 'port "0" must be > 0'),
+                 ({"ports": ["70000"]}, 'unable to parse "70000" as a port: '
+                                        'strconv.ParseUint: parsing "70000": value out of '
+                                        'range')]
+        for query, message in cases:
+            with self.subTest(query=query):
+                with self.assertRaises(ApiError) as cm:
+                    portforward.parse_ports(query)
+                self.assertEqual((cm.exception.code, cm.exception.message), (400, message))
+
+    def test_connect_error_is_containerds_text(self):
+        text = portforward.connect_error(POD, 8888, ConnectionRefusedError(111, "Connection "
+                                                                            "refused"))
+        sid = portforward.sandbox_id(POD)
+        self.assertRegex(text, r'^error forwarding port 8888 to pod %s, uid : failed to execute '
+                               r'portforward in network namespace "/var/run/netns/cni-[0-9a-f-]{36}": '
+                               r'failed to connect to localhost:8888 inside namespace "%s", IPv4: '
+                               r'dial tcp4 127.0.0.1:8888: connect: connection refused IPv6 dial '
+                               r'tcp6 \[::1\]:8888: connect: connection refused $' % (sid, sid))
+
+
+class FakeHandler:
+    def __init__(self, sock):
+        self.connection = sock
+        self.rfile = io.BufferedReader(io.BytesIO(b""))
+
+
+class Client:
+    """The test's end of the WebSocket: masked frames out, messages in."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.parser = wsproto.FrameParser(max_message=1 << 30, require_mask=False)
+        self.messages = []
+
+    def send(self, channel, data):
+        self.sock.sendall(wsproto.encode_frame(wsproto.OP_BINARY, bytes([channel]) + data,
+                                               mask_key=MASK))
+
+    def read_until(self, done, timeout=5.0):
+        self.sock.settimeout(timeout)
+        while not done():
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return False
+            self.messages += self.parser.feed(chunk)
+        return True
+
+    def channel(self, n):
+        return b"".join(p[1:] for op, p in self.messages if op == wsproto.OP_BINARY and p[0] == n)
+
+    def closed(self):
+        return any(op == wsproto.OP_CLOSE for op, _ in self.messages)
+
+
+def echo_server(replies=None):
+    """A loopback server: answers each connection's bytes (upper-cased),
+    or `replies` then closes. Returns (port, thread)."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(1)
+
+    def serve():
+        conn, _ = lsock.accept()
+        with conn:
+            if replies is not None:
+                conn.sendall(replies)
+            else:
+                while True:
+                    data = conn.recv(65536)
+                    if not data:
+                        break
+                    conn.sendall(data.upper())
+        lsock.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return lsock.getsockname()[1], t
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def start_forward(ports):
+    ours, theirs = socket.socketpair()
+    fwd = portforward.Forward(WsConn(FakeHandler(ours), wsproto.V4), POD, ports)
+    t = threading.Thread(target=fwd.run, daemon=True)
+    t.start()
+    return Client(theirs), fwd, t
+
+
+class Forwarding(unittest.TestCase):
+    def test_each_channel_starts_with_its_port_then_data_flows_both_ways(self):
+        port, _ = echo_server()
+        client, fwd, t = start_forward([port])
+        client.send(0, b"hello ")
+        client.send(0, b"pod")
+        self.assertTrue(client.read_until(lambda: client.channel(0)[2:] == b"HELLO POD"))
+        firsts = [p for op, p in client.messages if op == wsproto.OP_BINARY][:2]
+        self.assertEqual(sorted(firsts), [bytes([0]) + struct.pack("<H", port),
+                                          bytes([1]) + struct.pack("<H", port)])
+        client.sock.close()  # the client leaves: the forward ends
+        t.join(5)
+        self.assertFalse(t.is_alive())
+
+    def test_the_pod_closing_ends_the_stream_after_its_data(self):
+        port, _ = echo_server(replies=b"x" * 300000)
+        client, _, t = start_forward([port])
+        self.assertTrue(client.read_until(client.closed))
+        self.assertEqual(client.channel(0)[2:], b"x" * 300000)
+        self.assertEqual(client.channel(1), struct.pack("<H", port))
+        t.join(5)
+
+    def test_a_port_nothing_listens_on_gets_the_error_text_and_a_close(self):
+        port = free_port()
+        client, _, t = start_forward([port])
+        self.assertTrue(client.read_until(client.closed))
+        error = client.channel(1)[2:].decode()
+        self.assertIn("error forwarding port %d to pod" % port, error)
+        self.assertIn("connect: connection refused", error)
+        t.join(5)
+
+    def test_two_ports_on_one_stream(self):
+        good, _ = echo_server()
+        bad = free_port()
+        client, _, t = start_forward([bad, good])
+        client.send(2, b"abc")
+        self.assertTrue(client.read_until(lambda: client.channel(2)[2:] == b"ABC" and
+                                          len(client.channel(1)) > 2))
+        self.assertIn("localhost:%d" % bad, client.channel(1).decode("latin-1"))
+        client.sock.close()
+        t.join(5)
+
+    def test_kill_ends_the_forward(self):
+        port, _ = echo_server()
+        client, fwd, t = start_forward([port])
+        fwd.kill()
+        self.assertTrue(client.read_until(client.closed))
+        t.join(5)
+        self.assertFalse(t.is_alive())
+
+
+if __name__ == "__main__":
+    unittest.main()

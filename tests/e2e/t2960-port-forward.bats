@@ -1,0 +1,365 @@
+#!/usr/bin/env bats
+# runai port-forward against the emulator, whose pods run their commands
+# for real (sharing this machine's loopback): a python3 http.server in a
+# job answered through the tunnel (content, 100 concurrent requests, a
+# 200 MiB download checksum-equal), an upload to a small server in a
+# pod, the kubelet's text for a port nothing listens on, loopback unless
+# --address says otherwise, a pod deleted mid-stream (the job's next pod
+# takes over; without a job, the end), Ctrl-C, bad input; and the
+# emulator judged by the official Kubernetes Python client and kubectl.
+
+load lib/common
+
+NS=runai-team-a
+
+setup_file() {
+	kubesim_start --demo --tick 0.2
+	[ "$(sim GET /_sim/sandbox | jq -r .mode)" = sandbox ] ||
+		skip "pods cannot be sandboxed here: $(sim GET /_sim/sandbox | jq -r .reason)"
+}
+
+teardown_file() {
+	kubesim_stop
+}
+
+setup() {
+	sim_test_setup "$NS"
+	PF_PID=
+}
+
+teardown() {
+	[ -z "$PF_PID" ] || kill "$PF_PID" 2>/dev/null || true
+	kube_api -X DELETE "$KUBESIM_URL/apis/run.ai/v1/namespaces/$NS/runaijobs" >/dev/null || true
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$NS/configmaps" >/dev/null || true
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$NS/pods" >/dev/null || true
+}
+
+free_port() {
+	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# web_job JOB PORT: a job serving its working directory (which holds
+# index.txt, "hello from JOB") with python3 -m http.server on PORT.
+web_job() {
+	runai submit "$1" -i python -- sh -c \
+		"echo hello from $1 >index.txt && exec python3 -m http.server $2 --bind 127.0.0.1" >/dev/null
+	pod_running "$1"
+}
+
+# start_pf ARGS...: runai port-forward in the background, once it listens;
+# PF_LOCAL is the first local port it printed.
+start_pf() {
+	runai port-forward "$@" >"$BATS_TEST_TMPDIR/pf.out" 2>"$BATS_TEST_TMPDIR/pf.err" 3>&- &
+	PF_PID=$!
+	local _
+	for _ in $(seq 1 100); do
+		grep -q '^Forwarding from' "$BATS_TEST_TMPDIR/pf.out" && break
+		kill -0 "$PF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	PF_LOCAL=$(sed -n 's/^Forwarding from [^ ]*:\([0-9]*\) -> .*/\1/p' "$BATS_TEST_TMPDIR/pf.out" | head -1)
+	[ -n "$PF_LOCAL" ] || { cat "$BATS_TEST_TMPDIR/pf.err" >&2; return 1; }
+}
+
+# get PATH: fetches http://127.0.0.1:$PF_LOCAL/PATH, retrying while the
+# pod's server starts.
+get() {
+	local _
+	for _ in $(seq 1 50); do
+		curl -sf -m 20 "http://127.0.0.1:$PF_LOCAL/$1" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+@test "a web server in a job answers through runai port-forward: content, 100 at once, 200 MiB intact" {
+	local port
+	port=$(free_port)
+	web_job web1 "$port"
+	start_pf web1 --port ":$port"
+	grep -qx "Forwarding from 127.0.0.1:$PF_LOCAL -> $port" "$BATS_TEST_TMPDIR/pf.out"
+	run -0 get index.txt
+	assert_output "hello from web1"
+	# 100 requests at once, each answered with its own file
+	runai exec web1 -- sh -c 'for i in $(seq 1 100); do echo "file $i" >"f$i"; done'
+	seq 1 100 | xargs -P 100 -I{} sh -c \
+		"curl -sf -m 30 http://127.0.0.1:$PF_LOCAL/f{} >'$BATS_TEST_TMPDIR/r{}'"
+	local i
+	for i in $(seq 1 100); do
+		[ "$(cat "$BATS_TEST_TMPDIR/r$i")" = "file $i" ] || { echo "request $i: $(cat "$BATS_TEST_TMPDIR/r$i")"; return 1; }
+	done
+	[ "$(grep -c "^Handling connection for $PF_LOCAL\$" "$BATS_TEST_TMPDIR/pf.out")" -ge 101 ]
+	# 200 MiB through one connection, byte for byte
+	run -0 runai exec web1 -- sh -c 'head -c 209715200 /dev/urandom >big && sha256sum big'
+	local want=${output%% *}
+	curl -sf -m 120 -o "$BATS_TEST_TMPDIR/big" "http://127.0.0.1:$PF_LOCAL/big"
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/big")" -eq 209715200 ]
+	[ "$(sha256sum <"$BATS_TEST_TMPDIR/big" | cut -d' ' -f1)" = "$want" ]
+	rm -f "$BATS_TEST_TMPDIR/big"
+	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ] || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+	# Ctrl-C ends it cleanly, and the port is free again
+	kill -INT "$PF_PID"
+	wait "$PF_PID"
+	PF_PID=
+	run ! curl -s -m 2 "http://127.0.0.1:$PF_LOCAL/index.txt"
+}
+
+@test "an upload reaches the pod's server intact" {
+	local port
+	port=$(free_port)
+	# a tiny upload server: answers a POST with the body's size and sha256
+	local server='import hashlib, http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        left = int(self.headers["Content-Length"]); h = hashlib.sha256(); n = 0
+        while left:
+            b = self.rfile.read(min(left, 65536))
+            if not b: break
+            h.update(b); left -= len(b); n += len(b)
+        out = ("%d %s\n" % (n, h.hexdigest())).encode()
+        self.send_response(200); self.send_header("Content-Length", str(len(out))); self.end_headers()
+        self.wfile.write(out)
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()'
+	runai submit up1 -i python -- python3 -c "$server" "$port" >/dev/null
+	pod_running up1
+	start_pf up1 --port ":$port"
+	head -c 52428800 /dev/urandom >"$BATS_TEST_TMPDIR/up"
+	local want _
+	want="52428800 $(sha256sum <"$BATS_TEST_TMPDIR/up" | cut -d' ' -f1)"
+	for _ in $(seq 1 50); do
+		run curl -sf -m 60 --data-binary @"$BATS_TEST_TMPDIR/up" "http://127.0.0.1:$PF_LOCAL/"
+		[ "$status" -eq 0 ] && break
+		sleep 0.2
+	done
+	assert_output "$want"
+}
+
+# rss_kib PID: the process's resident memory now.
+rss_kib() {
+	awk '/^VmRSS:/ { print $2 }' "/proc/$1/status"
+}
+
+@test "back-pressure both ways: a slow reader and a pod that reads nothing keep runai small" {
+	local port sink
+	port=$(free_port)
+	sink=$(free_port)
+	web_job web8 "$port"
+	runai exec web8 -- sh -c 'head -c 104857600 /dev/zero >big'
+	start_pf web8 --port ":$port"
+	get index.txt >/dev/null
+	local base now
+	base=$(rss_kib "$PF_PID")
+	# the pod sends faster than this reader takes: runai must not hold the difference
+	curl -s -m 4 --limit-rate 512K -o "$BATS_TEST_TMPDIR/slow" "http://127.0.0.1:$PF_LOCAL/big" 3>&- || true
+	now=$(rss_kib "$PF_PID")
+	echo "download: runai RSS $base KiB before, $now KiB after; $(stat -c %s "$BATS_TEST_TMPDIR/slow") bytes read"
+	[ "$now" -lt $((base + 16384)) ]
+	kill -INT "$PF_PID"
+	wait "$PF_PID"
+	# a server that accepts and never reads: what is sent to it must be held back
+	runai submit sink8 -i python -- python3 -c "import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $sink)); s.listen(1); c, _ = s.accept(); time.sleep(600)" >/dev/null
+	pod_running sink8
+	start_pf sink8 --port ":$sink"
+	sleep 0.5
+	base=$(rss_kib "$PF_PID")
+	head -c 104857600 /dev/zero | "$PYTHON" -c '
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(4)
+sent = 0
+try:
+    while True:
+        sent += s.send(sys.stdin.buffer.read(65536) or b"x")
+except OSError:
+    pass
+print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
+	now=$(rss_kib "$PF_PID")
+	echo "upload: runai RSS $base KiB before, $now KiB after; $(cat "$BATS_TEST_TMPDIR/sent") bytes sent; stderr:"
+	cat "$BATS_TEST_TMPDIR/pf.err"
+	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ]
+	[ "$now" -lt $((base + 16384)) ]
+	# the sender was held back: far less than the 100 MiB left it
+	[ "$(cat "$BATS_TEST_TMPDIR/sent")" -lt 52428800 ]
+	kill -0 "$PF_PID"
+}
+
+@test "a port nothing listens on: the kubelet's text, and the listener stays" {
+	local port dead
+	port=$(free_port)
+	dead=$(free_port)
+	web_job web2 "$port"
+	start_pf web2 --port ":$dead" --port ":$port"
+	local dead_local=$PF_LOCAL
+	run curl -s -m 10 "http://127.0.0.1:$dead_local/"
+	[ "$status" -ne 0 ]
+	local pod _
+	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb2" | jq -r '.items[0].metadata.name')
+	for _ in $(seq 1 50); do
+		grep -q "connection refused" "$BATS_TEST_TMPDIR/pf.err" && break
+		sleep 0.1
+	done
+	run cat "$BATS_TEST_TMPDIR/pf.err"
+	assert_output --regexp "^runai: an error occurred forwarding $dead_local -> $dead: error forwarding port $dead to pod [0-9a-f]{64}, uid : failed to execute portforward in network namespace \"/var/run/netns/cni-[0-9a-f-]{36}\": failed to connect to localhost:$dead inside namespace \"[0-9a-f]{64}\", IPv4: dial tcp4 127.0.0.1:$dead: connect: connection refused IPv6 dial tcp6 \[::1\]:$dead: connect: connection refused"
+	[ -n "$pod" ]
+	# the other port, and the same one again, still work
+	PF_LOCAL=$(sed -n "s/^Forwarding from 127.0.0.1:\([0-9]*\) -> $port\$/\1/p" "$BATS_TEST_TMPDIR/pf.out")
+	run -0 get index.txt
+	assert_output "hello from web2"
+	run curl -s -m 10 "http://127.0.0.1:$dead_local/"
+	[ "$status" -ne 0 ]
+	kill -0 "$PF_PID"
+}
+
+@test "loopback unless --address asks for more" {
+	local port
+	port=$(free_port)
+	web_job web3 "$port"
+	start_pf web3 --port ":$port"
+	run -0 ss -ltnH "sport = :$PF_LOCAL"
+	assert_output --regexp "127\.0\.0\.1:$PF_LOCAL "
+	refute_output --partial "0.0.0.0:$PF_LOCAL"
+	kill -INT "$PF_PID"
+	wait "$PF_PID" || true
+	start_pf web3 --port ":$port" --address 0.0.0.0
+	grep -qx "Forwarding from 0.0.0.0:$PF_LOCAL -> $port" "$BATS_TEST_TMPDIR/pf.out"
+	run -0 ss -ltnH "sport = :$PF_LOCAL"
+	assert_output --regexp "0\.0\.0\.0:$PF_LOCAL "
+	run -0 get index.txt
+	assert_output "hello from web3"
+}
+
+@test "a client-certificate kubeconfig forwards too: the upgrade uses the connection every request does" {
+	local port
+	port=$(free_port)
+	web_job web7 "$port"
+	sed "s/namespace: .*/namespace: $NS/" "$KUBESIM_DIR/kubeconfig-cert" >"$KUBECONFIG"
+	mark_requests
+	start_pf web7 --port ":$port"
+	run -0 get index.txt
+	assert_output "hello from web7"
+	run -0 jq -r 'select(.path | endswith("/portforward")) | "\(.auth) \(.user) \(.query.ports[0])"' < <(requests_since_mark)
+	assert_line "cert kube-sim-admin $port"
+	refute_output --partial bearer
+}
+
+@test "the pod deleted mid-stream: a clear message, the job's next pod takes the next connection; no job, the end" {
+	local port old
+	port=$(free_port)
+	web_job web4 "$port"
+	old=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb4" | jq -r '.items[0].metadata.name')
+	start_pf web4 --port ":$port" --pod-running-timeout 20s
+	runai exec web4 -- sh -c 'head -c 104857600 /dev/zero >big'
+	get index.txt >/dev/null
+	# a slow download, cut by the pod's deletion
+	curl -s -m 60 --limit-rate 1M -o "$BATS_TEST_TMPDIR/cut" "http://127.0.0.1:$PF_LOCAL/big" 3>&- &
+	local curl_pid=$! _
+	sleep 1
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$NS/pods/$old" >/dev/null
+	local rc=0
+	wait "$curl_pid" || rc=$?
+	[ "$rc" -ne 0 ]
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/cut")" -lt 104857600 ]
+	for _ in $(seq 1 100); do
+		grep -q "now" "$BATS_TEST_TMPDIR/pf.err" && break
+		sleep 0.2
+	done
+	run cat "$BATS_TEST_TMPDIR/pf.err"
+	assert_line "runai: pod $old was deleted; its connections were cut"
+	assert_line --regexp "^runai: forwarding to pod web4-[a-z0-9]+ now$"
+	refute_output --partial "forwarding to pod $old"
+	# the listener stayed, and the new pod answers
+	run -0 get index.txt
+	assert_output "hello from web4"
+	# without a job no pod comes back: runai port-forward ends, saying why
+	runai delete web4 >/dev/null
+	rc=0
+	wait "$PF_PID" || rc=$?
+	PF_PID=
+	[ "$rc" -eq 1 ] || { echo "status $rc"; cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+	run cat "$BATS_TEST_TMPDIR/pf.err"
+	assert_output --partial "lost connection to pod: pod web4-"
+}
+
+@test "Ctrl-C while waiting for the job's next pod ends runai at once" {
+	local port
+	port=$(free_port)
+	web_job web6 "$port"
+	start_pf web6 --port ":$port" --pod-running-timeout 60s
+	runai suspend web6 >/dev/null
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "was deleted\|is being deleted\|no longer running" "$BATS_TEST_TMPDIR/pf.err" && break
+		sleep 0.1
+	done
+	grep -q "its connections were cut" "$BATS_TEST_TMPDIR/pf.err" || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+	sleep 0.5
+	kill -INT "$PF_PID"
+	local start=$SECONDS rc=0
+	wait "$PF_PID" || rc=$?
+	PF_PID=
+	echo "ended after $((SECONDS - start)) s with $rc; stderr:"; cat "$BATS_TEST_TMPDIR/pf.err"
+	[ $((SECONDS - start)) -le 3 ]
+	[ "$rc" -eq 0 ]
+	refute grep -q "lost connection" "$BATS_TEST_TMPDIR/pf.err"
+}
+
+@test "bad input: one clear line, no crash" {
+	run -2 runai port-forward web9
+	assert_output --partial "port"
+	run -2 runai port-forward web9 --port 0
+	assert_output --partial "invalid port '0'"
+	run -2 runai port-forward web9 --port 80:x
+	assert_output --partial "invalid port '80:x'"
+	run -2 runai port-forward web9 --port 80 --address example.com
+	assert_output --partial "invalid address 'example.com'"
+	run -1 runai port-forward nosuchjob --port 8080
+	assert_output --partial "nosuchjob"
+	[ "${#lines[@]}" -le 2 ]
+}
+
+@test "fidelity: the Kubernetes Python client forwards through the emulator; kubectl 1.32 is told SPDY is not served" {
+	"$PYTHON" -c 'import kubernetes' 2>/dev/null || skip "python3-kubernetes is not installed"
+	local port pod
+	port=$(free_port)
+	web_job web5 "$port"
+	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb5" | jq -r '.items[0].metadata.name')
+	run -0 "$PYTHON" - "$NS" "$pod" "$port" <<'EOF'
+import sys, time
+from kubernetes import client, config
+from kubernetes.stream import portforward
+config.load_kube_config()
+api = client.CoreV1Api()
+ns, pod, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+for _ in range(50):
+    pf = portforward(api.connect_get_namespaced_pod_portforward, pod, ns, ports=str(port))
+    s = pf.socket(port)
+    s.setblocking(True)
+    s.sendall(b"GET /index.txt HTTP/1.0\r\n\r\n")
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    if data:
+        break
+    time.sleep(0.2)
+print(data.split(b"\r\n\r\n", 1)[-1].decode().strip())
+dead = port + 1 if port < 65535 else port - 1
+pf = portforward(api.connect_get_namespaced_pod_portforward, pod, ns, ports=str(dead))
+s = pf.socket(dead)
+s.setblocking(True)
+while s.recv(65536):
+    pass
+time.sleep(0.2)
+print(pf.error(dead))
+EOF
+	assert_line --index 0 "hello from web5"
+	assert_line --index 1 --regexp "^error forwarding port [0-9]+ to pod [0-9a-f]{64}, uid : .*connect: connection refused"
+	if [ -x "$KUBECTL_132" ]; then
+		run -1 timeout 20 "$KUBECTL_132" port-forward -n "$NS" "pod/$pod" ":$port"
+		assert_output --partial "kube-sim serves port forwarding over WebSocket (v4.channel.k8s.io) only, not SPDY"
+	fi
+}
