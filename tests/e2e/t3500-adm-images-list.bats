@@ -63,7 +63,7 @@ bundle() {
 	local dst=$1 b=$BATS_TEST_TMPDIR/b
 	shift
 	mkdir -p "$b/images" "$b/chart/runai-backend"
-	cp "$@" "$b/images/"
+	[ $# -eq 0 ] || cp "$@" "$b/images/"
 	echo 'name: runai-backend' >"$b/chart/runai-backend/Chart.yaml"
 	tar -czf "$b/runai-backend-2.18.0.tgz" -C "$b/chart" runai-backend
 	echo 'push the images, then helm install' >"$b/README"
