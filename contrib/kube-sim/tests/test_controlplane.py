@@ -161,6 +161,19 @@ class ProfileCase:
         self.assertEqual([p["name"] for p in projects["projects"]], ["team-b"])
         self.assertEqual(self.violations(), [])
 
+    def test_given_name_as_prefix_and_name_clash(self):
+        self.login()
+        status, body = self.c.call("POST", "/api/v1/workloads/trainings", {
+            "name": "exp", "useGivenNameAsPrefix": True, "projectId": "1",
+            "clusterId": self.cluster_id(), "spec": {"image": "ubuntu"}})
+        self.assertLess(status, 300, body)
+        self.assertRegex(body["name"], r"^exp-[a-z0-9]{5}$")
+        self.assertEqual(body["requestedName"], "exp")
+        self.assertLess(self.submit("same")[0], 300)
+        status, body = self.submit("same")
+        self.assertEqual((status, body["code"]), (400, 400))
+        self.assertEqual(self.violations(), [])
+
     def test_policy_violation_per_field(self):
         self.login()
         status, body = self.submit("big", gpus=8)

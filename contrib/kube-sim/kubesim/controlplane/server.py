@@ -16,6 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from kubesim.errors import ApiError
 from kubesim.objutil import RUNAIJOBS
 from kubesim.store import now_rfc3339
+from kubesim.workloads import name_suffix
 
 from kubesim.controlplane import views
 from kubesim.controlplane.judge import Judge, query_of
@@ -237,7 +238,11 @@ class Routes:
                           {"complianceIssues": issues})
         if not spec.get("image"):
             raise CpError(400, "spec.image is required")
+        requested = name
+        if b.get("useGivenNameAsPrefix"):
+            name = "%s-%s" % (name, name_suffix())
         wl = Workload(kind, name, project, self.st.cluster_id, self._user(), spec)
+        wl.requested_name = requested
         try:
             self.st.add(wl)
         except ApiError as e:

@@ -35,6 +35,7 @@ class Workload:
         self.deleted_at = None
         self.phase = "Creating"
         self.phase_at = self.created_at
+        self.requested_name = name
 
     @property
     def namespace(self):

@@ -94,7 +94,8 @@ def workload(state, profile, wl, detailed=False):
 
 def submitted(wl):
     """Training1 / Workspace1: the submit-shaped answer."""
-    return {"workloadId": wl.id, "name": wl.name, "requestedName": wl.name,
+    return {"workloadId": wl.id, "name": wl.name,
+            "requestedName": wl.requested_name,
             "projectId": wl.project["id"], "departmentId": "1", "clusterId": wl.cluster_id,
             "createdBy": wl.created_by, "createdAt": wl.created_at,
             "desiredPhase": wl.desired, "actualPhase": wl.phase, "spec": wl.spec}
