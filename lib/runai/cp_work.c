@@ -230,6 +230,40 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	    "CLI") == 0;
 }
 
+/*
+ * The NODE column: the node of the job's pods ("<multiple>" when they
+ * are on several), from one tenant-wide list of pods.
+ */
+static int
+fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
+{
+	const cJSON *p;
+	const char *node, *wid;
+	cJSON *pods;
+	size_t i;
+
+	if (jl->n == 0)
+		return 0;
+	if (get_all(c, "/api/v1/workloads/pods", "pods", &pods, err) == -1)
+		return -1;
+	cJSON_ArrayForEach(p, pods) {
+		wid = rai_json_str_or(p, "workloadId", "");
+		if ((node = rai_json_str(p, "nodeName")) == NULL)
+			continue;
+		for (i = 0; i < jl->n; i++) {
+			struct rai_job_view *v = &jl->v[i];
+			char *was = v->node;
+
+			if (strcmp(v->uid, wid) != 0 || strcmp(was, node) == 0)
+				continue;
+			v->node = xstrdup(*was == '\0' ? node : "<multiple>");
+			free(was);
+		}
+	}
+	cJSON_Delete(pods);
+	return 0;
+}
+
 static int
 by_project_then_name(const void *a, const void *b)
 {
@@ -262,8 +296,12 @@ cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
 	cJSON_ArrayForEach(it, all)
 		cp_job_view(it, &jl->v[n++]);
 	jl->n = n;
-	qsort(jl->v, jl->n, sizeof(*jl->v), by_project_then_name);
 	cJSON_Delete(all);
+	if (fill_nodes(c, jl, err) == -1) {
+		rai_job_list_release(jl);
+		return -1;
+	}
+	qsort(jl->v, jl->n, sizeof(*jl->v), by_project_then_name);
 	return 0;
 }
 

@@ -78,6 +78,16 @@ setup() {
 	assert [ "$(cp_grants password)" -ge 1 ]
 }
 
+@test "logout forgets the login" {
+	cp_login
+	run -0 runai logout
+	assert_output "Logged out"
+	run -0 find "$XDG_CONFIG_HOME" -name '*.json'
+	assert_output ""
+	run -1 runai whoami
+	assert_line --index 0 "runai: error: You are currently not logged in to Run:AI"
+}
+
 @test "a wrong password fails with one line and stores nothing" {
 	run -1 bash -c "echo wrong | runai login --username '$CP_USER' --password-stdin"
 	assert_output --partial "login to $CP_URL failed"
@@ -117,8 +127,8 @@ setup() {
 	run -0 runai list jobs
 	assert_line --index 0 "Showing jobs for project team-a"
 	assert_line --index 1 --regexp '^NAME +STATUS +AGE +NODE +IMAGE +TYPE +PROJECT +USER +GPUs Allocated \(Requested\) +PODs Running \(Pending\) +SERVICE URL\(S\)$'
-	assert_line --regexp "^train1 +Running +[0-9]+s +ubuntu +Train +team-a +$CP_USER +1 \(1\) +1 \(0\)"
-	assert_line --regexp "^ws1 +Running +[0-9]+s +ubuntu +Interactive +team-a +$CP_USER +0\.50 \(0\.50\) +1 \(0\)"
+	assert_line --regexp "^train1 +Running +[0-9]+s +node-[0-9] +ubuntu +Train +team-a +$CP_USER +1 \(1\) +1 \(0\)"
+	assert_line --regexp "^ws1 +Running +[0-9]+s +node-[0-9] +ubuntu +Interactive +team-a +$CP_USER +0\.50 \(0\.50\) +1 \(0\)"
 	# the workload is the emulator's own cluster object: kubectl sees its pod
 	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dtrain1"
 	assert_equal "$(jq -r '.items[0].spec.containers[0].env[0].name' <<<"$output")" EPOCHS

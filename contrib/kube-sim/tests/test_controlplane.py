@@ -136,6 +136,7 @@ class ProfileCase:
                                      % wid)[0], 202)
         self.assertEqual(self.c.call("GET", "/api/v1/workloads/%s/pods" % wid),
                          (200, {"pods": []}))
+        self.assertEqual(self.c.call("GET", "/api/v1/workloads/pods"), (200, {"pods": []}))
         self.assertEqual(self.c.call("GET", "/api/v1/workloads/%s/events" % wid)[0], 200)
         status, _ = self.c.call("DELETE", "/api/v1/workloads/trainings/" + wid)
         self.assertEqual(status, 204 if self.VERSION == "2.18" else 202)

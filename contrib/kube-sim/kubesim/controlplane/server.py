@@ -157,6 +157,8 @@ class Routes:
             return self.nodes(self.st.cluster_id)
         if p == ["workloads"] and m == "GET":
             return self.workloads()
+        if p == ["workloads", "pods"] and m == "GET":
+            return self.all_pods()
         if p[:1] == ["workloads"] and len(p) == 2 and p[1] in TYPES and m == "POST":
             return self.create(TYPES[p[1]])
         if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
@@ -213,6 +215,15 @@ class Routes:
     def pods(self, wid):
         wl = self.workload(wid)
         page, nxt = _page([views.pod(self.st, self.cp.profile, wl, p) for p in self.st.pods(wl)], self.query)
+        return 200, dict({"pods": page}, **({"next": nxt} if nxt else {}))
+
+    def all_pods(self):
+        """The pods of every workload submitted here (filterBy on the
+        Pod1 fields, e.g. workloadId==, nodeName==)."""
+        self.st.forget_deleted()
+        items = [views.pod(self.st, self.cp.profile, wl, p) for wl in self.st.all()
+                 if wl.phase != "Deleted" for p in self.st.pods(wl)]
+        page, nxt = _page(_filtered(items, self.query), self.query)
         return 200, dict({"pods": page}, **({"next": nxt} if nxt else {}))
 
     # ---- changes ----
