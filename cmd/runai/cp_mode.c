@@ -21,6 +21,7 @@
 #include "kube/config.h"
 #include "runai.h"
 #include "runai/cp.h"
+#include "runai/cp_work.h"
 
 #include "core/banned.h"
 
@@ -66,6 +67,54 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	return cp_open(&app->cp, &co, err);
 }
 
+/*
+ * Streams (logs, exec, bash, attach) are not in the control plane's API:
+ * they go through the cluster's Kubernetes API with the kubeconfig's own
+ * credentials, in the namespace the control plane names for the
+ * project; the Kubernetes-mode code then runs unchanged.
+ */
+static const struct rai_cmd *const stream_commands[] = {
+	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
+	NULL
+};
+
+static int
+stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+	const char *project;
+	char *ns = NULL;
+
+	if (runai_cp_project(ctx, &project, err) == -1 ||
+	    cp_project_namespace(app->cp, project, &ns, err) == -1)
+		return -1;
+	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
+	    "runai/" RAI_VERSION, err) == -1) {
+		free(ns);
+		rai_err_prefix(err, "in control-plane mode '%s %s' goes "
+		    "through the cluster's Kubernetes API", ctx->prog->name,
+		    ctx->cmdpath);
+		rai_err_set_hint(err, "the kubeconfig context must reach the "
+		    "cluster's API server; the control plane has no API for it");
+		return -1;
+	}
+	app->project = xstrdup(project);
+	app->namespace = ns;
+	return 0;
+}
+
+static int
+listed(const struct rai_cmd *const *list, const struct rai_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (list[i] == cmd)
+			return 1;
+	return 0;
+}
+
 /* The commands backend mode has; the others say so instead of running. */
 static const struct rai_cmd *const cp_commands[] = {
 	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
@@ -77,16 +126,15 @@ static const struct rai_cmd *const cp_commands[] = {
 };
 
 int
-runai_cp_supported(struct rai_ctx *ctx, struct rai_err *err)
+runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
 {
-	size_t i;
-
-	for (i = 0; cp_commands[i] != NULL; i++)
-		if (ctx->cmd == cp_commands[i])
-			break;
+	if (listed(stream_commands, ctx->cmd))
+		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
 	/* switching contexts needs the kubeconfig, which $RUNAI_...
 	 * alone does not give */
-	if (cp_commands[i] != NULL && (ctx->cmd != &runai_cmd_config_cluster ||
+	if (listed(cp_commands, ctx->cmd) &&
+	    (ctx->cmd != &runai_cmd_config_cluster ||
 	    RUNAI_KUBE(ctx)->kcfg != NULL))
 		return 0;
 	rai_err_set(err, RAI_E_CONFIG, "'%s %s' is not available in "

@@ -175,8 +175,13 @@ int	runai_cp_select(struct rai_ctx *, const struct rai_kube_globals *,
 	    struct rai_err *);
 int	runai_cp_project(struct rai_ctx *, const char **project,
 	    struct rai_err *);
-/* 0 when the command has a backend-mode half, else the error that says so. */
-int	runai_cp_supported(struct rai_ctx *, struct rai_err *);
+/*
+ * 0 when the command has a backend-mode half (streams: once the cluster's
+ * Kubernetes API and the project's namespace are set up), else the error
+ * that says so.
+ */
+int	runai_cp_supported(struct rai_ctx *, const struct rai_kube_globals *,
+	    struct rai_err *);
 int	runai_cp_config_project(struct rai_ctx *, const char *project);
 extern const struct rai_cmd runai_cmd_config_control_plane;
 /* The commands' backend-mode halves (jobs_cp.c, login_cp.c). */

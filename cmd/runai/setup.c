@@ -72,7 +72,7 @@ runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 	    RAI_CMD_NEED_PROJECT)) && runai_cp_select(ctx, &kg, err) == -1)
 		return -1;
 	if (RUNAI_CP(ctx) != NULL)	/* backend mode: no cluster, no namespace */
-		return runai_cp_supported(ctx, err);
+		return runai_cp_supported(ctx, &kg, err);
 	if (rai_kube_setup(RUNAI_KUBE(ctx), &kg, flags,
 	    "runai/" RAI_VERSION, err) == -1)
 		return -1;

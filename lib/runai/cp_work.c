@@ -125,30 +125,51 @@ cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 	return 0;
 }
 
-int
-cp_project_id(struct cp *c, const char *name, char **id, struct rai_err *err)
+/* The string at path of the project called name. */
+static int
+project_field(struct cp *c, const char *name, const char *path, char **out,
+    struct rai_err *err)
 {
 	const cJSON *first;
+	const char *v;
 	cJSON *all;
-	char *path;
+	char *url;
 	int rc;
 
 	if (check_name("project", name, err) == -1)
 		return -1;
-	path = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s", name);
-	rc = get_all(c, path, "projects", &all, err);
-	free(path);
+	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s", name);
+	rc = get_all(c, url, "projects", &all, err);
+	free(url);
 	if (rc == -1)
 		return -1;
 	first = cJSON_GetArrayItem(all, 0);
-	if (first == NULL || rai_json_str(first, "id") == NULL) {
+	if (first == NULL) {
 		cJSON_Delete(all);
 		return rai_err_set(err, RAI_E_NOTFOUND, "project '%s' not found "
 		    "on the control plane", name);
 	}
-	*id = xstrdup(rai_json_str(first, "id"));
+	if ((v = rai_json_str(first, path)) == NULL) {
+		cJSON_Delete(all);
+		return rai_err_set(err, RAI_E_PROTO, "project '%s' has no %s on "
+		    "the control plane", name, path);
+	}
+	*out = xstrdup(v);
 	cJSON_Delete(all);
 	return 0;
+}
+
+int
+cp_project_id(struct cp *c, const char *name, char **id, struct rai_err *err)
+{
+	return project_field(c, name, "id", id, err);
+}
+
+int
+cp_project_namespace(struct cp *c, const char *name, char **ns,
+    struct rai_err *err)
+{
+	return project_field(c, name, "status.namespace", ns, err);
 }
 
 /* ---- workloads as job views ---- */

@@ -22,6 +22,9 @@ int	 cp_projects(struct cp *, struct rai_project_list *, struct rai_err *);
 /* A project's id; RAI_E_NOTFOUND naming it when it does not exist. */
 int	 cp_project_id(struct cp *, const char *name, char **id,
 	    struct rai_err *);
+/* A project's namespace on its cluster (status.namespace). */
+int	 cp_project_namespace(struct cp *, const char *name, char **ns,
+	    struct rai_err *);
 
 /* The jobs of project (NULL = every project), sorted by project, name. */
 int	 cp_jobs(struct cp *, const char *project, struct rai_job_list *,

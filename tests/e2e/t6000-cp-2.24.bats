@@ -222,8 +222,25 @@ job/ws1"
 	run -1 runai list nodes
 	assert_line --index 0 "runai: error: 'runai list nodes' is not available in control-plane mode yet"
 	assert_line --index 1 --partial "runai config control-plane --unset"
-	run -1 runai logs job1 -p team-a
-	assert_line --index 0 "runai: error: 'runai logs' is not available in control-plane mode yet"
+}
+
+@test "logs go through the cluster's Kubernetes API, in the namespace the control plane names" {
+	cp_login
+	runai submit logs1 -p team-a -i busybox -- sleep 300 >/dev/null
+	cp_wait_status logs1 Running
+	local pod
+	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dlogs1" |
+		jq -r '.items[0].metadata.name')
+	jq -nc --arg ns "$NS" --arg pod "$pod" \
+		'{namespace: $ns, pod: $pod, container: null, lines: ["hello from the pod"]}' |
+		sim POST /_sim/logs - >/dev/null
+	run -0 runai logs logs1 -p team-a
+	assert_output --partial "hello from the pod"
+	# no kubeconfig that reaches the cluster: one clear line and a hint
+	KUBECONFIG=$BATS_TEST_TMPDIR/none RUNAI_CONTROL_PLANE_URL=$CP_URL \
+		run -1 runai logs logs1 -p team-a
+	assert_line --index 0 --partial "in control-plane mode 'runai logs' goes through the cluster's Kubernetes API"
+	assert_line --index 1 --partial "the kubeconfig context must reach the cluster's API server"
 }
 
 @test "the control plane down: one clear line" {
