@@ -313,11 +313,19 @@ int
 runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
     const char *prefix)
 {
+	/* what these flags do lies beyond the spec: refused, not lost */
+	static const char *const local_only[] = { "template", "jupyter",
+	    "attach", "dry-run", "user", NULL };
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *project;
 	cJSON *created = NULL;
 	char *name;
+	size_t i;
 
+	for (i = 0; local_only[i] != NULL; i++)
+		if (rai_opt_given(ctx, local_only[i]))
+			return rai_err_set(err, RAI_E_USAGE, "--%s is not "
+			    "supported in control-plane mode yet", local_only[i]);
 	if (runai_cp_project(ctx, &project, err) == -1)
 		return -1;
 	spec->project = project;

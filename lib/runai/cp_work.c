@@ -408,11 +408,18 @@ static int
 unsupported(const struct rai_submit_spec *s, struct rai_err *err)
 {
 	const char *flag = s->volumes.n ? "--volume" : s->pvcs.n ? "--pvc" :
-	    s->ports.n ? "--port" : s->git_sync ? "--git-sync" :
-	    s->node_type ? "--node-type" : s->mig_profile ? "--mig-profile" :
-	    s->inference ? "--inference" : s->run_as_user ? "--run-as-user" :
-	    s->pod_labels.n ? "--label" : s->pod_annotations.n ?
-	    "--annotation" : NULL;
+	    s->ports.n ? "--port" : s->service_type ? "--service-type" :
+	    s->git_sync ? "--git-sync" : s->node_type ? "--node-type" :
+	    s->mig_profile ? "--mig-profile" : s->inference ? "--inference" :
+	    s->run_as_user ? "--run-as-user" : s->pod_labels.n ? "--label" :
+	    s->pod_annotations.n ? "--annotation" : s->preemptible ?
+	    "--preemptible" : s->ttl_after_finish >= 0 ?
+	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
+	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
+	    s->mps ? "--mps" : s->tty ? "--tty" : s->stdin_open ? "--stdin" :
+	    s->prevent_privilege_escalation ?
+	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
+	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
 
 	if (flag == NULL)
 		return 0;

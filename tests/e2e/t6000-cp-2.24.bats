@@ -191,6 +191,27 @@ job/ws1"
 	cp_login
 	run -2 runai submit pvc1 -p team-a -i ubuntu --pvc data:/data
 	assert_output "runai: error: --pvc is not supported in control-plane mode yet"
+	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
+	assert_output "runai: error: --template is not supported in control-plane mode yet"
+	run -2 runai submit pre1 -p team-a -i ubuntu --preemptible --interactive
+	assert_output "runai: error: --preemptible is not supported in control-plane mode yet"
+}
+
+@test "list jobs --watch polls and prints the list again when it changes" {
+	cp_login
+	runai list jobs -p team-c -w >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	local pid=$! _
+	sleep 1
+	runai submit watched1 -p team-c -i ubuntu -- sleep 300 >/dev/null
+	for _ in $(seq 1 50); do
+		grep -q '^watched1 ' "$BATS_TEST_TMPDIR/watch" && break
+		sleep 0.2
+	done
+	kill "$pid"
+	wait "$pid" || true
+	run -0 grep -c '^Showing jobs for project team-c' "$BATS_TEST_TMPDIR/watch"
+	assert [ "$output" -ge 2 ]
+	run -0 grep '^watched1 ' "$BATS_TEST_TMPDIR/watch"
 }
 
 @test "an expired token is renewed once for 50 commands at once" {

@@ -113,6 +113,12 @@ TEST(what_the_mapping_lacks_is_refused)
 	rai_strv_release(&s.pvcs);
 
 	rai_submit_spec_init(&s);
+	s.preemptible = 1;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "--preemptible");
+	rai_err_release(&err);
+
+	rai_submit_spec_init(&s);
 	s.gpu = 1.5;
 	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_USAGE);
