@@ -218,7 +218,8 @@ flow_cli(struct login *l, struct rai_err *err)
 	else if (runai_prompt_username(&user, err) == -1)
 		return -1;
 	if (l->o->password_stdin)
-		rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &pw, err);
+		rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &pw,
+		    err);
 	else
 		rc = runai_prompt_password(timeout_ms(l), &pw, err);
 	if (rc == 0 && *pw == '\0')
@@ -589,9 +590,9 @@ pick(const char *flag, const char *cfg)
 static int
 login_cp(struct rai_ctx *ctx, const struct login_opts *o)
 {
-	struct runai_cp_login l = { o->username, o->password_stdin,
-	    o->client_id, o->secret_file, o->secret_stdin, o->application,
-	    o->timeout * 1000 };
+	struct runai_cp_login l = { o->auth_flow, o->username,
+	    o->password_stdin, o->client_id, o->secret_file, o->secret_stdin,
+	    o->application, o->timeout * 1000 };
 
 	return runai_login_cp(ctx, &l);
 }

@@ -92,6 +92,11 @@ runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 	enum cp_grant grant;
 	int rc = -1;
 
+	if (l->auth_flow != NULL && strcmp(l->auth_flow, "cli") != 0)
+		return rai_err_set(err, RAI_E_USAGE, "--auth-flow %s is not "
+		    "supported in control-plane mode yet: log in with "
+		    "--username, or an access key with --client-id",
+		    l->auth_flow);
 	if (l->client_id != NULL) {
 		grant = l->application ? CP_GRANT_APPLICATION :
 		    CP_GRANT_ACCESS_KEY;

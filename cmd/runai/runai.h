@@ -197,6 +197,7 @@ struct rai_submit_spec;
 int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
 	    const char *prefix);
 struct runai_cp_login {
+	const char	*auth_flow;	/* only "cli" (or none) so far */
 	const char	*username;
 	int		 password_stdin;
 	const char	*client_id;	/* access key */

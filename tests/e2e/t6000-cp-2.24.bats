@@ -88,6 +88,11 @@ setup() {
 	assert_line --index 0 "runai: error: You are currently not logged in to Run:AI"
 }
 
+@test "the browser flows are refused in backend mode, not ignored" {
+	run -2 runai login --auth-flow browser
+	assert_output "runai: error: --auth-flow browser is not supported in control-plane mode yet: log in with --username, or an access key with --client-id"
+}
+
 @test "a wrong password fails with one line and stores nothing" {
 	run -1 bash -c "echo wrong | runai login --username '$CP_USER' --password-stdin"
 	assert_output --partial "login to $CP_URL failed"
