@@ -108,6 +108,12 @@ setup() {
 	assert_output "Logged in successfully to $CP_URL"
 	run -0 runai whoami -o json
 	assert_equal "$(jq -r .subject <<<"$output")" "$(jq -r .clientId "$CP_CREDS")"
+	# the secret from stdin instead of the file
+	flags[2]=--secret-stdin
+	unset 'flags[3]'
+	run -0 bash -c 'creds=$1; shift; jq -r .clientSecret "$creds" | runai login "$@"' \
+		_ "$CP_CREDS" "${flags[@]}"
+	assert_output "Logged in successfully to $CP_URL"
 }
 
 @test "list projects: the control plane's projects in the Kubernetes-mode columns" {
