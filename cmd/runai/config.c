@@ -7,6 +7,7 @@
 
 static const struct rai_cmd *const config_subcmds[] = {
 	&runai_cmd_config_cluster,
+	&runai_cmd_config_control_plane,
 	&runai_cmd_config_project,
 	NULL
 };

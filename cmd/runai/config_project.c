@@ -17,6 +17,8 @@ cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	char *ns = NULL;
 	int rc = -1;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_cp_config_project(ctx, project);
 	if (RUNAI_KUBE(ctx)->conn.context == NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "no current context to set the "
 		    "project in");

@@ -97,6 +97,8 @@ cmd_delete(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	size_t i, n;
 	int failed = 0;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_job_action_cp(ctx, o->all, argc, argv, "delete");
 	if (runai_job_names(ctx, o->all, argc, argv, &names, &n) == -1)
 		return -1;
 	for (i = 0; i < n; i++)

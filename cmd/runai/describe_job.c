@@ -114,6 +114,8 @@ event_time(const cJSON *ev)
 
 	if (t == NULL)
 		t = rai_json_str(ev, "eventTime");
+	if (t == NULL)	/* the control plane's events (backend mode) */
+		t = rai_json_str(ev, "createdAt");
 	return t ? t : rai_json_str_or(ev, "metadata.creationTimestamp", "");
 }
 
@@ -209,15 +211,15 @@ print_pods(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
 	rai_table_free(t);
 }
 
-static void
-print_events(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
+void
+runai_print_events(struct rai_ctx *ctx, const cJSON *events, time_t now)
 {
 	struct rai_table *t;
 	const cJSON *e;
 	char kind[64], age[16];
 
 	fprintf(ctx->out, "\nEvents:\n");
-	if (cJSON_GetArraySize(d->events) == 0) {
+	if (cJSON_GetArraySize(events) == 0) {
 		fprintf(ctx->out, "No events for resources\n");
 		return;
 	}
@@ -227,7 +229,7 @@ print_events(struct rai_ctx *ctx, const struct job_detail *d, time_t now)
 	rai_table_add(t, "---");
 	rai_table_add(t, "-------");
 	rai_table_end_row(t);
-	cJSON_ArrayForEach(e, d->events) {
+	cJSON_ArrayForEach(e, events) {
 		size_t i;
 
 		snprintf(kind, sizeof(kind), "%s", rai_json_str_or(e,
@@ -376,7 +378,7 @@ print_wide(struct rai_ctx *ctx, const struct job_detail *d)
 	    "N/A", "\n");
 	print_pods(ctx, d, now);
 	print_conditions(ctx, d, now);
-	print_events(ctx, d, now);
+	runai_print_events(ctx, d->events, now);
 }
 
 /* The reference's -o json|yaml structure (pkg/types/training.go). */
@@ -428,6 +430,8 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int rc = -1;
 
 	(void)argc;
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_describe_job_cp(ctx, argv[0], o->output);
 	memset(&d, 0, sizeof(d));
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;

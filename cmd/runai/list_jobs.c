@@ -112,8 +112,8 @@ job_json(const struct rai_job_view *v)
  * copied into the table), so the list and its output are not both held
  * whole.
  */
-static int
-print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
+int
+runai_print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
     enum rai_out_fmt fmt, const char *project)
 {
 	struct rai_table *t;
@@ -163,7 +163,7 @@ list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
 	if (rai_jobs_fetch(RUNAI_CLIENT(ctx), ns, &fo, &jl,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
-	rc = print_jobs(ctx, &jl, fmt, project);
+	rc = runai_print_jobs(ctx, &jl, fmt, project);
 	if (rv != NULL) {
 		free(*rv);
 		*rv = jl.resource_version;
@@ -280,6 +280,8 @@ runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_list_jobs_cp(ctx, o->output, o->all, o->watch);
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
 	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,

@@ -119,8 +119,8 @@ projects_json(const struct rai_project_list *pl, const char *def)
 	return arr;
 }
 
-static int
-print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
+int
+runai_print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
     enum rai_out_fmt fmt, const char *def)
 {
 	struct rai_table *t;
@@ -157,6 +157,8 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const char *def;
 	int rc;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_list_projects_cp(ctx, o->output);
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
 	if (rai_projects_fetch(RUNAI_CLIENT(ctx), &pl, rai_ctx_err(ctx)) == -1)
@@ -167,7 +169,7 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		return -1;
 	}
 	def = rai_project_from_namespace_name(RUNAI_KUBE(ctx)->conn.namespace);
-	rc = print_projects(ctx, &pl, fmt, def);
+	rc = runai_print_projects(ctx, &pl, fmt, def);
 	rai_project_list_release(&pl);
 	return rc;
 }

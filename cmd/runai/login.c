@@ -56,6 +56,9 @@ struct login_opts {
 	const char	*idp_ca;	/* file */
 	long		 timeout;	/* seconds */
 	int		 no_browser;
+	const char	*secret_file;	/* backend mode: access key */
+	int		 secret_stdin;
+	int		 application;
 };
 
 /* What the flows share. */
@@ -90,8 +93,9 @@ restore_echo_and_die(int sig)
 }
 
 /* Reads one line from fd into a new string (without the newline). */
-static int
-read_secret_line(int fd, long timeout_ms, char **out, struct rai_err *err)
+int
+runai_read_secret_line(int fd, long timeout_ms, char **out,
+    struct rai_err *err)
 {
 	char *buf = xmalloc(SECRET_LINE_MAX);
 	long long deadline = rai_now_ms() + timeout_ms;
@@ -131,8 +135,8 @@ read_secret_line(int fd, long timeout_ms, char **out, struct rai_err *err)
 }
 
 /* "Password: " on the terminal, echo off, restored on every exit path. */
-static int
-prompt_password(long timeout_ms, char **out, struct rai_err *err)
+int
+runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
 {
 	struct sigaction sa, old_int, old_term;
 	struct termios tio;
@@ -158,7 +162,7 @@ prompt_password(long timeout_ms, char **out, struct rai_err *err)
 	tio.c_lflag |= ICANON;
 	(void)write(fd, "Password: ", 10);
 	tcsetattr(fd, TCSAFLUSH, &tio);
-	rc = read_secret_line(fd, timeout_ms, out, err);
+	rc = runai_read_secret_line(fd, timeout_ms, out, err);
 	tcsetattr(fd, TCSAFLUSH, &saved_tio);
 	tio_fd = -1;
 	sigaction(SIGINT, &old_int, NULL);
@@ -169,8 +173,8 @@ prompt_password(long timeout_ms, char **out, struct rai_err *err)
 }
 
 /* "Username: " with line editing (readline) on the terminal. */
-static int
-prompt_username(char **out, struct rai_err *err)
+int
+runai_prompt_username(char **out, struct rai_err *err)
 {
 	FILE *tty = fopen("/dev/tty", "r+e");
 	char *line;
@@ -211,12 +215,13 @@ flow_cli(struct login *l, struct rai_err *err)
 		    "--username");
 	if (l->o->username != NULL)
 		user = xstrdup(l->o->username);
-	else if (prompt_username(&user, err) == -1)
+	else if (runai_prompt_username(&user, err) == -1)
 		return -1;
 	if (l->o->password_stdin)
-		rc = read_secret_line(STDIN_FILENO, timeout_ms(l), &pw, err);
+		rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &pw,
+		    err);
 	else
-		rc = prompt_password(timeout_ms(l), &pw, err);
+		rc = runai_prompt_password(timeout_ms(l), &pw, err);
 	if (rc == 0 && *pw == '\0')
 		rc = rai_err_set(err, RAI_E_USAGE, "the password is empty");
 	if (rc == 0)
@@ -288,7 +293,7 @@ flow_remote_browser(struct login *l, struct rai_err *err)
 	rai_text_put(stderr, "Go to the following link in your browser:\n\t",
 	    url, "\n\nEnter verification code: ");
 	fflush(stderr);
-	rc = read_secret_line(STDIN_FILENO, timeout_ms(l), &line, err);
+	rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &line, err);
 	if (rc == 0)
 		rc = oidc_parse_pasted(line, f.state, &code, err);
 	if (rc == 0)
@@ -581,6 +586,17 @@ pick(const char *flag, const char *cfg)
 	return flag != NULL && *flag != '\0' ? flag : cfg;
 }
 
+/* Backend mode: the control plane's own token endpoint (login_cp.c). */
+static int
+login_cp(struct rai_ctx *ctx, const struct login_opts *o)
+{
+	struct runai_cp_login l = { o->auth_flow, o->username,
+	    o->password_stdin, o->client_id, o->secret_file, o->secret_stdin,
+	    o->application, o->timeout * 1000 };
+
+	return runai_login_cp(ctx, &l);
+}
+
 static int
 cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -594,6 +610,8 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct login l;
 	int rc = -1;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return login_cp(ctx, o);
 	memset(&l, 0, sizeof(l));
 	l.ctx = ctx;
 	l.o = o;
@@ -676,6 +694,18 @@ static const struct rai_opt login_opts_table[] = {
 	{ .long_name = "no-browser", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct login_opts, no_browser),
 	  .help = "browser flow: print the URL instead of opening a browser" },
+	{ .long_name = "secret-file", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct login_opts, secret_file), .argh = "<file>",
+	  .help = "control-plane mode: the access key's secret, from a file "
+	      "(with --client-id)", .comp = RAI_COMP_FILE },
+	{ .long_name = "secret-stdin", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct login_opts, secret_stdin),
+	  .help = "control-plane mode: read the access key's secret from "
+	      "stdin (one line)" },
+	{ .long_name = "application", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct login_opts, application),
+	  .help = "control-plane mode: the access key is an application "
+	      "(the app_token grant of 2.18 and 2.19)" },
 	RAI_OPT_END
 };
 

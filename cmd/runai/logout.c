@@ -41,6 +41,8 @@ cmd_logout(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		{ "id-token", NULL }, { "refresh-token", NULL }
 	};
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_logout_cp(ctx);
 	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
 	    err) == -1)
 		return -1;

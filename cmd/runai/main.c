@@ -58,7 +58,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_suspend,
 	&runai_cmd_template,
 	&runai_cmd_top,
-	&rai_cmd_version,
+	&runai_cmd_version,
 	&runai_cmd_whoami,
 	NULL
 };

@@ -23,6 +23,7 @@ struct runai_globals {
 /* What setup prepares for a command (ctx->app). */
 struct runai_app {
 	struct kube_session	 kube;
+	struct cp		*cp;		/* backend mode, else NULL */
 	char			*project;	/* resolved project, or NULL */
 	char			*namespace;	/* its namespace */
 };
@@ -32,6 +33,8 @@ struct runai_app {
 #define RUNAI_CLIENT(ctx)	(RUNAI_KUBE(ctx)->client)
 #define RUNAI_PROJECT(ctx)	(RUNAI_APP(ctx)->project)
 #define RUNAI_NS(ctx)		(RUNAI_APP(ctx)->namespace)
+/* The control-plane session when the context is in backend mode. */
+#define RUNAI_CP(ctx)		(RUNAI_APP(ctx)->cp)
 
 /* -o/--output for commands whose views are tables. */
 #define RUNAI_OPT_OUTPUT(stype, field)					\
@@ -186,6 +189,68 @@ int	runai_submit_forward(struct rai_ctx *, const char *job, int jupyter,
 /* attach.c, for submit --attach. */
 int	runai_attach(struct rai_ctx *, const char *job, const char *pod,
 	    long timeout_s);
+
+/*
+ * Backend (control-plane) mode, cp_mode.c: runai_cp_select opens
+ * RUNAI_CP(ctx) when the context is configured for a control plane;
+ * runai_cp_project is -p, else the context's default project there.
+ */
+struct cp;
+struct rai_kube_globals;
+int	runai_cp_select(struct rai_ctx *, const struct rai_kube_globals *,
+	    struct rai_err *);
+int	runai_cp_project(struct rai_ctx *, const char **project,
+	    struct rai_err *);
+/*
+ * 0 when the command has a backend-mode half (streams: once the cluster's
+ * Kubernetes API and the project's namespace are set up), else the error
+ * that says so.
+ */
+int	runai_cp_supported(struct rai_ctx *, const struct rai_kube_globals *,
+	    struct rai_err *);
+int	runai_cp_config_project(struct rai_ctx *, const char *project);
+extern const struct rai_cmd runai_cmd_config_control_plane;
+/* The commands' backend-mode halves (jobs_cp.c, login_cp.c). */
+int	runai_cp_project_id(struct rai_ctx *, const char *project, char **id);
+int	runai_list_projects_cp(struct rai_ctx *, const char *output);
+int	runai_list_jobs_cp(struct rai_ctx *, const char *output, int all,
+	    int watch);
+int	runai_job_action_cp(struct rai_ctx *, int all, int argc, char **argv,
+	    const char *action);
+int	runai_describe_job_cp(struct rai_ctx *, const char *job,
+	    const char *output);
+struct rai_submit_spec;
+int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
+	    const char *prefix);
+struct runai_cp_login {
+	const char	*auth_flow;	/* only "cli" (or none) so far */
+	const char	*username;
+	int		 password_stdin;
+	const char	*client_id;	/* access key */
+	const char	*secret_file;
+	int		 secret_stdin;
+	int		 application;	/* 2.18's app_token grant */
+	long		 timeout_ms;
+};
+int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
+int	runai_logout_cp(struct rai_ctx *);
+int	runai_whoami_cp(struct rai_ctx *, const char *output);
+/* login.c: the terminal and stdin input the login flows share. */
+int	runai_read_secret_line(int fd, long timeout_ms, char **out,
+	    struct rai_err *);
+int	runai_prompt_password(long timeout_ms, char **out, struct rai_err *);
+int	runai_prompt_username(char **out, struct rai_err *);
+/* The lines "runai version" adds: the mode and the control plane. */
+extern const struct rai_cmd runai_cmd_version;
+/* list_jobs.c and list_projects.c: the tables both modes print. */
+struct rai_job_list;
+struct rai_project_list;
+int	runai_print_jobs(struct rai_ctx *, struct rai_job_list *,
+	    enum rai_out_fmt, const char *project);
+int	runai_print_projects(struct rai_ctx *, const struct rai_project_list *,
+	    enum rai_out_fmt, const char *def);
+/* describe_job.c: the Events section (Kubernetes or control-plane events). */
+void	runai_print_events(struct rai_ctx *, const cJSON *events, time_t now);
 
 /* term.c: raw mode restored on every exit; signals as readable pipes. */
 int	runai_term_raw(int fd);

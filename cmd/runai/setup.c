@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "kube/client.h"
 #include "runai.h"
+#include "runai/cp.h"
 #include "runai/project.h"
 
 #include "core/banned.h"
@@ -67,6 +68,11 @@ runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
 	struct rai_kube_globals kg = kube_globals(g);
 
+	if ((flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT |
+	    RAI_CMD_NEED_PROJECT)) && runai_cp_select(ctx, &kg, err) == -1)
+		return -1;
+	if (RUNAI_CP(ctx) != NULL)	/* backend mode: no cluster, no namespace */
+		return runai_cp_supported(ctx, &kg, err);
 	if (rai_kube_setup(RUNAI_KUBE(ctx), &kg, flags,
 	    "runai/" RAI_VERSION, err) == -1)
 		return -1;
@@ -85,6 +91,8 @@ runai_teardown(struct rai_ctx *ctx)
 	/* whatever the command, a 403 reads as the reference CLI's "Access denied" */
 	runai_job_err_forbidden(rai_ctx_err(ctx));
 	kube_session_close(&app->kube);
+	cp_free(app->cp);
+	app->cp = NULL;
 	free(app->project);
 	free(app->namespace);
 	app->project = app->namespace = NULL;

@@ -508,7 +508,13 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		goto out;
 	make_spec(&spec, o, name, &words);
 	if (check_offline(ctx, o, &spec, 1) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
+		goto out;
+	if (RUNAI_CP(ctx) != NULL) {
+		rc = runai_submit_cp(ctx, &spec, o->prefix);
+		goto out;
+	}
+	if (
 	    runai_templates_apply(ctx, opts, &o->env, o->template_name,
 	    &tpl) == -1 || jupyter_defaults(ctx, opts) == -1)
 		goto out;

@@ -61,6 +61,9 @@ runai_suspend_run(struct rai_ctx *ctx, const struct runai_suspend_opts *o,
 	size_t i, n;
 	int failed = 0, ok;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_job_action_cp(ctx, o->all, argc, argv,
+		    suspend ? "suspend" : "resume");
 	if (runai_job_names(ctx, o->all, argc, argv, &names, &n) == -1)
 		return -1;
 	if (n > 0 && rai_job_controller_supports_suspend(RUNAI_CLIENT(ctx), &ok,

@@ -137,6 +137,8 @@ cmd_whoami(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	long long exp;
 	int rc = 0;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_whoami_cp(ctx, o->output);
 	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
 	    err) == -1)
 		return -1;

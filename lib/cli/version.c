@@ -24,13 +24,9 @@
 #define RAI_GIT_COMMIT ""
 #endif
 
-struct version_opts {
-	int	short_only;
-};
-
-static const struct rai_opt version_opts[] = {
+const struct rai_opt rai_version_opts[] = {
 	{ .long_name = "short", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct version_opts, short_only),
+	  .offset = offsetof(struct rai_version_opts, short_only),
 	  .help = "print only the version line" },
 	RAI_OPT_END
 };
@@ -38,26 +34,33 @@ static const struct rai_opt version_opts[] = {
 static int
 cmd_version(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	const struct version_opts *o = opts;
+	const struct rai_version_opts *o = opts;
+
+	rai_version_print(ctx->out, o->short_only);
+	return 0;
+}
+
+void
+rai_version_print(FILE *out, int short_only)
+{
 	struct utsname u;
 
-	fprintf(ctx->out, "Version: %s\n", RAI_VERSION);
-	if (o->short_only)
-		return 0;
-	fprintf(ctx->out, "GitCommit: %s\n",
+	fprintf(out, "Version: %s\n", RAI_VERSION);
+	if (short_only)
+		return;
+	fprintf(out, "GitCommit: %s\n",
 	    RAI_GIT_COMMIT[0] ? RAI_GIT_COMMIT : "unknown");
 #ifdef __VERSION__
-	fprintf(ctx->out, "Compiler: %s\n", __VERSION__);
+	fprintf(out, "Compiler: %s\n", __VERSION__);
 #endif
-	fprintf(ctx->out, "libcurl: %s\n",
+	fprintf(out, "libcurl: %s\n",
 	    curl_version_info(CURLVERSION_NOW)->version);
-	fprintf(ctx->out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
-	fprintf(ctx->out, "libssh2: %s\n", libssh2_version(0));
-	fprintf(ctx->out, "cJSON: %s\n", cJSON_Version());
-	fprintf(ctx->out, "libyaml: %s\n", yaml_get_version_string());
+	fprintf(out, "OpenSSL: %s\n", OpenSSL_version(OPENSSL_VERSION));
+	fprintf(out, "libssh2: %s\n", libssh2_version(0));
+	fprintf(out, "cJSON: %s\n", cJSON_Version());
+	fprintf(out, "libyaml: %s\n", yaml_get_version_string());
 	if (uname(&u) == 0)
-		fprintf(ctx->out, "Platform: %s/%s\n", u.sysname, u.machine);
-	return 0;
+		fprintf(out, "Platform: %s/%s\n", u.sysname, u.machine);
 }
 
 static const struct rai_example version_examples[] = {
@@ -73,8 +76,8 @@ const struct rai_cmd rai_cmd_version = {
 	    "library versions and platform. The first line is always "
 	    "\"Version: X.Y.Z\".",
 	.examples = version_examples,
-	.opts = version_opts,
-	.opts_size = sizeof(struct version_opts),
+	.opts = rai_version_opts,
+	.opts_size = sizeof(struct rai_version_opts),
 	.args_min = 0,
 	.args_max = 0,
 	.run = cmd_version,

@@ -1,5 +1,5 @@
 /*
- * Capped file reads and atomic file writes.
+ * Capped file reads, atomic file writes, and lock files.
  */
 #include <sys/stat.h>
 #include <errno.h>
@@ -11,6 +11,7 @@
 #include "core/alloc.h"
 #include "core/err.h"
 #include "core/file.h"
+#include "core/time.h"
 
 #include "core/banned.h"
 
@@ -165,4 +166,50 @@ out:
 		unlink(tmp);
 	free(tmp);
 	return rc;
+}
+
+#define LOCK_POLL_MS	20
+
+int
+rai_file_lock(const char *path, const char *what, long wait_ms, char **lockp,
+    struct rai_err *err)
+{
+	char *lock = xasprintf("%s.lock", path);
+	long waited = 0;
+	int fd;
+
+	for (;;) {
+		fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd != -1)
+			break;
+		if (errno != EEXIST) {
+			rai_err_errno(err, errno, "cannot create lock file "
+			    "'%s'", lock);
+			goto fail;
+		}
+		if (waited >= wait_ms) {
+			rai_err_set(err, RAI_E_CONFIG, "%s '%s' is locked by "
+			    "another process ('%s' exists)", what, path, lock);
+			rai_err_set_hint(err, "if no kubectl or runai is "
+			    "changing it, remove '%s'", lock);
+			goto fail;
+		}
+		rai_sleep_ms(LOCK_POLL_MS);
+		waited += LOCK_POLL_MS;
+	}
+	close(fd);
+	*lockp = lock;
+	return 0;
+fail:
+	free(lock);
+	return -1;
+}
+
+void
+rai_file_unlock(char *lock)
+{
+	if (lock == NULL)
+		return;
+	unlink(lock);
+	free(lock);
 }

@@ -32,4 +32,14 @@ int	 rai_file_read(const char *path, size_t max, char **data, size_t *len,
 int	 rai_file_write_atomic(const char *path, const void *data, size_t len,
 	    mode_t mode, unsigned flags, struct rai_err *);
 
+/*
+ * The lock of path, client-go's way (clientcmd's lockFile): "<path>.lock"
+ * created with O_EXCL, polled for up to wait_ms, removed by
+ * rai_file_unlock. what names the file in the message ("kubeconfig").
+ * *lock is the lock file's path for rai_file_unlock (NULL-safe).
+ */
+int	 rai_file_lock(const char *path, const char *what, long wait_ms,
+	    char **lock, struct rai_err *);
+void	 rai_file_unlock(char *lock);
+
 #endif

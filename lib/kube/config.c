@@ -45,7 +45,6 @@
 #define KC_FILE_MAX	((size_t)16 << 20)	/* one kubeconfig */
 #define KC_BLOB_MAX	((size_t)1 << 20)	/* one certificate or key */
 #define KC_LOCK_WAIT_MS	10000
-#define KC_LOCK_POLL_MS	20
 #define KC_NO_FILE	SIZE_MAX
 
 struct kc_file {
@@ -1110,50 +1109,6 @@ kube_oidc_cfg_release(struct kube_oidc_cfg *o)
 
 /* ---- write-back ---- */
 
-static int
-lock_acquire(const char *target, char **lockp, struct rai_err *err)
-{
-	char *lock = xasprintf("%s.lock", target);
-	long waited = 0;
-	int fd;
-
-	for (;;) {
-		fd = open(lock, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd != -1)
-			break;
-		if (errno != EEXIST) {
-			rai_err_errno(err, errno, "cannot create lock file "
-			    "'%s'", lock);
-			goto fail;
-		}
-		if (waited >= KC_LOCK_WAIT_MS) {
-			rai_err_set(err, RAI_E_CONFIG, "kubeconfig '%s' is "
-			    "locked by another process ('%s' exists)", target,
-			    lock);
-			rai_err_set_hint(err, "if no kubectl or runai is "
-			    "changing it, remove '%s'", lock);
-			goto fail;
-		}
-		rai_sleep_ms(KC_LOCK_POLL_MS);
-		waited += KC_LOCK_POLL_MS;
-	}
-	close(fd);
-	*lockp = lock;
-	return 0;
-fail:
-	free(lock);
-	return -1;
-}
-
-static void
-lock_release(char *lock)
-{
-	if (lock == NULL)
-		return;
-	unlink(lock);
-	free(lock);
-}
-
 /* An edit of one document; sets *changed when it modified the tree. */
 typedef int kc_edit_fn(cJSON *doc, const char *path, const void *arg,
     int *changed, struct rai_err *);
@@ -1180,7 +1135,8 @@ edit_file(struct kube_config *kc, size_t fi, kc_edit_fn *fn, const void *arg,
 	real = realpath(f->path, NULL);
 	if (real == NULL)
 		real = xstrdup(f->path);
-	if (lock_acquire(f->path, &lock, err) == -1)
+	if (rai_file_lock(f->path, "kubeconfig", KC_LOCK_WAIT_MS, &lock,
+	    err) == -1)
 		goto out;
 	if (read_kubeconfig(real, &doc, &errnum, err) == -1 ||
 	    fn(doc, f->path, arg, &changed, err) == -1)
@@ -1201,7 +1157,7 @@ edit_file(struct kube_config *kc, size_t fi, kc_edit_fn *fn, const void *arg,
 	doc = old;
 	rc = 0;
 out:
-	lock_release(lock);
+	rai_file_unlock(lock);
 	rai_buf_release_secret(&out);
 	doc_free(doc);
 	free(real);
@@ -1503,20 +1459,116 @@ kube_config_set_context_namespace(struct kube_config *kc, const char *context,
 	return edit_file(kc, e->file, edit_namespace, &ed, err);
 }
 
-int
-kube_config_set_oidc_field(struct kube_config *kc, const char *user,
-    const char *key, const char *value, struct rai_err *err)
+/* The entry called name in a list of kubectl NamedExtensions, or NULL. */
+static cJSON *
+extension_find(const cJSON *list, const char *name)
 {
-	const struct kc_entry *e = list_find(&kc->view.users, user);
-	struct oidc_edit ed = { user, key, value };
+	cJSON *it;
+
+	if (!cJSON_IsArray(list))
+		return NULL;
+	cJSON_ArrayForEach(it, list) {
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(it, "name");
+
+		if (cJSON_IsString(n) && strcmp(n->valuestring, name) == 0)
+			return it;
+	}
+	return NULL;
+}
+
+const cJSON *
+kube_config_context_extension(const struct kube_config *kc,
+    const char *context, const char *name)
+{
+	const struct kc_entry *e = list_find(&kc->view.contexts, context);
+	const cJSON *item;
+
+	if (e == NULL || e->body == NULL)
+		return NULL;
+	item = extension_find(cJSON_GetObjectItemCaseSensitive(e->body,
+	    "extensions"), name);
+	return item != NULL ? cJSON_GetObjectItemCaseSensitive(item,
+	    "extension") : NULL;
+}
+
+struct ext_edit {
+	const char	*context;
+	const char	*name;
+	const cJSON	*value;		/* NULL = remove */
+};
+
+static int
+edit_extension(cJSON *doc, const char *path, const void *arg, int *changed,
+    struct rai_err *err)
+{
+	const struct ext_edit *e = arg;
+	cJSON *item = doc_find(doc, "contexts", e->context), *body, *list, *old;
+	cJSON *entry;
+
+	if (item == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "context '%s' not found "
+		    "in %s", e->context, path);
+	if ((body = obj_map(item, "context", 1)) == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "%s: 'context' of "
+		    "context '%s' must be a mapping", path, e->context);
+	list = cJSON_GetObjectItemCaseSensitive(body, "extensions");
+	if (list != NULL && !cJSON_IsArray(list))
+		return rai_err_set(err, RAI_E_CONFIG, "%s: 'extensions' of "
+		    "context '%s' must be a list", path, e->context);
+	old = extension_find(list, e->name);
+	if (old != NULL) {
+		cJSON_DetachItemViaPointer(list, old);
+		cJSON_Delete(old);
+		*changed = 1;
+	}
+	if (e->value == NULL)
+		return 0;
+	if (list == NULL)
+		list = cJSON_AddArrayToObject(body, "extensions");
+	entry = cJSON_CreateObject();
+	cJSON_AddStringToObject(entry, "name", e->name);
+	cJSON_AddItemToObject(entry, "extension", cJSON_Duplicate(e->value, 1));
+	cJSON_AddItemToArray(list, entry);
+	*changed = 1;
+	return 0;
+}
+
+/* The entry name of list (what: "context", "user"), or an error. */
+static const struct kc_entry *
+entry_or_err(const struct kube_config *kc, const struct kc_list *list,
+    const char *what, const char *name, struct rai_err *err)
+{
+	const struct kc_entry *e = list_find(list, name);
 	char *where;
 
 	if (e == NULL) {
 		where = files_desc(kc);
-		rai_err_set(err, RAI_E_CONFIG, "user '%s' not found in %s",
-		    user, where);
+		rai_err_set(err, RAI_E_CONFIG, "%s '%s' not found in %s", what,
+		    name, where);
 		free(where);
-		return -1;
 	}
-	return edit_file(kc, e->file, edit_oidc, &ed, err);
+	return e;
+}
+
+int
+kube_config_set_context_extension(struct kube_config *kc, const char *context,
+    const char *name, const cJSON *value, struct rai_err *err)
+{
+	const struct kc_entry *e = entry_or_err(kc, &kc->view.contexts,
+	    "context", context, err);
+	struct ext_edit ed = { context, name, value };
+
+	return e != NULL ? edit_file(kc, e->file, edit_extension, &ed, err) :
+	    -1;
+}
+
+int
+kube_config_set_oidc_field(struct kube_config *kc, const char *user,
+    const char *key, const char *value, struct rai_err *err)
+{
+	const struct kc_entry *e = entry_or_err(kc, &kc->view.users, "user",
+	    user, err);
+	struct oidc_edit ed = { user, key, value };
+
+	return e != NULL ? edit_file(kc, e->file, edit_oidc, &ed, err) : -1;
 }

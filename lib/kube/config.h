@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/err.h"
 
 struct kube_config;
@@ -143,6 +145,17 @@ int	 kube_config_set_current_context(struct kube_config *, const char *name,
 	    struct rai_err *);
 int	 kube_config_set_context_namespace(struct kube_config *,
 	    const char *context, const char *namespace, struct rai_err *);
+/*
+ * Data a program keeps beside a context, kubectl's way: the "extension"
+ * of the entry called name in the context's extensions list (borrowed;
+ * NULL when absent). kubectl keeps such entries when it rewrites the
+ * file. Setting value (copied) replaces the entry; NULL removes it.
+ */
+const cJSON *kube_config_context_extension(const struct kube_config *,
+	    const char *context, const char *name);
+int	 kube_config_set_context_extension(struct kube_config *,
+	    const char *context, const char *name, const cJSON *value,
+	    struct rai_err *);
 /* Sets (value != NULL) or removes auth-provider.config[key] of user. */
 int	 kube_config_set_oidc_field(struct kube_config *, const char *user,
 	    const char *key, const char *value, struct rai_err *);

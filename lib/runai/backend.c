@@ -28,6 +28,8 @@ struct backend {
 	char			*id_token;	/* secret */
 };
 
+#define CAUSES_MAX	32	/* policy violations kept from one answer */
+
 static int
 backend_auth(void *ud, char **out, struct rai_err *err)
 {
@@ -100,6 +102,11 @@ backend_new(struct backend **out, const struct backend_opts *o,
 	ho.auth = backend_auth;
 	ho.renew = backend_renew;
 	ho.auth_ud = b;
+	if (o->auth_fn != NULL) {
+		ho.auth = o->auth_fn;
+		ho.renew = o->renew_fn;
+		ho.auth_ud = o->auth_ud;
+	}
 	if (rai_http_new(&b->http, &ho, err) == -1) {
 		backend_free(b);
 		return -1;
@@ -154,6 +161,97 @@ backend_get_json(struct backend *b, const char *path, cJSON **out,
 out:
 	rai_http_resp_release(&resp);
 	free(what);
+	free(url);
+	return rc;
+}
+
+/* complianceIssues[] → err->causes (field, details). */
+static void
+envelope_causes(const cJSON *issues, struct rai_err *err)
+{
+	const cJSON *it;
+	size_t n = 0;
+
+	if (!cJSON_IsArray(issues))
+		return;
+	err->causes = xcalloc(CAUSES_MAX, sizeof(*err->causes));
+	cJSON_ArrayForEach(it, issues) {
+		if (n == CAUSES_MAX)
+			break;
+		err->causes[n].field = xstrdup(rai_json_str_or(it, "field",
+		    ""));
+		err->causes[n].message = xstrdup(rai_json_str_or(it, "details",
+		    ""));
+		err->causes[n].reason = xstrdup(rai_json_str_or(it, "rule",
+		    ""));
+		n++;
+	}
+	err->ncauses = n;
+}
+
+/*
+ * The control plane's error envelope {code, message, details?,
+ * complianceIssues?} replaces the generic words of a non-2xx answer;
+ * any other body keeps what rai_err_from_http made of it.
+ */
+static void
+envelope_error(const struct rai_http_resp *resp, struct rai_err *err)
+{
+	cJSON *root;
+	const char *msg, *details;
+
+	if (resp->status < 400 || resp->body.len == 0 ||
+	    (root = cJSON_ParseWithLength(resp->body.data, resp->body.len)) ==
+	    NULL)
+		return;
+	msg = rai_json_str(root, "message");
+	details = rai_json_str(root, "details");
+	if (msg != NULL && *msg != '\0') {
+		free(err->message);
+		err->message = details != NULL && *details != '\0' ?
+		    xasprintf("%s: %s", msg, details) : xstrdup(msg);
+		envelope_causes(rai_json_child(root, "complianceIssues"), err);
+	}
+	cJSON_Delete(root);
+}
+
+int
+backend_call(struct backend *b, const char *method, const char *path,
+    const cJSON *body, long *status, cJSON **out, struct rai_err *err)
+{
+	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
+	struct rai_http_req req;
+	char *url = xasprintf("%s%s", b->url, path), *text = NULL, *what;
+	int rc = -1;
+
+	memset(&req, 0, sizeof(req));
+	req.method = method;
+	req.url = url;
+	/* reads may be repeated; a create or an action only where the
+	 * server says it did not act (the transport's default) */
+	req.flags = strcmp(method, "GET") == 0 ? RAI_HTTP_IDEMPOTENT : 0;
+	if (body != NULL) {
+		text = rai_json_print(body);
+		req.body = text;
+		req.body_len = strlen(text);
+		req.content_type = "application/json";
+	}
+	*out = NULL;
+	if (rai_http_do(b->http, &req, &resp, err) == -1) {
+		envelope_error(&resp, err);
+		goto done;
+	}
+	*status = resp.status;
+	rc = 0;
+	if (resp.body.len > 0) {
+		what = xasprintf("response from %s %s", method, url);
+		rc = rai_json_parse(resp.body.data, resp.body.len, what, out,
+		    err);
+		free(what);
+	}
+done:
+	rai_http_resp_release(&resp);
+	rai_free_secret(text);	/* a token request's body holds secrets */
 	free(url);
 	return rc;
 }

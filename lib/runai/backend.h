@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/err.h"
+#include "core/http.h"
 #include "kube/auth.h"
 
 struct backend;
@@ -25,6 +26,10 @@ struct backend_opts {
 	 */
 	struct kube_auth	*auth;
 	const char		*id_token;	/* secret */
+	/* Or any source of the Authorization value (control-plane mode). */
+	rai_http_auth_fn	*auth_fn;
+	rai_http_renew_fn	*renew_fn;
+	void			*auth_ud;
 	const void		*ca;		/* PEM; len 0 = system CAs */
 	size_t			 ca_len;
 	int			 insecure;
@@ -47,6 +52,15 @@ const char *backend_url(const struct backend *);
 /* GET base+path (path escaped, starting with '/'); caller cJSON_Deletes. */
 int	 backend_get_json(struct backend *, const char *path, cJSON **out,
 	    struct rai_err *);
+/*
+ * method path (escaped, with any query) with an optional JSON body. On a
+ * 2xx answer *status is set and *out holds the parsed body (NULL when it
+ * was empty). A non-2xx answer fails with the control plane's error
+ * envelope in err: its message, the HTTP status, and one cause per
+ * policy violation (complianceIssues: field and details).
+ */
+int	 backend_call(struct backend *, const char *method, const char *path,
+	    const cJSON *body, long *status, cJSON **out, struct rai_err *);
 /*
  * GET /api/v1/version: the control plane's version ("2.18.0"), from a
  * JSON {"version": ...} answer or a plain-text one. Caller frees.

@@ -353,8 +353,6 @@ static void
 gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
     const cJSON *chief)
 {
-	char a[32], r[32];
-	int fractional;
 	int chief_running = chief != NULL && strcmp(rai_json_str_or(chief,
 	    "status.phase", ""), "Running") == 0;
 
@@ -363,6 +361,15 @@ gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
 	    requested_gpus(wl, pods);
 	v->gpus_allocated = ann_num(wl, "runai-current-allocated-gpus",
 	    chief_running ? v->gpus_requested : 0);
+	rai_job_view_gpu_cell(v);
+}
+
+void
+rai_job_view_gpu_cell(struct rai_job_view *v)
+{
+	char a[32], r[32];
+	int fractional;
+
 	/*
 	 * Fractions print with two decimals (0.30 (0.30), suspended 0.00
 	 * (0.10)) as the later original CLI prints them; whole GPUs as
@@ -380,6 +387,7 @@ gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
 	else
 		snprintf(r, sizeof(r), fractional ? "%.2f" : "%g",
 		    v->gpus_requested);
+	free(v->gpus);
 	v->gpus = xasprintf("%s (%s)", a, r);
 }
 

@@ -54,6 +54,13 @@ struct rai_job_list {
 };
 
 /*
+ * The "GPUs Allocated (Requested)" cell (v->gpus) from gpus_allocated,
+ * gpus_requested, gpu_mem_requested and finished: whole GPUs as
+ * integers, fractions with two decimals, "-" allocated when finished.
+ */
+void	 rai_job_view_gpu_cell(struct rai_job_view *);
+
+/*
  * Pure: the view of one workload from its pods (array of pod objects
  * owned by it, may be NULL), the namespace's services and nodes (lists or
  * arrays, may be NULL) and the project name that owns its namespace

@@ -45,6 +45,11 @@ def parse_args(argv):
                         "without it, a machine that cannot sandbox runs none)")
     p.add_argument("--log-buffer-mib", type=float, default=None,
                    help="keep this much log per container (default 1 MiB or 5000 lines)")
+    p.add_argument("--control-plane", metavar="VERSION",
+                   help="also serve an emulated Run:ai control plane (2.18, 2.21 or 2.24) "
+                        "on its own loopback port")
+    p.add_argument("--control-plane-token-ttl", type=int, default=3600,
+                   help="seconds the control plane's access tokens live (default 3600)")
     args = p.parse_args(argv)
     if bool(args.oidc_issuer_url) != bool(args.oidc_client_id):
         p.error("--oidc-issuer-url and --oidc-client-id go together")
@@ -65,6 +70,10 @@ def _loopback_host(listen):
 def _url(host, port, tls):
     shown = "[%s]" % host if ":" in host else host
     return "%s://%s:%d" % ("https" if tls else "http", shown, port)
+
+
+def args_version(cp):
+    return cp.profile["version"]
 
 
 def args_unsandboxed(sim):
@@ -123,12 +132,28 @@ def _build(args, state_dir):
     return sim, pki
 
 
-def _write_ready(state_dir, sim, port, pki, kubeconfigs):
+def _start_control_plane(args, sim, host):
+    """The emulated control plane beside the API server (None without
+    --control-plane); ready.json names its URL and credentials file."""
+    if not args.control_plane:
+        return None
+    from kubesim.controlplane import server as cpserver
+    cp = cpserver.ControlPlane(sim, args.control_plane, sim.state_dir,
+                               args.control_plane_token_ttl)
+    cp.start(host)
+    cpserver.register_sim_routes(sim, cp)
+    return cp
+
+
+def _write_ready(state_dir, sim, port, pki, kubeconfigs, cp=None):
     ready = {"url": sim.url, "port": port, "pid": os.getpid(),
              "ca": os.path.abspath(pki.ca_crt), "token": sim.admin_token,
              "sim_token_file": sim.sim_token_file,
              "kubeconfig": os.path.abspath(kubeconfigs[0]),
              "kubeconfig_cert": os.path.abspath(kubeconfigs[1])}
+    if cp is not None:
+        ready.update({"control_plane_url": cp.url, "control_plane_version": args_version(cp),
+                      "control_plane_credentials": cp.identity.path})
     certs.write_private(os.path.join(state_dir, "ready.json"),
                         json.dumps(ready, indent=2) + "\n")
 
@@ -154,11 +179,15 @@ def main(argv=None):
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sim.stop_event.set())
     controller = _load_runtime(sim)
+    try:
+        cp = _start_control_plane(args, sim, host)
+    except ValueError as e:
+        sys.exit("kube-sim: --control-plane: %s" % e)
     serving = threading.Thread(target=server.serve, name="kube-sim-serve", daemon=True)
     serving.start()
     if controller is not None:
         controller.start()
-    _write_ready(state_dir, sim, port, pki, kubeconfigs)
+    _write_ready(state_dir, sim, port, pki, kubeconfigs, cp)
     print("kube-sim: serving %s (state in %s)" % (sim.url, state_dir),
           file=sys.stderr, flush=True)
 
@@ -166,6 +195,8 @@ def main(argv=None):
         pass
     print("kube-sim: stopping", file=sys.stderr, flush=True)
     server.shutdown()  # no new connections
+    if cp is not None:
+        cp.stop()
     sim.stop()         # let open streams end cleanly
     if controller is not None:
         controller.stop()

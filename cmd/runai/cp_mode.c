@@ -1,0 +1,292 @@
+/*
+ * Which mode a command runs in, and the backend-mode settings.
+ *
+ * A context is in control-plane (backend) mode when a control-plane URL
+ * is configured for it: $RUNAI_CONTROL_PLANE_URL, else the URL stored
+ * beside the context in the kubeconfig, as an entry of the context's
+ * "extensions" list named run.ai/control-plane ({url, project}), which
+ * kubectl keeps when it rewrites the file. Otherwise the context is in
+ * Kubernetes mode, unchanged. `runai config control-plane URL` sets the
+ * entry, `--unset` removes it.
+ */
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/alloc.h"
+#include "core/json.h"
+#include "kube/config.h"
+#include "runai.h"
+#include "runai/cp.h"
+#include "runai/cp_work.h"
+
+#include "core/banned.h"
+
+#define CP_EXTENSION	"run.ai/control-plane"
+#define CP_ENV		"RUNAI_CONTROL_PLANE_URL"
+
+/* The context's control-plane settings (borrowed), or NULL. */
+static const cJSON *
+context_settings(struct rai_ctx *ctx)
+{
+	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
+	const char *name;
+
+	if (kc == NULL || (name = kube_config_context_name(kc)) == NULL)
+		return NULL;
+	return kube_config_context_extension(kc, name, CP_EXTENSION);
+}
+
+int
+runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+	struct cp_opts co = { 0 };
+	const char *url = getenv(CP_ENV);
+
+	if (app->cp != NULL)
+		return 0;
+	/*
+	 * The kubeconfig, for the context's settings; none at all is no
+	 * error here (Kubernetes mode will say what is wrong).
+	 */
+	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CONFIG,
+	    "runai/" RAI_VERSION, err) == -1)
+		rai_err_release(err);
+	if (url == NULL || *url == '\0')
+		url = rai_json_str(context_settings(ctx), "url");
+	if (url == NULL || *url == '\0')
+		return 0;
+	co.url = url;
+	co.request_timeout_ms = kg->request_timeout * 1000;
+	co.user_agent = "runai/" RAI_VERSION;
+	return cp_open(&app->cp, &co, err);
+}
+
+/*
+ * Streams (logs, exec, bash, attach) are not in the control plane's API:
+ * they go through the cluster's Kubernetes API with the kubeconfig's own
+ * credentials, in the namespace the control plane names for the
+ * project; the Kubernetes-mode code then runs unchanged.
+ */
+static const struct rai_cmd *const stream_commands[] = {
+	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
+	NULL
+};
+
+static int
+stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+	const char *project;
+	char *ns = NULL;
+
+	if (runai_cp_project(ctx, &project, err) == -1 ||
+	    cp_project_namespace(app->cp, project, &ns, err) == -1)
+		return -1;
+	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
+	    "runai/" RAI_VERSION, err) == -1) {
+		free(ns);
+		rai_err_prefix(err, "in control-plane mode '%s %s' goes "
+		    "through the cluster's Kubernetes API", ctx->prog->name,
+		    ctx->cmdpath);
+		rai_err_set_hint(err, "the kubeconfig context must reach the "
+		    "cluster's API server; the control plane has no API for it");
+		return -1;
+	}
+	app->project = xstrdup(project);
+	app->namespace = ns;
+	return 0;
+}
+
+static int
+listed(const struct rai_cmd *const *list, const struct rai_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; list[i] != NULL; i++)
+		if (list[i] == cmd)
+			return 1;
+	return 0;
+}
+
+/* The commands backend mode has; the others say so instead of running. */
+static const struct rai_cmd *const cp_commands[] = {
+	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
+	&runai_cmd_config_control_plane, &runai_cmd_config_project,
+	&runai_cmd_config_cluster, &runai_cmd_list, &runai_cmd_list_jobs,
+	&runai_cmd_list_projects, &runai_cmd_submit, &runai_cmd_describe_job,
+	&runai_cmd_delete, &runai_cmd_delete_job, &runai_cmd_suspend,
+	&runai_cmd_resume, NULL
+};
+
+int
+runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	if (listed(stream_commands, ctx->cmd))
+		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
+	/* switching contexts needs the kubeconfig, which $RUNAI_...
+	 * alone does not give */
+	if (listed(cp_commands, ctx->cmd) &&
+	    (ctx->cmd != &runai_cmd_config_cluster ||
+	    RUNAI_KUBE(ctx)->kcfg != NULL))
+		return 0;
+	rai_err_set(err, RAI_E_CONFIG, "'%s %s' is not available in "
+	    "control-plane mode yet", ctx->prog->name, ctx->cmdpath);
+	rai_err_set_hint(err, "for Kubernetes mode, run 'runai config "
+	    "control-plane --unset' (or unset " CP_ENV ")");
+	return -1;
+}
+
+int
+runai_cp_project(struct rai_ctx *ctx, const char **project,
+    struct rai_err *err)
+{
+	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+
+	*project = g->project;
+	if (*project == NULL || **project == '\0')
+		*project = rai_json_str(context_settings(ctx), "project");
+	if (*project != NULL && **project != '\0')
+		return 0;
+	rai_err_set(err, RAI_E_CONFIG, "no default project is set");
+	rai_err_set_hint(err, "run 'runai config project <name>' or use -p "
+	    "<name>");
+	return -1;
+}
+
+/* Writes the context's settings: url and project (NULL = keep as is). */
+static int
+store_settings(struct rai_ctx *ctx, const char *url, const char *project,
+    struct rai_err *err)
+{
+	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
+	const cJSON *old = context_settings(ctx);
+	cJSON *v = old != NULL ? cJSON_Duplicate(old, 1) : cJSON_CreateObject();
+	char *name = kube_config_context_name(kc) != NULL ?
+	    xstrdup(kube_config_context_name(kc)) : NULL;
+	int rc;
+
+	if (name == NULL) {
+		cJSON_Delete(v);
+		rai_err_set(err, RAI_E_CONFIG, "no current context to keep the "
+		    "control plane in");
+		rai_err_set_hint(err, "run 'runai config cluster <context>' "
+		    "first, or set " CP_ENV);
+		return -1;
+	}
+	if (url != NULL)
+		rai_json_set_str(v, "url", url);
+	if (project != NULL)
+		rai_json_set_str(v, "project", project);
+	rc = kube_config_set_context_extension(kc, name, CP_EXTENSION, v, err);
+	cJSON_Delete(v);
+	free(name);
+	return rc;
+}
+
+int
+runai_cp_config_project(struct rai_ctx *ctx, const char *project)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	char *id = NULL;
+
+	/* the project must exist; its id is found again when used */
+	if (runai_cp_project_id(ctx, project, &id) == -1)
+		return -1;
+	free(id);
+	if (getenv(CP_ENV) == NULL && store_settings(ctx, NULL, project,
+	    err) == -1)
+		return -1;
+	fprintf(ctx->out, "Project %s has been set as default project\n",
+	    project);
+	return 0;
+}
+
+struct config_cp_opts {
+	int	unset;
+};
+
+static int
+cmd_config_control_plane(struct rai_ctx *ctx, void *opts, int argc,
+    char **argv)
+{
+	const struct config_cp_opts *o = opts;
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
+	/* copied: writing the file rebuilds the view it points into */
+	char *name = kube_config_context_name(kc) != NULL ?
+	    xstrdup(kube_config_context_name(kc)) : NULL;
+	struct cp *probe = NULL;
+	struct cp_opts co = { 0 };
+	int rc = -1;
+
+	if (o->unset == (argc == 1)) {
+		rai_err_set(err, RAI_E_USAGE, "give a control-plane URL, or "
+		    "--unset");
+	} else if (name == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "no current context");
+		rai_err_set_hint(err, "run 'runai config cluster <context>' "
+		    "first, or set " CP_ENV);
+	} else if (o->unset) {
+		if (kube_config_set_context_extension(kc, name, CP_EXTENSION,
+		    NULL, err) == 0) {
+			fprintf(ctx->out, "Context %s is in Kubernetes mode\n",
+			    name);
+			rc = 0;
+		}
+	} else {
+		/* refused now, not at the next command: bad URL, plain http */
+		co.url = argv[0];
+		if (cp_open(&probe, &co, err) == 0 &&
+		    store_settings(ctx, argv[0], NULL, err) == 0) {
+			fprintf(ctx->out, "Context %s uses the control plane "
+			    "%s\n", name, argv[0]);
+			rc = 0;
+		}
+		cp_free(probe);
+	}
+	free(name);
+	return rc;
+}
+
+static const struct rai_opt config_cp_opts[] = {
+	{ .long_name = "unset", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct config_cp_opts, unset),
+	  .help = "go back to Kubernetes mode for this context" },
+	RAI_OPT_END
+};
+
+static const struct rai_example config_cp_examples[] = {
+	{ "runai config control-plane https://runai.example.com",
+	    "use the Run:ai control plane for the current context" },
+	{ "runai config control-plane --unset", "back to Kubernetes mode" },
+	{ NULL, NULL }
+};
+
+const struct rai_cmd runai_cmd_config_control_plane = {
+	.name = "control-plane",
+	.summary = "use a Run:ai control plane (backend mode) for this context",
+	.synopsis = "<url> | --unset",
+	.description = "Puts the current kubeconfig context in control-plane "
+	    "(backend) mode: researcher commands then talk to the Run:ai "
+	    "control plane's REST API at <url> instead of the Kubernetes API. "
+	    "The URL is kept beside the context in the kubeconfig (an entry "
+	    "run.ai/control-plane of the context's extensions, which kubectl "
+	    "keeps). $RUNAI_CONTROL_PLANE_URL, when set, wins over it for "
+	    "every context. The URL must be https://, or plain http:// to a "
+	    "loopback address. Log in with 'runai login' afterwards.",
+	.examples = config_cp_examples,
+	.opts = config_cp_opts,
+	.opts_size = sizeof(struct config_cp_opts),
+	.args_min = 0,
+	.args_max = 1,
+	.flags = RAI_CMD_NEED_CONFIG,
+	.run = cmd_config_control_plane,
+};

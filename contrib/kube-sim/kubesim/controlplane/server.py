@@ -1,0 +1,459 @@
+"""The emulated control plane's HTTP side: its own loopback port (plain
+HTTP: the client allows that only to a loopback address), bearer checks,
+the routes, the error envelope, the request log (control-plane-
+requests.jsonl, secrets left out) and the judge around every exchange."""
+
+import json
+import os
+import re
+import shlex
+import threading
+import time
+import urllib.parse
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from kubesim.errors import ApiError
+from kubesim.objutil import RUNAIJOBS
+from kubesim.store import now_rfc3339
+from kubesim.workloads import name_suffix
+
+from kubesim.controlplane import views
+from kubesim.controlplane.judge import Judge, query_of
+from kubesim.controlplane.profiles import profile
+from kubesim.controlplane.state import TYPES, State, Workload
+from kubesim.controlplane.tokens import Identity
+
+MAX_BODY = 1024 * 1024
+MAX_LIMIT = 500
+UUID_RX = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+VIOLATIONS_FILE = "control-plane-violations.jsonl"
+REQUESTS_FILE = "control-plane-requests.jsonl"
+# the operators of the filter grammar, longest first
+FILTER_OPS = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
+
+
+class CpError(Exception):
+    def __init__(self, code, message, extra=None):
+        super().__init__(message)
+        self.code, self.message, self.extra = code, message, extra or {}
+
+
+class ControlPlane:
+    def __init__(self, sim, version, state_dir, token_ttl=3600):
+        self.sim = sim
+        self.profile = profile(version)
+        self.state = State(sim.store, str(uuid.uuid5(uuid.NAMESPACE_URL, state_dir)))
+        self.judge = Judge(version, os.path.join(state_dir, VIOLATIONS_FILE))
+        open(self.judge.path, "w").close()
+        self.requests_path = os.path.join(state_dir, REQUESTS_FILE)
+        open(self.requests_path, "w").close()
+        self.log_lock = threading.Lock()
+        self.identity = None
+        self.token_ttl = token_ttl
+        self.down_until = 0.0
+        self.policy = {"compute.gpuDevicesRequest": {"max": 4}}
+        self.url = None
+
+    def start(self, host, port=0):
+        self.server = ThreadingHTTPServer((host, port), Handler)
+        self.server.daemon_threads = True
+        self.server.cp = self
+        shown = "[%s]" % host if ":" in host else host
+        self.url = "http://%s:%d" % (shown, self.server.server_address[1])
+        self.identity = Identity(self.sim.state_dir, self.url + "/auth/realms/runai",
+                                 self.token_ttl)
+        threading.Thread(target=self.server.serve_forever, name="control-plane",
+                         daemon=True).start()
+        return self.url
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def log(self, entry):
+        with self.log_lock, open(self.requests_path, "a") as f:
+            f.write(json.dumps(entry, separators=(",", ":")) + "\n")
+
+    # ---- the /_sim/controlplane settings (on the Kubernetes port) ----
+
+    def settings(self, body):
+        body = body or {}
+        if "tokenTtl" in body:
+            self.identity.ttl = self.token_ttl = int(body["tokenTtl"])
+        if "policy" in body:
+            self.policy = dict(body["policy"])
+        if "downSeconds" in body:
+            self.down_until = time.monotonic() + float(body["downSeconds"])
+        return {"tokenTtl": self.token_ttl, "policy": self.policy,
+                "version": self.profile["version"], "violations": self.judge.count}
+
+
+def _split_filters(raw):
+    out = []
+    for item in [x for x in raw.split(",") if x]:
+        for op in FILTER_OPS:
+            i = item.find(op)
+            if i > 0:
+                out.append((item[:i], op, item[i + len(op):]))
+                break
+        else:
+            raise CpError(400, "invalid filter %r" % item)
+    return out
+
+
+def _matches(value, op, want):
+    value = "" if value is None else str(value)
+    return {"==": value == want, "!=": value != want, "<=": value <= want,
+            ">=": value >= want, "=@": want in value, "!@": want not in value,
+            "=^": value.startswith(want), "=$": value.endswith(want)}[op]
+
+
+def _page(items, query):
+    """offset/limit paging; next is the following offset while more remain."""
+    try:
+        offset = int(query.get("offset", ["0"])[0])
+        limit = int(query.get("limit", ["50"])[0])
+    except ValueError:
+        raise CpError(400, "offset and limit are integers")
+    if offset < 0 or limit < 1 or limit > MAX_LIMIT:
+        raise CpError(400, "limit must be 1..%d and offset not negative" % MAX_LIMIT)
+    page = items[offset:offset + limit]
+    nxt = offset + limit if offset + limit < len(items) else None
+    return page, nxt
+
+
+def _filtered(items, query):
+    for field, op, want in _split_filters(",".join(query.get("filterBy", []))):
+        items = [x for x in items if _matches(x.get(field), op, want)]
+    search = query.get("search", [""])[0]
+    if search:
+        items = [x for x in items if search.lower() in (x.get("name") or "").lower()]
+    sort_by = query.get("sortBy", [""])[0]
+    if sort_by:
+        desc = query.get("sortOrder", ["asc"])[0] == "desc"
+        items = sorted(items, key=lambda x: str(x.get(sort_by) or ""), reverse=desc)
+    return items
+
+
+class Routes:
+    """One request's work; raises CpError for an error answer."""
+
+    def __init__(self, cp, method, path, query, body, claims):
+        self.cp, self.st = cp, cp.state
+        self.method, self.path, self.query, self.body = method, path, query, body
+        self.claims = claims
+
+    def dispatch(self):
+        p = self.path.rstrip("/").split("/")[3:]   # after /api/v1
+        m = self.method
+        if p == ["clusters"] and m == "GET":
+            return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)]
+        if p == ["org-unit", "projects"] and m == "GET":
+            return self.projects()
+        if len(p) == 3 and p[0] == "clusters" and p[2] == "nodes" and m == "GET":
+            return self.nodes(p[1])
+        if p == ["nodes"] and m == "GET" and self.cp.profile["tenant_nodes"]:
+            return self.nodes(self.st.cluster_id)
+        if p == ["workloads"] and m == "GET":
+            return self.workloads()
+        if p == ["workloads", "pods"] and m == "GET":
+            return self.all_pods()
+        if p[:1] == ["workloads"] and len(p) == 2 and p[1] in TYPES and m == "POST":
+            return self.create(TYPES[p[1]])
+        if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
+            return 200, views.workload(self.st, self.cp.profile, self.workload(p[1]), detailed=True)
+        if p[:1] == ["workloads"] and len(p) == 3 and p[2] in ("events", "pods") and m == "GET":
+            return self.events(p[1]) if p[2] == "events" else self.pods(p[1])
+        if p[:1] == ["workloads"] and len(p) == 3 and p[1] in TYPES:
+            wl = self.workload(p[2], TYPES[p[1]])
+            if m == "GET":
+                self.st.refresh_phase(wl)
+                return 200, views.submitted(wl)
+            if m == "DELETE":
+                return self.delete(wl)
+        if p[:1] == ["workloads"] and len(p) == 4 and p[1] in TYPES and m == "POST" \
+                and p[3] in ("suspend", "resume"):
+            return self.suspend(self.workload(p[2], TYPES[p[1]]), p[3] == "suspend")
+        raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+
+    def workload(self, wid, kind=None):
+        self.st.forget_deleted()
+        wl = self.st.get(wid) if UUID_RX.match(wid) else None
+        if wl is None or (kind and wl.type != kind) or wl.phase == "Deleted":
+            raise CpError(404, "workload %s not found" % wid)
+        return wl
+
+    def projects(self):
+        items = [views.project(self.st, self.cp.profile, p) for p in self.st.projects()]
+        page, nxt = _page(_filtered(items, self.query), self.query)
+        return 200, dict({"projects": page}, **({"next": nxt} if nxt else {}))
+
+    def nodes(self, cluster_id):
+        if cluster_id != self.st.cluster_id:
+            raise CpError(404, "cluster %s not found" % cluster_id)
+        items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
+        return 200, {"nodes": _filtered(items, self.query)}
+
+    def workloads(self):
+        self.st.forget_deleted()
+        deleted = self.query.get("deleted", ["false"])[0] == "true"
+        items = [views.workload(self.st, self.cp.profile, wl) for wl in self.st.all()
+                 if (wl.phase == "Deleted") == deleted]
+        items.sort(key=lambda w: w["createdAt"])
+        page, nxt = _page(_filtered(items, self.query), self.query)
+        return 200, dict({"workloads": page}, **({"next": nxt} if nxt else {}))
+
+    def events(self, wid):
+        wl = self.workload(wid)
+        items = [views.event(self.st, e) for e in self.st.events(wl)]
+        items.sort(key=lambda e: e["createdAt"] or "",
+                   reverse=self.query.get("sortOrder", ["desc"])[0] == "desc")
+        page, nxt = _page(items, self.query)
+        return 200, dict({"events": page}, **({"next": nxt} if nxt else {}))
+
+    def pods(self, wid):
+        wl = self.workload(wid)
+        page, nxt = _page([views.pod(self.st, self.cp.profile, wl, p) for p in self.st.pods(wl)], self.query)
+        return 200, dict({"pods": page}, **({"next": nxt} if nxt else {}))
+
+    def all_pods(self):
+        """The pods of every workload submitted here (filterBy on the
+        Pod1 fields, e.g. workloadId==, nodeName==)."""
+        self.st.forget_deleted()
+        items = [views.pod(self.st, self.cp.profile, wl, p) for wl in self.st.all()
+                 if wl.phase != "Deleted" for p in self.st.pods(wl)]
+        page, nxt = _page(_filtered(items, self.query), self.query)
+        return 200, dict({"pods": page}, **({"next": nxt} if nxt else {}))
+
+    # ---- changes ----
+
+    def _user(self):
+        return self.claims.get("email") or self.claims.get("preferred_username") or \
+            self.claims.get("sub")
+
+    def create(self, kind):
+        b = self.body if isinstance(self.body, dict) else {}
+        name, pid = b.get("name"), str(b.get("projectId") or "")
+        if not isinstance(name, str) or not re.match(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", name):
+            raise CpError(400, "name must be a DNS label starting with a letter")
+        if b.get("clusterId") != self.st.cluster_id:
+            raise CpError(400, "cluster %s not found" % b.get("clusterId"))
+        project = self.st.project_by_id(pid)
+        if project is None:
+            raise CpError(400, "project %s not found" % pid)
+        spec = b.get("spec") or {}
+        issues = self.compliance(spec)
+        if issues:
+            raise CpError(400, "the workload does not comply with the policy",
+                          {"complianceIssues": issues})
+        if not spec.get("image"):
+            raise CpError(400, "spec.image is required")
+        requested = name
+        if b.get("useGivenNameAsPrefix"):
+            name = "%s-%s" % (name, name_suffix())
+        wl = Workload(kind, name, project, self.st.cluster_id, self._user(), spec)
+        wl.requested_name = requested
+        try:
+            self.st.add(wl)
+        except ApiError as e:
+            raise CpError(400, e.message)
+        try:
+            self.cp.sim.store.create(RUNAIJOBS, wl.namespace, runaijob(wl))
+        except ApiError as e:
+            self.st.workloads.pop(wl.id, None)
+            raise CpError(400 if e.code < 500 else 503, e.message)
+        return self.cp.profile["create_status"], views.submitted(wl)
+
+    def compliance(self, spec):
+        """The policy's rules (field → {max|min}) as complianceIssues."""
+        out = []
+        for field, rule in sorted(self.cp.policy.items()):
+            node = spec
+            for part in field.split("."):
+                node = node.get(part) if isinstance(node, dict) else None
+            if not isinstance(node, (int, float)):
+                continue
+            if "max" in rule and node > rule["max"]:
+                out.append(self._issue(field, "max", "value must be no greater than %s"
+                                       % rule["max"]))
+            if "min" in rule and node < rule["min"]:
+                out.append(self._issue(field, "min", "value must be no less than %s"
+                                       % rule["min"]))
+        return out
+
+    def _issue(self, field, rule, details):
+        issue = {"field": field, "details": details}
+        if views.since(self.cp.profile, "2.23"):
+            issue["rule"] = rule  # SubmissionErrorV2
+        return issue
+
+    def delete(self, wl):
+        wl.desired, wl.deleted_at = "Deleted", now_rfc3339()
+        try:
+            self.cp.sim.store.delete(RUNAIJOBS, wl.namespace, wl.name)
+        except ApiError:
+            pass  # gone from the cluster already
+        if self.cp.profile["delete_status"] == 204:
+            return 204, None
+        return 202, {"code": 202, "message": "Request has been accepted."}
+
+    def suspend(self, wl, stop):
+        if wl.deleted_at is not None:
+            raise CpError(404, "workload %s not found" % wl.id)
+        wl.desired = "Stopped" if stop else "Running"
+        job = self.st.kube_object(wl)
+        if job is not None:
+            job.setdefault("spec", {})["suspend"] = stop
+            self.cp.sim.store.update(RUNAIJOBS, wl.namespace, job)
+        return 202, {"code": 202, "message": "Request has been accepted."}
+
+
+def _split_words(text):
+    try:
+        return shlex.split(text or "")
+    except ValueError:
+        return (text or "").split()
+
+
+def runaijob(wl):
+    """The cluster object of a submitted workload, shaped as the RunaiJobs
+    the emulator already runs (labels the pods, the GPU limit)."""
+    spec, compute = wl.spec, wl.spec.get("compute") or {}
+    labels = {"app": "runaijob", "release": wl.name, "createdBy": "RunaiJob",
+              "runai/workload-id": wl.id}
+    if wl.type == "Workspace":
+        labels["priorityClassName"] = "build"
+    container = {"name": wl.name, "image": spec.get("image"),
+                 "imagePullPolicy": spec.get("imagePullPolicy") or "Always",
+                 "env": [{"name": e.get("name"), "value": e.get("value") or ""}
+                         for e in spec.get("environmentVariables") or [] if e.get("name")]}
+    if spec.get("command"):
+        container["command"] = _split_words(spec["command"])
+    if spec.get("args"):
+        container["args"] = _split_words(spec["args"])
+    limits, annotations = {}, {"user": wl.created_by or ""}
+    gpus = compute.get("gpuDevicesRequest")
+    if compute.get("gpuRequestType") == "portion":
+        annotations["gpu-fraction"] = str(compute.get("gpuPortionRequest"))
+    elif gpus:
+        limits["nvidia.com/gpu"] = str(gpus)
+    requests = {}
+    if compute.get("cpuCoreRequest"):
+        requests["cpu"] = str(compute["cpuCoreRequest"])
+    if compute.get("cpuMemoryRequest"):
+        requests["memory"] = compute["cpuMemoryRequest"]
+    container["resources"] = {k: v for k, v in (("limits", limits), ("requests", requests))
+                              if v}
+    return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
+            "metadata": {"name": wl.name, "labels": labels, "annotations": annotations},
+            "spec": {"completions": 1, "parallelism": 1,
+                     "backoffLimit": 0 if wl.type == "Workspace" else 6,
+                     "template": {"metadata": {"labels": dict(labels),
+                                               "annotations": dict(annotations)},
+                                  "spec": {"schedulerName": "runai-scheduler",
+                                           "restartPolicy": "Never",
+                                           "containers": [container]}}}}
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "kube-sim-control-plane"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        self.handle_api()
+
+    do_POST = do_DELETE = do_PUT = do_PATCH = do_GET
+
+    def _body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > MAX_BODY:
+            raise CpError(413, "request body too large")
+        raw = self.rfile.read(n) if n else b""
+        if not raw:
+            return None
+        try:
+            return json.loads(raw)
+        except ValueError:
+            raise CpError(400, "the body is not JSON")
+
+    def handle_api(self):
+        cp = self.server.cp
+        url = urllib.parse.urlsplit(self.path)
+        path, query = url.path, query_of(url.query)
+        if time.monotonic() < cp.down_until:
+            self.close_connection = True
+            self.connection.close()  # as a control plane that is not there
+            return
+        entry = {"method": self.command, "path": path, "query": url.query}
+        try:
+            body = self._body()
+        except CpError as e:
+            body = None
+            status, answer = e.code, dict({"code": e.code, "message": e.message}, **e.extra)
+        else:
+            if path.startswith("/api/"):
+                cp.judge.check_request(self.command, path, query, body)
+            status, answer = self.answer(cp, path, query, body, entry)
+        if path.startswith("/api/"):
+            cp.judge.check_response(self.command, path, status, answer)
+        entry["status"] = status
+        cp.log(entry)
+        self.send(status, answer)
+
+    def answer(self, cp, path, query, body, entry):
+        try:
+            if path == "/api/v1/token" and self.command == "POST":
+                return self.token(cp, body, entry)
+            if not path.startswith("/api/v1/"):
+                raise CpError(404, "not found")
+            claims = self.bearer(cp)
+            entry["user"] = claims.get("sub")
+            return Routes(cp, self.command, path, query, body, claims).dispatch()
+        except CpError as e:
+            return e.code, dict({"code": e.code, "message": e.message}, **e.extra)
+
+    def bearer(self, cp):
+        auth = self.headers.get("Authorization") or ""
+        claims = cp.identity.verify(auth[7:]) if auth.startswith("Bearer ") else None
+        if claims is None:
+            raise CpError(401, "Issuer is not familiar." if auth else "missing bearer token")
+        return claims
+
+    def token(self, cp, body, entry):
+        body = body if isinstance(body, dict) else {}
+        grant = next((v for k, v in body.items() if k.lower() == "granttype"), None)
+        entry["grant"] = grant
+        if grant not in cp.profile["grants"]:
+            raise CpError(400, "unsupported grant type %r" % grant)
+        subject = cp.identity.login(grant, body)
+        if subject is None:
+            raise CpError(400, "invalid credentials")
+        out = cp.identity.issue(subject)
+        if cp.profile["expires_in"]:
+            out["expiresIn"] = cp.token_ttl
+        return 200, out
+
+    def send(self, status, obj):
+        data = b"" if obj is None else json.dumps(obj).encode()
+        self.send_response(status)
+        if obj is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if data:
+            self.wfile.write(data)
+
+
+def register_sim_routes(sim, cp):
+    """GET|POST /_sim/controlplane on the Kubernetes port: the settings
+    tests change (token lifetime, policy, an outage)."""
+    def route(handler, method, path, body):
+        if path.rstrip("/") != "/_sim/controlplane" or method not in ("GET", "POST"):
+            return False
+        handler.send_json(200, cp.settings(body if method == "POST" else None))
+        return True
+    sim.add_sim_route(route)

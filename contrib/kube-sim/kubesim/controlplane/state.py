@@ -1,0 +1,142 @@
+"""The control plane's view of the emulator's cluster.
+
+Projects, nodes, pods and events are read from the store each time; a
+workload submitted here becomes a RunaiJob (with its pods made by the
+emulator's own controller), so kubectl, logs and exec see it as any
+other. What the control plane alone knows - the workload's UUID, type,
+submitter, submitted spec, desired phase, deletion time - is kept in
+`workloads`, keyed by UUID. The phase is derived from the cluster
+objects on every read, so it moves over the controller's ticks."""
+
+import threading
+import uuid
+
+from kubesim.errors import ApiError
+from kubesim.objutil import (NODES, PODS, PROJECTS, RUNAIJOBS, condition_true, meta_of,
+                             phase_of)
+from kubesim.store import now_rfc3339
+
+EVENTS = ("", "v1", "events")
+TENANT_ID = 1001
+TYPES = {"trainings": "Training", "workspaces": "Workspace"}
+
+
+class Workload:
+    def __init__(self, kind, name, project, cluster_id, created_by, spec):
+        self.id = str(uuid.uuid4())
+        self.type = kind                # Training | Workspace
+        self.name = name
+        self.project = project          # the project view (dict)
+        self.cluster_id = cluster_id
+        self.created_by = created_by
+        self.created_at = now_rfc3339()
+        self.spec = spec
+        self.desired = "Running"
+        self.deleted_at = None
+        self.phase = "Creating"
+        self.phase_at = self.created_at
+        self.requested_name = name
+
+    @property
+    def namespace(self):
+        return self.project["namespace"]
+
+
+class State:
+    def __init__(self, store, cluster_id, cluster_name="kube-sim"):
+        self.store = store
+        self.cluster_id = cluster_id
+        self.cluster_name = cluster_name
+        self.lock = threading.Lock()
+        self.workloads = {}         # id -> Workload
+        self.project_ids = {}       # name -> numeric string
+
+    # ---- projects ----
+
+    def projects(self):
+        out = []
+        for p in sorted(self.store.list(PROJECTS), key=lambda p: meta_of(p).get("name", "")):
+            name = meta_of(p)["name"]
+            with self.lock:
+                pid = self.project_ids.setdefault(name, str(len(self.project_ids) + 1))
+            spec = p.get("spec") or {}
+            out.append({"id": pid, "name": name, "namespace": "runai-" + name,
+                        "gpus": float(spec.get("deservedGpus") or 0),
+                        "createdAt": meta_of(p).get("creationTimestamp") or now_rfc3339()})
+        return out
+
+    def project_by_id(self, pid):
+        return next((p for p in self.projects() if p["id"] == pid), None)
+
+    # ---- workloads ----
+
+    def add(self, wl):
+        with self.lock:
+            clash = any(w.name == wl.name and w.project["id"] == wl.project["id"] and
+                        w.deleted_at is None for w in self.workloads.values())
+            if clash:
+                raise ApiError(400, "BadRequest", "a workload named %s already exists in "
+                               "project %s" % (wl.name, wl.project["name"]))
+            self.workloads[wl.id] = wl
+
+    def get(self, wid):
+        with self.lock:
+            return self.workloads.get(wid)
+
+    def all(self):
+        with self.lock:
+            return list(self.workloads.values())
+
+    def kube_object(self, wl):
+        return self.store.get(RUNAIJOBS, wl.namespace, wl.name)
+
+    def pods(self, wl):
+        return [p for p in self.store.list(PODS, wl.namespace)
+                if (meta_of(p).get("labels") or {}).get("release") == wl.name]
+
+    def events(self, wl):
+        names = {wl.name} | {meta_of(p)["name"] for p in self.pods(wl)}
+        return [e for e in self.store.list(EVENTS, wl.namespace)
+                if (e.get("involvedObject") or {}).get("name") in names]
+
+    def nodes(self):
+        return self.store.list(NODES)
+
+    def refresh_phase(self, wl):
+        """The phase as the cluster shows it now; remembers when it last
+        changed (phaseUpdatedAt)."""
+        phase = self._phase(wl)
+        if phase != wl.phase:
+            wl.phase, wl.phase_at = phase, now_rfc3339()
+        return phase
+
+    def _phase(self, wl):
+        job = self.kube_object(wl)
+        pods = self.pods(wl)
+        if wl.deleted_at is not None:
+            return "Deleting"
+        if job is None:
+            return "Creating"
+        if condition_true(job, "Complete"):
+            return "Completed"
+        if condition_true(job, "Failed"):
+            return "Failed"
+        if (job.get("spec") or {}).get("suspend"):
+            return "Stopping" if pods else "Stopped"
+        phases = [phase_of(p) for p in pods]
+        if "Running" in phases:
+            return "Running"
+        if not pods:
+            return "Resuming" if wl.desired == "Running" and wl.phase in (
+                "Stopped", "Stopping", "Resuming") else "Creating"
+        if any((p.get("spec") or {}).get("nodeName") for p in pods):
+            return "Initializing"
+        return "Pending"
+
+    def forget_deleted(self):
+        """A deleted workload whose cluster object is gone leaves the
+        default list (it stays visible with deleted=true)."""
+        for wl in self.all():
+            if wl.deleted_at is not None and wl.phase != "Deleted" and \
+                    self.kube_object(wl) is None and not self.pods(wl):
+                wl.phase = "Deleted"

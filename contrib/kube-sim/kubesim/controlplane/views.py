@@ -1,0 +1,154 @@
+"""The control plane's answer shapes, built from State and the store.
+Each carries what the profile's document requires and nothing it does
+not know (the judge is strict)."""
+
+from kubesim.gpus import pod_gpus
+from kubesim.objutil import meta_of, node_name_of, phase_of
+from kubesim.store import now_rfc3339
+
+from kubesim.controlplane.state import TENANT_ID
+
+K8S_PHASE = {"Creating": "Pending", "Initializing": "Pending", "Pending": "Pending",
+             "Resuming": "Pending", "Running": "Running", "Stopping": "Running",
+             "Stopped": "Suspended", "Completed": "Succeeded", "Failed": "Failed",
+             "Deleting": "Terminating", "Deleted": "Terminating"}
+
+
+def since(profile, version):
+    """Whether the emulated release has what appeared in version."""
+    return tuple(map(int, profile["version"].split("."))) >= \
+        tuple(map(int, version.split(".")))
+
+
+def cluster(state, profile, url):
+    now = now_rfc3339()
+    return {"uuid": state.cluster_id, "name": state.cluster_name, "tenantId": TENANT_ID,
+            "createdAt": now, "updatedAt": now, "lastLiveness": now,
+            "domain": url, "version": profile["cluster_version"],
+            "status": {"state": "Connected",
+                       "platform": {"type": "vanilla", "kubeVersion": "v1.32.0"}}}
+
+
+def project(state, profile, p):
+    out = {"id": p["id"], "name": p["name"], "clusterId": state.cluster_id,
+           "parentId": "1", "createdAt": p["createdAt"], "updatedAt": p["createdAt"],
+           "status": {"phase": "Ready", "namespace": p["namespace"]},
+           "resources": [{"nodePool": {"id": "1", "name": "default"},
+                          "gpu": {"deserved": p["gpus"]}}]}
+    if since(profile, "2.21"):
+        out.update({"totalResources": {"gpuQuota": p["gpus"]},
+                    "effective": {}, "enforceRunaiScheduler": True})
+    else:
+        out["phase"] = "Ready"  # 2.18 lists it beside status.phase
+    return out
+
+
+def _compute(spec):
+    return spec.get("compute") or {}
+
+
+def _gpus_requested(spec):
+    c = _compute(spec)
+    n = c.get("gpuDevicesRequest") or 0
+    if c.get("gpuRequestType") == "portion":
+        return float(c.get("gpuPortionRequest") or 0) * max(n, 1)
+    return float(n)
+
+
+def _pod_gpus(pod):
+    try:
+        return float(pod_gpus(pod) or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def workload(state, profile, wl, detailed=False):
+    phase = state.refresh_phase(wl)
+    pods = state.pods(wl)
+    running = [p for p in pods if phase_of(p) == "Running"]
+    gpus = _gpus_requested(wl.spec)
+    out = {
+        "type": wl.type, "name": wl.name, "id": wl.id, "source": "CLI",
+        "priorityClassName": "train" if wl.type == "Training" else "build",
+        "clusterId": wl.cluster_id, "projectName": wl.project["name"],
+        "projectId": wl.project["id"], "departmentName": "default", "departmentId": "1",
+        "namespace": wl.namespace, "createdAt": wl.created_at, "submittedBy": wl.created_by,
+        "phase": phase, "conditions": [], "k8sPhase": K8S_PHASE.get(phase, "Pending"),
+        "tenantId": TENANT_ID, "runningPods": len(running), "phaseUpdatedAt": wl.phase_at,
+        "k8sPhaseUpdatedAt": wl.phase_at, "updatedAt": wl.phase_at,
+        "deletedAt": wl.deleted_at,
+        "images": [wl.spec.get("image") or ""],
+        "requestedPods": {"number": 1},
+        "podsRequestedResources": {"gpu": {"request": gpus}},
+        "allocatedResources": {"gpu": sum(_pod_gpus(p) for p in running)},
+        "actionsSupport": {"delete": True, "suspend": True},
+    }
+    if since(profile, "2.21"):
+        out["priority"] = 50 if wl.type == "Training" else 125
+    if since(profile, "2.22"):
+        out["category"] = "Train" if wl.type == "Training" else "Build"
+    if detailed and since(profile, "2.21"):
+        out["pendingSchedulingMessages"] = []
+    return out
+
+
+def submitted(wl):
+    """Training1 / Workspace1: the submit-shaped answer."""
+    return {"workloadId": wl.id, "name": wl.name,
+            "requestedName": wl.requested_name,
+            "projectId": wl.project["id"], "departmentId": "1", "clusterId": wl.cluster_id,
+            "createdBy": wl.created_by, "createdAt": wl.created_at,
+            "desiredPhase": wl.desired, "actualPhase": wl.phase, "spec": wl.spec}
+
+
+def pod(state, profile, wl, p):
+    m = meta_of(p)
+    c = ((p.get("spec") or {}).get("containers") or [{}])[0]
+    out = {"name": m["name"], "id": m.get("uid"), "workloadId": wl.id,
+           "priorityClassName": "train" if wl.type == "Training" else "build",
+           "clusterId": wl.cluster_id, "projectId": wl.project["id"],
+           "createdAt": m.get("creationTimestamp"),
+           "containers": [{"name": c.get("name", ""), "image": c.get("image", "")}],
+           "requestedNodePools": ["default"],
+           "allocatedResources": {"gpu": _pod_gpus(p)},
+           "k8sPhase": phase_of(p) or "Pending", "tenantId": TENANT_ID,
+           "k8sPhaseUpdatedAt": m.get("creationTimestamp"),
+           "updatedAt": m.get("creationTimestamp"), "deletedAt": None,
+           "projectName": wl.project["name"], "workloadName": wl.name}
+    node = node_name_of(p)
+    if node:
+        out["nodeName"] = node
+        out["currentNodePool"] = "default"
+    ip = (p.get("status") or {}).get("podIP")
+    if ip and since(profile, "2.21"):
+        out["ip"] = ip
+    return out
+
+
+def event(state, e):
+    inv = e.get("involvedObject") or {}
+    return {"createdAt": e.get("lastTimestamp") or e.get("eventTime") or
+            meta_of(e).get("creationTimestamp"),
+            "id": meta_of(e).get("uid"), "type": e.get("type") or "Normal",
+            "clusterId": state.cluster_id, "message": e.get("message") or "",
+            "reason": e.get("reason") or "",
+            "source": ((e.get("source") or {}).get("component")) or "kube-sim",
+            "involvedObject": {"uid": inv.get("uid", ""), "kind": inv.get("kind", ""),
+                               "name": inv.get("name", ""),
+                               "namespace": inv.get("namespace", "")}}
+
+
+def node(state, profile, n):
+    m = meta_of(n)
+    ready = any(c.get("type") == "Ready" and c.get("status") == "True"
+                for c in (n.get("status") or {}).get("conditions") or [])
+    cap = (n.get("status") or {}).get("capacity") or {}
+    out = {"name": m["name"], "clusterUuid": state.cluster_id,
+           "nodePool": "default", "status": "Ready" if ready else "NotReady",
+           "createdAt": m.get("creationTimestamp"), "updatedAt": m.get("creationTimestamp")}
+    if since(profile, "2.21"):
+        out["id"] = m.get("uid")
+    if cap.get("nvidia.com/gpu"):
+        out["gpuInfo"] = {"gpuType": (m.get("labels") or {}).get(
+            "nvidia.com/gpu.product", "GPU"), "gpuCount": int(cap["nvidia.com/gpu"])}
+    return out

@@ -1,0 +1,554 @@
+/*
+ * The control-plane session: the login store, the token grants, and the
+ * locked renewal that mirrors kube/oidc_refresh.c (one refresh for any
+ * number of commands at expiry). See cp.h for the store's place and
+ * contents.
+ */
+#include <sys/stat.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/alloc.h"
+#include "core/err.h"
+#include "core/file.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "kube/token.h"
+#include "oidc/url.h"
+#include "runai/backend.h"
+#include "runai/cp.h"
+
+#include "core/banned.h"
+
+#define STORE_MAX	((size_t)256 << 10)
+#define STORE_LOCK_WAIT_MS	10000L
+/* The client id of the password and refresh grants (not documented by
+ * Run:ai; the original CLI's). */
+#define CP_CLIENT_ID	"runai-cli"
+
+struct cp {
+	char		*url;
+	char		*store;		/* the login file */
+	struct backend	*api;		/* authenticated */
+	struct backend	*anon;		/* the token endpoint */
+	cJSON		*saved;		/* the store as last read; secrets */
+	char		*access;	/* the token in use; secret */
+	int		 renewed;	/* a 401 was answered with a renewal */
+};
+
+static const char *const grant_names[] = {
+	[CP_GRANT_PASSWORD] = "password",
+	[CP_GRANT_ACCESS_KEY] = "client_credentials",
+	[CP_GRANT_APPLICATION] = "app_token",
+};
+
+/* ---- the store ---- */
+
+/* "127.0.0.1_8080" from "http://127.0.0.1:8080/": a file name. */
+static char *
+store_name(const char *url)
+{
+	const char *p = strstr(url, "://");
+	char *s = xstrdup(p != NULL ? p + 3 : url), *q;
+
+	for (q = s; *q != '\0'; q++)
+		if (!isalnum((unsigned char)*q) && *q != '.' && *q != '-')
+			*q = '_';
+	while (q > s && q[-1] == '_')
+		*--q = '\0';
+	return s;
+}
+
+static char *
+store_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (xdg != NULL && *xdg == '/')
+		return xasprintf("%s/runai/control-plane", xdg);
+	return xasprintf("%s/.config/runai/control-plane",
+	    home != NULL ? home : "");
+}
+
+/* mkdir -p with mode 0700 for the directories made here. */
+static int
+make_dirs(const char *dir, struct rai_err *err)
+{
+	char *d = xstrdup(dir), *p;
+	int rc = 0;
+
+	for (p = d + 1; rc == 0; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(d, 0700) == -1 && errno != EEXIST)
+			rc = rai_err_errno(err, errno, "cannot create '%s'", d);
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	free(d);
+	return rc;
+}
+
+static void
+saved_free(struct cp *c)
+{
+	if (c->saved != NULL) {
+		rai_json_wipe(c->saved);
+		cJSON_Delete(c->saved);
+	}
+	c->saved = NULL;
+}
+
+/* Reads the store into c->saved (NULL when there is none). */
+static int
+store_read(struct cp *c, struct rai_err *err)
+{
+	char *data = NULL;
+	size_t len = 0;
+	int rc;
+
+	saved_free(c);
+	if (access(c->store, F_OK) == -1)
+		return 0;
+	if (rai_file_read(c->store, STORE_MAX, &data, &len, err) == -1)
+		return -1;
+	rc = rai_json_parse(data, len, c->store, &c->saved, err);
+	rai_free_secret(data);
+	return rc;
+}
+
+static int
+store_dir_make(struct rai_err *err)
+{
+	char *dir = store_dir();
+	int rc = make_dirs(dir, err);
+
+	free(dir);
+	return rc;
+}
+
+static int
+store_write(struct cp *c, const cJSON *doc, struct rai_err *err)
+{
+	char *text;
+	int rc;
+
+	if (store_dir_make(err) == -1)
+		return -1;
+	text = rai_json_print(doc);
+	rc = rai_file_write_atomic(c->store, text, strlen(text), 0600, 0, err);
+	rai_free_secret(text);
+	return rc;
+}
+
+static const char *
+saved_str(const struct cp *c, const char *key)
+{
+	return c->saved != NULL ? rai_json_str(c->saved, key) : NULL;
+}
+
+/* ---- tokens ---- */
+
+static void
+set_access(struct cp *c, const char *token)
+{
+	rai_free_secret(c->access);
+	c->access = token != NULL ? xstrdup(token) : NULL;
+}
+
+/* POST /api/v1/token with body; *out is the TokenResponse. */
+static int
+token_grant(struct cp *c, const cJSON *body, cJSON **out,
+    struct rai_err *err)
+{
+	long status = 0;
+
+	if (backend_call(c->anon, "POST", "/api/v1/token", body, &status, out,
+	    err) == -1) {
+		if (err->http_status == 400 || err->http_status == 401)
+			err->kind = RAI_E_AUTH;
+		return -1;
+	}
+	if (*out == NULL || rai_json_str(*out, "accessToken") == NULL) {
+		cJSON_Delete(*out);
+		*out = NULL;
+		return rai_err_set(err, RAI_E_PROTO, "the control plane's token "
+		    "answer has no accessToken");
+	}
+	return 0;
+}
+
+/* The store's new contents: what it had (cluster, grant) plus tokens. */
+static cJSON *
+with_tokens(const cJSON *old, const cJSON *tokens)
+{
+	static const char *const keys[] = { "accessToken", "idToken",
+	    "refreshToken", NULL };
+	cJSON *doc = old != NULL ? cJSON_Duplicate(old, 1) :
+	    cJSON_CreateObject();
+	const char *v;
+	size_t i;
+
+	for (i = 0; keys[i] != NULL; i++) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, keys[i]);
+		if ((v = rai_json_str(tokens, keys[i])) != NULL)
+			cJSON_AddStringToObject(doc, keys[i], v);
+	}
+	return doc;
+}
+
+/*
+ * Under the store's lock: the store is read again; a token another
+ * process wrote since we read ours, still fresh, is used as it is;
+ * otherwise the refresh token is spent and the new tokens written.
+ */
+static int
+renew_locked(struct cp *c, const char *had, struct rai_err *err)
+{
+	const char *now, *rt;
+	cJSON *body, *tokens = NULL, *doc;
+	int rc = -1;
+
+	if (store_read(c, err) == -1)
+		return -1;
+	if (c->saved == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
+		    "control plane %s; run 'runai login'", c->url);
+	now = saved_str(c, "accessToken");
+	if (now != NULL && (had == NULL || strcmp(now, had) != 0) &&
+	    kube_oidc_token_fresh(now, time(NULL))) {
+		rai_log(RAI_LOG_DEBUG, "another process already renewed the "
+		    "control-plane token; using it");
+		set_access(c, now);
+		return 0;
+	}
+	if ((rt = saved_str(c, "refreshToken")) == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "the control-plane token "
+		    "has expired and there is no refresh token; run 'runai "
+		    "login'");
+	body = cJSON_CreateObject();
+	cJSON_AddStringToObject(body, "grantType", "refresh_token");
+	cJSON_AddStringToObject(body, "clientID", rai_json_str_or(c->saved,
+	    "clientID", CP_CLIENT_ID));
+	cJSON_AddStringToObject(body, "refreshToken", rt);
+	rai_log(RAI_LOG_DEBUG, "renewing the control-plane token at %s",
+	    c->url);
+	if (token_grant(c, body, &tokens, err) == -1) {
+		if (err->kind == RAI_E_AUTH)
+			rai_err_prefix(err, "renewing the control-plane token "
+			    "(run 'runai login')");
+		goto out;
+	}
+	doc = with_tokens(c->saved, tokens);
+	rc = store_write(c, doc, err);
+	if (rc == 0)
+		set_access(c, rai_json_str(tokens, "accessToken"));
+	rai_json_wipe(doc);
+	cJSON_Delete(doc);
+out:
+	rai_json_wipe(body);
+	cJSON_Delete(body);
+	if (tokens != NULL) {
+		rai_json_wipe(tokens);
+		cJSON_Delete(tokens);
+	}
+	return rc;
+}
+
+static int
+renew(struct cp *c, struct rai_err *err)
+{
+	char *lock = NULL, *had = c->access != NULL ? xstrdup(c->access) :
+	    NULL;
+	int rc = -1;
+
+	if (store_dir_make(err) == 0 &&
+	    rai_file_lock(c->store, "control-plane login", STORE_LOCK_WAIT_MS,
+	    &lock, err) == 0) {
+		rc = renew_locked(c, had, err);
+		rai_file_unlock(lock);
+	}
+	rai_free_secret(had);
+	return rc;
+}
+
+/* The bearer value for each request: the stored token while fresh. */
+static int
+cp_auth(void *ud, char **out, struct rai_err *err)
+{
+	struct cp *c = ud;
+
+	*out = NULL;
+	if (c->access == NULL) {
+		if (store_read(c, err) == -1)
+			return -1;
+		if (saved_str(c, "accessToken") == NULL)
+			return rai_err_set(err, RAI_E_AUTH, "not logged in to "
+			    "the control plane %s; run 'runai login'", c->url);
+		set_access(c, saved_str(c, "accessToken"));
+	}
+	if (!kube_oidc_token_fresh(c->access, time(NULL)) &&
+	    renew(c, err) == -1)
+		return -1;
+	*out = xasprintf("Bearer %s", c->access);
+	return 0;
+}
+
+/* After a 401: renew once (the token may have been revoked early). */
+static int
+cp_renew(void *ud)
+{
+	struct cp *c = ud;
+	struct rai_err err = RAI_ERR_INIT;
+	int ok;
+
+	if (c->renewed)
+		return 0;
+	c->renewed = 1;
+	ok = renew(c, &err) == 0;
+	rai_err_release(&err);
+	return ok;
+}
+
+/* ---- the session ---- */
+
+int
+cp_open(struct cp **out, const struct cp_opts *o, struct rai_err *err)
+{
+	struct backend_opts bo;
+	struct cp *c;
+	char *dir, *name;
+
+	if (o->url == NULL || oidc_url_kind(o->url) == OIDC_URL_BAD)
+		return rai_err_set(err, RAI_E_CONFIG, "control-plane URL '%s' "
+		    "is not an http:// or https:// URL",
+		    o->url != NULL ? o->url : "");
+	/* passwords and tokens go over https, or plain http to loopback */
+	if (!oidc_url_may_carry_secrets(o->url)) {
+		rai_err_set(err, RAI_E_CONFIG, "control-plane URL '%s' is plain "
+		    "http to a host that is not a loopback address", o->url);
+		rai_err_set_hint(err, "use https://");
+		return -1;
+	}
+	c = xcalloc(1, sizeof(*c));
+	memset(&bo, 0, sizeof(bo));
+	bo.url = o->url;
+	bo.request_timeout_ms = o->request_timeout_ms;
+	bo.max_retries = -1;
+	bo.user_agent = o->user_agent;
+	if (backend_new(&c->anon, &bo, err) == -1)
+		goto fail;
+	bo.auth_fn = cp_auth;
+	bo.renew_fn = cp_renew;
+	bo.auth_ud = c;
+	if (backend_new(&c->api, &bo, err) == -1)
+		goto fail;
+	c->url = xstrdup(backend_url(c->api));
+	dir = store_dir();
+	name = store_name(c->url);
+	c->store = xasprintf("%s/%s.json", dir, name);
+	free(dir);
+	free(name);
+	*out = c;
+	return 0;
+fail:
+	cp_free(c);
+	return -1;
+}
+
+void
+cp_free(struct cp *c)
+{
+	if (c == NULL)
+		return;
+	backend_free(c->api);
+	backend_free(c->anon);
+	saved_free(c);
+	rai_free_secret(c->access);
+	free(c->url);
+	free(c->store);
+	free(c);
+}
+
+const char *
+cp_url(const struct cp *c)
+{
+	return c->url;
+}
+
+const char *
+cp_store_path(const struct cp *c)
+{
+	return c->store;
+}
+
+int
+cp_call(struct cp *c, const char *method, const char *path,
+    const cJSON *body, long *status, cJSON **out, struct rai_err *err)
+{
+	long st = 0;
+
+	if (backend_call(c->api, method, path, body, &st, out, err) == -1)
+		return -1;
+	if (status != NULL)
+		*status = st;
+	return 0;
+}
+
+/* The cluster the control plane serves, as the login stores it. */
+static int
+probe_cluster(struct cp *c, cJSON *doc, struct rai_err *err)
+{
+	cJSON *list = NULL, *cl = cJSON_CreateObject();
+	const cJSON *first;
+
+	if (cp_call(c, "GET", "/api/v1/clusters", NULL, NULL, &list,
+	    err) == -1) {
+		cJSON_Delete(cl);
+		return -1;
+	}
+	first = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, 0) : NULL;
+	if (first == NULL || rai_json_str(first, "uuid") == NULL) {
+		cJSON_Delete(cl);
+		cJSON_Delete(list);
+		return rai_err_set(err, RAI_E_PROTO, "the control plane %s "
+		    "serves no cluster", c->url);
+	}
+	cJSON_AddStringToObject(cl, "id", rai_json_str(first, "uuid"));
+	cJSON_AddStringToObject(cl, "name", rai_json_str_or(first, "name",
+	    ""));
+	cJSON_AddStringToObject(cl, "version", rai_json_str_or(first,
+	    "version", ""));
+	cJSON_AddStringToObject(cl, "domain", rai_json_str_or(first, "domain",
+	    ""));
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "cluster");
+	cJSON_AddItemToObject(doc, "cluster", cl);
+	cJSON_Delete(list);
+	return 0;
+}
+
+static cJSON *
+grant_body(enum cp_grant g, const char *id, const char *secret)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "grantType", grant_names[g]);
+	switch (g) {
+	case CP_GRANT_PASSWORD:
+		cJSON_AddStringToObject(b, "clientID", CP_CLIENT_ID);
+		cJSON_AddStringToObject(b, "username", id);
+		cJSON_AddStringToObject(b, "password", secret);
+		break;
+	case CP_GRANT_ACCESS_KEY:
+		cJSON_AddStringToObject(b, "clientID", id);
+		cJSON_AddStringToObject(b, "clientSecret", secret);
+		break;
+	case CP_GRANT_APPLICATION:
+		cJSON_AddStringToObject(b, "appID", id);
+		cJSON_AddStringToObject(b, "appSecret", secret);
+		break;
+	}
+	return b;
+}
+
+int
+cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
+    struct rai_err *err)
+{
+	cJSON *body = grant_body(g, id, secret), *tokens = NULL, *doc = NULL;
+	char *lock = NULL;
+	int rc = -1;
+
+	if (token_grant(c, body, &tokens, err) == -1) {
+		if (err->kind == RAI_E_AUTH)
+			rai_err_prefix(err, "login to %s failed", c->url);
+		goto out;
+	}
+	doc = with_tokens(NULL, tokens);
+	cJSON_AddStringToObject(doc, "controlPlane", c->url);
+	cJSON_AddStringToObject(doc, "grant", grant_names[g]);
+	cJSON_AddStringToObject(doc, "clientID", g == CP_GRANT_PASSWORD ?
+	    CP_CLIENT_ID : id);
+	set_access(c, rai_json_str(tokens, "accessToken"));
+	if (probe_cluster(c, doc, err) == -1 || store_dir_make(err) == -1 ||
+	    rai_file_lock(c->store, "control-plane login", STORE_LOCK_WAIT_MS,
+	    &lock, err) == -1)
+		goto out;
+	rc = store_write(c, doc, err);
+	rai_file_unlock(lock);
+out:
+	rai_json_wipe(body);
+	cJSON_Delete(body);
+	if (tokens != NULL)
+		rai_json_wipe(tokens);
+	cJSON_Delete(tokens);
+	if (doc != NULL)
+		rai_json_wipe(doc);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+int
+cp_logout(struct cp *c, struct rai_err *err)
+{
+	if (unlink(c->store) == -1 && errno != ENOENT)
+		return rai_err_errno(err, errno, "cannot remove '%s'",
+		    c->store);
+	saved_free(c);
+	set_access(c, NULL);
+	return 0;
+}
+
+int
+cp_logged_in(struct cp *c)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	int rc = store_read(c, &err) == 0 && saved_str(c,
+	    "accessToken") != NULL;
+
+	rai_err_release(&err);
+	return rc;
+}
+
+int
+cp_claims(struct cp *c, cJSON **claims, struct rai_err *err)
+{
+	const char *t;
+
+	if (store_read(c, err) == -1)
+		return -1;
+	if ((t = saved_str(c, "accessToken")) == NULL) {
+		rai_err_set(err, RAI_E_AUTH, "You are currently not logged in "
+		    "to Run:AI");
+		rai_err_set_hint(err, "run 'runai login'");
+		return -1;
+	}
+	if ((*claims = kube_jwt_claims(t)) == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "the stored control-plane "
+		    "token is not a JWT; run 'runai login'");
+	return 0;
+}
+
+const char *
+cp_cluster(struct cp *c, const char *key)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	const cJSON *cl;
+
+	if (c->saved == NULL && store_read(c, &err) == -1) {
+		rai_err_release(&err);
+		return NULL;
+	}
+	cl = c->saved != NULL ? rai_json_child(c->saved, "cluster") : NULL;
+	return cl != NULL ? rai_json_str(cl, key) : NULL;
+}

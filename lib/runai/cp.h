@@ -1,0 +1,67 @@
+/*
+ * cp: a session with a Run:ai control plane (backend mode). It holds the
+ * control plane's URL, the login stored for it, and an authenticated
+ * backend client whose bearer token is renewed when it nears expiry:
+ * under the store file's lock, so of many commands started at once only
+ * the first spends the (rotating, one-use) refresh token and the others
+ * take the token it wrote.
+ *
+ * The store: one JSON file per control plane, mode 0600, written
+ * atomically, under $XDG_CONFIG_HOME/runai/control-plane/ (default
+ * ~/.config/runai/control-plane/), named after the URL's host and port.
+ * It holds the tokens, the grant they came from, and what the login
+ * probed: the cluster's id, name, version and domain.
+ */
+#ifndef RUNAI_CP_H
+#define RUNAI_CP_H
+
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+
+struct cp;
+
+struct cp_opts {
+	const char	*url;			/* http(s)://host[:port] */
+	long		 request_timeout_ms;	/* 0 = default */
+	const char	*user_agent;		/* NULL = runai/<ver> */
+};
+
+enum cp_grant {
+	CP_GRANT_PASSWORD,	/* user + password */
+	CP_GRANT_ACCESS_KEY,	/* client id + secret (client_credentials) */
+	CP_GRANT_APPLICATION,	/* the same, as 2.18's app_token */
+};
+
+/* Opens the session; nothing is sent. RAI_E_CONFIG for a bad URL. */
+int	 cp_open(struct cp **, const struct cp_opts *, struct rai_err *);
+void	 cp_free(struct cp *);
+const char *cp_url(const struct cp *);
+/* Where the login is stored (borrowed). */
+const char *cp_store_path(const struct cp *);
+
+/*
+ * Logs in (id: user or client id; secret: password or client secret),
+ * stores the tokens, then probes the cluster the control plane serves
+ * and stores it too.
+ */
+int	 cp_login(struct cp *, enum cp_grant, const char *id,
+	    const char *secret, struct rai_err *);
+/* Forgets the stored login; 0 also when there was none. */
+int	 cp_logout(struct cp *, struct rai_err *);
+/* Whether a login is stored. */
+int	 cp_logged_in(struct cp *);
+/* The stored access token's claims, unverified (display only). */
+int	 cp_claims(struct cp *, cJSON **claims, struct rai_err *);
+/*
+ * The probed cluster's "id", "name", "version", "domain": borrowed, and
+ * valid only until the next call on the session (which may read the
+ * store again as it renews the token).
+ */
+const char *cp_cluster(struct cp *, const char *key);
+
+/* An authenticated call; see backend_call. */
+int	 cp_call(struct cp *, const char *method, const char *path,
+	    const cJSON *body, long *status, cJSON **out, struct rai_err *);
+
+#endif

@@ -1,0 +1,642 @@
+/*
+ * Researcher work through the control plane: see cp_work.h. Lists are
+ * read page by page (offset/limit, following "next"); names become ids
+ * through the API's filterBy.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/alloc.h"
+#include "core/buf.h"
+#include "core/err.h"
+#include "core/json.h"
+#include "core/time.h"
+#include "kube/quantity.h"
+#include "runai/cp.h"
+#include "runai/cp_work.h"
+
+#include "core/banned.h"
+
+#define PAGE_LIMIT	500	/* the API's largest page */
+#define PAGES_MAX	200	/* 100000 items: a runaway "next" stops */
+
+/* ---- names and paging ---- */
+
+/*
+ * Names go into filterBy values unescaped, so only what Kubernetes
+ * names may hold is accepted (and no ',' that would split the filter).
+ */
+static int
+check_name(const char *what, const char *name, struct rai_err *err)
+{
+	const char *p;
+
+	if (name == NULL || *name == '\0' || strlen(name) > 253)
+		return rai_err_set(err, RAI_E_USAGE, "invalid %s name '%s'",
+		    what, name != NULL ? name : "");
+	for (p = name; *p != '\0'; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) &&
+		    *p != '-' && *p != '.')
+			return rai_err_set(err, RAI_E_USAGE, "invalid %s name "
+			    "'%s': lowercase letters, digits, '-' and '.' only",
+			    what, name);
+	return 0;
+}
+
+/*
+ * GET path (with its query, if any) page by page; the items of key of
+ * every page are moved into *all (an array the caller frees).
+ */
+static int
+get_all(struct cp *c, const char *path, const char *key, cJSON **all,
+    struct rai_err *err)
+{
+	cJSON *page, *items;
+	long offset = 0;
+	int pages;
+	char *url;
+
+	*all = cJSON_CreateArray();
+	for (pages = 0; pages < PAGES_MAX; pages++) {
+		url = xasprintf("%s%soffset=%ld&limit=%d", path,
+		    strchr(path, '?') != NULL ? "&" : "?", offset, PAGE_LIMIT);
+		page = NULL;
+		if (cp_call(c, "GET", url, NULL, NULL, &page, err) == -1) {
+			free(url);
+			cJSON_Delete(*all);
+			*all = NULL;
+			return -1;
+		}
+		free(url);
+		items = page != NULL ? cJSON_DetachItemFromObjectCaseSensitive(
+		    page, key) : NULL;
+		while (cJSON_IsArray(items) && cJSON_GetArraySize(items) > 0)
+			cJSON_AddItemToArray(*all,
+			    cJSON_DetachItemFromArray(items, 0));
+		cJSON_Delete(items);
+		offset = (long)rai_json_num(page, "next", 0);
+		cJSON_Delete(page);
+		if (offset <= 0)
+			return 0;
+	}
+	return 0;
+}
+
+/* ---- projects ---- */
+
+static int
+by_project_name(const void *a, const void *b)
+{
+	return strcmp(((const struct rai_project *)a)->name,
+	    ((const struct rai_project *)b)->name);
+}
+
+int
+cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
+{
+	const cJSON *it, *res;
+	cJSON *all;
+	size_t n = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	if (get_all(c, "/api/v1/org-unit/projects", "projects", &all,
+	    err) == -1)
+		return -1;
+	pl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*pl->v));
+	cJSON_ArrayForEach(it, all) {
+		struct rai_project *p = &pl->v[n++];
+
+		p->name = xstrdup(rai_json_str_or(it, "name", ""));
+		p->has_quota = 1;
+		/* the project's GPUs: its node pools' deserved GPUs */
+		cJSON_ArrayForEach(res, rai_json_array(it, "resources"))
+			p->deserved_gpus += rai_json_num(res, "gpu.deserved", 0);
+		p->interactive_affinity = xcalloc(1, sizeof(char *));
+		p->train_affinity = xcalloc(1, sizeof(char *));
+	}
+	pl->n = n;
+	qsort(pl->v, pl->n, sizeof(*pl->v), by_project_name);
+	cJSON_Delete(all);
+	return 0;
+}
+
+/* The string at path of the project called name. */
+static int
+project_field(struct cp *c, const char *name, const char *path, char **out,
+    struct rai_err *err)
+{
+	const cJSON *first;
+	const char *v;
+	cJSON *all;
+	char *url;
+	int rc;
+
+	if (check_name("project", name, err) == -1)
+		return -1;
+	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s", name);
+	rc = get_all(c, url, "projects", &all, err);
+	free(url);
+	if (rc == -1)
+		return -1;
+	first = cJSON_GetArrayItem(all, 0);
+	if (first == NULL) {
+		cJSON_Delete(all);
+		return rai_err_set(err, RAI_E_NOTFOUND, "project '%s' not found "
+		    "on the control plane", name);
+	}
+	if ((v = rai_json_str(first, path)) == NULL) {
+		cJSON_Delete(all);
+		return rai_err_set(err, RAI_E_PROTO, "project '%s' has no %s on "
+		    "the control plane", name, path);
+	}
+	*out = xstrdup(v);
+	cJSON_Delete(all);
+	return 0;
+}
+
+int
+cp_project_id(struct cp *c, const char *name, char **id, struct rai_err *err)
+{
+	return project_field(c, name, "id", id, err);
+}
+
+int
+cp_project_namespace(struct cp *c, const char *name, char **ns,
+    struct rai_err *err)
+{
+	return project_field(c, name, "status.namespace", ns, err);
+}
+
+/* ---- workloads as job views ---- */
+
+static const struct {
+	const char	*phase;
+	const char	*status;
+} phase_status[] = {
+	{ "Creating", "Pending" }, { "Initializing", "ContainerCreating" },
+	{ "Pending", "Pending" }, { "Resuming", "Pending" },
+	{ "Running", "Running" }, { "Updating", "Running" },
+	{ "Degraded", "Running" }, { "Stopping", "Suspended" },
+	{ "Stopped", "Suspended" }, { "Completed", "Succeeded" },
+	{ "Failed", "Failed" }, { "Deleting", "Terminating" },
+	{ "Terminating", "Terminating" }, { "Unknown", "Unknown" },
+};
+
+const char *
+cp_phase_status(const char *phase)
+{
+	size_t i;
+
+	for (i = 0; phase != NULL && i < sizeof(phase_status) /
+	    sizeof(phase_status[0]); i++)
+		if (strcmp(phase_status[i].phase, phase) == 0)
+			return phase_status[i].status;
+	return "Unknown";
+}
+
+/* The original CLI's TYPE column for the API's workload type. */
+static const char *
+job_type(const char *type)
+{
+	if (type == NULL)
+		return "";
+	if (strcmp(type, "Training") == 0)
+		return "Train";
+	if (strcmp(type, "Workspace") == 0)
+		return "Interactive";
+	return type;
+}
+
+void
+cp_job_view(const cJSON *wl, struct rai_job_view *v)
+{
+	const char *phase = rai_json_str(wl, "phase");
+	const cJSON *images = rai_json_array(wl, "images");
+	int requested = (int)rai_json_num(wl, "requestedPods.number", 1);
+
+	memset(v, 0, sizeof(*v));
+	v->name = xstrdup(rai_json_str_or(wl, "name", ""));
+	v->namespace = xstrdup(rai_json_str_or(wl, "namespace", ""));
+	v->project = xstrdup(rai_json_str_or(wl, "projectName", ""));
+	v->uid = xstrdup(rai_json_str_or(wl, "id", ""));
+	v->kind = xstrdup(rai_json_str_or(wl, "type", ""));
+	v->status = xstrdup(cp_phase_status(phase));
+	v->type = xstrdup(job_type(rai_json_str(wl, "type")));
+	v->user = xstrdup(rai_json_str_or(wl, "submittedBy", ""));
+	v->node = xstrdup("");
+	v->image = xstrdup(cJSON_IsString(cJSON_GetArrayItem(images, 0)) ?
+	    cJSON_GetArrayItem(images, 0)->valuestring : "");
+	v->service_urls = xstrdup("");
+	v->command_line = xstrdup("");
+	v->finished = phase != NULL && (strcmp(phase, "Completed") == 0 ||
+	    strcmp(phase, "Failed") == 0);
+	/* a suspended job waits for nothing */
+	if (phase != NULL && (strcmp(phase, "Stopped") == 0 ||
+	    strcmp(phase, "Stopping") == 0))
+		requested = 0;
+	v->gpus_allocated = rai_json_num(wl, "allocatedResources.gpu", 0);
+	v->gpus_requested = rai_json_num(wl,
+	    "podsRequestedResources.gpu.request", 0);
+	rai_job_view_gpu_cell(v);
+	v->pods_running = (int)rai_json_num(wl, "runningPods", 0);
+	v->pods_pending = v->finished || v->pods_running >= requested ? 0 :
+	    requested - v->pods_running;
+	v->created = rai_parse_rfc3339(rai_json_str_or(wl, "createdAt", ""));
+	v->created_by_cli = strcmp(rai_json_str_or(wl, "source", ""),
+	    "CLI") == 0;
+}
+
+/*
+ * The NODE column: the node of the job's pods ("<multiple>" when they
+ * are on several), from one tenant-wide list of pods.
+ */
+static int
+fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
+{
+	const cJSON *p;
+	const char *node, *wid;
+	cJSON *pods;
+	size_t i;
+
+	if (jl->n == 0)
+		return 0;
+	if (get_all(c, "/api/v1/workloads/pods", "pods", &pods, err) == -1)
+		return -1;
+	cJSON_ArrayForEach(p, pods) {
+		wid = rai_json_str_or(p, "workloadId", "");
+		if ((node = rai_json_str(p, "nodeName")) == NULL)
+			continue;
+		for (i = 0; i < jl->n; i++) {
+			struct rai_job_view *v = &jl->v[i];
+			char *was = v->node;
+
+			if (strcmp(v->uid, wid) != 0 || strcmp(was, node) == 0)
+				continue;
+			v->node = xstrdup(*was == '\0' ? node : "<multiple>");
+			free(was);
+		}
+	}
+	cJSON_Delete(pods);
+	return 0;
+}
+
+static int
+by_project_then_name(const void *a, const void *b)
+{
+	const struct rai_job_view *x = a, *y = b;
+	int c = strcmp(x->project, y->project);
+
+	return c != 0 ? c : strcmp(x->name, y->name);
+}
+
+int
+cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
+    struct rai_err *err)
+{
+	const cJSON *it;
+	cJSON *all;
+	char *path;
+	size_t n = 0;
+	int rc;
+
+	memset(jl, 0, sizeof(*jl));
+	if (project != NULL && check_name("project", project, err) == -1)
+		return -1;
+	path = project != NULL ? xasprintf("/api/v1/workloads?filterBy="
+	    "projectName==%s", project) : xstrdup("/api/v1/workloads");
+	rc = get_all(c, path, "workloads", &all, err);
+	free(path);
+	if (rc == -1)
+		return -1;
+	jl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*jl->v));
+	cJSON_ArrayForEach(it, all)
+		cp_job_view(it, &jl->v[n++]);
+	jl->n = n;
+	cJSON_Delete(all);
+	if (fill_nodes(c, jl, err) == -1) {
+		rai_job_list_release(jl);
+		return -1;
+	}
+	qsort(jl->v, jl->n, sizeof(*jl->v), by_project_then_name);
+	return 0;
+}
+
+int
+cp_job_find(struct cp *c, const char *project, const char *name,
+    cJSON **workload, struct rai_err *err)
+{
+	cJSON *all;
+	char *path;
+	int rc, n;
+
+	if (check_name("project", project, err) == -1 ||
+	    check_name("job", name, err) == -1)
+		return -1;
+	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s",
+	    name, project);
+	rc = get_all(c, path, "workloads", &all, err);
+	free(path);
+	if (rc == -1)
+		return -1;
+	n = cJSON_GetArraySize(all);
+	if (n != 1) {
+		cJSON_Delete(all);
+		if (n == 0)
+			return rai_err_set(err, RAI_E_NOTFOUND, "Job %s does not "
+			    "exist in project %s. If the job exists in a "
+			    "different project, use -p <project-name>.", name,
+			    project);
+		return rai_err_set(err, RAI_E_PROTO, "%d workloads are called "
+		    "%s in project %s", n, name, project);
+	}
+	*workload = cJSON_DetachItemFromArray(all, 0);
+	cJSON_Delete(all);
+	return 0;
+}
+
+/* ---- submit ---- */
+
+/* One word for a command line the API takes as a string: quoted when
+ * it holds what a shell would split or interpret. */
+static void
+put_word(struct rai_buf *b, const char *w)
+{
+	const char *p;
+	int plain = *w != '\0';
+
+	for (p = w; *p != '\0' && plain; p++)
+		if (!isalnum((unsigned char)*p) && strchr("-_./=:,+@%", *p) ==
+		    NULL)
+			plain = 0;
+	if (b->len > 0)
+		rai_buf_addch(b, ' ');
+	if (plain) {
+		rai_buf_addstr(b, w);
+		return;
+	}
+	rai_buf_addch(b, '\'');
+	for (p = w; *p != '\0'; p++) {
+		if (*p == '\'')
+			rai_buf_addstr(b, "'\\''");
+		else
+			rai_buf_addch(b, *p);
+	}
+	rai_buf_addch(b, '\'');
+}
+
+static void
+add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	size_t i;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		put_word(&b, w[i]);
+	cJSON_AddStringToObject(spec, key, rai_buf_str(&b));
+	rai_buf_release(&b);
+}
+
+/* What this slice of backend mode cannot send yet: refused, not lost. */
+static int
+unsupported(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	const char *flag = s->volumes.n ? "--volume" : s->pvcs.n ? "--pvc" :
+	    s->ports.n ? "--port" : s->service_type ? "--service-type" :
+	    s->git_sync ? "--git-sync" : s->node_type ? "--node-type" :
+	    s->mig_profile ? "--mig-profile" : s->inference ? "--inference" :
+	    s->run_as_user ? "--run-as-user" : s->pod_labels.n ? "--label" :
+	    s->pod_annotations.n ? "--annotation" : s->preemptible ?
+	    "--preemptible" : s->ttl_after_finish >= 0 ?
+	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
+	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
+	    s->mps ? "--mps" : s->tty ? "--tty" : s->stdin_open ? "--stdin" :
+	    s->prevent_privilege_escalation ?
+	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
+	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
+
+	if (flag == NULL)
+		return 0;
+	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
+	    "mode yet", flag);
+	return -1;
+}
+
+static int
+add_env(cJSON *spec, const struct rai_strv *env, struct rai_err *err)
+{
+	cJSON *arr, *e;
+	const char *eq;
+	char *name;
+	size_t i;
+
+	if (env->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, "environmentVariables");
+	for (i = 0; i < env->n; i++) {
+		if ((eq = strchr(env->v[i], '=')) == NULL || eq == env->v[i])
+			return rai_err_set(err, RAI_E_USAGE, "invalid "
+			    "environment variable '%s': use NAME=VALUE",
+			    env->v[i]);
+		if (strncmp(eq + 1, "SECRET:", 7) == 0)
+			return rai_err_set(err, RAI_E_USAGE, "secret environment "
+			    "variables are not supported in control-plane mode "
+			    "yet");
+		name = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", name);
+		free(name);
+		cJSON_AddStringToObject(e, "value", eq + 1);
+		cJSON_AddItemToArray(arr, e);
+	}
+	return 0;
+}
+
+/* CPU cores as a number: "2", "0.5", "500m". */
+static int
+add_cores(cJSON *compute, const char *key, const char *q,
+    struct rai_err *err)
+{
+	double v;
+
+	if (q == NULL)
+		return 0;
+	if (rai_quantity_parse(q, &v) == -1 || v <= 0)
+		return rai_err_set(err, RAI_E_USAGE, "invalid CPU amount '%s'",
+		    q);
+	cJSON_AddNumberToObject(compute, key, v);
+	return 0;
+}
+
+static int
+add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	cJSON *c = cJSON_AddObjectToObject(spec, "compute");
+
+	if (s->gpu_memory != NULL) {
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
+		cJSON_AddStringToObject(c, "gpuRequestType", "memory");
+		cJSON_AddStringToObject(c, "gpuMemoryRequest", s->gpu_memory);
+	} else if (s->gpu > 0 && s->gpu < 1) {
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
+		cJSON_AddStringToObject(c, "gpuRequestType", "portion");
+		cJSON_AddNumberToObject(c, "gpuPortionRequest", s->gpu);
+	} else if (s->gpu >= 1) {
+		if (s->gpu != floor(s->gpu))
+			return rai_err_set(err, RAI_E_USAGE, "GPUs over 1 must be "
+			    "whole: %g", s->gpu);
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", s->gpu);
+	}
+	if (add_cores(c, "cpuCoreRequest", s->cpu, err) == -1 ||
+	    add_cores(c, "cpuCoreLimit", s->cpu_limit, err) == -1)
+		return -1;
+	if (s->memory != NULL)
+		cJSON_AddStringToObject(c, "cpuMemoryRequest", s->memory);
+	if (s->memory_limit != NULL)
+		cJSON_AddStringToObject(c, "cpuMemoryLimit", s->memory_limit);
+	if (s->large_shm)
+		cJSON_AddBoolToObject(c, "largeShmRequest", 1);
+	return 0;
+}
+
+static int
+request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	if (s->image != NULL)
+		cJSON_AddStringToObject(spec, "image", s->image);
+	if (s->image_pull_policy != NULL)
+		cJSON_AddStringToObject(spec, "imagePullPolicy",
+		    s->image_pull_policy);
+	if (s->working_dir != NULL)
+		cJSON_AddStringToObject(spec, "workingDir", s->working_dir);
+	if (s->is_command && s->ncmd > 0) {
+		add_words(spec, "command", s->cmd, 1);
+		add_words(spec, "args", s->cmd + 1, s->ncmd - 1);
+	} else
+		add_words(spec, "args", s->cmd, s->ncmd);
+	if (add_env(spec, &s->env, err) == -1 || add_compute(spec, s, err) == -1)
+		return -1;
+	if (!s->interactive && s->completions > 0)
+		cJSON_AddNumberToObject(spec, "completions",
+		    (double)s->completions);
+	if (!s->interactive && s->parallelism > 0)
+		cJSON_AddNumberToObject(spec, "parallelism",
+		    (double)s->parallelism);
+	if (!s->interactive && s->backoff_limit >= 0)
+		cJSON_AddNumberToObject(spec, "backoffLimit",
+		    (double)s->backoff_limit);
+	return 0;
+}
+
+int
+cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
+    const char *project_id, const char *cluster_id, cJSON **body,
+    struct rai_err *err)
+{
+	cJSON *b;
+
+	*body = NULL;
+	if (unsupported(s, err) == -1)
+		return -1;
+	b = cJSON_CreateObject();
+	cJSON_AddStringToObject(b, "name", s->name != NULL ? s->name :
+	    prefix != NULL ? prefix : "job");
+	if (s->name == NULL)
+		cJSON_AddBoolToObject(b, "useGivenNameAsPrefix", 1);
+	cJSON_AddStringToObject(b, "projectId", project_id);
+	cJSON_AddStringToObject(b, "clusterId", cluster_id);
+	if (request_spec(cJSON_AddObjectToObject(b, "spec"), s, err) == -1) {
+		cJSON_Delete(b);
+		return -1;
+	}
+	*body = b;
+	return 0;
+}
+
+int
+cp_submit(struct cp *c, const struct rai_submit_spec *s, const char *prefix,
+    cJSON **created, struct rai_err *err)
+{
+	/* copied: the store is read again as the calls below renew */
+	char *cluster = cp_cluster(c, "id") != NULL ?
+	    xstrdup(cp_cluster(c, "id")) : NULL;
+	char *pid = NULL;
+	cJSON *body = NULL;
+	int rc = -1;
+
+	if (cluster == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
+		    "control plane %s; run 'runai login'", cp_url(c));
+	if (cp_project_id(c, s->project, &pid, err) == -1 ||
+	    cp_submit_request(s, prefix, pid, cluster, &body, err) == -1)
+		goto out;
+	rc = cp_call(c, "POST", s->interactive ? "/api/v1/workloads/workspaces"
+	    : "/api/v1/workloads/trainings", body, NULL, created, err);
+out:
+	cJSON_Delete(body);
+	free(pid);
+	free(cluster);
+	return rc;
+}
+
+/* ---- actions ---- */
+
+/* The type-specific collection of a workload ("trainings"), or NULL. */
+static const char *
+type_path(const char *type)
+{
+	if (type == NULL)
+		return NULL;
+	if (strcmp(type, "Training") == 0)
+		return "trainings";
+	if (strcmp(type, "Workspace") == 0)
+		return "workspaces";
+	if (strcmp(type, "Distributed") == 0)
+		return "distributed";
+	return NULL;
+}
+
+int
+cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
+    struct rai_err *err)
+{
+	const char *kind = type_path(rai_json_str(wl, "type"));
+	const char *id = rai_json_str(wl, "id");
+	cJSON *out = NULL;
+	char *path;
+	int rc;
+
+	if (kind == NULL || id == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "workload %s is of type %s, "
+		    "which runai cannot manage yet", rai_json_str_or(wl, "name",
+		    "?"), rai_json_str_or(wl, "type", "?"));
+	if (a == CP_DELETE)
+		path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
+	else
+		path = xasprintf("/api/v1/workloads/%s/%s/%s", kind, id,
+		    a == CP_SUSPEND ? "suspend" : "resume");
+	/* 200, 202 or 204 by release: any 2xx means done or accepted */
+	rc = cp_call(c, a == CP_DELETE ? "DELETE" : "POST", path, NULL, NULL,
+	    &out, err);
+	cJSON_Delete(out);
+	free(path);
+	return rc;
+}
+
+int
+cp_job_list_of(struct cp *c, const cJSON *wl, const char *what,
+    cJSON **items, struct rai_err *err)
+{
+	char *path = xasprintf("/api/v1/workloads/%s/%s",
+	    rai_json_str_or(wl, "id", ""), what);
+	int rc = get_all(c, path, what, items, err);
+
+	free(path);
+	return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * cp_work: researcher work through the control plane - projects, the
+ * workloads list, one workload by name, submit, delete, suspend and
+ * resume, events and pods - as the views the Kubernetes-mode commands
+ * print (struct rai_project, struct rai_job_view), so both modes show
+ * the same columns. Names are resolved to ids here, with clear errors
+ * when one is missing or ambiguous.
+ */
+#ifndef RUNAI_CP_WORK_H
+#define RUNAI_CP_WORK_H
+
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+#include "runai/cp.h"
+#include "runai/job.h"
+#include "runai/project.h"
+#include "runai/submit.h"
+
+/* Every project of the control plane, sorted by name. */
+int	 cp_projects(struct cp *, struct rai_project_list *, struct rai_err *);
+/* A project's id; RAI_E_NOTFOUND naming it when it does not exist. */
+int	 cp_project_id(struct cp *, const char *name, char **id,
+	    struct rai_err *);
+/* A project's namespace on its cluster (status.namespace). */
+int	 cp_project_namespace(struct cp *, const char *name, char **ns,
+	    struct rai_err *);
+
+/* The jobs of project (NULL = every project), sorted by project, name. */
+int	 cp_jobs(struct cp *, const char *project, struct rai_job_list *,
+	    struct rai_err *);
+/*
+ * The one workload called name in project (caller cJSON_Deletes);
+ * RAI_E_NOTFOUND in the original CLI's words when there is none.
+ */
+int	 cp_job_find(struct cp *, const char *project, const char *name,
+	    cJSON **workload, struct rai_err *);
+/* A Workload as the job view of list jobs (fields strdup'ed). */
+void	 cp_job_view(const cJSON *workload, struct rai_job_view *);
+/* The STATUS column for a control-plane phase. */
+const char *cp_phase_status(const char *phase);
+
+/*
+ * The create request for spec (trainings, or workspaces when
+ * spec->interactive), pure: the project id and cluster id filled in.
+ * Without spec->name the control plane names the job: prefix (NULL =
+ * "job") and characters of its own. RAI_E_USAGE for what the API
+ * mapping does not carry yet.
+ */
+int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
+	    const char *project_id, const char *cluster_id, cJSON **body,
+	    struct rai_err *);
+/* Submits; *created is the answer (Training1/Workspace1). */
+int	 cp_submit(struct cp *, const struct rai_submit_spec *,
+	    const char *prefix, cJSON **created, struct rai_err *);
+
+enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
+/* The action on a workload (as cp_job_find returns it); any 2xx is done. */
+int	 cp_job_action(struct cp *, const cJSON *workload, enum cp_action,
+	    struct rai_err *);
+/* GET /api/v1/workloads/{id}/events or /pods: the array (caller frees). */
+int	 cp_job_list_of(struct cp *, const cJSON *workload, const char *what,
+	    cJSON **items, struct rai_err *);
+
+#endif

@@ -1,0 +1,305 @@
+#!/usr/bin/env bats
+# runai in backend (control-plane) mode against kube-sim's emulated Run:ai
+# control plane. One suite for every release profile: this file is 2.24,
+# t6000-cp-2.18.bats and t6000-cp-2.21.bats are links to it, and the
+# profile is the version in the name the file is run under. Every request
+# runai sends and every answer the emulator gives is judged against that
+# release's published OpenAPI document; the suite ends by asserting that
+# the judge saw nothing wrong, and by proving that it would have.
+
+load lib/common
+load lib/cp
+
+CP_VERSION=${BATS_TEST_FILENAME##*/t6000-cp-}
+CP_VERSION=${CP_VERSION%.bats}
+
+setup_file() {
+	cp_start
+}
+
+teardown_file() {
+	kubesim_stop
+}
+
+setup() {
+	cp_setup
+	NS=runai-team-a
+}
+
+@test "a context is in Kubernetes mode until a control plane is configured" {
+	isolate_env
+	use_sim_kubeconfig
+	run -0 runai version
+	assert_line "Mode: kubernetes"
+	run -0 runai config control-plane "$CP_URL"
+	run -0 runai version
+	assert_line "Mode: control-plane"
+	assert_line "ControlPlane: $CP_URL"
+	assert_line "ControlPlaneVersion: unknown (not logged in)"
+	# kept beside the context, where kubectl keeps it too
+	run -0 yq -r '.contexts[0].context.extensions[0].extension.url' "$KUBECONFIG"
+	assert_output "$CP_URL"
+	run -0 runai config control-plane --unset
+	run -0 runai version
+	assert_line "Mode: kubernetes"
+	# or for every context from the environment
+	RUNAI_CONTROL_PLANE_URL=$CP_URL run -0 runai version
+	assert_line "Mode: control-plane"
+}
+
+@test "plain http to a host that is not loopback is refused" {
+	run -1 runai config control-plane http://runai.example.com
+	assert_output --partial "plain http to a host that is not a loopback address"
+	assert_equal "${#lines[@]}" 2	# the error and its hint
+}
+
+@test "not logged in: one clear line" {
+	run -1 runai list jobs -p team-a
+	assert_output "runai: error: not logged in to the control plane $CP_URL; run 'runai login'"
+}
+
+@test "login with a password from stdin; the tokens are private; whoami and version" {
+	run -0 --separate-stderr bash -c "jq -r .password '$CP_CREDS' |
+		runai login --username '$CP_USER' --password-stdin -v=8"
+	assert_output "Logged in successfully to $CP_URL"
+	# -v=8 traces the bodies: the password and the tokens are redacted
+	refute [ -z "$stderr" ]
+	[[ "$stderr" != *"$(jq -r .password "$CP_CREDS")"* ]]
+	[[ "$stderr" != *eyJ* ]]
+	local store
+	store=$(find "$XDG_CONFIG_HOME/runai/control-plane" -name '*.json')
+	run -0 stat -c %a "$store"
+	assert_output 600
+	run -0 runai whoami
+	assert_line "User: $CP_USER"
+	assert_line "Control plane: $CP_URL"
+	run -0 runai version
+	assert_line --regexp "^ControlPlaneVersion: ${CP_VERSION//./\\.}\.[0-9]+$"
+	assert [ "$(cp_grants password)" -ge 1 ]
+}
+
+@test "logout forgets the login" {
+	cp_login
+	run -0 runai logout
+	assert_output "Logged out"
+	run -0 find "$XDG_CONFIG_HOME" -name '*.json'
+	assert_output ""
+	run -1 runai whoami
+	assert_line --index 0 "runai: error: You are currently not logged in to Run:AI"
+}
+
+@test "the browser flows are refused in backend mode, not ignored" {
+	run -2 runai login --auth-flow browser
+	assert_output "runai: error: --auth-flow browser is not supported in control-plane mode yet: log in with --username, or an access key with --client-id"
+}
+
+@test "a wrong password fails with one line and stores nothing" {
+	run -1 bash -c "echo wrong | runai login --username '$CP_USER' --password-stdin"
+	assert_output --partial "login to $CP_URL failed"
+	assert_equal "${#lines[@]}" 1
+	run -0 find "$XDG_CONFIG_HOME" -name '*.json'
+	assert_output ""
+}
+
+@test "login with an access key, the secret from a file" {
+	local -a flags
+	mapfile -t flags < <(cp_access_key_flags)
+	run -0 runai login "${flags[@]}"
+	assert_output "Logged in successfully to $CP_URL"
+	run -0 runai whoami -o json
+	assert_equal "$(jq -r .subject <<<"$output")" "$(jq -r .clientId "$CP_CREDS")"
+	# the secret from stdin instead of the file
+	flags[2]=--secret-stdin
+	unset 'flags[3]'
+	run -0 bash -c 'creds=$1; shift; jq -r .clientSecret "$creds" | runai login "$@"' \
+		_ "$CP_CREDS" "${flags[@]}"
+	assert_output "Logged in successfully to $CP_URL"
+}
+
+@test "list projects: the control plane's projects in the Kubernetes-mode columns" {
+	cp_login
+	run -0 runai list projects
+	assert_line --index 0 --regexp '^PROJECT +DEPARTMENT +DESERVED GPUs +INT LIMIT +INT AFFINITY +TRAIN AFFINITY$'
+	assert_line --regexp '^team-a +- +4 '
+	assert_line --regexp '^team-d +- +8 '
+	run -0 runai config project team-b
+	run -0 runai list projects
+	assert_line --regexp '^team-b \(default\) '
+}
+
+@test "submit a training and a workspace; list shows them with the Kubernetes-mode columns" {
+	cp_login
+	run -0 runai submit train1 -p team-a -i ubuntu -g 1 -e EPOCHS=3 -- sleep 300
+	assert_line "The job 'train1' has been submitted successfully"
+	run -0 runai submit ws1 -p team-a -i ubuntu -g 0.5 --cpu 0.5 --memory 1G --interactive -- sleep 300
+	cp_wait_status train1 Running
+	cp_wait_status ws1 Running
+	runai config project team-a >/dev/null
+	run -0 runai list jobs
+	assert_line --index 0 "Showing jobs for project team-a"
+	assert_line --index 1 --regexp '^NAME +STATUS +AGE +NODE +IMAGE +TYPE +PROJECT +USER +GPUs Allocated \(Requested\) +PODs Running \(Pending\) +SERVICE URL\(S\)$'
+	assert_line --regexp "^train1 +Running +[0-9]+s +node-[0-9] +ubuntu +Train +team-a +$CP_USER +1 \(1\) +1 \(0\)"
+	assert_line --regexp "^ws1 +Running +[0-9]+s +node-[0-9] +ubuntu +Interactive +team-a +$CP_USER +0\.50 \(0\.50\) +1 \(0\)"
+	# the workload is the emulator's own cluster object: kubectl sees its pod
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dtrain1"
+	assert_equal "$(jq -r '.items[0].spec.containers[0].env[0].name' <<<"$output")" EPOCHS
+	# 200 until 2.20, 202 (accepted) from 2.21
+	run -0 cp_status_of POST '^/api/v1/workloads/trainings$'
+	assert_output "$([ "$CP_VERSION" = 2.18 ] && echo 200 || echo 202)"
+	run -0 runai list -A -o name
+	assert_output "job/train1
+job/ws1"
+	# no name: the control plane names it after the prefix
+	run -0 runai submit --job-name-prefix exp -p team-b -i ubuntu -- sleep 300
+	assert_line --regexp "^The job 'exp-[a-z0-9]{5}' has been submitted successfully$"
+}
+
+@test "describe job: the workload, its pods and events" {
+	cp_login
+	runai submit desc1 -p team-a -i ubuntu -- sleep 300 >/dev/null
+	cp_wait_status desc1 Running
+	run -0 runai describe job desc1 -p team-a
+	assert_line "NAME: desc1"
+	assert_line "STATUS: Running"
+	assert_line "Pods:"
+	assert_line --regexp '^desc1-[a-z0-9]+ +Running +node-[0-9] +ubuntu$'
+	assert_line "Events:"
+	assert_line --regexp '\[Scheduled\] Successfully assigned runai-team-a/desc1-'
+	run -1 runai describe job nosuch -p team-a
+	assert_output "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
+}
+
+@test "suspend, resume and delete" {
+	cp_login
+	runai submit life1 -p team-a -i ubuntu -- sleep 300 >/dev/null
+	cp_wait_status life1 Running
+	runai config project team-a >/dev/null
+	run -0 runai suspend life1
+	assert_output "Job life1 suspended successfully."
+	cp_wait_status life1 Suspended
+	run -0 runai resume life1
+	assert_output "Job life1 resumed successfully."
+	cp_wait_status life1 Running
+	run -1 runai delete life1 nosuch
+	assert_line "Job life1 deleted successfully."
+	assert_line "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
+	run -0 cp_status_of DELETE '^/api/v1/workloads/trainings/'
+	assert_output "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
+	run -0 runai list jobs -o name
+	refute_line job/life1
+}
+
+@test "a policy violation is shown per field and nothing is made" {
+	cp_login
+	run -1 --separate-stderr runai submit big1 -p team-a -i ubuntu -g 8
+	assert_equal "$stderr" "runai: error from server (BadRequest): the workload does not comply with the policy
+  compute.gpuDevicesRequest: value must be no greater than 4"
+	run -0 kube_api "$KUBESIM_URL/apis/run.ai/v1/namespaces/$NS/runaijobs"
+	refute_output --partial big1
+}
+
+@test "what backend mode cannot send yet is refused, not dropped" {
+	cp_login
+	run -2 runai submit pvc1 -p team-a -i ubuntu --pvc data:/data
+	assert_output "runai: error: --pvc is not supported in control-plane mode yet"
+	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
+	assert_output "runai: error: --template is not supported in control-plane mode yet"
+	run -2 runai submit pre1 -p team-a -i ubuntu --preemptible --interactive
+	assert_output "runai: error: --preemptible is not supported in control-plane mode yet"
+}
+
+@test "list jobs --watch polls and prints the list again when it changes" {
+	cp_login
+	runai list jobs -p team-c -w >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	local pid=$! _
+	sleep 1
+	runai submit watched1 -p team-c -i ubuntu -- sleep 300 >/dev/null
+	for _ in $(seq 1 50); do
+		grep -q '^watched1 ' "$BATS_TEST_TMPDIR/watch" && break
+		sleep 0.2
+	done
+	kill "$pid"
+	wait "$pid" || true
+	run -0 grep -c '^Showing jobs for project team-c' "$BATS_TEST_TMPDIR/watch"
+	assert [ "$output" -ge 2 ]
+	run -0 grep '^watched1 ' "$BATS_TEST_TMPDIR/watch"
+}
+
+@test "an expired token is renewed once for 50 commands at once" {
+	cp_login
+	runai config project team-a >/dev/null
+	cp_settings '{"tokenTtl": 12}'
+	cp_login
+	cp_settings '{"tokenTtl": 3600}'
+	local before pids=() i rc=0
+	before=$(cp_grants refresh_token)
+	# the token is renewed 2 s before it ends (a fifth of its life)
+	sleep 10.3
+	for i in $(seq 1 50); do
+		runai list jobs -o name >"$BATS_TEST_TMPDIR/out.$i" 2>"$BATS_TEST_TMPDIR/err.$i" &
+		pids+=($!)
+	done
+	for i in $(seq 1 50); do
+		wait "${pids[i - 1]}" || rc=$?
+	done
+	cat "$BATS_TEST_TMPDIR"/err.* >&2
+	assert_equal "$rc" 0
+	assert_equal "$(( $(cp_grants refresh_token) - before ))" 1
+	run -0 find "$XDG_CONFIG_HOME" -name '*.lock'
+	assert_output ""
+}
+
+@test "a command backend mode does not have yet says so, and how to leave it" {
+	cp_login
+	run -1 runai list nodes
+	assert_line --index 0 "runai: error: 'runai list nodes' is not available in control-plane mode yet"
+	assert_line --index 1 --partial "runai config control-plane --unset"
+}
+
+@test "logs go through the cluster's Kubernetes API, in the namespace the control plane names" {
+	cp_login
+	runai submit logs1 -p team-a -i busybox -- sleep 300 >/dev/null
+	cp_wait_status logs1 Running
+	local pod
+	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dlogs1" |
+		jq -r '.items[0].metadata.name')
+	jq -nc --arg ns "$NS" --arg pod "$pod" \
+		'{namespace: $ns, pod: $pod, container: null, lines: ["hello from the pod"]}' |
+		sim POST /_sim/logs - >/dev/null
+	run -0 runai logs logs1 -p team-a
+	assert_output --partial "hello from the pod"
+	# no kubeconfig that reaches the cluster: one clear line and a hint
+	KUBECONFIG=$BATS_TEST_TMPDIR/none RUNAI_CONTROL_PLANE_URL=$CP_URL \
+		run -1 runai logs logs1 -p team-a
+	assert_line --index 0 --partial "in control-plane mode 'runai logs' goes through the cluster's Kubernetes API"
+	assert_line --index 1 --partial "the kubeconfig context must reach the cluster's API server"
+}
+
+@test "the control plane down: one clear line" {
+	cp_login
+	cp_settings '{"downSeconds": 3}'
+	run -1 runai list jobs -p team-a
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp "^runai: error: .*${CP_URL#http://}"
+	sleep 3
+	run -0 runai list jobs -p team-a
+}
+
+@test "the judge saw no schema violation in anything above" {
+	run -0 cat "$CP_VIOLATIONS"
+	assert_output ""
+	# and it did judge: the requests above were seen
+	assert [ "$(wc -l <"$CP_REQUESTS")" -gt 50 ]
+}
+
+@test "the judge catches a wrong field (the control test)" {
+	cp_login
+	local token
+	token=$(jq -r .accessToken "$XDG_CONFIG_HOME"/runai/control-plane/*.json)
+	curl -sS -o /dev/null -H @<(printf 'Authorization: Bearer %s\n' "$token") \
+		-H 'Content-Type: application/json' \
+		--data '{"name":"bad1","projectId":"1","clusterId":"00000000-0000-4000-8000-000000000000","spec":{"image":"ubuntu","compute":{"gpuDeviceRequest":1}}}' \
+		"$CP_URL/api/v1/workloads/trainings"
+	run -0 jq -r .violation "$CP_VIOLATIONS"
+	assert_output --partial "'gpuDeviceRequest' was unexpected"
+}

@@ -1,0 +1,193 @@
+/*
+ * Unit tests of backend mode's pure parts (lib/runai/cp_work): the
+ * submit request built from the flags' spec, the phase → STATUS
+ * mapping, and a control-plane Workload as a list-jobs row.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+#include "core/json.h"
+#include "core/strv.h"
+#include "runai/cp_work.h"
+#include "runai/job.h"
+#include "runai/submit.h"
+
+#include "harness.h"
+
+#define CLUSTER	"71f69d83-ba66-4822-adf5-55ce55efd210"
+
+static cJSON *
+request(const struct rai_submit_spec *s, const char *prefix)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *body = NULL;
+
+	T_INT_EQ(cp_submit_request(s, prefix, "4", CLUSTER, &body, &err), 0);
+	rai_err_release(&err);
+	return body;
+}
+
+TEST(a_training_request_carries_the_flags)
+{
+	static const char *const cmd[] = { "python", "train.py", "--lr",
+	    "0.1 x", "it's" };
+	struct rai_submit_spec s;
+	cJSON *b;
+
+	rai_submit_spec_init(&s);
+	s.name = "train1";
+	s.image = "pytorch/pytorch";
+	s.cmd = cmd;
+	s.ncmd = 5;
+	s.is_command = 1;
+	s.gpu = 2;
+	s.cpu = "500m";
+	s.memory = "1G";
+	rai_strv_push(&s.env, "EPOCHS=3");
+	b = request(&s, NULL);
+	T_STR_EQ(rai_json_str(b, "name"), "train1");
+	T_NULL(rai_json_child(b, "useGivenNameAsPrefix"));
+	T_STR_EQ(rai_json_str(b, "projectId"), "4");
+	T_STR_EQ(rai_json_str(b, "clusterId"), CLUSTER);
+	T_STR_EQ(rai_json_str(b, "spec.image"), "pytorch/pytorch");
+	T_STR_EQ(rai_json_str(b, "spec.command"), "python");
+	/* one string: words a shell would split or interpret are quoted */
+	T_STR_EQ(rai_json_str(b, "spec.args"),
+	    "train.py --lr '0.1 x' 'it'\\''s'");
+	T_DBL_EQ(rai_json_num(b, "spec.compute.gpuDevicesRequest", 0), 2);
+	T_NULL(rai_json_str(b, "spec.compute.gpuRequestType"));
+	T_DBL_EQ(rai_json_num(b, "spec.compute.cpuCoreRequest", 0), 0.5);
+	T_STR_EQ(rai_json_str(b, "spec.compute.cpuMemoryRequest"), "1G");
+	T_STR_EQ(rai_json_str(cJSON_GetArrayItem(rai_json_array(b,
+	    "spec.environmentVariables"), 0), "name"), "EPOCHS");
+	T_STR_EQ(rai_json_str(cJSON_GetArrayItem(rai_json_array(b,
+	    "spec.environmentVariables"), 0), "value"), "3");
+	cJSON_Delete(b);
+	rai_strv_release(&s.env);
+}
+
+TEST(fractions_memory_and_generated_names)
+{
+	struct rai_submit_spec s;
+	cJSON *b;
+
+	rai_submit_spec_init(&s);
+	s.image = "ubuntu";
+	s.gpu = 0.5;
+	s.interactive = 1;
+	b = request(&s, "exp");
+	T_STR_EQ(rai_json_str(b, "name"), "exp");
+	T_INT_EQ(rai_json_bool(b, "useGivenNameAsPrefix", 0), 1);
+	T_DBL_EQ(rai_json_num(b, "spec.compute.gpuDevicesRequest", 0), 1);
+	T_STR_EQ(rai_json_str(b, "spec.compute.gpuRequestType"), "portion");
+	T_DBL_EQ(rai_json_num(b, "spec.compute.gpuPortionRequest", 0), 0.5);
+	cJSON_Delete(b);
+
+	s.gpu = 0;
+	s.gpu_memory = "8G";
+	b = request(&s, NULL);
+	T_STR_EQ(rai_json_str(b, "name"), "job");
+	T_STR_EQ(rai_json_str(b, "spec.compute.gpuRequestType"), "memory");
+	T_STR_EQ(rai_json_str(b, "spec.compute.gpuMemoryRequest"), "8G");
+	cJSON_Delete(b);
+}
+
+TEST(what_the_mapping_lacks_is_refused)
+{
+	struct rai_submit_spec s;
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *b = NULL;
+
+	rai_submit_spec_init(&s);
+	s.image = "ubuntu";
+	rai_strv_push(&s.pvcs, "data:/data");
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	T_STR_CONTAINS(err.message, "--pvc");
+	T_NULL(b);
+	rai_err_release(&err);
+	rai_strv_release(&s.pvcs);
+
+	rai_submit_spec_init(&s);
+	s.preemptible = 1;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "--preemptible");
+	rai_err_release(&err);
+
+	rai_submit_spec_init(&s);
+	s.gpu = 1.5;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	rai_err_release(&err);
+
+	rai_submit_spec_init(&s);
+	rai_strv_push(&s.env, "TOKEN=SECRET:creds,token");
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "secret");
+	rai_err_release(&err);
+	rai_strv_release(&s.env);
+}
+
+TEST(phases_map_to_the_status_column)
+{
+	T_STR_EQ(cp_phase_status("Creating"), "Pending");
+	T_STR_EQ(cp_phase_status("Initializing"), "ContainerCreating");
+	T_STR_EQ(cp_phase_status("Running"), "Running");
+	T_STR_EQ(cp_phase_status("Degraded"), "Running");
+	T_STR_EQ(cp_phase_status("Stopped"), "Suspended");
+	T_STR_EQ(cp_phase_status("Completed"), "Succeeded");
+	T_STR_EQ(cp_phase_status("Failed"), "Failed");
+	T_STR_EQ(cp_phase_status("Deleting"), "Terminating");
+	T_STR_EQ(cp_phase_status("Sometimes"), "Unknown");
+	T_STR_EQ(cp_phase_status(NULL), "Unknown");
+}
+
+TEST(a_workload_is_a_list_row)
+{
+	static const char wl_json[] = "{\"type\":\"Workspace\",\"name\":\"nb\","
+	    "\"id\":\"3f1c\",\"projectName\":\"team-a\",\"namespace\":"
+	    "\"runai-team-a\",\"phase\":\"Running\",\"submittedBy\":\"a@b\","
+	    "\"images\":[\"jupyter\"],\"runningPods\":1,"
+	    "\"requestedPods\":{\"number\":2},\"source\":\"CLI\","
+	    "\"allocatedResources\":{\"gpu\":0.5},\"podsRequestedResources\":"
+	    "{\"gpu\":{\"request\":0.5}},\"createdAt\":\"2025-01-02T03:04:05Z\"}";
+	cJSON *wl = cJSON_Parse(wl_json);
+	struct rai_job_view v;
+
+	cp_job_view(wl, &v);
+	T_STR_EQ(v.name, "nb");
+	T_STR_EQ(v.type, "Interactive");
+	T_STR_EQ(v.status, "Running");
+	T_STR_EQ(v.project, "team-a");
+	T_STR_EQ(v.user, "a@b");
+	T_STR_EQ(v.image, "jupyter");
+	T_STR_EQ(v.gpus, "0.50 (0.50)");
+	T_INT_EQ(v.pods_running, 1);
+	T_INT_EQ(v.pods_pending, 1);
+	T_INT_EQ(v.created_by_cli, 1);
+	T_INT_EQ(v.created > 0, 1);
+	rai_job_view_release(&v);
+	/* a suspended one waits for nothing */
+	cJSON_ReplaceItemInObject(wl, "phase", cJSON_CreateString("Stopped"));
+	cJSON_ReplaceItemInObject(wl, "runningPods", cJSON_CreateNumber(0));
+	cp_job_view(wl, &v);
+	T_STR_EQ(v.status, "Suspended");
+	T_INT_EQ(v.pods_pending, 0);
+	rai_job_view_release(&v);
+	cJSON_Delete(wl);
+}
+
+int
+main(void)
+{
+	RUN(a_training_request_carries_the_flags);
+	RUN(fractions_memory_and_generated_names);
+	RUN(what_the_mapping_lacks_is_refused);
+	RUN(phases_map_to_the_status_column);
+	RUN(a_workload_is_a_list_row);
+	return t_done();
+}
