@@ -38,7 +38,7 @@ Section: admin"
 		./usr/share/man/man8/runai-adm.8.gz ./usr/share/man/man1/rntop.1.gz \
 		./usr/share/bash-completion/completions/runai ./usr/share/zsh/vendor-completions/_runai \
 		./usr/share/doc/runai-tools/copyright ./usr/share/doc/runai-tools/changelog.gz; do
-		assert_output --regexp " $f$"
+		assert_line --regexp " ${f//./\\.}$"
 	done
 	# every file root's
 	! grep -v ' root/root ' <<<"$output"
