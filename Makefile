@@ -9,6 +9,8 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   / make uninstall
 #   make deps            install the Debian/npm packages the build and tests need
 #   make fuzz [FUZZ_TIME=60]  run each libFuzzer target (clang) for FUZZ_TIME s
+#   make deb             runai-tools_<version>_<arch>.deb (in build/default)
+#   make dist            runai-tools-<version>.tar.gz of HEAD (in build/default)
 #   make V=1             show full command lines
 
 VERSION		:= 0.1.0
@@ -47,10 +49,20 @@ PKG_CFLAGS	:= $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS	:= $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 GIT_COMMIT	:= $(shell git rev-parse --short HEAD 2>/dev/null)
 
+# Debian's hardening: checked buffer functions (which need optimising,
+# and are left to ASan in a sanitizer build), stack protector, full
+# RELRO and immediate binding.
+ifneq ($(SANITIZE),1)
+HARDEN_CPPFLAGS	:= $(if $(filter -O1 -O2 -O3 -Os,$(CFLAGS)),-D_FORTIFY_SOURCE=2)
+endif
+HARDEN_CFLAGS	:= -fstack-protector-strong
+HARDEN_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
+
 ALL_CPPFLAGS	:= -D_DEFAULT_SOURCE -Ilib -DRAI_VERSION='"$(VERSION)"' \
-		   -DRAI_GIT_COMMIT='"$(GIT_COMMIT)"' $(CPPFLAGS)
-ALL_CFLAGS	:= $(WARNINGS) $(CFLAGS) $(SAN_FLAGS) $(PKG_CFLAGS) -MMD -MP
-ALL_LDFLAGS	:= $(LDFLAGS) $(SAN_FLAGS)
+		   -DRAI_GIT_COMMIT='"$(GIT_COMMIT)"' $(HARDEN_CPPFLAGS) $(CPPFLAGS)
+ALL_CFLAGS	:= $(WARNINGS) $(HARDEN_CFLAGS) $(CFLAGS) $(SAN_FLAGS) \
+		   $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS	:= $(HARDEN_LDFLAGS) $(LDFLAGS) $(SAN_FLAGS)
 LIBS		:= $(PKG_LIBS) -lm
 
 ifneq ($(V),1)
@@ -75,7 +87,7 @@ HELPER_SRCS	:= $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN	:= $(if $(HELPER_SRCS),$(O)/tests/helper/rai-test-tool)
 
 .PHONY: all check check-valgrind test-bins docs demo install uninstall \
-	deps clean fuzz fuzz-bins
+	deps clean fuzz fuzz-bins deb dist
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -141,6 +153,18 @@ install: all
 		install -m 644 completions/$$p.bash $(DESTDIR)$(BASHCOMPDIR)/$$p; \
 		install -m 644 completions/_$$p $(DESTDIR)$(ZSHCOMPDIR)/_$$p; \
 	done
+
+# The Debian package of this build: contrib/deb/build-deb.sh.
+deb: all
+	@contrib/deb/build-deb.sh $(VERSION) $(O) $(O)
+
+# The source tarball of HEAD (committed files only; man/ and completions/
+# are committed, so "make" alone builds it).
+dist:
+	@mkdir -p $(O)
+	@git archive --format=tar --prefix=runai-tools-$(VERSION)/ HEAD | \
+		gzip -9n >$(O)/runai-tools-$(VERSION).tar.gz
+	@echo $(O)/runai-tools-$(VERSION).tar.gz
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/runai $(DESTDIR)$(BINDIR)/rntop \

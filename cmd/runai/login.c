@@ -134,6 +134,15 @@ runai_read_secret_line(int fd, long timeout_ms, char **out,
 	return 0;
 }
 
+/* The prompt on the terminal; one that cannot be shown changes nothing. */
+static void
+say(int fd, const char *s)
+{
+	ssize_t n = write(fd, s, strlen(s));
+
+	(void)n;
+}
+
 /* "Password: " on the terminal, echo off, restored on every exit path. */
 int
 runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
@@ -160,14 +169,14 @@ runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
 	tio = saved_tio;
 	tio.c_lflag &= ~(tcflag_t)(ECHO | ECHOE | ECHOK | ECHONL);
 	tio.c_lflag |= ICANON;
-	(void)write(fd, "Password: ", 10);
+	say(fd, "Password: ");
 	tcsetattr(fd, TCSAFLUSH, &tio);
 	rc = runai_read_secret_line(fd, timeout_ms, out, err);
 	tcsetattr(fd, TCSAFLUSH, &saved_tio);
 	tio_fd = -1;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	(void)write(fd, "\n", 1);
+	say(fd, "\n");
 	close(fd);
 	return rc;
 }

@@ -848,6 +848,28 @@ log_timing(CURL *c)
 }
 
 /*
+ * The proxy said no to the CONNECT tunnel (its answer is not the
+ * server's): said so, with what to do about a 407. 1 when it was that.
+ */
+static int
+proxy_refused(CURL *c, CURLcode code, const char *url, struct rai_err *err)
+{
+	long cc = 0;
+
+	if (code == CURLE_OK || curl_easy_getinfo(c, CURLINFO_HTTP_CONNECTCODE,
+	    &cc) != CURLE_OK || cc < 300)
+		return 0;
+	rai_err_set(err, RAI_E_NET, "the proxy refused the tunnel to '%s' "
+	    "(HTTP %ld)", url, cc);
+	if (cc == 407)
+		rai_err_set_hint(err, "the proxy wants credentials: give them in "
+		    "its URL, http://USER:PASSWORD@HOST:PORT (https_proxy, or "
+		    "the kubeconfig's proxy-url)");
+	err->curl_code = (int)code;
+	return 1;
+}
+
+/*
  * Turns what one attempt saw into err; returns 1 when a retry cannot
  * help.
  */
@@ -881,6 +903,8 @@ attempt_error(struct xfer *x, CURLcode code, struct rai_err *err)
 		    resp->body.data, resp->body.len, resp->retry_after);
 		return 0;
 	}
+	if (proxy_refused(h->curl, code, req->url, err))
+		return 0;
 	if (resp->status != 0) {
 		/* the answer started, then the transfer broke off */
 		rai_err_set(err, RAI_E_NET, "reading the response from %s %s "
@@ -1047,6 +1071,14 @@ stream_tls_ctx(CURL *curl, void *ssl_ctx, void *ud)
 	return CURLE_OK;
 }
 
+static size_t
+discard_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	(void)p;
+	(void)ud;
+	return size * nmemb;
+}
+
 int
 rai_http_connect(struct rai_http *h, const char *url,
     struct rai_http_conn **out, struct rai_err *err)
@@ -1070,6 +1102,15 @@ rai_http_connect(struct rai_http *h, const char *url,
 	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
 	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_FUNCTION,
 	    stream_tls_ctx);
+	/*
+	 * The copy carries the last request's callbacks and their data, a
+	 * transfer long gone: a proxy's answer to CONNECT would be handed
+	 * to them. Nothing of the tunnel's set-up is wanted.
+	 */
+	curl_easy_setopt(rc->curl, CURLOPT_HEADERFUNCTION, discard_cb);
+	curl_easy_setopt(rc->curl, CURLOPT_HEADERDATA, NULL);
+	curl_easy_setopt(rc->curl, CURLOPT_WRITEFUNCTION, discard_cb);
+	curl_easy_setopt(rc->curl, CURLOPT_WRITEDATA, NULL);
 	/* a plain-http server behind a proxy still needs a tunnel */
 	curl_easy_setopt(rc->curl, CURLOPT_HTTPPROXYTUNNEL, 1L);
 	curl_easy_setopt(rc->curl, CURLOPT_TIMEOUT_MS, 0L);
@@ -1081,7 +1122,8 @@ rai_http_connect(struct rai_http *h, const char *url,
 	if (code == CURLE_OK)
 		code = curl_easy_getinfo(rc->curl, CURLINFO_ACTIVESOCKET, &sock);
 	if (code != CURLE_OK || sock == CURL_SOCKET_BAD) {
-		rai_err_from_curl(err, (int)code, url, rc->errbuf);
+		if (!proxy_refused(rc->curl, code, url, err))
+			rai_err_from_curl(err, (int)code, url, rc->errbuf);
 		free(eff);
 		rai_http_conn_close(rc);
 		return -1;

@@ -145,6 +145,11 @@ status_parse(struct rai_err *err, const char *body, size_t len)
 		snprintf(err->reason, sizeof(err->reason), "%s", reason);
 	if (message != NULL && message[0] != '\0')
 		err->message = body_excerpt(message, strlen(message));
+	/* a message of blanks says nothing: the status phrase instead */
+	if (err->message != NULL && err->message[0] == '\0') {
+		free(err->message);
+		err->message = NULL;
+	}
 	details = rai_json_get(root, "details");
 	if (details != NULL) {
 		err->kind_name = dup_or_null(rai_json_str(details, "kind"));

@@ -4,7 +4,9 @@
 # blob is cancelled, its image left out and the others pushed; with
 # --compress gzip nothing is sent), a registry SIGKILLed in mid-push and the
 # rerun that sends only what is missing (counted in the registry's access
-# log), 429 with Retry-After, 503, a dead upload session (404), all
+# log), a registry killed mid-blob and restarted seconds later, an
+# outage of the fault proxy's making, 429 with Retry-After, 503, a dead
+# upload session (404), all
 # injected by tests/helper/registry-fault-proxy.py in front of the
 # registry. push keeps no state file; the one thing it writes, the spool
 # of --compress gzip under $TMPDIR, is tested unwritable and full. verify:
@@ -172,6 +174,41 @@ $REG_plain/bad/run-ai/two:latest"
 		assert_output "$(eval echo "\$PROXY_out$secs")/out$secs/bench/big:1@sha256:$want"
 		run -0 skopeo_digest "$REG_plain/out$secs/bench/big:1" --tls-verify=false
 		assert_output "sha256:$want"
+	done
+}
+
+@test "the registry killed mid-blob and started again seconds later: the push waits it out, whole" {
+	local secs arc=$BATS_TEST_TMPDIR/out.tar port pid rc _
+	"$PYTHON" "$MK" layers "$arc" 2 8000000 9 >"$BATS_TEST_TMPDIR/out.json"
+	for secs in 3 10; do
+		registry_start "rs$secs"
+		eval "port=\${REG_rs$secs##*:}"
+		proxy_start "rs$secs" "127.0.0.1:$port" --kill-pid "$(registry_pid "rs$secs")" \
+			--kill-after-bytes 4000000
+		runai-adm images push "$arc" --registry "$(eval echo "\$PROXY_rs$secs")/rs" --plain-http \
+			-j 1 --patch-threshold 1Mi >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+		pid=$!
+		# the registry dies with the first layer half sent; it comes back
+		# on its port, with its storage, $secs seconds later
+		for _ in $(seq 1 100); do
+			kill -0 "$(registry_pid "rs$secs")" 2>/dev/null || break
+			sleep 0.1
+		done
+		! kill -0 "$(registry_pid "rs$secs")" 2>/dev/null
+		sleep "$secs"
+		rm -f "$BATS_FILE_TMPDIR/pids/reg-rs$secs"
+		registry_start "rs$secs" "port=$port"
+		rc=0
+		wait "$pid" || rc=$?
+		[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+		grep -q "after HTTP 502" "$BATS_TEST_TMPDIR/err"
+		want=$(jq -c '.[0].descriptors as $d | {schemaVersion: 2,
+			mediaType: "application/vnd.oci.image.manifest.v1+json",
+			config: $d[0], layers: $d[1:]}' "$BATS_TEST_TMPDIR/out.json" | tr -d '\n' | sha256sum | cut -d' ' -f1)
+		assert_equal "$(cat "$BATS_TEST_TMPDIR/out")" "$(eval echo "\$PROXY_rs$secs")/rs/bench/big:1@sha256:$want"
+		run -0 skopeo_digest "127.0.0.1:$port/rs/bench/big:1" --tls-verify=false
+		assert_output "sha256:$want"
+		registry_stop "rs$secs"
 	done
 }
 

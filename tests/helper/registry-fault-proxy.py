@@ -12,6 +12,10 @@ runai-adm images push tests. Standard library only; loopback only.
               or N requests, whichever comes first
         [--kill-pid PID --kill-after-puts N]
               SIGKILL PID (the registry) once N blob uploads completed
+        [--kill-pid PID --kill-after-bytes N]
+              SIGKILL PID (the registry) once N bytes of upload bodies came
+              in: a restart for real, which the test finishes by starting
+              the registry again (meanwhile the proxy answers 502)
         [--outage-after-bytes N --outage-seconds S]
               the registry going away mid-blob, as in a restart: once N
               bytes of upload bodies came in, that connection is reset
@@ -112,6 +116,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                      and st.body_bytes >= st.args.outage_after_bytes)
             if start:
                 st.outage_until = time.time() + st.args.outage_seconds
+            kill = (st.args.kill_after_bytes is not None and st.args.kill_pid
+                    and not st.killed and st.body_bytes >= st.args.kill_after_bytes)
+            if kill:
+                st.killed = True
+        if kill:
+            os.kill(st.args.kill_pid, signal.SIGKILL)
         if start:
             raise Outage()
         return data
@@ -290,6 +300,7 @@ def main():
     ap.add_argument("--token-uses", type=int, default=1 << 30)
     ap.add_argument("--kill-pid", type=int)
     ap.add_argument("--kill-after-puts", type=int, default=1)
+    ap.add_argument("--kill-after-bytes", type=int)
     ap.add_argument("--outage-after-bytes", type=int)
     ap.add_argument("--outage-seconds", type=float, default=5.0)
     args = ap.parse_args()

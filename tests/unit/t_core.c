@@ -89,11 +89,16 @@ TEST(non_status_body_gives_phrase_and_excerpt)
 TEST(json_status_without_message_uses_phrase)
 {
 	const char *body = "{\"kind\":\"Status\",\"reason\":\"Forbidden\"}";
+	const char *blank = "{\"kind\":\"Status\",\"message\":\"\t \\n\"}";
 	struct rai_err err = RAI_ERR_INIT;
 
 	rai_err_from_http(&err, 403, NULL, body, strlen(body), 0);
 	T_STR_EQ(err.reason, "Forbidden");
 	T_STR_EQ(err.message, "403 Forbidden");
+	rai_err_release(&err);
+	/* the fuzzer's: a message of blanks (a tab, then NUL bytes) */
+	rai_err_from_http(&err, 404, NULL, blank, strlen(blank), 0);
+	T_STR_EQ(err.message, "404 Not Found");
 	rai_err_release(&err);
 }
 
