@@ -268,5 +268,8 @@ rntop_loop_run(const struct rntop_opts *o, const struct rntop_ui_conf *screen,
 	rntop_ui_end(lp.ui);
 	rntop_hist_release(&lp.cluster);
 	free(lp.pfd);
+	/* ended by a signal: the status a shell gives a process it killed */
+	if (rc != -1 && stop_signal != 0)
+		rc = 128 + stop_signal;
 	return rc;
 }

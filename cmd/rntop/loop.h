@@ -17,7 +17,9 @@
  * Runs until --once has its answer, -n reports were made, q is typed,
  * a signal comes or the reader of stdout leaves. screen: the curses
  * screen's settings, NULL for JSON on stdout. Returns -1 (err) on an
- * error; with --once, 1 when a host gave no data; else 0. owners:
+ * error; 128 + the signal when SIGINT, SIGTERM or SIGHUP ended it (the
+ * terminal restored first); with --once, 1 when a host gave no data;
+ * else 0. owners:
  * with the cluster, whose pod lines the loop reads too; else NULL.
  */
 int	 rntop_loop_run(const struct rntop_opts *,

@@ -257,8 +257,9 @@ static const struct rai_opt monitor_opts[] = {
 	  .flags = RAI_OPT_NEGATABLE | RAI_OPT_TRISTATE },
 	{ .long_name = "mem-unit", .type = RAI_OPT_ENUM,
 	  .offset = offsetof(struct rntop_opts, mem_unit), .argh = "<unit>",
-	  .help = "memory unit on the screen", .def = "mib",
-	  .choices = unit_choices, .comp = RAI_COMP_CHOICES },
+	  .help = "memory unit on the screen: mib, mb, gib or gb, in any "
+	      "case", .def = "mib", .choices = unit_choices,
+	  .comp = RAI_COMP_CHOICES, .flags = RAI_OPT_NOCASE },
 	{ .long_name = "sort", .type = RAI_OPT_ENUM,
 	  .offset = offsetof(struct rntop_opts, sort), .argh = "<key>",
 	  .help = "first sort order on the screen (the s key cycles)",
@@ -373,7 +374,10 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "gave no data (it is still reported, with its status and "
 	    "error). --batch prints one JSON line per interval, flushed at "
 	    "once, until -n lines or a signal; the first when every host "
-	    "has answered or failed, or after --timeout.\n\n"
+	    "has answered or failed, or after --timeout. Ended by a signal "
+	    "(Ctrl-C, SIGTERM, SIGHUP), rntop restores the terminal, stops "
+	    "the remote processes and exits with 128 plus the signal's "
+	    "number (130, 143, 129), as a shell reports it; q exits 0.\n\n"
 	    "The JSON: {time, interval, cluster: {hosts, hosts_ok, gpus, "
 	    "gpus_lost, gpus_unknown, gpus_utilization_known, "
 	    "gpus_memory_known, utilization, memory_used, memory_total, "

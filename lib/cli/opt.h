@@ -61,6 +61,7 @@ enum rai_opt_flags {
 	RAI_OPT_SECRET		= 1 << 2,	/* copied, then wiped from argv */
 	RAI_OPT_NEGATABLE	= 1 << 3,	/* BOOL also accepts --no-X */
 	RAI_OPT_TRISTATE	= 1 << 4,	/* BOOL, INT, DURATION: -1 until given */
+	RAI_OPT_NOCASE		= 1 << 5,	/* ENUM: a choice in any case ("GiB") */
 };
 
 struct rai_opt {

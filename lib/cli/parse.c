@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/opt.h"
 #include "cli/parse.h"
@@ -288,7 +289,8 @@ set_enum(struct parse *p, const struct rai_opt *o, void *f, const char *arg)
 	size_t i;
 
 	for (i = 0; o->choices != NULL && o->choices[i] != NULL; i++)
-		if (strcmp(o->choices[i], arg) == 0) {
+		if ((o->flags & RAI_OPT_NOCASE ? strcasecmp(o->choices[i], arg) :
+		    strcmp(o->choices[i], arg)) == 0) {
 			*(const char **)f = o->choices[i];
 			return 0;
 		}

@@ -130,12 +130,12 @@ fake_is_gone() {
 	assert_output 1
 	run -0 jq -c '.hosts[0].status' <"$out"
 	assert_output '"ok"'
-	# SIGTERM: rntop stops its nvidia-smi and exits 0
+	# SIGTERM: rntop stops its nvidia-smi and exits 143, as a shell reports a kill
 	kill -TERM "$RNTOP_PID"
 	local rc=0
 	wait "$RNTOP_PID" || rc=$?
 	RNTOP_PID=
-	[ "$rc" -eq 0 ]
+	[ "$rc" -eq 143 ]
 	fake_is_gone
 }
 

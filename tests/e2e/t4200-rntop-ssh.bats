@@ -338,8 +338,10 @@ true'
 	run -0 jq -c '[.hosts[0].status, .cluster.hosts_ok]' <<<"$(tail -n 1 "$out")"
 	assert_output '["ok",2]'
 	kill "$RNTOP_PID"
-	wait "$RNTOP_PID"
+	local rc=0
+	wait "$RNTOP_PID" || rc=$?
 	RNTOP_PID=
+	[ "$rc" -eq 143 ]
 	[ ! -s "$HOME/err" ]
 }
 

@@ -136,8 +136,31 @@ $(printf '127.0.0.1:%s\n' "$PORT_h100" "$PORT_models" | sort)"
 	wait_screen '^EXIT=0$'
 }
 
-@test "--no-color draws no colours; --mem-unit gib shows GiB" {
-	start_rntop --no-color --mem-unit gib
+@test "Ctrl-C and SIGTERM end rntop with 130 and 143, the screen restored" {
+	start_rntop
+	wait_screen "2/3 hosts, 6 GPUs"
+	keys C-c
+	wait_screen '^EXIT=130$'
+	run -0 screen
+	refute_output --partial "Cluster"
+	# not on a terminal (JSON Lines), SIGTERM: 143, after its lines
+	rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" -d 0.3 \
+		"127.0.0.1:$PORT_h100" >"$BATS_TEST_TMPDIR/lines" 2>&1 </dev/null &
+	local pid=$! rc=0 _
+	for _ in $(seq 1 100); do
+		[ -s "$BATS_TEST_TMPDIR/lines" ] && break
+		sleep 0.05
+	done
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 143 ]
+	jq -e '.cluster.hosts == 1' <"$BATS_TEST_TMPDIR/lines" >/dev/null
+}
+
+@test "--no-color draws no colours; --mem-unit gib shows GiB (any case)" {
+	run -2 --separate-stderr rntop --mem-unit tb --once 127.0.0.1:1
+	[[ "$stderr" == *"one of mib, mb, gib, gb"* ]]
+	start_rntop --no-color --mem-unit GiB
 	wait_screen "GiB"
 	run -0 screen -e
 	refute_output --regexp $'\e\\[3[1-6]m'

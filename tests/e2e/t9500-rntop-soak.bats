@@ -88,8 +88,8 @@ rss_kib() {
 	local rc=0
 	wait "$RNTOP_PID" || rc=$?
 	RNTOP_PID=
-	# a clean exit, nothing on stderr
-	[ "$rc" -eq 0 ] || [ "$rc" -eq 143 ]
+	# a clean exit (128 + SIGTERM), nothing on stderr
+	[ "$rc" -eq 143 ]
 	[ ! -s "$err" ] || { cat "$err" >&2; false; }
 	# a line every interval (no gap longer than one interval plus
 	# slack); hosts went down and came back
