@@ -348,3 +348,49 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	nothing_left_but_configmap
 	runai delete kc >/dev/null
 }
+
+@test "OnFailure workers restart in place, as the kubelet does, until the backoff limit fails the job (kubectl 1.32 judges)" {
+	have_kubectl_132 || skip "kubectl 1.32 not installed at $KUBECTL_132"
+	local tmpl='{"metadata": {"annotations": {"kube-sim/duration": "1", "kube-sim/exit-code": "3",
+	    "kube-sim/restart-backoff": "0.5"}},
+	  "spec": {"schedulerName": "runai-scheduler",
+	    "containers": [{"name": "pytorch", "image": "pytorch/pytorch"}]}}'
+	jq -n --argjson t "$tmpl" '{apiVersion: "kubeflow.org/v1", kind: "PyTorchJob",
+	    metadata: {name: "ip"},
+	    spec: {runPolicy: {backoffLimit: 3},
+	      pytorchReplicaSpecs: {
+	        Master: {replicas: 1, restartPolicy: "Never", template: ($t | del(.metadata))},
+	        Worker: {replicas: 1, restartPolicy: "OnFailure", template: $t}}}}' >"$BATS_TEST_TMPDIR/ip.json"
+	run -0 "$KUBECTL_132" -n "$NS" create -f "$BATS_TEST_TMPDIR/ip.json"
+	all_running ip 2
+	uid=$("$KUBECTL_132" -n "$NS" get pod ip-worker-0 -o jsonpath='{.metadata.uid}')
+	# the same pod restarts: restartCount climbs, the last exit is kept
+	local _ n=0
+	for _ in $(seq 1 50); do
+		n=$("$KUBECTL_132" -n "$NS" get pod ip-worker-0 -o jsonpath='{.status.containerStatuses[0].restartCount}' 2>/dev/null) || break
+		[ "${n:-0}" -ge 1 ] && break
+		sleep 0.2
+	done
+	[ "$n" -ge 1 ]
+	run -0 "$KUBECTL_132" -n "$NS" get pod ip-worker-0 -o jsonpath='{.metadata.uid} {.status.phase} {.status.containerStatuses[0].lastState.terminated.exitCode}'
+	assert_output "$uid Running 3"
+	run -0 "$KUBECTL_132" -n "$NS" get pod ip-worker-0
+	# RESTARTS as kubectl prints it: the count and how long ago
+	assert_line --index 1 --regexp '^ip-worker-0 +[01]/1 +[A-Za-z]+ +[1-9][0-9]* \([0-9]+s ago\) +[0-9]+s$'
+	# three restarts reach the limit: the job fails as the operator says it
+	for _ in $(seq 1 100); do
+		"$KUBECTL_132" -n "$NS" get pytorchjob ip -o jsonpath='{.status.conditions[?(@.type=="Failed")].status}' |
+			grep -qx True && break
+		sleep 0.2
+	done
+	run -0 "$KUBECTL_132" -n "$NS" get pytorchjob ip
+	assert_line --index 1 --regexp '^ip +Failed +[0-9]+s$'
+	run -0 "$KUBECTL_132" -n "$NS" get pytorchjob ip -o jsonpath='{.status.conditions[?(@.type=="Failed")].message}'
+	assert_output "Job ip has failed because it has reached the specified backoff limit"
+	run -0 "$KUBECTL_132" -n "$NS" get events --field-selector involvedObject.name=ip-worker-0
+	assert_line --regexp 'Warning +BackOff +pod/ip-worker-0 +Back-off restarting failed container pytorch in pod ip-worker-0_'"$NS"'\('"$uid"'\)$'
+	run -0 runai list
+	assert_line --regexp '^ip +Failed '
+	"$KUBECTL_132" -n "$NS" delete pytorchjob ip >/dev/null
+	nothing_left ip
+}

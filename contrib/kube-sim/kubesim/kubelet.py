@@ -8,7 +8,12 @@ is the pod's log and its exit status ends the pod. A Running pod whose
 `kube-sim/duration` (seconds; on the pod, else on its workload's
 template) has elapsed finishes with
 `kube-sim/exit-code` (default 0): Succeeded, or Failed with terminated
-container statuses. While they run, the pods this kubelet started print a
+container statuses, unless the pod's restartPolicy restarts it in place
+(Always: on any exit; OnFailure: on a non-zero one). A restart is the
+kubelet's: the pod stays Running, its containers wait in CrashLoopBackOff
+with the exit as lastState, and start again after a back-off (none the
+first time, then `kube-sim/restart-backoff` seconds, default 10, doubled
+each time up to five minutes) with restartCount one higher. While they run, the pods this kubelet started print a
 training-like log line every step into `sim.logs`.
 
 It only reads placements (`spec.nodeName`) the scheduler wrote, and owns
@@ -20,13 +25,15 @@ import hashlib
 import random
 
 from kubesim.cluster import Part
-from kubesim.objutil import (DURATION, EXIT_CODE, HOLD, PODS, annotation_of, clone, key_of,
-                             meta_of, node_name_of, number, parse_rfc3339, phase_of, rfc3339,
-                             runai_pod_status, set_condition)
+from kubesim.objutil import (DURATION, EXIT_CODE, HOLD, PODS, RESTART_BACKOFF, annotation_of,
+                             clone, key_of, meta_of, node_name_of, number, parse_rfc3339,
+                             phase_of, rfc3339, runai_pod_status, set_condition)
 
 # Above this many log-printing pods, the per-step lines stop (benchmarks
 # seed thousands of pods; their logs would only fill memory).
 MAX_LOGGING_PODS = 256
+# The kubelet's restart back-off: 10 s, doubled per restart, at most 5 min.
+BACKOFF_SECONDS, BACKOFF_MAX = 10.0, 300.0
 
 
 def qos_class(pod):
@@ -70,6 +77,41 @@ def terminated_status(container, old, code, reason, now):
                                      "finishedAt": rfc3339(now), "containerID": cid}}}
 
 
+def restarts_in_place(pod, code):
+    """Does the kubelet restart this pod's container after it exited
+    with `code`, rather than end the pod?"""
+    policy = (pod.get("spec") or {}).get("restartPolicy") or "Always"
+    return policy == "Always" or (policy == "OnFailure" and code != 0)
+
+
+def restart_count(pod):
+    counts = [int(number(cs.get("restartCount"), 0))
+              for cs in (pod.get("status") or {}).get("containerStatuses") or []]
+    return max(counts) if counts else 0
+
+
+def backing_off_status(container, old, code, reason, pod, delay, now):
+    """A container that exited and is to be started again: terminated
+    until the first restart (which comes at once), then waiting out the
+    back-off with its exit as lastState."""
+    last = terminated_status(container, old, code, reason, now)
+    last["restartCount"] = int(number((old or {}).get("restartCount"), 0))
+    if (old or {}).get("lastState"):
+        last["lastState"] = old["lastState"]
+    if delay <= 0:
+        return last
+    meta = meta_of(pod)
+    return {"name": last["name"], "image": last["image"], "imageID": last["imageID"],
+            "containerID": last["containerID"], "ready": False, "started": False,
+            "restartCount": last["restartCount"],
+            "lastState": {"terminated": last["state"]["terminated"]},
+            "state": {"waiting": {
+                "reason": "CrashLoopBackOff",
+                "message": "back-off %ds restarting failed container=%s pod=%s_%s(%s)" % (
+                    delay, last["name"], meta.get("name"), meta.get("namespace"),
+                    meta.get("uid"))}}}
+
+
 def host_ip(node):
     for addr in (node.get("status") or {}).get("addresses") or []:
         if addr.get("type") == "InternalIP":
@@ -85,18 +127,21 @@ class Kubelet(Part):
         self._durations = {}            # pod uid -> (resourceVersion, duration)
         self._ips = {}                  # node -> last host part handed out
         self._mains = {}                # pod uid -> podproc.MainProcess (real commands)
+        self._backoff_until = {}        # pod uid -> when its containers start again
 
     def forget(self, uid):
         main = self._mains.pop(uid, None)
         if main is not None:
             main.kill()
-        for table in (self._running_since, self._printing, self._durations):
+        for table in (self._running_since, self._printing, self._durations,
+                      self._backoff_until):
             table.pop(uid, None)
 
     def stopped(self, uid):
         """A pod forced back to Pending: its run time counts anew, and its
         command, if it runs one, is stopped."""
         self._running_since.pop(uid, None)
+        self._backoff_until.pop(uid, None)
         main = self._mains.pop(uid, None)
         if main is not None:
             main.kill()
@@ -109,7 +154,7 @@ class Kubelet(Part):
             phase = phase_of(pod)
             if phase == "Pending" and node_name_of(pod) and not annotation_of(pod, HOLD):
                 self.start(world, pod, now)
-            elif phase == "Running":
+            elif phase == "Running" and not self._backing_off(world, pod, now):
                 self._maybe_finish(world, pod, now)
 
     def _pod_ip(self, node_name, world):
@@ -170,7 +215,7 @@ class Kubelet(Part):
             code = main.exit_code()
             if code is not None:
                 del self._mains[uid]
-                self.finish(world, pod, code, "StartError" if main.error else None, now)
+                self._exited(world, pod, code, "StartError" if main.error else None, now)
                 return
         since = self._running_since.get(uid)
         if since is None:
@@ -184,7 +229,93 @@ class Kubelet(Part):
         if now - since < duration:
             return
         code = int(number(self._template_annotation(world, pod, EXIT_CODE), 0))
-        self.finish(world, pod, code, None, now)
+        self._exited(world, pod, code, None, now)
+
+    def _exited(self, world, pod, code, reason, now):
+        """The pod's command ended: restarted in place, or the pod ends."""
+        if restarts_in_place(pod, code):
+            self.back_off(world, pod, code, reason, now)
+        else:
+            self.finish(world, pod, code, reason, now)
+
+    def back_off(self, world, pod, code, reason, now):
+        """The containers exited under a restartPolicy that restarts them:
+        the pod stays Running but not Ready; they wait (CrashLoopBackOff)
+        and start again. The first restart comes at once, as the
+        kubelet's."""
+        n = restart_count(pod)
+        base = number(self._template_annotation(world, pod, RESTART_BACKOFF), BACKOFF_SECONDS)
+        delay = 0.0 if n == 0 else min(max(base, 0.0) * 2 ** (n - 1), BACKOFF_MAX)
+        reason = reason or ("Completed" if code == 0 else "Error")
+        new = clone(pod)
+        status = new.setdefault("status", {})
+        old = {c.get("name"): c for c in status.get("containerStatuses") or []}
+        containers = (new.get("spec") or {}).get("containers") or []
+        status["containerStatuses"] = [
+            backing_off_status(c, old.get(c.get("name")), code, reason, pod, delay, now)
+            for c in containers]
+        names = " ".join(c.get("name", "") for c in containers)
+        conds = status.setdefault("conditions", [])
+        for ctype in ("Ready", "ContainersReady"):
+            set_condition(conds, ctype, "False", now, "ContainersNotReady",
+                          "containers with unready status: [%s]" % names)
+        out = self.write(world, PODS, new)
+        if out is None:
+            return
+        uid = meta_of(out).get("uid")
+        self._backoff_until[uid] = now + delay
+        self._running_since.pop(uid, None)
+        meta = meta_of(out)
+        for c in containers if delay > 0 else ():
+            self.event(out, "BackOff", "Back-off restarting failed container %s in pod "
+                       "%s_%s(%s)" % (c.get("name"), meta.get("name"), meta.get("namespace"),
+                                      uid), "Warning", component="kubelet")
+
+    def _backing_off(self, world, pod, now):
+        """True while the pod's containers wait to restart; starts them
+        again when the back-off is over."""
+        uid = meta_of(pod).get("uid")
+        until = self._backoff_until.get(uid)
+        if until is None:
+            return False
+        self.waits_on_clock()
+        if now >= until:
+            del self._backoff_until[uid]
+            self._restart(world, pod, now)
+        return True
+
+    def _restart(self, world, pod, now):
+        new = clone(pod)
+        status = new.setdefault("status", {})
+        old = {c.get("name"): c for c in status.get("containerStatuses") or []}
+        fresh = []
+        for c in (new.get("spec") or {}).get("containers") or []:
+            prev = old.get(c.get("name")) or {}
+            cs = running_status(c, now)
+            cs["restartCount"] = int(number(prev.get("restartCount"), 0)) + 1
+            ended = (prev.get("state") or {}).get("terminated")
+            if ended:
+                cs["lastState"] = {"terminated": ended}
+            elif prev.get("lastState"):
+                cs["lastState"] = prev["lastState"]
+            fresh.append(cs)
+        status["containerStatuses"] = fresh
+        conds = status.setdefault("conditions", [])
+        for ctype in ("Ready", "ContainersReady"):
+            set_condition(conds, ctype, "True", now)
+        out = self.write(world, PODS, new)
+        if out is None:
+            return
+        uid = meta_of(out).get("uid")
+        self._running_since[uid] = now
+        self._start_main(out, uid)
+        for c in (out.get("spec") or {}).get("containers") or []:
+            self.event(out, "Pulled", 'Container image "%s" already present on machine'
+                       % c.get("image", ""), component="kubelet")
+            self.event(out, "Created", "Created container %s" % c.get("name"),
+                       component="kubelet")
+            self.event(out, "Started", "Started container %s" % c.get("name"),
+                       component="kubelet")
 
     @staticmethod
     def _template_annotation(world, pod, key):

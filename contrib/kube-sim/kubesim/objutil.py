@@ -34,6 +34,9 @@ RUNAI_SCHEDULER = "runai-scheduler"
 HOLD = "kube-sim/hold"                # a pod forced to Pending stays unscheduled
 DURATION = "kube-sim/duration"        # seconds a pod runs before it finishes
 EXIT_CODE = "kube-sim/exit-code"      # how it finishes (default 0)
+# The kubelet's first restart back-off in seconds (default 10, as the
+# kubelet's); doubled on each further restart up to five minutes.
+RESTART_BACKOFF = "kube-sim/restart-backoff"
 # Set by the scheduler on a workload it preempted (the reclaiming project);
 # while it waits again it shows Pending, not Unschedulable.
 PREEMPTED = "kube-sim/preempted-by"

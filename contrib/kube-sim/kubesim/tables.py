@@ -135,8 +135,16 @@ def pod_status(pod):
 
 
 def _pod_restarts(pod):
-    return sum(c.get("restartCount", 0)
-               for c in _get(pod, "status", "containerStatuses", default=[]))
+    """The restarts, and how long ago the last one was when there was one
+    (a string column since Kubernetes 1.22, as "2 (15s ago)")."""
+    statuses = _get(pod, "status", "containerStatuses", default=[])
+    count = sum(c.get("restartCount", 0) for c in statuses)
+    ended = [parse_time(_get(c, "lastState", "terminated", "finishedAt"))
+             for c in statuses]
+    ended = [t for t in ended if t is not None]
+    if count and ended:
+        return "%d (%s ago)" % (count, human_duration(time.time() - max(ended)))
+    return str(count)
 
 
 # --- nodes --------------------------------------------------------------------
@@ -249,7 +257,7 @@ S, I, D = "string", "integer", "date"
 # plural -> [(column name, type, priority, cell(obj))]; Name is implied first.
 COLUMNS = {
     "pods": [("Ready", S, 0, _pod_ready), ("Status", S, 0, pod_status),
-             ("Restarts", I, 0, _pod_restarts), ("Age", S, 0, _age),
+             ("Restarts", S, 0, _pod_restarts), ("Age", S, 0, _age),
              ("IP", S, 1, lambda p: _get(p, "status", "podIP", default="<none>")),
              ("Node", S, 1, lambda p: _get(p, "spec", "nodeName", default="<none>")),
              ("Nominated Node", S, 1,

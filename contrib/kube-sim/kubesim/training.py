@@ -13,9 +13,12 @@ hostfile in a ConfigMap `<job>-config` and the OMPI_* variables).
 
 Its status follows the pods: conditions Created, Running, Restarting,
 Succeeded or Failed with the operator's reasons and messages, and
-replicaStatuses. A failed pod whose restartPolicy lets it (OnFailure,
-Always, ExitCode with a retryable code, 128 and above) is replaced while
-runPolicy.backoffLimit allows; otherwise the job fails. A finished job
+replicaStatuses. Pods of OnFailure and Always replicas are restarted in
+place by the kubelet; the job fails once their containers' restarts
+reach runPolicy.backoffLimit, as the operator counts them. A pod that
+fails all the same (forced, evicted) or under ExitCode with a retryable
+code (128 and above) is replaced while backoffLimit allows; otherwise the
+job fails. A finished job
 removes pods and Services by runPolicy.cleanPodPolicy (Running: the
 unfinished ones; All; None). runPolicy.suspend removes them all.
 
@@ -288,6 +291,38 @@ def exit_code(pod):
     return 1
 
 
+def in_place_restarts(gvr, job, pods):
+    """The container restarts the kubelet made in the Running pods of
+    replica types whose restartPolicy is OnFailure or Always: what the
+    operator holds against runPolicy.backoffLimit (pods it replaced count
+    apart, in the controller)."""
+    counted = {t.lower() for t, spec in replica_specs(FRAMEWORKS[gvr], job).items()
+               if spec.get("restartPolicy") in ("OnFailure", "Always")}
+    total = 0
+    for pod in pods:
+        rtype = (meta_of(pod).get("labels") or {}).get(REPLICA_TYPE)
+        if phase_of(pod) != "Running" or rtype not in counted:
+            continue
+        status = pod.get("status") or {}
+        for cs in (status.get("initContainerStatuses") or []) + \
+                (status.get("containerStatuses") or []):
+            total += int(number(cs.get("restartCount"), 0))
+    return total
+
+
+def past_backoff_limit(gvr, job, pods):
+    """("Failed", message) once the in-place restarts reach the job's
+    backoffLimit (a limit of 0 allows none), else None."""
+    limit = run_policy(job).get("backoffLimit")
+    if limit is None:
+        return None
+    limit, restarts = int(number(limit, 0)), in_place_restarts(gvr, job, pods)
+    if restarts > 0 if limit == 0 else restarts >= limit:
+        return "Failed", "Job %s has failed because it has reached the specified " \
+            "backoff limit" % meta_of(job).get("name")
+    return None
+
+
 def replica_statuses(pods):
     out = {}
     for pod in pods:
@@ -525,7 +560,8 @@ class TrainingController(Part):
         if running and not status.get("startTime"):
             status["startTime"] = rfc3339(now)
         # a failed pod about to be replaced is not the job's failure
-        result = outcome(gvr, job, [p for p in pods if not self._will_restart(job, p)])
+        result = past_backoff_limit(gvr, job, pods) or \
+            outcome(gvr, job, [p for p in pods if not self._will_restart(job, p)])
         if result is not None:
             phase, message = result
             set_condition(conds, phase, "True", now, fw.kind + phase, message)

@@ -217,6 +217,65 @@ class Lives(unittest.TestCase):
         self.step(2)
         self.assertTrue(condition_of(self.get(PYTORCHJOBS, "rs"), "Failed"))
 
+    def test_on_failure_restarts_in_place_until_the_backoff_limit(self):
+        # the worker's command fails every 2 s; the kubelet restarts it in
+        # the same pod (no back-off the first time, then 1 s, 2 s)
+        ann = {"kube-sim/duration": "2", "kube-sim/exit-code": "3",
+               "kube-sim/restart-backoff": "1"}
+        self.submit(PYTORCHJOBS, "ip", {"Master": replica(1, 0),
+                                        "Worker": replica(1, 0, policy="OnFailure", ann=ann)},
+                    runPolicy={"backoffLimit": 2})
+        self.step(3)
+        uid = self.pods("ip")["ip-worker-0"]["metadata"]["uid"]
+        seen = []
+        for _ in range(12):
+            self.step()
+            w = self.pods("ip").get("ip-worker-0")
+            if w is None:
+                break
+            self.assertEqual(w["metadata"]["uid"], uid)        # never replaced
+            self.assertEqual(phase_of(w), "Running")
+            cs = w["status"]["containerStatuses"][0]
+            seen.append((cs["restartCount"], next(iter(cs["state"]))))
+        self.assertIn((1, "running"), seen)
+        self.assertIn((1, "waiting"), seen)                     # CrashLoopBackOff
+        j = self.get(PYTORCHJOBS, "ip")
+        failed = condition_of(j, "Failed")
+        self.assertEqual((failed["status"], failed["reason"]), ("True", "PyTorchJobFailed"))
+        self.assertEqual(failed["message"], "Job ip has failed because it has reached the "
+                         "specified backoff limit")
+        self.assertEqual(self.pods("ip"), {})                   # cleanPodPolicy Running
+        events = [e for e in self.store.list(("", "v1", "events"), NS)
+                  if e["involvedObject"]["name"] == "ip-worker-0"]
+        backoff = [e for e in events if e["reason"] == "BackOff"]
+        self.assertTrue(backoff)
+        self.assertIn("Back-off restarting failed container main in pod ip-worker-0_%s(%s)"
+                      % (NS, uid), backoff[0]["message"])
+
+    def test_the_kubelet_restarts_by_the_pods_restart_policy(self):
+        ann = {"kube-sim/duration": "1", "kube-sim/restart-backoff": "0"}
+        for name, policy, code in (("al", "Always", "0"), ("of", "OnFailure", "0"),
+                                   ("nv", "Never", "1"), ("of1", "OnFailure", "1")):
+            pod = {"apiVersion": "v1", "kind": "Pod",
+                   "metadata": {"name": name, "annotations": dict(
+                       ann, **{"kube-sim/exit-code": code})},
+                   "spec": {"restartPolicy": policy, "schedulerName": "runai-scheduler",
+                            "containers": [{"name": "c", "image": "busybox"}]}}
+            self.store.create(PODS, NS, pod)
+        self.step(6)
+
+        def state(name):
+            p = self.store.get(PODS, NS, name)
+            cs = p["status"]["containerStatuses"][0]
+            return phase_of(p), cs["restartCount"] > 0
+        self.assertEqual(state("al"), ("Running", True))
+        self.assertEqual(state("of"), ("Succeeded", False))
+        self.assertEqual(state("nv"), ("Failed", False))
+        self.assertEqual(state("of1"), ("Running", True))
+        last = self.store.get(PODS, NS, "of1")["status"]["containerStatuses"][0]["lastState"]
+        self.assertEqual((last["terminated"]["exitCode"], last["terminated"]["reason"]),
+                         (1, "Error"))
+
     def test_mpi_job_with_clean_all_and_suspension(self):
         self.submit(MPIJOBS, "mp", {"Launcher": replica(1, 0), "Worker": replica(2, 1)},
                     slotsPerWorker=2, runPolicy={"cleanPodPolicy": "All"})
