@@ -67,7 +67,7 @@ struct host {
 	int			 ps_live;
 	struct rntop_ownerframe	 of;		/* with owners: the block */
 	struct rai_buf		 errbuf;
-	struct rntop_snap	 inventory;	/* primes the stream's framing */
+	struct rntop_snap	 inventory;	/* the last GPU set: primes framing */
 	/* timers (engine clock, seconds) */
 	double			 deadline;	/* of the current phase */
 	double			 wake_at;	/* step again then, 0 = never */
@@ -77,6 +77,7 @@ struct host {
 	unsigned		 attempt;
 	double			 healthy_since;
 	int			 polling;
+	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
 	unsigned long		 noise_base;
 	unsigned long		 connects;
@@ -846,8 +847,8 @@ on_snap(void *ud, const struct rntop_snap *s)
 
 	h->ch_snaps++;
 	h->answered = 1;
-	if (!h->ch_loop)
-		rntop_snap_copy(&h->inventory, s);
+	/* a reconnected stream's first sample frames at its last row */
+	rntop_snap_copy(&h->inventory, s);
 	set_error(h, RNTOP_SSHF_NONE, NULL);
 	if (h->eng->cb != NULL)
 		h->eng->cb(h->eng->ud, h->idx, s);
@@ -867,6 +868,13 @@ on_owner_line(void *ud, const char *line, size_t len)
 	struct host *h = ud;
 
 	rntop_ownerframe_line(&h->of, line, len);
+}
+
+/* Live with reconnects: a long-running stream per host, not a one-shot. */
+static int
+streaming(const struct rntop_ssh *e)
+{
+	return e->conf.reconnect && e->conf.loop_ms > 0;
 }
 
 static void
@@ -902,6 +910,19 @@ authenticated(struct host *h)
 		libssh2_agent_free(h->agent);
 		h->agent = NULL;
 		h->agent_id = NULL;
+	}
+	/*
+	 * One nvidia-smi per host: live, the -lms stream starts at once
+	 * and its first sample is the inventory (framed when its burst of
+	 * rows goes quiet, or at its last row when an earlier connection
+	 * saw the GPU set); a separate one-shot first would double the
+	 * remote start-up, the driver's initialisation included. --once
+	 * (and a host that fell back to polling) runs the one-shot alone.
+	 */
+	if (streaming(h->eng) && !h->polling) {
+		h->state = RNTOP_SSH_STREAM;
+		open_channel(h, 1);
+		return;
 	}
 	h->state = h->polling ? RNTOP_SSH_POLL : RNTOP_SSH_INVENTORY;
 	open_channel(h, 0);
@@ -986,9 +1007,15 @@ channel_done(struct host *h, int status, char *sig)
 		rntop_gpustat_finish(&h->ps);
 	got = h->ch_snaps;
 	if (h->ch_loop) {
-		if (got == 0 && !h->polling) {
-			/* the loop form does not work here: poll instead */
+		/*
+		 * No sample at all: the loop form may not work here (an old
+		 * nvidia-smi refuses -lms), so one-shots are tried; they fail
+		 * with the same message when nvidia-smi itself is broken. A
+		 * missing nvidia-smi (127) is not worth the round trip.
+		 */
+		if (got == 0 && !h->polling && status != 127 && sig == NULL) {
 			h->polling = 1;
+			h->polled_ok = 0;
 			h->state = RNTOP_SSH_POLL;
 			h->next_poll = e->now;
 			parser_stop(h);
@@ -1000,10 +1027,18 @@ channel_done(struct host *h, int status, char *sig)
 		return;
 	}
 	if (got == 0) {
+		/*
+		 * Polling never worked either: nvidia-smi is broken, not its
+		 * loop form, so the next session tries the stream again.
+		 */
+		if (h->polling && !h->polled_ok)
+			h->polling = 0;
 		fail(h, RNTOP_SSHF_NVSMI, 0, nvsmi_failure(h, status, sig));
 		free(sig);
 		return;
 	}
+	if (h->polling)
+		h->polled_ok = 1;
 	free(sig);
 	parser_stop(h);
 	if (!e->conf.reconnect || e->conf.loop_ms == 0) {
@@ -1139,6 +1174,13 @@ dead_after(const struct rntop_ssh *e)
 	return 2 * (e->conf.interval + e->conf.timeout);
 }
 
+/* A one-shot, or a stream that has sent no row yet: --timeout applies. */
+static int
+first_rows_due(const struct host *h)
+{
+	return !h->ch_loop || (h->ps_live && h->ps.rows == 0);
+}
+
 /* Timers of a connected host: silence, quiet flush, polls, keepalive. */
 static void
 step_timers(struct host *h)
@@ -1161,7 +1203,8 @@ step_timers(struct host *h)
 		    "nothing for %g s; reconnecting", dead_after(e)));
 		return;
 	}
-	if (h->ch_phase != CH_NONE && !h->ch_loop &&
+	/* the stream's first rows are the inventory: the one-shot's limit */
+	if (h->ch_phase != CH_NONE && first_rows_due(h) &&
 	    e->now > h->deadline) {
 		fail(h, RNTOP_SSHF_TIMEOUT, 0, xasprintf("nvidia-smi did not "
 		    "answer in %g s", e->conf.timeout));
@@ -1209,7 +1252,7 @@ next_wake(struct host *h)
 	case RNTOP_SSH_POLL:
 		if (h->ch_phase != CH_NONE && h->ch_loop)
 			SOONER(h->last_out + dead_after(e));
-		if (h->ch_phase != CH_NONE && !h->ch_loop)
+		if (h->ch_phase != CH_NONE && first_rows_due(h))
 			SOONER(h->deadline);
 		if (h->ch_phase == CH_READ && h->ch_loop && h->ps_live &&
 		    h->ps.cur.n > 0)
