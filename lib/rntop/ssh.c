@@ -66,6 +66,11 @@ struct host {
 	struct rntop_gpustat	 ps;
 	int			 ps_live;
 	struct rntop_ownerframe	 of;		/* with owners: the block */
+	/* owner blocks beside the stream come when asked (own_request) */
+	int			 own_want;	/* a request is to be written */
+	int			 own_pending;	/* asked, the block not in */
+	double			 own_asked;
+	struct rntop_snap	 own_ref;	/* the GPUs when last asked */
 	struct rai_buf		 errbuf;
 	struct rntop_snap	 inventory;	/* the last GPU set: primes framing */
 	/* timers (engine clock, seconds) */
@@ -99,6 +104,8 @@ struct rntop_ssh {
 };
 
 static int	 libssh2_ready;
+
+static double	 dead_after(const struct rntop_ssh *);
 
 const char *
 rntop_ssh_state_name(enum rntop_ssh_state s)
@@ -191,9 +198,9 @@ rntop_ssh_owners(struct rntop_ssh *e, rntop_ssh_procs_cb cb,
 {
 	char *once, *loop;
 
-	once = rntop_remote_command_owners(e->nvidia_smi, e->query, 0, 0);
+	once = rntop_remote_command_owners(e->nvidia_smi, e->query, 0);
 	loop = rntop_remote_command_owners(e->nvidia_smi, e->query,
-	    e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000, e->conf.owner_every);
+	    e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000);
 	if (once == NULL || loop == NULL) {
 		free(once);
 		free(loop);
@@ -840,6 +847,74 @@ step_auth(struct host *h)
 	    h->auth_tried ? h->auth_tried : "no agent, no key file"));
 }
 
+/* Whether a GPU came, went or changed its memory in use. */
+static int
+memory_changed(const struct rntop_snap *a, const struct rntop_snap *b)
+{
+	size_t i;
+	unsigned mv = RNTOP_V(RNTOP_F_MEM_USED);
+
+	if (a->n != b->n)
+		return 1;
+	for (i = 0; i < a->n; i++) {
+		const struct rntop_gpu *x = &a->gpus[i], *y = &b->gpus[i];
+
+		if (x->index != y->index || strcmp(x->uuid, y->uuid) != 0 ||
+		    (x->valid & mv) != (y->valid & mv) ||
+		    ((x->valid & mv) && x->mem_used != y->mem_used))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * With owners beside the stream: a new block is asked for when the
+ * GPUs' memory in use changed since the last request (a process came or
+ * went: every GPU process holds memory), or the last one is older than
+ * owner_every (a pod may have replaced a process of the same size).
+ * Each block costs the host an nvidia-smi start; a steady host asks
+ * rarely. One request at a time; one lost is given up after the
+ * stream's dead time.
+ */
+static void
+own_request(struct host *h, const struct rntop_snap *s)
+{
+	struct rntop_ssh *e = h->eng;
+
+	if (e->procs_cb == NULL || !h->ch_loop)
+		return;
+	if (h->own_ref.n == 0) {
+		/* the block the command prints at its start is for these */
+		rntop_snap_copy(&h->own_ref, s);
+		return;
+	}
+	if (h->own_pending && e->now - h->own_asked <= dead_after(e))
+		return;
+	if (!memory_changed(s, &h->own_ref) &&
+	    e->now - h->own_asked < e->conf.owner_every)
+		return;
+	rntop_snap_copy(&h->own_ref, s);
+	h->own_want = 1;
+	h->own_pending = 0;
+}
+
+/* Writes a pending request (one newline); libssh2 may say later. */
+static void
+own_write(struct host *h)
+{
+	ssize_t n;
+
+	if (!h->own_want || h->ch == NULL)
+		return;
+	n = libssh2_channel_write(h->ch, "\n", 1);
+	if (n == LIBSSH2_ERROR_EAGAIN)
+		return;
+	/* an error here shows as a lost channel on the next read */
+	h->own_want = 0;
+	h->own_pending = n == 1;
+	h->own_asked = h->eng->now;
+}
+
 static void
 on_snap(void *ud, const struct rntop_snap *s)
 {
@@ -852,6 +927,7 @@ on_snap(void *ud, const struct rntop_snap *s)
 	set_error(h, RNTOP_SSHF_NONE, NULL);
 	if (h->eng->cb != NULL)
 		h->eng->cb(h->eng->ud, h->idx, s);
+	own_request(h, s);
 }
 
 static void
@@ -859,6 +935,7 @@ on_procs(void *ud, const struct rntop_procs *p)
 {
 	struct host *h = ud;
 
+	h->own_pending = 0;
 	h->eng->procs_cb(h->eng->ud, h->idx, p);
 }
 
@@ -894,6 +971,11 @@ open_channel(struct host *h, int loop)
 	rai_buf_reset(&h->errbuf);
 	h->ch_loop = loop;
 	h->ch_snaps = 0;
+	/* the stream's command prints one owner block unasked */
+	h->own_want = 0;
+	h->own_pending = 1;
+	h->own_asked = h->eng->now;
+	h->own_ref.n = 0;
 	h->ch_phase = CH_OPEN;
 	h->last_out = h->eng->now;
 	h->deadline = h->eng->now + h->eng->conf.timeout;
@@ -1136,13 +1218,16 @@ step_channel(struct host *h)
 		h->ch_phase = CH_READ;
 		/* FALLTHROUGH */
 	case CH_READ:
+		own_write(h);
 		rc = drain(h);
 		if (rc < 0) {
 			lost(h, rc);
 			return -1;
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			own_write(h);	/* asked for by a sample just read */
 			return 0;
+		}
 		h->ch_phase = CH_CLOSE;
 		/* FALLTHROUGH */
 	case CH_CLOSE:
@@ -1212,8 +1297,10 @@ step_timers(struct host *h)
 	}
 	/* a loop iteration's rows come in one burst: quiet means complete */
 	if (h->ch_phase == CH_READ && h->ch_loop && h->ps_live &&
-	    h->ps.cur.n > 0 && e->now - h->last_out >= quiet)
+	    h->ps.cur.n > 0 && e->now - h->last_out >= quiet) {
 		rntop_gpustat_flush(&h->ps);
+		own_write(h);
+	}
 	if (h->state == RNTOP_SSH_POLL && h->ch_phase == CH_NONE &&
 	    e->now >= h->next_poll) {
 		h->next_poll = e->now + e->conf.interval;
@@ -1482,6 +1569,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 		/* closing the socket closes the channels: nvidia-smi ends */
 		teardown(h);
 		rntop_snap_release(&h->inventory);
+		rntop_snap_release(&h->own_ref);
 		rntop_ownerframe_release(&h->of);
 		rai_buf_release(&h->errbuf);
 		free(h->name);

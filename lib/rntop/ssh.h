@@ -64,8 +64,12 @@ struct rntop_ssh_conf {
 	double		 backoff_max;	/* s */
 	int		 max_connecting;
 	int		 reconnect;	/* 0: a failure is final (--once) */
-	/* with procs_cb set, the owner block too (rntop/owner.h) */
-	double		 owner_every;	/* s, beside the stream */
+	/*
+	 * With procs_cb set, the owner block too (rntop/owner.h): beside
+	 * the stream, asked for when a GPU's memory in use changes, and at
+	 * least every owner_every seconds.
+	 */
+	double		 owner_every;	/* s */
 };
 
 /* One host, resolved (user, port, files). Copied by rntop_ssh_add. */
