@@ -12,7 +12,11 @@
 #   bound   the handshake limit of these sshd peers: N concurrent
 #           "ssh -o BatchMode=yes host true" (OpenSSH, all at once),
 #           median of the same rounds; rntop's --once over it says how
-#           far rntop is from what the servers can do at all
+#           far rntop is from what the servers can do at all (the
+#           OpenSSH clients share the cores with the servers, so this
+#           limit is loose on one machine); and rntop's own floor:
+#           rntop --once with --nvidia-smi /bin/true (sessions and the
+#           remote shell, no nvidia-smi: the hosts answer no GPUs)
 #   batch   rntop --batch -d 1 in steady state: once every host
 #           answers, its CPU over SECS seconds (from /proc) scaled to a
 #           minute, and its peak RSS (VmHWM)
@@ -237,7 +241,7 @@ owners_case() {
 	w6=$(col 1 "$STATE/r-noown") c6=$(col 2 "$STATE/r-noown") m6=$(col 3 "$STATE/r-noown")
 	w5=$(col 1 "$STATE/r-own") c5=$(col 2 "$STATE/r-own") m5=$(col 3 "$STATE/r-own")
 	echo "rounds, once wall owners / none: $(paste -d' ' "$STATE/r-own" "$STATE/r-noown" |
-		awk '{ printf "%s%.2f", NR > 1 ? " " : "", $1 / $4 }') (medians of $ONCE_RUNS below)"
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }') (medians of $ONCE_RUNS below)"
 	own=$(jq '[.hosts[].gpus[].owners | length] | add' "$STATE/own.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once, no owners" "$w6" "$c6" "$m6" "$(jq '.cluster.hosts_ok' "$STATE/noown.json")/$n hosts ok"
@@ -270,7 +274,10 @@ for n in "${SIZES[@]}"; do
 	: >"$STATE/r2"
 	: >"$STATE/r3"
 	: >"$STATE/rb"
+	: >"$STATE/rf"
 	for _ in $(seq 1 "$ONCE_RUNS"); do
+		time_once "$STATE/floor.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" \
+			--nvidia-smi /bin/true --once >>"$STATE/rf"
 		time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --once >>"$STATE/r1"
 		time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --no-ssh-config --once >>"$STATE/r2"
 		rm -rf "$STATE/pssh-out"
@@ -284,6 +291,7 @@ for n in "${SIZES[@]}"; do
 	w2=$(col 1 "$STATE/r2") c2=$(col 2 "$STATE/r2") m2=$(col 3 "$STATE/r2")
 	w3=$(col 1 "$STATE/r3") c3=$(col 2 "$STATE/r3") m3=$(col 3 "$STATE/r3")
 	wb=$(col 1 "$STATE/rb") cb=$(col 2 "$STATE/rb") mb=$(col 3 "$STATE/rb")
+	wf=$(col 1 "$STATE/rf") cf=$(col 2 "$STATE/rf") mf=$(col 3 "$STATE/rf")
 	# shellcheck disable=SC2059
 	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check (last round)"
 	ok1=$(jq '.cluster.hosts_ok' "$STATE/once.json" 2>/dev/null || echo "?")
@@ -299,16 +307,19 @@ for n in "${SIZES[@]}"; do
 	printf "$FMT" "parallel-ssh -p 64, once" "$w3" "$c3" "$m3" "$ok3/$n hosts ok"
 	# shellcheck disable=SC2059
 	printf "$FMT" "bound: $n x ssh true at once" "$wb" "$cb" "$mb" "$(tail -n 1 "$STATE/rb" | awk '{ print $4 }')/$n hosts ok"
+	# shellcheck disable=SC2059
+	printf "$FMT" "floor: rntop, /bin/true remote" "$wf" "$cf" "$mf" "$(jq '[.hosts[] | select(.error == "nvidia-smi listed no GPUs")] | length' "$STATE/floor.json" 2>/dev/null || echo "?")/$n answered"
 	echo "rounds, once wall rntop / parallel-ssh: $(paste -d' ' "$STATE/r1" "$STATE/r3" |
-		awk '{ printf "%s%.2f", NR > 1 ? " " : "", $1 / $4 }')"
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }')"
 	echo "rounds, once wall rntop / handshake bound: $(paste -d' ' "$STATE/r1" "$STATE/rb" |
-		awk '{ printf "%s%.2f", NR > 1 ? " " : "", $1 / $4 }')"
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }')"
 	read -r c4 m4 lines okl < <(batch_steady "$n" "${NO_CLUSTER[@]}")
 	cpm=$(awk -v c="$c4" -v s="$SECS" 'BEGIN { printf "%.2f", c * 60 / s }')
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --batch -d 1, ${SECS} s steady" "$SECS" "$c4" "$m4" "$lines lines, last $okl/$n ok"
 	echo "ratios rntop / parallel-ssh (medians): once wall $(ratio "$w1" "$w3") (no ssh -G: $(ratio "$w2" "$w3")), once cpu $(ratio "$c1" "$c3"), peak RSS $(ratio "$m1" "$m3")"
 	echo "rntop --once / the handshake bound ($n x ssh true): wall $(ratio "$w1" "$wb"); parallel-ssh / bound $(ratio "$w3" "$wb")"
+	echo "rntop --once / its floor (no nvidia-smi run): wall $(ratio "$w1" "$wf"); the remote nvidia-smi (the Python fake here) is the rest"
 	echo "rntop --batch at 1 s, steady: $cpm CPU s per minute for $n hosts; peak RSS $m4 KiB"
 	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$w3")" parallel-ssh
 	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$wb")" "$n x ssh true (bound)"
