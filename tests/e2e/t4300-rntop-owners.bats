@@ -225,15 +225,16 @@ last_is() {
 	echo "@app $(uuid 3 0), 301, 1000" >>"$f"
 	sshd_start n3 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
 		--env "FAKE_NVSMI_LOG=$(sshd_dir n3)/fake.log"
-	run -0 rntop "${OWN_ARGS[@]}" --batch -n 12 -d 0.3 "127.0.0.1:$PORT_n3"
-	run -0 jq -c '.hosts[0] | [.status, .mode, .gpus[0].memory_used, .driver]' <<<"${lines[11]}"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n3"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .gpus[0].memory_used, .driver]' <<<"${lines[19]}"
 	assert_output '["ok","stream",4096,"580.159.04"]'
+	# every run the channel started has ended and logged itself
+	fakes_gone n3
 	run -0 grep -c '^argv: --query-gpu=' "$(sshd_dir n3)/fake.log"
 	assert_output 1
 	# the block at the start, and the one asked for after the change
 	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n3)/fake.log"
 	assert_output 2
-	fakes_gone n3
 	sshd_stop n3
 }
 
