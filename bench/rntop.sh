@@ -6,14 +6,25 @@
 #           ssh -G resolution, and with --no-ssh-config) against
 #           parallel-ssh running the same nvidia-smi query on every host
 #           once; wall time, CPU (user+sys, children included) and peak
-#           RSS of the client process (/usr/bin/time -v)
+#           RSS of the client process (/usr/bin/time -v); ONCE_RUNS
+#           rounds (default 3), each side once per round, medians
+#           compared, and each round's ratio printed (is it stable?)
+#   bound   the handshake limit of these sshd peers: N concurrent
+#           "ssh -o BatchMode=yes host true" (OpenSSH, all at once),
+#           median of the same rounds; rntop's --once over it says how
+#           far rntop is from what the servers can do at all (the
+#           OpenSSH clients share the cores with the servers, so this
+#           limit is loose on one machine); and rntop's own floor:
+#           rntop --once with --nvidia-smi /bin/true (sessions and the
+#           remote shell, no nvidia-smi: the hosts answer no GPUs)
 #   batch   rntop --batch -d 1 in steady state: once every host
 #           answers, its CPU over SECS seconds (from /proc) scaled to a
 #           minute, and its peak RSS (VmHWM)
 #   owners  with ownership on (--kubeconfig of a kube-sim --demo, pods
 #           whose UIDs the hosts' fake /proc names) against its own runs
-#           without (--no-cluster): --once wall time, and the steady
-#           --batch CPU per minute; the issue's bounds are 1.2 and 1.5
+#           without (--no-cluster): --once wall time (medians of
+#           ONCE_RUNS rounds), and the steady --batch CPU per minute;
+#           the issue's bounds are 1.2 and 1.5
 # Prints the numbers and the ratios rntop / parallel-ssh (below 1:
 # rntop is faster or smaller). Both sides share the 2-core machine with
 # sshd and the fakes (Python), so remote costs weigh on both. Numbers,
@@ -118,6 +129,7 @@ start_hosts() {
 
 PY=/usr/bin/python3
 RUNS=1
+ONCE_RUNS=${ONCE_RUNS:-3}
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
 
@@ -144,6 +156,32 @@ time_once() {
 RNTOP_ARGS=(-F /dev/null -i "$KEY" --known-hosts "$KH" --no-agent
 	--hostfile "$STATE/hosts.txt" --connect-timeout 120 -t 60)
 NO_CLUSTER=(--no-cluster)
+
+# median: the median of the numbers on stdin, one a line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# col K FILE: the median of column K of FILE's lines.
+col() {
+	awk -v k="$1" '{ print $k }' "$2" | median
+}
+
+# ssh_true N: N OpenSSH clients at once (xargs -P N), each running
+# "true" on one host of hosts.txt; prints "wall cpu maxrss_kib ok" (ok:
+# how many succeeded; the sh around each ssh only counts them).
+ssh_true() {
+	local n=$1 w c m
+	awk -F: -v n="$n" 'NR <= n { print $2 }' "$STATE/hosts.txt" >"$STATE/ports.txt"
+	# shellcheck disable=SC2016
+	read -r w c m < <(time_once "$STATE/true.txt" env K="$KEY" H="$KH" \
+		xargs -a "$STATE/ports.txt" -P "$n" -I{} sh -c 'ssh -F /dev/null -i "$K" \
+		-o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes \
+		-o UserKnownHostsFile="$H" -p "$1" 127.0.0.1 true </dev/null && echo ok' sh {})
+	echo "$w $c $m $(grep -c '^ok$' "$STATE/true.txt" || true)"
+}
 
 # The statuses and errors of a JSON snapshot, counted, when not all ok.
 why() {
@@ -193,8 +231,17 @@ owners_case() {
 	sim_nodes "$n"
 	RNTOP_ARGS=(-F "$STATE/ssh_config" -i "$KEY" --known-hosts "$KH" --no-agent
 		--hostfile "$STATE/nodes.txt" --connect-timeout 120 -t 60)
-	read -r w6 c6 m6 < <(time_once "$STATE/noown.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-cluster --once)
-	read -r w5 c5 m5 < <(time_once "$STATE/own.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --kubeconfig "$SIM_KC" --once)
+
+	: >"$STATE/r-noown"
+	: >"$STATE/r-own"
+	for _ in $(seq 1 "$ONCE_RUNS"); do
+		time_once "$STATE/noown.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-cluster --once >>"$STATE/r-noown"
+		time_once "$STATE/own.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --kubeconfig "$SIM_KC" --once >>"$STATE/r-own"
+	done
+	w6=$(col 1 "$STATE/r-noown") c6=$(col 2 "$STATE/r-noown") m6=$(col 3 "$STATE/r-noown")
+	w5=$(col 1 "$STATE/r-own") c5=$(col 2 "$STATE/r-own") m5=$(col 3 "$STATE/r-own")
+	echo "rounds, once wall owners / none: $(paste -d' ' "$STATE/r-own" "$STATE/r-noown" |
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }') (medians of $ONCE_RUNS below)"
 	own=$(jq '[.hosts[].gpus[].owners | length] | add' "$STATE/own.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once, no owners" "$w6" "$c6" "$m6" "$(jq '.cluster.hosts_ok' "$STATE/noown.json")/$n hosts ok"
@@ -222,34 +269,60 @@ if [ -n "${OWNERS_ONLY:-}" ]; then
 fi
 for n in "${SIZES[@]}"; do
 	start_hosts "$n"
-	echo "== $n hosts ($(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l) sshd processes, 2 GPUs each)"
+	echo "== $n hosts ($(find "$STATE" -maxdepth 1 -name 'sshd-*' | wc -l) sshd processes, 2 GPUs each; $ONCE_RUNS rounds, medians)"
+	: >"$STATE/r1"
+	: >"$STATE/r2"
+	: >"$STATE/r3"
+	: >"$STATE/rb"
+	: >"$STATE/rf"
+	for _ in $(seq 1 "$ONCE_RUNS"); do
+		time_once "$STATE/floor.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" \
+			--nvidia-smi /bin/true --once >>"$STATE/rf"
+		time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --once >>"$STATE/r1"
+		time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --no-ssh-config --once >>"$STATE/r2"
+		rm -rf "$STATE/pssh-out"
+		time_once "$STATE/pssh.txt" "$PSSH" -h "$STATE/hosts.txt" \
+			-p 64 -t 180 -o "$STATE/pssh-out" \
+			-x "-F /dev/null -i $KEY -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$KH" \
+			"LC_ALL=C nvidia-smi --query-gpu=$QUERY --format=csv,noheader,nounits" >>"$STATE/r3"
+		ssh_true "$n" >>"$STATE/rb"
+	done
+	w1=$(col 1 "$STATE/r1") c1=$(col 2 "$STATE/r1") m1=$(col 3 "$STATE/r1")
+	w2=$(col 1 "$STATE/r2") c2=$(col 2 "$STATE/r2") m2=$(col 3 "$STATE/r2")
+	w3=$(col 1 "$STATE/r3") c3=$(col 2 "$STATE/r3") m3=$(col 3 "$STATE/r3")
+	wb=$(col 1 "$STATE/rb") cb=$(col 2 "$STATE/rb") mb=$(col 3 "$STATE/rb")
+	wf=$(col 1 "$STATE/rf") cf=$(col 2 "$STATE/rf") mf=$(col 3 "$STATE/rf")
 	# shellcheck disable=SC2059
-	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check"
-	read -r w1 c1 m1 < <(time_once "$STATE/once.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --once)
+	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check (last round)"
 	ok1=$(jq '.cluster.hosts_ok' "$STATE/once.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once (ssh -G)" "$w1" "$c1" "$m1" "$ok1/$n hosts ok"
 	why "$STATE/once.json"
-	read -r w2 c2 m2 < <(time_once "$STATE/once2.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" "${NO_CLUSTER[@]}" --no-ssh-config --once)
 	ok2=$(jq '.cluster.hosts_ok' "$STATE/once2.json" 2>/dev/null || echo "?")
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once (--no-ssh-config)" "$w2" "$c2" "$m2" "$ok2/$n hosts ok"
 	why "$STATE/once2.json"
-	rm -rf "$STATE/pssh-out"
-	read -r w3 c3 m3 < <(time_once "$STATE/pssh.txt" "$PSSH" -h "$STATE/hosts.txt" \
-		-p 64 -t 180 -o "$STATE/pssh-out" \
-		-x "-F /dev/null -i $KEY -o IdentitiesOnly=yes -o BatchMode=yes -o StrictHostKeyChecking=yes -o UserKnownHostsFile=$KH" \
-		"LC_ALL=C nvidia-smi --query-gpu=$QUERY --format=csv,noheader,nounits")
 	ok3=$(grep -c '\[SUCCESS\]' "$STATE/pssh.txt" || true)
 	# shellcheck disable=SC2059
 	printf "$FMT" "parallel-ssh -p 64, once" "$w3" "$c3" "$m3" "$ok3/$n hosts ok"
+	# shellcheck disable=SC2059
+	printf "$FMT" "bound: $n x ssh true at once" "$wb" "$cb" "$mb" "$(tail -n 1 "$STATE/rb" | awk '{ print $4 }')/$n hosts ok"
+	# shellcheck disable=SC2059
+	printf "$FMT" "floor: rntop, /bin/true remote" "$wf" "$cf" "$mf" "$(jq '[.hosts[] | select(.error == "nvidia-smi listed no GPUs")] | length' "$STATE/floor.json" 2>/dev/null || echo "?")/$n answered"
+	echo "rounds, once wall rntop / parallel-ssh: $(paste -d' ' "$STATE/r1" "$STATE/r3" |
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }')"
+	echo "rounds, once wall rntop / handshake bound: $(paste -d' ' "$STATE/r1" "$STATE/rb" |
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $4 }')"
 	read -r c4 m4 lines okl < <(batch_steady "$n" "${NO_CLUSTER[@]}")
 	cpm=$(awk -v c="$c4" -v s="$SECS" 'BEGIN { printf "%.2f", c * 60 / s }')
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --batch -d 1, ${SECS} s steady" "$SECS" "$c4" "$m4" "$lines lines, last $okl/$n ok"
-	echo "ratios rntop / parallel-ssh: once wall $(ratio "$w1" "$w3") (no ssh -G: $(ratio "$w2" "$w3")), once cpu $(ratio "$c1" "$c3"), peak RSS $(ratio "$m1" "$m3")"
+	echo "ratios rntop / parallel-ssh (medians): once wall $(ratio "$w1" "$w3") (no ssh -G: $(ratio "$w2" "$w3")), once cpu $(ratio "$c1" "$c3"), peak RSS $(ratio "$m1" "$m3")"
+	echo "rntop --once / the handshake bound ($n x ssh true): wall $(ratio "$w1" "$wb"); parallel-ssh / bound $(ratio "$w3" "$wb")"
+	echo "rntop --once / its floor (no nvidia-smi run): wall $(ratio "$w1" "$wf"); the remote nvidia-smi (the Python fake here) is the rest"
 	echo "rntop --batch at 1 s, steady: $cpm CPU s per minute for $n hosts; peak RSS $m4 KiB"
 	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$w3")" parallel-ssh
+	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$wb")" "$n x ssh true (bound)"
 	summary rntop "--once, $n hosts" cpu "$(ratio "$c1" "$c3")" parallel-ssh
 	summary rntop "--once, $n hosts" memory "$(ratio "$m1" "$m3")" parallel-ssh
 	echo "(parallel-ssh would spend about $(awk -v c="$c3" 'BEGIN { printf "%.0f", c * 60 }') CPU s per minute polling once a second, one full handshake per host per poll)"

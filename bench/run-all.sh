@@ -24,11 +24,34 @@ for b in "$TOP"/bench/*.sh; do
 	echo
 done
 
-echo "==== all ratios (ours / peer; below 1 is better)"
-printf '%-8s  %-40s  %-7s  %6s  %s\n' bench case what ratio peer
+# goal BENCH CASE WHAT PEER: the issues' bound for that ratio (empty:
+# none set). One line per bound; each bench's rows stay together.
+goal() {
+	case "$1|$2|$3|$4" in
+	# rntop (issues 21 and 26)
+	"rntop|--once, 200 hosts|time|parallel-ssh") echo 0.50 ;;
+	"rntop|--once owners, 200 hosts|time|rntop --no-cluster") echo 1.20 ;;
+	"rntop|--batch owners, 200 hosts|cpu|rntop --no-cluster") echo 1.50 ;;
+	esac
+}
+
+# verdict X GOAL: "ok" when X is at most GOAL, "MISS" above it, "" when
+# there is no goal.
+verdict() {
+	[ -n "$2" ] || return 0
+	awk -v x="$1" -v g="$2" 'BEGIN { print (x + 0 <= g + 0 && x != "nan") ? "ok" : "MISS" }'
+}
+
+echo "==== all ratios (ours / peer; below 1 is better; goal: the issue's bound)"
+printf '%-8s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' bench case what ratio goal "" peer
+misses=0
 while IFS=$'\t' read -r bench case what x peer; do
-	printf '%-8s  %-40s  %-7s  %6s  %s\n' "$bench" "$case" "$what" "$x" "$peer"
+	g=$(goal "$bench" "$case" "$what" "$peer")
+	v=$(verdict "$x" "$g")
+	[ "$v" != MISS ] || misses=$((misses + 1))
+	printf '%-8s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' "$bench" "$case" "$what" "$x" "${g:--}" "$v" "$peer"
 done <"$SUMMARY"
+[ "$misses" -eq 0 ] || echo "$misses ratio(s) above their goal (MISS)"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "did not run: ${failed[*]}"
 	exit 1

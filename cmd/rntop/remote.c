@@ -20,6 +20,13 @@
 
 #include "core/banned.h"
 
+/*
+ * With owners, a host's owner block is asked for again when its GPUs'
+ * memory in use changes (a process came or went), and at least this
+ * often otherwise (seconds): each block is an nvidia-smi run there.
+ */
+#define OWNER_REFRESH_S	30
+
 struct remote {
 	struct rntop_collector	 c;		/* first: what the loop sees */
 	const struct rntop_opts	*o;
@@ -320,7 +327,8 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	conf.backoff_max = o->reconnect_max;
 	conf.max_connecting = (int)o->concurrency;
 	conf.reconnect = !o->once;
-	conf.owner_every = o->interval;
+	conf.owner_every = o->interval > OWNER_REFRESH_S ? o->interval :
+	    OWNER_REFRESH_S;
 	if ((r->eng = rntop_ssh_new(&conf, on_snapshot, r, err)) == NULL ||
 	    (o->owners && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
 	    add_hosts(r, &ts, err) == -1)

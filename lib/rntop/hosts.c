@@ -754,7 +754,8 @@ owner_function(const char *nvidia_smi)
 {
 	return xasprintf("o() { a=$(LC_ALL=C %s "
 	    "--query-compute-apps=gpu_uuid,pid,used_memory "
-	    "--format=csv,noheader,nounits 2>/dev/null) && e=ok || e=fail; "
+	    "--format=csv,noheader,nounits </dev/null 2>/dev/null) && e=ok || "
+	    "e=fail; "
 	    "P=${RNTOP_PROC:-/proc}; b=$( { "
 	    "IFS= read -r l <\"$P/driver/nvidia/version\" && "
 	    "printf '#rntop driver %%s\\n' \"$l\"; "
@@ -770,9 +771,9 @@ owner_function(const char *nvidia_smi)
 
 static char *
 remote_command(const char *nvidia_smi, const char *query, long loop_ms,
-    int owners, double owner_every_s)
+    int owners)
 {
-	char loop[32] = "", every[32];
+	char loop[32] = "";
 	char *fn, *cmd;
 
 	if (!rntop_remote_path_ok(nvidia_smi) || !query_ok(query) ||
@@ -810,18 +811,21 @@ remote_command(const char *nvidia_smi, const char *query, long loop_ms,
 		free(fn);
 		return cmd;
 	}
-	/* beside the stream, a loop of owner blocks; both end together */
-	if (!(owner_every_s >= 1))
-		owner_every_s = 1;
-	if (owner_every_s > 86400)
-		owner_every_s = 86400;
-	snprintf(every, sizeof(every), "%.3f", owner_every_s);
+	/*
+	 * Beside the stream, the watchdog answers requests: one block at
+	 * once, then one for each line rntop sends, and at the channel's
+	 * end it kills nvidia-smi as above. nvidia-smi takes one selective
+	 * query per run, and in loop mode an empty compute-apps answer
+	 * prints nothing (no "none now" to frame), so the apps cannot ride
+	 * on the -lms process or a second long-lived one; rntop asks only
+	 * when a GPU's memory in use changed, or the last block is old
+	 * (rntop/ssh.c), so a steady host starts no nvidia-smi per sample.
+	 */
 	cmd = xasprintf("exec 3<&0; %sLC_ALL=C %s --query-gpu=%s "
 	    "--format=csv,noheader,nounits%s </dev/null 3<&- & p=$!; "
-	    "(while :; do o; sleep %s || exit; done) </dev/null 3<&- & q=$!; "
-	    "(read _; kill $p $q) <&3 >/dev/null 2>&1 & w=$!; "
-	    "exec 3<&-; wait $p; s=$?; kill $w $q 2>/dev/null; exit $s",
-	    fn, nvidia_smi, query, loop, every);
+	    "(o; while read _; do o; done; kill $p) <&3 2>/dev/null & w=$!; "
+	    "exec 3<&-; wait $p; s=$?; kill $w 2>/dev/null; exit $s",
+	    fn, nvidia_smi, query, loop);
 	free(fn);
 	return cmd;
 }
@@ -830,14 +834,14 @@ char *
 rntop_remote_command(const char *nvidia_smi, const char *query,
     long loop_ms)
 {
-	return remote_command(nvidia_smi, query, loop_ms, 0, 0);
+	return remote_command(nvidia_smi, query, loop_ms, 0);
 }
 
 char *
 rntop_remote_command_owners(const char *nvidia_smi, const char *query,
-    long loop_ms, double owner_every_s)
+    long loop_ms)
 {
-	return remote_command(nvidia_smi, query, loop_ms, 1, owner_every_s);
+	return remote_command(nvidia_smi, query, loop_ms, 1);
 }
 
 double

@@ -173,14 +173,16 @@ char	*rntop_remote_command(const char *nvidia_smi, const char *query,
 	    long loop_ms);
 /*
  * The same with rntop's owner block (rntop/owner.h) on the same
- * channel: beside the one-shot's rows, or beside the -lms stream every
- * owner_every_s seconds (at least 1), a shell function asks nvidia-smi
- * for the compute apps, reads each pid's cgroup and the driver version
- * under ${RNTOP_PROC:-/proc} (a test points it at a fixture tree), and
- * prints the block with one printf, so its lines come whole.
+ * channel: a shell function asks nvidia-smi for the compute apps, reads
+ * each pid's cgroup and the driver version under ${RNTOP_PROC:-/proc}
+ * (a test points it at a fixture tree), and prints the block with one
+ * printf, so its lines come whole. One block beside the one-shot's
+ * rows; beside the -lms stream, one at the start and then one for each
+ * line rntop writes to the channel (a request), so the compute-apps
+ * query runs only when rntop asks for it.
  */
 char	*rntop_remote_command_owners(const char *nvidia_smi,
-	    const char *query, long loop_ms, double owner_every_s);
+	    const char *query, long loop_ms);
 
 /*
  * Reconnect delay with "full jitter": a uniform draw r in [0, 1) times

@@ -66,8 +66,13 @@ struct host {
 	struct rntop_gpustat	 ps;
 	int			 ps_live;
 	struct rntop_ownerframe	 of;		/* with owners: the block */
+	/* owner blocks beside the stream come when asked (own_request) */
+	int			 own_want;	/* a request is to be written */
+	int			 own_pending;	/* asked, the block not in */
+	double			 own_asked;
+	struct rntop_snap	 own_ref;	/* the GPUs when last asked */
 	struct rai_buf		 errbuf;
-	struct rntop_snap	 inventory;	/* primes the stream's framing */
+	struct rntop_snap	 inventory;	/* the last GPU set: primes framing */
 	/* timers (engine clock, seconds) */
 	double			 deadline;	/* of the current phase */
 	double			 wake_at;	/* step again then, 0 = never */
@@ -77,6 +82,7 @@ struct host {
 	unsigned		 attempt;
 	double			 healthy_since;
 	int			 polling;
+	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
 	unsigned long		 noise_base;
 	unsigned long		 connects;
@@ -98,6 +104,8 @@ struct rntop_ssh {
 };
 
 static int	 libssh2_ready;
+
+static double	 dead_after(const struct rntop_ssh *);
 
 const char *
 rntop_ssh_state_name(enum rntop_ssh_state s)
@@ -190,9 +198,9 @@ rntop_ssh_owners(struct rntop_ssh *e, rntop_ssh_procs_cb cb,
 {
 	char *once, *loop;
 
-	once = rntop_remote_command_owners(e->nvidia_smi, e->query, 0, 0);
+	once = rntop_remote_command_owners(e->nvidia_smi, e->query, 0);
 	loop = rntop_remote_command_owners(e->nvidia_smi, e->query,
-	    e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000, e->conf.owner_every);
+	    e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000);
 	if (once == NULL || loop == NULL) {
 		free(once);
 		free(loop);
@@ -839,6 +847,74 @@ step_auth(struct host *h)
 	    h->auth_tried ? h->auth_tried : "no agent, no key file"));
 }
 
+/* Whether a GPU came, went or changed its memory in use. */
+static int
+memory_changed(const struct rntop_snap *a, const struct rntop_snap *b)
+{
+	size_t i;
+	unsigned mv = RNTOP_V(RNTOP_F_MEM_USED);
+
+	if (a->n != b->n)
+		return 1;
+	for (i = 0; i < a->n; i++) {
+		const struct rntop_gpu *x = &a->gpus[i], *y = &b->gpus[i];
+
+		if (x->index != y->index || strcmp(x->uuid, y->uuid) != 0 ||
+		    (x->valid & mv) != (y->valid & mv) ||
+		    ((x->valid & mv) && x->mem_used != y->mem_used))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * With owners beside the stream: a new block is asked for when the
+ * GPUs' memory in use changed since the last request (a process came or
+ * went: every GPU process holds memory), or the last one is older than
+ * owner_every (a pod may have replaced a process of the same size).
+ * Each block costs the host an nvidia-smi start; a steady host asks
+ * rarely. One request at a time; one lost is given up after the
+ * stream's dead time.
+ */
+static void
+own_request(struct host *h, const struct rntop_snap *s)
+{
+	struct rntop_ssh *e = h->eng;
+
+	if (e->procs_cb == NULL || !h->ch_loop)
+		return;
+	if (h->own_ref.n == 0) {
+		/* the block the command prints at its start is for these */
+		rntop_snap_copy(&h->own_ref, s);
+		return;
+	}
+	if (h->own_pending && e->now - h->own_asked <= dead_after(e))
+		return;
+	if (!memory_changed(s, &h->own_ref) &&
+	    e->now - h->own_asked < e->conf.owner_every)
+		return;
+	rntop_snap_copy(&h->own_ref, s);
+	h->own_want = 1;
+	h->own_pending = 0;
+}
+
+/* Writes a pending request (one newline); libssh2 may say later. */
+static void
+own_write(struct host *h)
+{
+	ssize_t n;
+
+	if (!h->own_want || h->ch == NULL)
+		return;
+	n = libssh2_channel_write(h->ch, "\n", 1);
+	if (n == LIBSSH2_ERROR_EAGAIN)
+		return;
+	/* an error here shows as a lost channel on the next read */
+	h->own_want = 0;
+	h->own_pending = n == 1;
+	h->own_asked = h->eng->now;
+}
+
 static void
 on_snap(void *ud, const struct rntop_snap *s)
 {
@@ -846,11 +922,12 @@ on_snap(void *ud, const struct rntop_snap *s)
 
 	h->ch_snaps++;
 	h->answered = 1;
-	if (!h->ch_loop)
-		rntop_snap_copy(&h->inventory, s);
+	/* a reconnected stream's first sample frames at its last row */
+	rntop_snap_copy(&h->inventory, s);
 	set_error(h, RNTOP_SSHF_NONE, NULL);
 	if (h->eng->cb != NULL)
 		h->eng->cb(h->eng->ud, h->idx, s);
+	own_request(h, s);
 }
 
 static void
@@ -858,6 +935,7 @@ on_procs(void *ud, const struct rntop_procs *p)
 {
 	struct host *h = ud;
 
+	h->own_pending = 0;
 	h->eng->procs_cb(h->eng->ud, h->idx, p);
 }
 
@@ -867,6 +945,13 @@ on_owner_line(void *ud, const char *line, size_t len)
 	struct host *h = ud;
 
 	rntop_ownerframe_line(&h->of, line, len);
+}
+
+/* Live with reconnects: a long-running stream per host, not a one-shot. */
+static int
+streaming(const struct rntop_ssh *e)
+{
+	return e->conf.reconnect && e->conf.loop_ms > 0;
 }
 
 static void
@@ -886,6 +971,11 @@ open_channel(struct host *h, int loop)
 	rai_buf_reset(&h->errbuf);
 	h->ch_loop = loop;
 	h->ch_snaps = 0;
+	/* the stream's command prints one owner block unasked */
+	h->own_want = 0;
+	h->own_pending = 1;
+	h->own_asked = h->eng->now;
+	h->own_ref.n = 0;
 	h->ch_phase = CH_OPEN;
 	h->last_out = h->eng->now;
 	h->deadline = h->eng->now + h->eng->conf.timeout;
@@ -902,6 +992,19 @@ authenticated(struct host *h)
 		libssh2_agent_free(h->agent);
 		h->agent = NULL;
 		h->agent_id = NULL;
+	}
+	/*
+	 * One nvidia-smi per host: live, the -lms stream starts at once
+	 * and its first sample is the inventory (framed when its burst of
+	 * rows goes quiet, or at its last row when an earlier connection
+	 * saw the GPU set); a separate one-shot first would double the
+	 * remote start-up, the driver's initialisation included. --once
+	 * (and a host that fell back to polling) runs the one-shot alone.
+	 */
+	if (streaming(h->eng) && !h->polling) {
+		h->state = RNTOP_SSH_STREAM;
+		open_channel(h, 1);
+		return;
 	}
 	h->state = h->polling ? RNTOP_SSH_POLL : RNTOP_SSH_INVENTORY;
 	open_channel(h, 0);
@@ -986,9 +1089,15 @@ channel_done(struct host *h, int status, char *sig)
 		rntop_gpustat_finish(&h->ps);
 	got = h->ch_snaps;
 	if (h->ch_loop) {
-		if (got == 0 && !h->polling) {
-			/* the loop form does not work here: poll instead */
+		/*
+		 * No sample at all: the loop form may not work here (an old
+		 * nvidia-smi refuses -lms), so one-shots are tried; they fail
+		 * with the same message when nvidia-smi itself is broken. A
+		 * missing nvidia-smi (127) is not worth the round trip.
+		 */
+		if (got == 0 && !h->polling && status != 127 && sig == NULL) {
 			h->polling = 1;
+			h->polled_ok = 0;
 			h->state = RNTOP_SSH_POLL;
 			h->next_poll = e->now;
 			parser_stop(h);
@@ -1000,10 +1109,18 @@ channel_done(struct host *h, int status, char *sig)
 		return;
 	}
 	if (got == 0) {
+		/*
+		 * Polling never worked either: nvidia-smi is broken, not its
+		 * loop form, so the next session tries the stream again.
+		 */
+		if (h->polling && !h->polled_ok)
+			h->polling = 0;
 		fail(h, RNTOP_SSHF_NVSMI, 0, nvsmi_failure(h, status, sig));
 		free(sig);
 		return;
 	}
+	if (h->polling)
+		h->polled_ok = 1;
 	free(sig);
 	parser_stop(h);
 	if (!e->conf.reconnect || e->conf.loop_ms == 0) {
@@ -1101,13 +1218,16 @@ step_channel(struct host *h)
 		h->ch_phase = CH_READ;
 		/* FALLTHROUGH */
 	case CH_READ:
+		own_write(h);
 		rc = drain(h);
 		if (rc < 0) {
 			lost(h, rc);
 			return -1;
 		}
-		if (rc == 0)
+		if (rc == 0) {
+			own_write(h);	/* asked for by a sample just read */
 			return 0;
+		}
 		h->ch_phase = CH_CLOSE;
 		/* FALLTHROUGH */
 	case CH_CLOSE:
@@ -1139,6 +1259,13 @@ dead_after(const struct rntop_ssh *e)
 	return 2 * (e->conf.interval + e->conf.timeout);
 }
 
+/* A one-shot, or a stream that has sent no row yet: --timeout applies. */
+static int
+first_rows_due(const struct host *h)
+{
+	return !h->ch_loop || (h->ps_live && h->ps.rows == 0);
+}
+
 /* Timers of a connected host: silence, quiet flush, polls, keepalive. */
 static void
 step_timers(struct host *h)
@@ -1161,7 +1288,8 @@ step_timers(struct host *h)
 		    "nothing for %g s; reconnecting", dead_after(e)));
 		return;
 	}
-	if (h->ch_phase != CH_NONE && !h->ch_loop &&
+	/* the stream's first rows are the inventory: the one-shot's limit */
+	if (h->ch_phase != CH_NONE && first_rows_due(h) &&
 	    e->now > h->deadline) {
 		fail(h, RNTOP_SSHF_TIMEOUT, 0, xasprintf("nvidia-smi did not "
 		    "answer in %g s", e->conf.timeout));
@@ -1169,8 +1297,10 @@ step_timers(struct host *h)
 	}
 	/* a loop iteration's rows come in one burst: quiet means complete */
 	if (h->ch_phase == CH_READ && h->ch_loop && h->ps_live &&
-	    h->ps.cur.n > 0 && e->now - h->last_out >= quiet)
+	    h->ps.cur.n > 0 && e->now - h->last_out >= quiet) {
 		rntop_gpustat_flush(&h->ps);
+		own_write(h);
+	}
 	if (h->state == RNTOP_SSH_POLL && h->ch_phase == CH_NONE &&
 	    e->now >= h->next_poll) {
 		h->next_poll = e->now + e->conf.interval;
@@ -1209,7 +1339,7 @@ next_wake(struct host *h)
 	case RNTOP_SSH_POLL:
 		if (h->ch_phase != CH_NONE && h->ch_loop)
 			SOONER(h->last_out + dead_after(e));
-		if (h->ch_phase != CH_NONE && !h->ch_loop)
+		if (h->ch_phase != CH_NONE && first_rows_due(h))
 			SOONER(h->deadline);
 		if (h->ch_phase == CH_READ && h->ch_loop && h->ps_live &&
 		    h->ps.cur.n > 0)
@@ -1439,6 +1569,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 		/* closing the socket closes the channels: nvidia-smi ends */
 		teardown(h);
 		rntop_snap_release(&h->inventory);
+		rntop_snap_release(&h->own_ref);
 		rntop_ownerframe_release(&h->of);
 		rai_buf_release(&h->errbuf);
 		free(h->name);

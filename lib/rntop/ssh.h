@@ -4,11 +4,13 @@
  * threads): a bounded number of connects at a time, each with a
  * deadline; known_hosts checked (libssh2_knownhost, with rntop_hosts
  * handling @revoked, @cert-authority and the key types to ask for);
- * ssh-agent first, then key files; then a one-shot inventory query and
+ * ssh-agent first, then key files; then one nvidia-smi per host: live,
  * a long-running "nvidia-smi ... -lms N" stream whose rows are framed
- * into snapshots (rntop_gpustat). When the stream form fails and the
- * one-shot worked, the host falls back to one-shot polling on the same
- * session. A silent stream, a lost connection or a failing nvidia-smi
+ * into snapshots (rntop_gpustat), its first sample serving as the
+ * inventory; --once, a single one-shot query. When the stream gives no
+ * sample, the host falls back to one-shot polling on the same session
+ * (and tries the stream again on its next session when the one-shots
+ * fail too). A silent stream, a lost connection or a failing nvidia-smi
  * end the session and a new one follows after a jittered exponential
  * backoff; a refused host key or authentication is sticky. Closing a
  * channel ends its remote nvidia-smi (see rntop_remote_command).
@@ -31,7 +33,7 @@ enum rntop_ssh_state {
 	RNTOP_SSH_CONNECT,	/* TCP */
 	RNTOP_SSH_HANDSHAKE,
 	RNTOP_SSH_AUTH,
-	RNTOP_SSH_INVENTORY,	/* the one-shot query */
+	RNTOP_SSH_INVENTORY,	/* the one-shot query (--once) */
 	RNTOP_SSH_STREAM,	/* the -lms stream */
 	RNTOP_SSH_POLL,		/* one-shot queries every interval */
 	RNTOP_SSH_DONE,		/* once mode: answered, disconnected */
@@ -62,8 +64,12 @@ struct rntop_ssh_conf {
 	double		 backoff_max;	/* s */
 	int		 max_connecting;
 	int		 reconnect;	/* 0: a failure is final (--once) */
-	/* with procs_cb set, the owner block too (rntop/owner.h) */
-	double		 owner_every;	/* s, beside the stream */
+	/*
+	 * With procs_cb set, the owner block too (rntop/owner.h): beside
+	 * the stream, asked for when a GPU's memory in use changes, and at
+	 * least every owner_every seconds.
+	 */
+	double		 owner_every;	/* s */
 };
 
 /* One host, resolved (user, port, files). Copied by rntop_ssh_add. */

@@ -245,6 +245,21 @@ argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperatur
 LC_ALL=C"
 }
 
+@test "one nvidia-smi for --once and for a --batch of several samples (the fake's PID log)" {
+	scenario h100x2
+	export FAKE_NVSMI_PIDLOG="$BATS_TEST_TMPDIR/fake.pids"
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	run -0 cat "$FAKE_NVSMI_PIDLOG"
+	[ "${#lines[@]}" -eq 1 ]
+	: >"$FAKE_NVSMI_PIDLOG"
+	run -0 rntop --local --batch -n 5 -d 0.2 --nvidia-smi "$FAKE"
+	[ "${#lines[@]}" -eq 5 ]
+	run -0 jq -c '[.hosts[0].status, .cluster.gpus]' <<<"${lines[4]}"
+	assert_output '["ok",2]'
+	run -0 cat "$FAKE_NVSMI_PIDLOG"
+	[ "${#lines[@]}" -eq 1 ]
+}
+
 @test "--output: a file that cannot be written is an error" {
 	scenario h100x2
 	run -1 --separate-stderr rntop --local --once -o "$BATS_TEST_TMPDIR/no/such/dir/log.csv" --nvidia-smi "$FAKE"

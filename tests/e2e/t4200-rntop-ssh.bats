@@ -299,7 +299,7 @@ true'
 
 @test "--batch: remote nvidia-smi processes end when rntop exits" {
 	run -0 rntop_ssh --batch -n 3 -d 0.2 "$(H "$PORT_h100")" "$(H "$PORT_noise")"
-	[ "$(fake_pids h100 | wc -l)" -ge 2 ]
+	[ -n "$(fake_pids h100)" ]
 	fakes_gone h100
 	fakes_gone noise
 	# a killed rntop too: the closed connection ends them
@@ -311,6 +311,40 @@ true'
 	wait "$RNTOP_PID" || true
 	RNTOP_PID=
 	fakes_gone models
+}
+
+@test "one nvidia-smi per host: --once, and --batch over several samples (the fake's PID log)" {
+	local h pids
+	for h in one1 one2; do
+		sshd_start "$h" h100x2 --env "FAKE_NVSMI_LOG=$(sshd_dir "$h")/fake.log"
+	done
+	run -0 rntop_ssh --once "$(H "$PORT_one1")" "$(H "$PORT_one2")"
+	run -0 jq -c '[.hosts[] | [.status, .mode, (.gpus | length)]]' <<<"$output"
+	assert_output '[["ok","once",2],["ok","once",2]]'
+	for h in one1 one2; do
+		run -0 fake_pids "$h"
+		[ "${#lines[@]}" -eq 1 ]
+		# the one run was the one-shot query (no -lms)
+		run -0 grep -c '^argv: --query-gpu=index,' "$(sshd_dir "$h")/fake.log"
+		assert_output 1
+		run -1 grep -e '-lms' "$(sshd_dir "$h")/fake.log"
+		: >"$(sshd_dir "$h")/fake.pids"
+		: >"$(sshd_dir "$h")/fake.log"
+	done
+	# five samples at 0.3 s: the stream's first sample is the inventory
+	run -0 rntop_ssh --batch -n 5 -d 0.3 "$(H "$PORT_one1")" "$(H "$PORT_one2")"
+	[ "${#lines[@]}" -eq 5 ]
+	run -0 jq -c '[.hosts[] | [.status, .mode, (.gpus | length)]]' <<<"${lines[4]}"
+	assert_output '[["ok","stream",2],["ok","stream",2]]'
+	for h in one1 one2; do
+		pids=$(fake_pids "$h")
+		[ "$(wc -l <<<"$pids")" -eq 1 ]
+		run -0 cat "$(sshd_dir "$h")/fake.log"
+		assert_line --index 0 --regexp '^argv: --query-gpu=index,.*\|-lms\|300$'
+		[ "$(grep -c '^argv:' "$(sshd_dir "$h")/fake.log")" -eq 1 ]
+		fakes_gone "$h"
+		sshd_stop "$h"
+	done
 }
 
 @test "--batch: a host whose sshd dies is down, and back when it restarts" {

@@ -211,6 +211,33 @@ last_is() {
 	U_IDLE=$(make_pod runai-team-d notebook-d node-2 '{"project":"team-d","release":"notebook-d"}' '{}' 1)
 }
 
+@test "beside the stream: one nvidia-smi -lms per host; compute apps asked again only when memory in use changes" {
+	own_args
+	local f="$BATS_TEST_TMPDIR/steady.csv" m sep=
+	# three samples alike, then GPU 0's memory in use grows (a process came)
+	echo "@fields $GPU_ROW" >"$f"
+	for m in 1024 1024 1024 4096; do
+		[ -z "$sep" ] || echo "@frame" >>"$f"
+		sep=1
+		echo "0, $(uuid 3 0), 50, $m, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "1, $(uuid 3 1), 0, 1024, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+	done
+	echo "@app $(uuid 3 0), 301, 1000" >>"$f"
+	sshd_start n3 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
+		--env "FAKE_NVSMI_LOG=$(sshd_dir n3)/fake.log"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n3"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .gpus[0].memory_used, .driver]' <<<"${lines[19]}"
+	assert_output '["ok","stream",4096,"580.159.04"]'
+	# every run the channel started has ended and logged itself
+	fakes_gone n3
+	run -0 grep -c '^argv: --query-gpu=' "$(sshd_dir n3)/fake.log"
+	assert_output 1
+	# the block at the start, and the one asked for after the change
+	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n3)/fake.log"
+	assert_output 2
+	sshd_stop n3
+}
+
 @test "pods forbidden (RBAC): one clear line, the hosts go on" {
 	own_args
 	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null

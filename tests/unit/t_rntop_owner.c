@@ -337,7 +337,7 @@ TEST(owner_command_runs)
 	    dir, UID1, CID, dir, dir);
 	T_INT_EQ(system(path), 0);
 	snprintf(path, sizeof(path), "%s/nvidia-smi", dir);
-	cmd = rntop_remote_command_owners(path, "index,uuid", 0, 0);
+	cmd = rntop_remote_command_owners(path, "index,uuid", 0);
 	T_NOT_NULL(cmd);
 	{
 		struct rai_buf sh = RAI_BUF_INIT;
@@ -396,13 +396,94 @@ TEST(owner_command_runs)
 	free(cmd);
 	snprintf(path, sizeof(path), "rm -rf %s", dir);
 	T_INT_EQ(system(path), 0);
-	/* the stream form: the block loop beside -lms, ended with it */
-	cmd = rntop_remote_command_owners("nvidia-smi", "index", 500, 2);
+	/*
+	 * the stream form: one block at the start, then one per request
+	 * line; the channel's end kills -lms (no timed loop of its own)
+	 */
+	cmd = rntop_remote_command_owners("nvidia-smi", "index", 500);
 	T_STR_CONTAINS(cmd, "-lms 500 </dev/null");
-	T_STR_CONTAINS(cmd, "sleep 2.000");
-	T_STR_CONTAINS(cmd, "kill $p $q");
+	T_STR_CONTAINS(cmd, "(o; while read _; do o; done; kill $p) <&3");
+	T_NULL(strstr(cmd, "sleep"));
 	free(cmd);
-	T_NULL(rntop_remote_command_owners("a;b", "index", 0, 0));
+	T_NULL(rntop_remote_command_owners("a;b", "index", 0));
+}
+
+/*
+ * The stream form under /bin/sh: a block at once, one more for a
+ * request line on its input, and the channel's end (EOF) stops the -lms
+ * loop, whose rows kept coming meanwhile.
+ */
+TEST(owner_stream_requests)
+{
+	char dir[] = "/tmp/t_rntop_owner.XXXXXX", path[512], line[1024];
+	struct rntop_ownerframe f;
+	struct blocks b;
+	struct rai_buf sh = RAI_BUF_INIT;
+	const char *p;
+	char *cmd;
+	FILE *fp, *pp;
+	int keep, rows = 0;
+
+	memset(&b, 0, sizeof(b));
+	T_NOT_NULL(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/nvidia-smi", dir);
+	fp = fopen(path, "w");
+	T_NOT_NULL(fp);
+	fprintf(fp, "#!/bin/sh\ncase \"$1\" in\n"
+	    "--query-gpu=*) while :; do echo '0, GPU-a, 5, 1, 2, 3, 4, "
+	    "Disabled, X'; sleep 0.05; done;;\n"
+	    "--query-compute-apps=*) echo 'GPU-a, 601, 1386';;\n"
+	    "esac\n");
+	fclose(fp);
+	chmod(path, 0755);
+	cmd = rntop_remote_command_owners(path, "index,uuid", 100);
+	T_NOT_NULL(cmd);
+	snprintf(path, sizeof(path), "%s/in", dir);
+	T_INT_EQ(mkfifo(path, 0600), 0);
+	/* not inherited by the shell: its EOF is ours to give */
+	keep = open(path, O_RDWR | O_CLOEXEC);
+	T_OK(keep >= 0);
+	rai_buf_addf(&sh, "RNTOP_PROC=%s/none sh -c '", dir);
+	for (p = cmd; *p; p++) {
+		if (*p == '\'')
+			rai_buf_addstr(&sh, "'\\''");
+		else
+			rai_buf_addch(&sh, *p);
+	}
+	rai_buf_addf(&sh, "' <%s 2>/dev/null", path);
+	rntop_ownerframe_init(&f, on_block, &b);
+	alarm(30);	/* a command that does not stop fails, not hangs */
+	pp = popen(rai_buf_str(&sh), "r");
+	T_NOT_NULL(pp);
+	while (pp != NULL && fgets(line, sizeof(line), pp) != NULL) {
+		size_t n = strcspn(line, "\n");
+
+		if (strncmp(line, "0, GPU-a", 8) == 0) {
+			/* the shell holds the FIFO now: ask once, then end */
+			if (++rows == 2 && keep >= 0) {
+				T_INT_EQ(write(keep, "\n", 1), 1);
+				close(keep);
+				keep = -1;
+			}
+		} else {
+			rntop_ownerframe_line(&f, line, n);
+		}
+	}
+	if (pp != NULL)
+		T_OK(pclose(pp) != 0);	/* nvidia-smi was killed */
+	alarm(0);
+	if (keep >= 0)
+		close(keep);
+	T_OK(rows >= 2);
+	T_INT_EQ(b.n, 2);
+	T_UINT_EQ(b.last.n, 1);
+	T_INT_EQ(b.last.apps_ok, 1);
+	rntop_ownerframe_release(&f);
+	rntop_procs_release(&b.last);
+	rai_buf_release(&sh);
+	free(cmd);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	T_INT_EQ(system(path), 0);
 }
 
 int
@@ -415,5 +496,6 @@ main(void)
 	RUN(pods_from_api);
 	RUN(owners_join);
 	RUN(owner_command_runs);
+	RUN(owner_stream_requests);
 	return t_done();
 }
