@@ -808,6 +808,25 @@ item_restart(struct walker *w, struct rai_err *err)
 	return w->item_fn(w->ud, NULL, err);
 }
 
+void
+kube_list_prefetch(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo)
+{
+	struct kube_list_opts none;
+	char *path, *url;
+
+	if (lo == NULL) {
+		memset(&none, 0, sizeof(none));
+		lo = &none;
+	}
+	/* the first page's URL, exactly as walk and item_step build it */
+	path = list_path(res, res->namespaced ? ns : NULL, lo, NULL);
+	url = url_of(c, path);
+	rai_http_prefetch(c->http, url, NULL);
+	free(url);
+	free(path);
+}
+
 int
 kube_list_items(struct kube_client *c, const struct kube_res *res,
     const char *ns, const struct kube_list_opts *lo, kube_item_fn *fn,
