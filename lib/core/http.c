@@ -52,6 +52,7 @@ struct rai_http {
 	uint32_t		 rnd;		/* xorshift, for jitter */
 	int			 parallel;	/* connections for prefetches */
 	CURLM			*multi;		/* the prefetches' transfers */
+	CURLSH			*share;		/* their TLS sessions, resumed */
 	struct prefetch		*pre;		/* sent ahead, not yet asked for */
 	struct prefetch		*adopted;	/* ... and the one being read */
 };
@@ -626,6 +627,15 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 		    "cannot create a libcurl handle");
 	h = xcalloc(1, sizeof(*h));
 	h->curl = c;
+	/*
+	 * One TLS session cache for this handle and its copies (requests
+	 * sent ahead, upgraded streams): a second connection to the same
+	 * server resumes the first one's session instead of a full handshake.
+	 */
+	if ((h->share = curl_share_init()) != NULL &&
+	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
+	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK)
+		curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	h->auth = o->auth;
 	h->renew = o->renew;
 	h->auth_ud = o->auth_ud;
@@ -665,6 +675,8 @@ rai_http_free(struct rai_http *h)
 		return;
 	prefetch_free_all(h);
 	curl_easy_cleanup(h->curl);
+	if (h->share != NULL)
+		curl_share_cleanup(h->share);
 	free(h->tls_server_name);
 	free(h->user_agent);
 	free(h);

@@ -87,6 +87,35 @@ job/ref-train
 job/susp"
 }
 
+# AGE moves with the clock between two runs: its cell (the first
+# duration on a line) is masked.
+mask_age() {
+	sed -E 's/(^| )[0-9]+[smhdy]([0-9]+[smh])?( |$)/\1AGE\3/'
+}
+
+@test "lists sent at once print byte for byte what lists sent one by one print" {
+	local args
+	for args in "" "-A" "-A -o wide" "-A -o json" "-p team-b -o yaml" "-o name"; do
+		# shellcheck disable=SC2086
+		RUNAI_PARALLEL_REQUESTS=1 runai list $args >"$BATS_TEST_TMPDIR/serial"
+		# shellcheck disable=SC2086
+		runai list $args >"$BATS_TEST_TMPDIR/parallel"
+		[ -s "$BATS_TEST_TMPDIR/serial" ]
+		diff <(mask_age <"$BATS_TEST_TMPDIR/serial") <(mask_age <"$BATS_TEST_TMPDIR/parallel")
+	done
+	# and they were sent at once: the last list (the ConfigMaps) asked
+	# for before the first (the Services) was answered; serially after
+	local first_answer last_ask
+	run -0 --separate-stderr runai -v=9 list
+	first_answer=$(grep -n '^GET .*/services?.* 200 OK in ' <<<"$stderr" | cut -d: -f1)
+	last_ask=$(grep -n "^curl -v -XGET .*/configmaps?" <<<"$stderr" | cut -d: -f1)
+	[ "$last_ask" -lt "$first_answer" ]
+	RUNAI_PARALLEL_REQUESTS=1 run -0 --separate-stderr runai -v=9 list
+	first_answer=$(grep -n '^GET .*/services?.* 200 OK in ' <<<"$stderr" | cut -d: -f1)
+	last_ask=$(grep -n "^curl -v -XGET .*/configmaps?" <<<"$stderr" | cut -d: -f1)
+	[ "$last_ask" -gt "$first_answer" ]
+}
+
 @test "list asks only for Run:ai pods and the name-reservation ConfigMaps" {
 	mark_requests
 	run -0 runai list
