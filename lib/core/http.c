@@ -841,6 +841,8 @@ set_transfer(struct rai_http *h, struct xfer *x, struct curl_slist *hdrs)
 	int stream = x->req->on_data != NULL;
 
 	set_method(c, x->req);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING,
+	    (x->req->flags & RAI_HTTP_IDENTITY) ? NULL : "");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
@@ -1200,6 +1202,7 @@ prefetch_new(struct rai_http *h, const char *url, const char *accept,
 	}
 	pf->hdrs = request_headers(&pf->req, auth);
 	set_method(c, &pf->req);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_URL, pf->eff);
 	curl_easy_setopt(c, CURLOPT_CONNECT_TO, pf->connect_to);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pf->hdrs);
@@ -1260,7 +1263,7 @@ prefetch_take(struct rai_http *h, const struct rai_http_req *req)
 	struct prefetch **pp, *pf;
 
 	if (h->pre == NULL || strcmp(req->method, "GET") != 0 ||
-	    req->body != NULL)
+	    req->body != NULL || (req->flags & RAI_HTTP_IDENTITY))
 		return NULL;
 	for (pp = &h->pre; (pf = *pp) != NULL; pp = &pf->next) {
 		if (strcmp(pf->url, req->url) != 0 ||

@@ -67,6 +67,9 @@ struct rai_http_opts {
 enum rai_http_flags {
 	RAI_HTTP_IDEMPOTENT	= 1 << 0,	/* may be repeated on failure */
 	RAI_HTTP_NO_RETRY	= 1 << 1,	/* never repeated */
+	/* the body as it is, no gzip: long streams of bytes (logs), which
+	 * the server would otherwise spend its time compressing */
+	RAI_HTTP_IDENTITY	= 1 << 2,
 };
 
 /*

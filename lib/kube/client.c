@@ -1204,7 +1204,8 @@ kube_stream_raw(struct kube_client *c, const char *path, kube_bytes_fn *fn,
 	hr.method = "GET";
 	hr.url = url;
 	hr.accept = STREAM_ACCEPT;
-	hr.flags = RAI_HTTP_IDEMPOTENT;
+	/* logs: the bytes as they come, not gzip (kept back, then inflated) */
+	hr.flags = RAI_HTTP_IDEMPOTENT | RAI_HTTP_IDENTITY;
 	hr.on_data = raw_data;
 	hr.on_data_ud = &s;
 	rc = rai_http_do(c->http, &hr, &resp, err);
