@@ -1262,10 +1262,11 @@ prefetch_take(struct rai_http *h, const struct rai_http_req *req)
 {
 	struct prefetch **pp, *pf;
 
-	if (h->pre == NULL || strcmp(req->method, "GET") != 0 ||
-	    req->body != NULL || (req->flags & RAI_HTTP_IDENTITY))
+	if (strcmp(req->method, "GET") != 0 || req->body != NULL ||
+	    (req->flags & RAI_HTTP_IDENTITY))
 		return NULL;
-	for (pp = &h->pre; (pf = *pp) != NULL; pp = &pf->next) {
+	for (pp = &h->pre; *pp != NULL; pp = &pf->next) {
+		pf = *pp;
 		if (strcmp(pf->url, req->url) != 0 ||
 		    strcmp(pf->accept != NULL ? pf->accept : "",
 		    req->accept != NULL ? req->accept : "") != 0)
