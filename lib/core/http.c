@@ -1135,12 +1135,7 @@ prefetch_free(struct rai_http *h, struct prefetch *pf)
 static void
 prefetch_free_all(struct rai_http *h)
 {
-	struct prefetch *pf;
-
-	while ((pf = h->pre) != NULL) {
-		h->pre = pf->next;
-		prefetch_free(h, pf);
-	}
+	rai_http_prefetch_drop(h);
 	if (h->multi != NULL)
 		curl_multi_cleanup(h->multi);
 	h->multi = NULL;
@@ -1255,6 +1250,17 @@ rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 	}
 	*tail = pf;
 	(void)prefetch_pump(h, 0);	/* the connection starts now */
+}
+
+void
+rai_http_prefetch_drop(struct rai_http *h)
+{
+	struct prefetch *pf;
+
+	while ((pf = h->pre) != NULL) {
+		h->pre = pf->next;
+		prefetch_free(h, pf);
+	}
 }
 
 static struct prefetch *

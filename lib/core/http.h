@@ -130,6 +130,8 @@ int	 rai_http_do(struct rai_http *, const struct rai_http_req *,
  */
 void	 rai_http_prefetch(struct rai_http *, const char *url,
 	    const char *accept);
+/* Drops the prefetches nobody asked for (their answers may be stale). */
+void	 rai_http_prefetch_drop(struct rai_http *);
 
 /*
  * Logs a body at -v=8 and above: redacted, then cut to 1 KiB (10 KiB at

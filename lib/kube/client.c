@@ -827,6 +827,12 @@ kube_list_prefetch(struct kube_client *c, const struct kube_res *res,
 	free(path);
 }
 
+void
+kube_prefetch_drop(struct kube_client *c)
+{
+	rai_http_prefetch_drop(c->http);
+}
+
 int
 kube_list_items(struct kube_client *c, const struct kube_res *res,
     const char *ns, const struct kube_list_opts *lo, kube_item_fn *fn,

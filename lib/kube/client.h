@@ -142,6 +142,8 @@ int	 kube_list_items(struct kube_client *, const struct kube_res *,
  */
 void	 kube_list_prefetch(struct kube_client *, const struct kube_res *,
 	    const char *ns, const struct kube_list_opts *);
+/* Drops what was sent ahead and not read (a caller that stopped early). */
+void	 kube_prefetch_drop(struct kube_client *);
 
 enum kube_write_flags {
 	KUBE_DRY_RUN	= 1 << 0,	/* dryRun=All */

@@ -1705,6 +1705,8 @@ rai_jobs_fetch(struct kube_client *c, const char *ns,
 		qsort(jl->v, jl->n, sizeof(*jl->v), view_cmp);
 	rc = 0;
 out:
+	/* after an error: a later fetch must not read these old answers */
+	kube_prefetch_drop(c);
 	if (rc == -1)
 		rai_job_list_release(jl);
 	pods_forget(&f);
