@@ -50,7 +50,9 @@ struct rai_http {
 	rai_http_renew_fn	*renew;
 	void			*auth_ud;
 	uint32_t		 rnd;		/* xorshift, for jitter */
-	int			 parallel;	/* connections for prefetches */
+	int			 parallel;	/* connections for prefetches; -1: auto */
+	long			 connect_us;	/* TCP connect of the last new
+						 * connection; 0: none yet */
 	CURLM			*multi;		/* the prefetches' transfers */
 	CURLSH			*share;		/* their TLS sessions, resumed */
 	struct prefetch		*pre;		/* sent ahead, not yet asked for */
@@ -603,8 +605,7 @@ apply_limits(struct rai_http *h, const struct rai_http_opts *o)
 	    (int)env_long("RUNAI_MAX_RETRIES", RAI_HTTP_DEFAULT_RETRIES);
 	if (h->max_retries > 100)
 		h->max_retries = 100;
-	h->parallel = (int)env_long("RUNAI_PARALLEL_REQUESTS",
-	    RAI_HTTP_DEFAULT_PARALLEL);
+	h->parallel = (int)env_long("RUNAI_PARALLEL_REQUESTS", -1);
 	if (h->parallel > RAI_HTTP_MAX_PARALLEL)
 		h->parallel = RAI_HTTP_MAX_PARALLEL;
 	h->max_response = o->max_response;
@@ -876,6 +877,19 @@ log_outcome(const struct xfer *x, CURLcode code)
 		    curl_easy_strerror(code));
 }
 
+/* How far the server is: the TCP connect of a new connection. */
+static void
+note_connect(struct rai_http *h, CURL *c)
+{
+	curl_off_t dns = 0, conn = 0;
+
+	if (curl_easy_getinfo(c, CURLINFO_NAMELOOKUP_TIME_T, &dns) != CURLE_OK ||
+	    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &conn) != CURLE_OK ||
+	    conn <= 0)
+		return;		/* a reused connection says nothing */
+	h->connect_us = conn > dns ? (long)(conn - dns) : 1;
+}
+
 /* client-go's V(9) timing breakdown, cumulative from the start. */
 static void
 log_timing(CURL *c)
@@ -1009,6 +1023,7 @@ attempt(struct rai_http *h, const struct rai_http_req *req,
 		*code = CURLE_OPERATION_TIMEDOUT;
 	log_outcome(&x, *code);
 	log_timing(h->curl);
+	note_connect(h, h->curl);
 	rai_http_log_body("Response Body", resp->body.data, resp->body.len);
 	if (x.stopped || (*code == CURLE_OK && status_ok(resp->status))) {
 		rc = 0;
@@ -1214,14 +1229,31 @@ prefetch_new(struct rai_http *h, const char *url, const char *accept,
 	return pf;
 }
 
+/*
+ * RUNAI_PARALLEL_REQUESTS, or by default: requests go out at once when
+ * the server is far enough for the waits to matter (or its distance is
+ * not known yet); to a near one (loopback, the same rack) the extra
+ * connections' handshakes cost more than the overlap saves.
+ */
+static int
+prefetch_connections(const struct rai_http *h)
+{
+	if (h->parallel >= 0)
+		return h->parallel;
+	if (h->connect_us > 0 && h->connect_us < RAI_HTTP_NEAR_US)
+		return 1;
+	return RAI_HTTP_DEFAULT_PARALLEL;
+}
+
 void
 rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 {
 	struct prefetch *pf, **tail;
 	struct rai_err err = RAI_ERR_INIT;
 	char *auth = NULL;
+	int n;
 
-	if (h->parallel < 2)
+	if ((n = prefetch_connections(h)) < 2)
 		return;
 	for (tail = &h->pre; *tail != NULL; tail = &(*tail)->next)
 		if (strcmp((*tail)->url, url) == 0)
@@ -1230,7 +1262,7 @@ rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 		if ((h->multi = curl_multi_init()) == NULL)
 			rai_die("out of memory creating a libcurl multi handle");
 		curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-		    (long)h->parallel);
+		    (long)n);
 	}
 	/* no credential now: the ordinary path will say why */
 	if (h->auth != NULL && h->auth(h->auth_ud, &auth, &err) == -1) {
@@ -1335,6 +1367,7 @@ prefetch_adopt(struct rai_http *h, const struct rai_http_req *req,
 	if (pf->x.stopped || pf->x.sink_failed)
 		pf->code = CURLE_OK;
 	log_outcome(&pf->x, pf->code);
+	log_timing(pf->curl);
 	if (!pf->x.stopped && !pf->x.sink_failed && pf->resp.streamed == 0 &&
 	    (pf->code != CURLE_OK || !status_ok(pf->resp.status)))
 		goto out;	/* nothing seen yet: the ordinary path decides */

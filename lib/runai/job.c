@@ -1650,7 +1650,9 @@ fetch_workloads(struct fetch *f, const char *ns, struct rai_err *err)
  * Every list the steps below read whatever the others give, sent at
  * once: their answers are taken in the steps' own order, so the views
  * are those of a serial run. The pods, ReplicaSets and nodes are asked
- * for only when the step before shows they are needed.
+ * for only when the step before shows they are needed. Called after
+ * the namespaces are read: the new connections then resume that
+ * connection's TLS session instead of each making a full handshake.
  */
 static void
 prefetch_lists(struct fetch *f, const char *ns)
@@ -1661,10 +1663,6 @@ prefetch_lists(struct fetch *f, const char *ns)
 	size_t i;
 	int k;
 
-	if (!(ns != NULL && f->o != NULL && f->o->project != NULL)) {
-		lo.label_selector = "runai/queue";
-		kube_list_prefetch(f->c, &KUBE_RES_NAMESPACES, NULL, &lo);
-	}
 	if (f->o != NULL && f->o->want_services)
 		kube_list_prefetch(f->c, &KUBE_RES_SERVICES, ns, NULL);
 	memset(&lo, 0, sizeof(lo));
@@ -1693,9 +1691,10 @@ rai_jobs_fetch(struct kube_client *c, const char *ns,
 	f.jl = jl;
 	f.deferred = cJSON_CreateArray();
 	memset(jl, 0, sizeof(*jl));
+	if (fetch_projects(&f, ns, err) == -1)
+		goto out;
 	prefetch_lists(&f, ns);
-	if (fetch_projects(&f, ns, err) == -1 ||
-	    fetch_services(&f, ns, err) == -1)
+	if (fetch_services(&f, ns, err) == -1)
 		goto out;
 	if (fetch_workloads(&f, ns, err) == -1 ||
 	    deferred_views(&f, ns, err) == -1 ||
