@@ -50,9 +50,7 @@ struct rai_http {
 	rai_http_renew_fn	*renew;
 	void			*auth_ud;
 	uint32_t		 rnd;		/* xorshift, for jitter */
-	int			 parallel;	/* connections for prefetches; -1: auto */
-	long			 connect_us;	/* TCP connect of the last new
-						 * connection; 0: none yet */
+	int			 parallel;	/* connections for prefetches */
 	CURLM			*multi;		/* the prefetches' transfers */
 	CURLSH			*share;		/* their TLS sessions, resumed */
 	struct prefetch		*pre;		/* sent ahead, not yet asked for */
@@ -605,7 +603,8 @@ apply_limits(struct rai_http *h, const struct rai_http_opts *o)
 	    (int)env_long("RUNAI_MAX_RETRIES", RAI_HTTP_DEFAULT_RETRIES);
 	if (h->max_retries > 100)
 		h->max_retries = 100;
-	h->parallel = (int)env_long("RUNAI_PARALLEL_REQUESTS", -1);
+	h->parallel = (int)env_long("RUNAI_PARALLEL_REQUESTS",
+	    RAI_HTTP_DEFAULT_PARALLEL);
 	if (h->parallel > RAI_HTTP_MAX_PARALLEL)
 		h->parallel = RAI_HTTP_MAX_PARALLEL;
 	h->max_response = o->max_response;
@@ -877,19 +876,6 @@ log_outcome(const struct xfer *x, CURLcode code)
 		    curl_easy_strerror(code));
 }
 
-/* How far the server is: the TCP connect of a new connection. */
-static void
-note_connect(struct rai_http *h, CURL *c)
-{
-	curl_off_t dns = 0, conn = 0;
-
-	if (curl_easy_getinfo(c, CURLINFO_NAMELOOKUP_TIME_T, &dns) != CURLE_OK ||
-	    curl_easy_getinfo(c, CURLINFO_CONNECT_TIME_T, &conn) != CURLE_OK ||
-	    conn <= 0)
-		return;		/* a reused connection says nothing */
-	h->connect_us = conn > dns ? (long)(conn - dns) : 1;
-}
-
 /* client-go's V(9) timing breakdown, cumulative from the start. */
 static void
 log_timing(CURL *c)
@@ -1023,7 +1009,6 @@ attempt(struct rai_http *h, const struct rai_http_req *req,
 		*code = CURLE_OPERATION_TIMEDOUT;
 	log_outcome(&x, *code);
 	log_timing(h->curl);
-	note_connect(h, h->curl);
 	rai_http_log_body("Response Body", resp->body.data, resp->body.len);
 	if (x.stopped || (*code == CURLE_OK && status_ok(resp->status))) {
 		rc = 0;
@@ -1229,31 +1214,14 @@ prefetch_new(struct rai_http *h, const char *url, const char *accept,
 	return pf;
 }
 
-/*
- * RUNAI_PARALLEL_REQUESTS, or by default: requests go out at once when
- * the server is far enough for the waits to matter (or its distance is
- * not known yet); to a near one (loopback, the same rack) the extra
- * connections' handshakes cost more than the overlap saves.
- */
-static int
-prefetch_connections(const struct rai_http *h)
-{
-	if (h->parallel >= 0)
-		return h->parallel;
-	if (h->connect_us > 0 && h->connect_us < RAI_HTTP_NEAR_US)
-		return 1;
-	return RAI_HTTP_DEFAULT_PARALLEL;
-}
-
 void
 rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 {
 	struct prefetch *pf, **tail;
 	struct rai_err err = RAI_ERR_INIT;
 	char *auth = NULL;
-	int n;
 
-	if ((n = prefetch_connections(h)) < 2)
+	if (h->parallel < 2)
 		return;
 	for (tail = &h->pre; *tail != NULL; tail = &(*tail)->next)
 		if (strcmp((*tail)->url, url) == 0)
@@ -1262,7 +1230,7 @@ rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 		if ((h->multi = curl_multi_init()) == NULL)
 			rai_die("out of memory creating a libcurl multi handle");
 		curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-		    (long)n);
+		    (long)h->parallel);
 	}
 	/* no credential now: the ordinary path will say why */
 	if (h->auth != NULL && h->auth(h->auth_ud, &auth, &err) == -1) {
@@ -1338,6 +1306,27 @@ prefetch_flush(struct prefetch *pf)
 }
 
 /*
+ * Whether a prefetch that gave the caller nothing yet is asked again:
+ * after a transport error, or an answer the ordinary path would retry
+ * (429, 5xx) or renew credentials for (401). A 2xx is taken, and so is
+ * an error no retry changes (403, 404, ...), as a first attempt's is.
+ */
+static int
+prefetch_ask_again(const struct rai_http *h, const struct rai_http_req *req,
+    const struct prefetch *pf)
+{
+	const struct rai_http_resp *r = &pf->resp;
+
+	if (pf->code != CURLE_OK)
+		return 1;
+	if (status_ok(r->status))
+		return 0;
+	return (r->status == 401 && h->renew != NULL) ||
+	    (h->max_retries > 0 && rai_http_retryable(req->flags, CURLE_OK,
+	    r->status, r->retry_after, 0));
+}
+
+/*
  * rai_http_do's answer from a prefetch of req's URL: 0 or -1 as
  * rai_http_do returns; 1 when there is none, or it must be asked again.
  */
@@ -1369,9 +1358,9 @@ prefetch_adopt(struct rai_http *h, const struct rai_http_req *req,
 	log_outcome(&pf->x, pf->code);
 	log_timing(pf->curl);
 	if (!pf->x.stopped && !pf->x.sink_failed && pf->resp.streamed == 0 &&
-	    (pf->code != CURLE_OK || !status_ok(pf->resp.status)))
+	    prefetch_ask_again(h, req, pf))
 		goto out;	/* nothing seen yet: the ordinary path decides */
-	if (req->on_data == NULL)
+	if (req->on_data == NULL || !status_ok(pf->resp.status))
 		rai_http_log_body("Response Body", pf->resp.body.data,
 		    pf->resp.body.len);
 	keep = *resp;

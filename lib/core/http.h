@@ -27,14 +27,9 @@ struct rai_http;
 #define RAI_HTTP_BACKOFF_BASE_MS	200L
 #define RAI_HTTP_BACKOFF_CAP_MS		5000L
 #define RAI_HTTP_RETRY_AFTER_CAP_S	30
-/*
- * Connections for GETs sent ahead: $RUNAI_PARALLEL_REQUESTS (< 2: none),
- * else RAI_HTTP_DEFAULT_PARALLEL unless the last new connection's TCP
- * connect took less than RAI_HTTP_NEAR_US (a near server: none).
- */
+/* Connections for GETs sent ahead ($RUNAI_PARALLEL_REQUESTS; < 2: none). */
 #define RAI_HTTP_DEFAULT_PARALLEL	4
 #define RAI_HTTP_MAX_PARALLEL		16
-#define RAI_HTTP_NEAR_US		2000L
 
 /*
  * Supplies the Authorization value for each attempt (caller of the
@@ -130,9 +125,10 @@ int	 rai_http_do(struct rai_http *, const struct rai_http_req *,
  * of the same method, URL and accept takes its answer as if it had just
  * sent it (a stream's sink gets the buffered bytes, then the rest as
  * they come); one that failed before the caller saw a byte is sent
- * again with the usual retries. A no-op when the connections allowed
- * (see RAI_HTTP_DEFAULT_PARALLEL) are fewer than 2. Unclaimed ones are
- * dropped by rai_http_prefetch_drop or rai_http_free.
+ * again with the usual retries (an answer no retry changes, a 403 or
+ * 404, is taken as it is). A no-op when $RUNAI_PARALLEL_REQUESTS is
+ * below 2. Unclaimed ones are dropped by rai_http_prefetch_drop or
+ * rai_http_free.
  */
 void	 rai_http_prefetch(struct rai_http *, const char *url,
 	    const char *accept);
