@@ -1105,9 +1105,10 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
  * on them), and the caller's later rai_http_do of the same URL takes its
  * answer. Callers keep asking in their own order, so what they do with
  * the answers is exactly what a serial run does; only the waiting
- * overlaps. Anything but a clean 2xx before the caller has seen a byte
- * (a transport error, 401, 429, 5xx, even 404) is dropped and asked
- * again through the ordinary path, with its retries and messages.
+ * overlaps. A transport error, or an answer the ordinary path would
+ * retry or renew credentials for, before the caller has seen a byte is
+ * dropped and asked again through that path, with its retries and
+ * messages (prefetch_ask_again).
  */
 
 static size_t
@@ -1342,8 +1343,6 @@ prefetch_adopt(struct rai_http *h, const struct rai_http_req *req,
 		return 1;
 	h->adopted = pf;
 	pf->x.req = req;	/* from now on its sink gets the bytes */
-	if (req->on_data != NULL && !status_ok(pf->resp.status))
-		pf->resp.body.max = ERROR_BODY_MAX;
 	prefetch_flush(pf);
 	while (!pf->done && !pf->x.stopped && !pf->x.sink_failed)
 		if (prefetch_pump(h, 1000) == -1)
@@ -1367,7 +1366,8 @@ prefetch_adopt(struct rai_http *h, const struct rai_http_req *req,
 	*resp = pf->resp;
 	pf->resp = keep;
 	pf->x.resp = resp;
-	if (pf->x.stopped || (pf->code == CURLE_OK && status_ok(resp->status)))
+	if (pf->x.stopped || (!pf->x.sink_failed && pf->code == CURLE_OK &&
+	    status_ok(resp->status)))
 		rc = 0;
 	else {
 		memcpy(h->errbuf, pf->errbuf, sizeof(h->errbuf));

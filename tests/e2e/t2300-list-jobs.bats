@@ -121,6 +121,22 @@ mask_age() {
 	[ "$last_ask" -lt "$first_answer" ]
 }
 
+@test "a list that is not JSON fails alike sent at once or one by one, and a 404 is not asked twice" {
+	local p
+	for p in 1 4; do
+		sim POST /_sim/faults '{"path_prefix":"/apis/batch/v1/namespaces/runai-team-a/jobs","count":1,"status":200,"body":"garbage"}' >/dev/null
+		RUNAI_PARALLEL_REQUESTS=$p run -1 --separate-stderr runai list
+		[ -z "$output" ]
+		[[ "$stderr" == "runai: error: response from GET $KUBESIM_URL/apis/batch/v1/namespaces/runai-team-a/jobs?limit=5000: malformed JSON list at byte 0: "* ]]
+	done
+	# an answer no retry changes is taken from the list sent ahead
+	sim POST /_sim/faults '{"path_prefix":"/apis/kubeflow.org/v1/namespaces/runai-team-a/tfjobs","count":1,"status":404}' >/dev/null
+	mark_requests
+	RUNAI_PARALLEL_REQUESTS=4 run -0 runai list
+	[ "$(count_requests GET /apis/kubeflow.org/v1/namespaces/runai-team-a/tfjobs)" -eq 1 ]
+	sim DELETE /_sim/faults >/dev/null
+}
+
 @test "list asks only for Run:ai pods and the name-reservation ConfigMaps" {
 	mark_requests
 	run -0 runai list
