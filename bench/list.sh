@@ -7,7 +7,9 @@
 # smaller; the issue aims at 0.2 of the time and 0.25 of the memory for
 # list -A). Numbers, not a pass/fail: compare runs on the same machine
 # only. It also prints what one empty list costs on the emulator: that
-# floor is the server's (Python), paid per request by both programs.
+# floor is the server's (Python), paid per request by both programs; and
+# for each list -A, what the emulator alone takes to answer its largest
+# list (curl), the part of runai's time no client can save.
 #
 #   bench/list.sh [RUNS]        (default 5 runs per measurement, median)
 #
@@ -58,6 +60,17 @@ floor_ms() {
 echo "emulator: an empty list answers in $(floor_ms) ms (median of 7); runs per measurement: $RUNS (median)"
 echo
 
+# The emulator's own share of a list -A: the wall time of curl fetching
+# its largest list (gzip, as runai asks for it) over a new connection.
+# runai cannot finish before that answer is in; the rest is its own.
+EMU=()
+emulator_alone() {
+	local t
+	read -r t _ < <(measure curl -sS -o /dev/null --compressed --cacert "$KUBESIM_CA" \
+		-H "Authorization: Bearer $KUBESIM_TOKEN" "$KUBESIM_URL$2")
+	EMU+=("$(printf '%-16s the emulator alone (curl of %s): %ss' "$1" "${2%%\?*}" "$t")")
+}
+
 FMT='%-6s  %-14s  %9s  %9s  %12s  %12s  %7s  %7s\n'
 # shellcheck disable=SC2059
 printf "$FMT" n command 'runai s' 'kubectl s' 'runai KiB' 'kubectl KiB' 'time x' 'mem x'
@@ -66,6 +79,7 @@ row() {
 	tx=$(ratio "$3" "$4") mx=$(ratio "$5" "$6")
 	# shellcheck disable=SC2059
 	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$6" "$tx" "$mx"
+	[ "${7:-}" != nosummary ] || return 0
 	summary list "$2, $1 jobs" time "$tx" kubectl
 	summary list "$2, $1 jobs" memory "$mx" kubectl
 }
@@ -91,6 +105,10 @@ for n in ${LIST_SIZES-1000 10000}; do
 	read -r rt rm < <(measure "$BIN/runai" list -A)
 	read -r kt km < <(measure "$KUBECTL" get runaijobs -A -o wide)
 	row "$n" "list -A" "$rt" "$kt" "$rm" "$km"
+	# the same with every list asked for one after another
+	read -r rt rm < <(RUNAI_PARALLEL_REQUESTS=1 measure "$BIN/runai" list -A)
+	row "$n" "list -A serial" "$rt" "$kt" "$rm" "$km" nosummary
+	emulator_alone "list -A, $n:" "/apis/run.ai/v1/runaijobs?limit=5000"
 done
 
 # Distributed jobs: a fresh emulator holding only 1,000 PyTorchJobs of a
@@ -108,9 +126,13 @@ simapi /_sim/bulk '{"plural": "pytorchjobs", "namespace": "runai-team-a", "count
 read -r rt rm < <(measure "$BIN/runai" list -A)
 read -r kt km < <(measure "$KUBECTL" get pytorchjobs -A -o wide)
 row 1000 "list -A (dist)" "$rt" "$kt" "$rm" "$km"
+emulator_alone "list -A (dist):" "/apis/kubeflow.org/v1/pytorchjobs?limit=5000"
+echo
+printf '%s\n' "${EMU[@]}"
 echo
 echo "list projects: runai list projects | kubectl get projects.run.ai"
 echo "list nodes:    runai list nodes    | kubectl get nodes + get pods -A (non-terminated)"
 echo "list -A:       runai list -A       | kubectl get runaijobs -A -o wide"
+echo "list -A serial: the same, RUNAI_PARALLEL_REQUESTS=1 (no list sent ahead)"
 echo "list -A (dist): runai list -A      | kubectl get pytorchjobs -A -o wide (1,000 jobs of 4 pods)"
 echo "s: median wall time; KiB: median peak RSS; x: runai / kubectl"

@@ -145,6 +145,11 @@ display_width(const char *s)
 	long cp;
 
 	while (*u != '\0') {
+		if (*u < 0x80) {	/* ASCII: one column, no table look-up */
+			u++;
+			w++;
+			continue;
+		}
 		u += rai_utf8_next(u, &cp);
 		w += cp < 0 ? 1 : (size_t)cp_width(cp);
 	}

@@ -50,6 +50,11 @@ struct rai_http {
 	rai_http_renew_fn	*renew;
 	void			*auth_ud;
 	uint32_t		 rnd;		/* xorshift, for jitter */
+	int			 parallel;	/* connections for prefetches */
+	CURLM			*multi;		/* the prefetches' transfers */
+	CURLSH			*share;		/* their TLS sessions, resumed */
+	struct prefetch		*pre;		/* sent ahead, not yet asked for */
+	struct prefetch		*adopted;	/* ... and the one being read */
 };
 
 /* What the callbacks saw during one attempt. */
@@ -64,6 +69,31 @@ struct xfer {
 	struct rai_err			 sink_err;
 	struct timespec			 start;
 };
+
+/*
+ * A GET sent ahead (rai_http_prefetch) on a connection of its own. Its
+ * xfer first buffers the answer; once rai_http_do asks for the same URL
+ * it takes the caller's request, so the rest of a 2xx body goes straight
+ * to the caller's sink as in a request of its own.
+ */
+struct prefetch {
+	struct prefetch		*next;
+	CURL			*curl;
+	struct rai_http_req	 req;		/* method and URL: ours */
+	char			*url;
+	char			*accept;
+	char			*eff;		/* target's URL */
+	struct curl_slist	*hdrs, *connect_to;
+	struct xfer		 x;
+	struct rai_http_resp	 resp;
+	int			 done;
+	CURLcode		 code;
+	char			 errbuf[CURL_ERROR_SIZE];
+};
+
+static void	prefetch_free_all(struct rai_http *);
+static int	prefetch_adopt(struct rai_http *, const struct rai_http_req *,
+		    struct rai_http_resp *, struct rai_err *);
 
 /* ---- pure helpers ---- */
 
@@ -573,6 +603,10 @@ apply_limits(struct rai_http *h, const struct rai_http_opts *o)
 	    (int)env_long("RUNAI_MAX_RETRIES", RAI_HTTP_DEFAULT_RETRIES);
 	if (h->max_retries > 100)
 		h->max_retries = 100;
+	h->parallel = (int)env_long("RUNAI_PARALLEL_REQUESTS",
+	    RAI_HTTP_DEFAULT_PARALLEL);
+	if (h->parallel > RAI_HTTP_MAX_PARALLEL)
+		h->parallel = RAI_HTTP_MAX_PARALLEL;
 	h->max_response = o->max_response;
 	if (h->max_response == 0)
 		h->max_response = (size_t)env_long("RUNAI_MAX_RESPONSE", 0);
@@ -593,6 +627,15 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 		    "cannot create a libcurl handle");
 	h = xcalloc(1, sizeof(*h));
 	h->curl = c;
+	/*
+	 * One TLS session cache for this handle and its copies (requests
+	 * sent ahead, upgraded streams): a second connection to the same
+	 * server resumes the first one's session instead of a full handshake.
+	 */
+	if ((h->share = curl_share_init()) != NULL &&
+	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
+	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK)
+		curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	h->auth = o->auth;
 	h->renew = o->renew;
 	h->auth_ud = o->auth_ud;
@@ -630,7 +673,10 @@ rai_http_free(struct rai_http *h)
 {
 	if (h == NULL)
 		return;
+	prefetch_free_all(h);
 	curl_easy_cleanup(h->curl);
+	if (h->share != NULL)
+		curl_share_cleanup(h->share);
 	free(h->tls_server_name);
 	free(h->user_agent);
 	free(h);
@@ -795,6 +841,8 @@ set_transfer(struct rai_http *h, struct xfer *x, struct curl_slist *hdrs)
 	int stream = x->req->on_data != NULL;
 
 	set_method(c, x->req);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING,
+	    (x->req->flags & RAI_HTTP_IDENTITY) ? NULL : "");
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
@@ -1015,7 +1063,11 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 	CURLcode code;
 	int retries = 0, renewed = 0, final;
 	long delay;
+	int rc;
 
+	/* sent ahead: its answer, unless it must be asked again */
+	if ((rc = prefetch_adopt(h, req, resp, err)) != 1)
+		return rc;
 	for (;;) {
 		if (attempt(h, req, resp, &code, &final, err) == 0) {
 			/* an earlier attempt's error is history now */
@@ -1043,6 +1095,289 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 		log_retry(req, resp, code, delay);
 		rai_sleep_ms(delay);
 	}
+}
+
+/* ---- requests sent ahead ---- */
+
+/*
+ * Independent GETs go out at once: each prefetch starts a transfer on a
+ * connection of its own (at most h->parallel at a time, the rest queued
+ * on them), and the caller's later rai_http_do of the same URL takes its
+ * answer. Callers keep asking in their own order, so what they do with
+ * the answers is exactly what a serial run does; only the waiting
+ * overlaps. A transport error, or an answer the ordinary path would
+ * retry or renew credentials for, before the caller has seen a byte is
+ * dropped and asked again through that path, with its retries and
+ * messages (prefetch_ask_again).
+ */
+
+static size_t
+prefetch_write_cb(char *p, size_t size, size_t nmemb, void *ud)
+{
+	return write_cb(p, size, nmemb, ud);
+}
+
+static void
+prefetch_free(struct rai_http *h, struct prefetch *pf)
+{
+	if (h->multi != NULL)
+		curl_multi_remove_handle(h->multi, pf->curl);
+	curl_easy_cleanup(pf->curl);
+	slist_free_secret(pf->hdrs);
+	curl_slist_free_all(pf->connect_to);
+	rai_err_release(&pf->x.sink_err);
+	rai_http_resp_release(&pf->resp);
+	free(pf->eff);
+	free(pf->url);
+	free(pf->accept);
+	free(pf);
+}
+
+static void
+prefetch_free_all(struct rai_http *h)
+{
+	rai_http_prefetch_drop(h);
+	if (h->multi != NULL)
+		curl_multi_cleanup(h->multi);
+	h->multi = NULL;
+}
+
+/* Moves the transfers on; marks the finished ones. -1: the multi broke. */
+static int
+prefetch_pump(struct rai_http *h, int wait_ms)
+{
+	struct prefetch *pf;
+	CURLMsg *m;
+	int running, left;
+
+	if (wait_ms > 0 && curl_multi_poll(h->multi, NULL, 0, wait_ms,
+	    NULL) != CURLM_OK)
+		return -1;
+	if (curl_multi_perform(h->multi, &running) != CURLM_OK)
+		return -1;
+	while ((m = curl_multi_info_read(h->multi, &left)) != NULL) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		for (pf = h->pre; pf != NULL; pf = pf->next)
+			if (pf->curl == m->easy_handle)
+				break;
+		if (pf == NULL && h->adopted != NULL &&
+		    h->adopted->curl == m->easy_handle)
+			pf = h->adopted;
+		if (pf != NULL) {
+			pf->done = 1;
+			pf->code = m->data.result;
+		}
+	}
+	return 0;
+}
+
+static struct prefetch *
+prefetch_new(struct rai_http *h, const char *url, const char *accept,
+    const char *auth, struct rai_err *err)
+{
+	struct prefetch *pf = xcalloc(1, sizeof(*pf));
+	CURL *c;
+
+	if ((c = curl_easy_duphandle(h->curl)) == NULL)
+		rai_die("out of memory copying a libcurl handle");
+	pf->curl = c;
+	pf->url = xstrdup(url);
+	pf->accept = accept != NULL ? xstrdup(accept) : NULL;
+	pf->req.method = "GET";
+	pf->req.url = pf->url;
+	pf->req.accept = pf->accept;
+	pf->req.flags = RAI_HTTP_IDEMPOTENT;
+	pf->x.h = h;
+	pf->x.req = &pf->req;
+	pf->x.resp = &pf->resp;
+	reset_resp(&pf->resp, h->max_response);
+	if (target(h, url, &pf->eff, &pf->connect_to, err) == -1) {
+		prefetch_free(h, pf);
+		return NULL;
+	}
+	pf->hdrs = request_headers(&pf->req, auth);
+	set_method(c, &pf->req);
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_URL, pf->eff);
+	curl_easy_setopt(c, CURLOPT_CONNECT_TO, pf->connect_to);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pf->hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, prefetch_write_cb);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &pf->x);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header_cb);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &pf->x);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, h->request_timeout_ms);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, pf->errbuf);
+	curl_easy_setopt(c, CURLOPT_VERBOSE,
+	    rai_log_enabled(RAI_LOG_HDRS) ? 1L : 0L);
+	clock_gettime(CLOCK_MONOTONIC, &pf->x.start);
+	return pf;
+}
+
+void
+rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
+{
+	struct prefetch *pf, **tail;
+	struct rai_err err = RAI_ERR_INIT;
+	char *auth = NULL;
+
+	if (h->parallel < 2)
+		return;
+	for (tail = &h->pre; *tail != NULL; tail = &(*tail)->next)
+		if (strcmp((*tail)->url, url) == 0)
+			return;		/* already on its way */
+	if (h->multi == NULL) {
+		if ((h->multi = curl_multi_init()) == NULL)
+			rai_die("out of memory creating a libcurl multi handle");
+		curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+		    (long)h->parallel);
+	}
+	/* no credential now: the ordinary path will say why */
+	if (h->auth != NULL && h->auth(h->auth_ud, &auth, &err) == -1) {
+		rai_err_release(&err);
+		return;
+	}
+	pf = prefetch_new(h, url, accept, auth, &err);
+	rai_free_secret(auth);
+	if (pf == NULL) {
+		rai_err_release(&err);
+		return;
+	}
+	log_curl_command(&pf->req, pf->hdrs);
+	if (curl_multi_add_handle(h->multi, pf->curl) != CURLM_OK) {
+		prefetch_free(h, pf);
+		return;
+	}
+	*tail = pf;
+	(void)prefetch_pump(h, 0);	/* the connection starts now */
+}
+
+void
+rai_http_prefetch_drop(struct rai_http *h)
+{
+	struct prefetch *pf;
+
+	while ((pf = h->pre) != NULL) {
+		h->pre = pf->next;
+		prefetch_free(h, pf);
+	}
+}
+
+static struct prefetch *
+prefetch_take(struct rai_http *h, const struct rai_http_req *req)
+{
+	struct prefetch **pp, *pf;
+
+	if (strcmp(req->method, "GET") != 0 || req->body != NULL ||
+	    (req->flags & RAI_HTTP_IDENTITY))
+		return NULL;
+	for (pp = &h->pre; *pp != NULL; pp = &pf->next) {
+		pf = *pp;
+		if (strcmp(pf->url, req->url) != 0 ||
+		    strcmp(pf->accept != NULL ? pf->accept : "",
+		    req->accept != NULL ? req->accept : "") != 0)
+			continue;
+		*pp = pf->next;
+		pf->next = NULL;
+		return pf;
+	}
+	return NULL;
+}
+
+/* Hands what came before the caller asked to its sink. */
+static void
+prefetch_flush(struct prefetch *pf)
+{
+	struct xfer *x = &pf->x;
+	int rc;
+
+	if (x->req->on_data == NULL || !status_ok(pf->resp.status) ||
+	    pf->resp.body.len == 0)
+		return;
+	rc = x->req->on_data(x->req->on_data_ud, pf->resp.body.data,
+	    pf->resp.body.len, &x->sink_err);
+	if (rc < 0)
+		x->sink_failed = 1;
+	else {
+		pf->resp.streamed += pf->resp.body.len;
+		x->stopped = rc > 0;
+	}
+	rai_buf_reset(&pf->resp.body);
+}
+
+/*
+ * Whether a prefetch that gave the caller nothing yet is asked again:
+ * after a transport error, or an answer the ordinary path would retry
+ * (429, 5xx) or renew credentials for (401). A 2xx is taken, and so is
+ * an error no retry changes (403, 404, ...), as a first attempt's is.
+ */
+static int
+prefetch_ask_again(const struct rai_http *h, const struct rai_http_req *req,
+    const struct prefetch *pf)
+{
+	const struct rai_http_resp *r = &pf->resp;
+
+	if (pf->code != CURLE_OK)
+		return 1;
+	if (status_ok(r->status))
+		return 0;
+	return (r->status == 401 && h->renew != NULL) ||
+	    (h->max_retries > 0 && rai_http_retryable(req->flags, CURLE_OK,
+	    r->status, r->retry_after, 0));
+}
+
+/*
+ * rai_http_do's answer from a prefetch of req's URL: 0 or -1 as
+ * rai_http_do returns; 1 when there is none, or it must be asked again.
+ */
+static int
+prefetch_adopt(struct rai_http *h, const struct rai_http_req *req,
+    struct rai_http_resp *resp, struct rai_err *err)
+{
+	struct prefetch *pf = prefetch_take(h, req);
+	struct rai_http_resp keep;
+	int rc = 1;
+
+	if (pf == NULL)
+		return 1;
+	h->adopted = pf;
+	pf->x.req = req;	/* from now on its sink gets the bytes */
+	prefetch_flush(pf);
+	while (!pf->done && !pf->x.stopped && !pf->x.sink_failed)
+		if (prefetch_pump(h, 1000) == -1)
+			break;
+	if (!pf->done && !pf->x.stopped && !pf->x.sink_failed) {
+		if (pf->resp.streamed == 0)
+			goto out;	/* the multi broke: ask again */
+		pf->code = CURLE_RECV_ERROR;
+	}
+	if (pf->x.stopped || pf->x.sink_failed)
+		pf->code = CURLE_OK;
+	log_outcome(&pf->x, pf->code);
+	log_timing(pf->curl);
+	if (!pf->x.stopped && !pf->x.sink_failed && pf->resp.streamed == 0 &&
+	    prefetch_ask_again(h, req, pf))
+		goto out;	/* nothing seen yet: the ordinary path decides */
+	if (req->on_data == NULL || !status_ok(pf->resp.status))
+		rai_http_log_body("Response Body", pf->resp.body.data,
+		    pf->resp.body.len);
+	keep = *resp;
+	*resp = pf->resp;
+	pf->resp = keep;
+	pf->x.resp = resp;
+	if (pf->x.stopped || (!pf->x.sink_failed && pf->code == CURLE_OK &&
+	    status_ok(resp->status)))
+		rc = 0;
+	else {
+		memcpy(h->errbuf, pf->errbuf, sizeof(h->errbuf));
+		(void)attempt_error(&pf->x, pf->code, err);
+		rc = -1;
+	}
+out:
+	h->adopted = NULL;
+	prefetch_free(h, pf);
+	return rc;
 }
 
 /* ---- raw connections (after an Upgrade) ---- */

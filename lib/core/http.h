@@ -5,8 +5,10 @@
  * for requests that may be repeated, and -v tracing that always goes
  * through the redaction helpers.
  *
- * Not thread-safe: one handle, one transfer at a time. Stream callbacks
- * run inside the transfer and must not use the same handle.
+ * Not thread-safe: one handle, one transfer at a time (plus the GETs
+ * sent ahead by rai_http_prefetch, which move only inside its calls).
+ * Stream callbacks run inside the transfer and must not use the same
+ * handle.
  */
 #ifndef RAI_HTTP_H
 #define RAI_HTTP_H
@@ -25,6 +27,9 @@ struct rai_http;
 #define RAI_HTTP_BACKOFF_BASE_MS	200L
 #define RAI_HTTP_BACKOFF_CAP_MS		5000L
 #define RAI_HTTP_RETRY_AFTER_CAP_S	30
+/* Connections for GETs sent ahead ($RUNAI_PARALLEL_REQUESTS; < 2: none). */
+#define RAI_HTTP_DEFAULT_PARALLEL	4
+#define RAI_HTTP_MAX_PARALLEL		16
 
 /*
  * Supplies the Authorization value for each attempt (caller of the
@@ -62,6 +67,9 @@ struct rai_http_opts {
 enum rai_http_flags {
 	RAI_HTTP_IDEMPOTENT	= 1 << 0,	/* may be repeated on failure */
 	RAI_HTTP_NO_RETRY	= 1 << 1,	/* never repeated */
+	/* the body as it is, no gzip: long streams of bytes (logs), which
+	 * the server would otherwise spend its time compressing */
+	RAI_HTTP_IDENTITY	= 1 << 2,
 };
 
 /*
@@ -110,6 +118,22 @@ void	 rai_http_free(struct rai_http *);
  */
 int	 rai_http_do(struct rai_http *, const struct rai_http_req *,
 	    struct rai_http_resp *, struct rai_err *);
+
+/*
+ * Sends a GET of url ahead, on a connection of its own, so that several
+ * independent requests wait for the server at once. A later rai_http_do
+ * of the same method, URL and accept takes its answer as if it had just
+ * sent it (a stream's sink gets the buffered bytes, then the rest as
+ * they come); one that failed before the caller saw a byte is sent
+ * again with the usual retries (an answer no retry changes, a 403 or
+ * 404, is taken as it is). A no-op when $RUNAI_PARALLEL_REQUESTS is
+ * below 2. Unclaimed ones are dropped by rai_http_prefetch_drop or
+ * rai_http_free.
+ */
+void	 rai_http_prefetch(struct rai_http *, const char *url,
+	    const char *accept);
+/* Drops the prefetches nobody asked for (their answers may be stale). */
+void	 rai_http_prefetch_drop(struct rai_http *);
 
 /*
  * Logs a body at -v=8 and above: redacted, then cut to 1 KiB (10 KiB at

@@ -808,6 +808,31 @@ item_restart(struct walker *w, struct rai_err *err)
 	return w->item_fn(w->ud, NULL, err);
 }
 
+void
+kube_list_prefetch(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo)
+{
+	struct kube_list_opts none;
+	char *path, *url;
+
+	if (lo == NULL) {
+		memset(&none, 0, sizeof(none));
+		lo = &none;
+	}
+	/* the first page's URL, exactly as walk and item_step build it */
+	path = list_path(res, res->namespaced ? ns : NULL, lo, NULL);
+	url = url_of(c, path);
+	rai_http_prefetch(c->http, url, NULL);
+	free(url);
+	free(path);
+}
+
+void
+kube_prefetch_drop(struct kube_client *c)
+{
+	rai_http_prefetch_drop(c->http);
+}
+
 int
 kube_list_items(struct kube_client *c, const struct kube_res *res,
     const char *ns, const struct kube_list_opts *lo, kube_item_fn *fn,
@@ -1185,7 +1210,8 @@ kube_stream_raw(struct kube_client *c, const char *path, kube_bytes_fn *fn,
 	hr.method = "GET";
 	hr.url = url;
 	hr.accept = STREAM_ACCEPT;
-	hr.flags = RAI_HTTP_IDEMPOTENT;
+	/* logs: the bytes as they come, not gzip (kept back, then inflated) */
+	hr.flags = RAI_HTTP_IDEMPOTENT | RAI_HTTP_IDENTITY;
 	hr.on_data = raw_data;
 	hr.on_data_ud = &s;
 	rc = rai_http_do(c->http, &hr, &resp, err);

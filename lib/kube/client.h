@@ -134,6 +134,17 @@ int	 kube_list_items(struct kube_client *, const struct kube_res *,
 	    const char *ns, const struct kube_list_opts *, kube_item_fn *,
 	    void *ud, char **rv, struct rai_err *);
 
+/*
+ * Sends the first page's GET of a list ahead (rai_http_prefetch): a
+ * later kube_list, kube_list_pages or kube_list_items with the same
+ * arguments takes its answer. For lists a caller will read one after
+ * another: their waits overlap, what the caller does stays the same.
+ */
+void	 kube_list_prefetch(struct kube_client *, const struct kube_res *,
+	    const char *ns, const struct kube_list_opts *);
+/* Drops what was sent ahead and not read (a caller that stopped early). */
+void	 kube_prefetch_drop(struct kube_client *);
+
 enum kube_write_flags {
 	KUBE_DRY_RUN	= 1 << 0,	/* dryRun=All */
 };

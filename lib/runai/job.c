@@ -1646,6 +1646,37 @@ fetch_workloads(struct fetch *f, const char *ns, struct rai_err *err)
 	return fetch_dist_jobs(f, ns, &lo, err);
 }
 
+/*
+ * Every list the steps below read whatever the others give, sent at
+ * once: their answers are taken in the steps' own order, so the views
+ * are those of a serial run. The pods, ReplicaSets and nodes are asked
+ * for only when the step before shows they are needed. Called after
+ * the namespaces are read: the new connections then resume that
+ * connection's TLS session instead of each making a full handshake.
+ */
+static void
+prefetch_lists(struct fetch *f, const char *ns)
+{
+	const struct kube_res *const res[] = { &KUBE_RES_RUNAIJOBS,
+	    &KUBE_RES_JOBS, &KUBE_RES_DEPLOYMENTS, &KUBE_RES_STATEFULSETS };
+	struct kube_list_opts lo = { 0 };
+	size_t i;
+	int k;
+
+	if (f->o != NULL && f->o->want_services)
+		kube_list_prefetch(f->c, &KUBE_RES_SERVICES, ns, NULL);
+	memset(&lo, 0, sizeof(lo));
+	lo.limit = JOB_PAGE;
+	for (i = 0; i < sizeof(res) / sizeof(res[0]); i++)
+		kube_list_prefetch(f->c, res[i], ns, &lo);
+	for (k = 0; k < RAI_DIST_NKINDS; k++)
+		kube_list_prefetch(f->c,
+		    rai_dist_framework((enum rai_dist_kind)k)->res, ns, &lo);
+	memset(&lo, 0, sizeof(lo));
+	lo.label_selector = "base-name";
+	kube_list_prefetch(f->c, &KUBE_RES_CONFIGMAPS, ns, &lo);
+}
+
 int
 rai_jobs_fetch(struct kube_client *c, const char *ns,
     const struct rai_job_fetch_opts *o, struct rai_job_list *jl,
@@ -1660,8 +1691,10 @@ rai_jobs_fetch(struct kube_client *c, const char *ns,
 	f.jl = jl;
 	f.deferred = cJSON_CreateArray();
 	memset(jl, 0, sizeof(*jl));
-	if (fetch_projects(&f, ns, err) == -1 ||
-	    fetch_services(&f, ns, err) == -1)
+	if (fetch_projects(&f, ns, err) == -1)
+		goto out;
+	prefetch_lists(&f, ns);
+	if (fetch_services(&f, ns, err) == -1)
 		goto out;
 	if (fetch_workloads(&f, ns, err) == -1 ||
 	    deferred_views(&f, ns, err) == -1 ||
@@ -1671,6 +1704,8 @@ rai_jobs_fetch(struct kube_client *c, const char *ns,
 		qsort(jl->v, jl->n, sizeof(*jl->v), view_cmp);
 	rc = 0;
 out:
+	/* after an error: a later fetch must not read these old answers */
+	kube_prefetch_drop(c);
 	if (rc == -1)
 		rai_job_list_release(jl);
 	pods_forget(&f);

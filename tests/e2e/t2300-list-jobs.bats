@@ -87,6 +87,56 @@ job/ref-train
 job/susp"
 }
 
+# AGE moves with the clock between two runs: its cell (the first
+# duration on a line) is masked.
+mask_age() {
+	sed -E 's/(^| )[0-9]+[smhdy]([0-9]+[smh])?( |$)/\1AGE\3/'
+}
+
+@test "lists sent at once print byte for byte what lists sent one by one print" {
+	local args
+	for args in "" "-A" "-A -o wide" "-A -o json" "-p team-b -o yaml" "-o name"; do
+		# shellcheck disable=SC2086
+		RUNAI_PARALLEL_REQUESTS=1 runai list $args >"$BATS_TEST_TMPDIR/serial"
+		# shellcheck disable=SC2086
+		RUNAI_PARALLEL_REQUESTS=4 runai list $args >"$BATS_TEST_TMPDIR/parallel"
+		[ -s "$BATS_TEST_TMPDIR/serial" ]
+		diff <(mask_age <"$BATS_TEST_TMPDIR/serial") <(mask_age <"$BATS_TEST_TMPDIR/parallel")
+	done
+	# and they were sent at once: the last list (the ConfigMaps) asked
+	# for before the first (the Services) was answered; serially after
+	local first_answer last_ask
+	RUNAI_PARALLEL_REQUESTS=4 run -0 --separate-stderr runai -v=9 list
+	first_answer=$(grep -n '^GET .*/services?.* 200 OK in ' <<<"$stderr" | cut -d: -f1)
+	last_ask=$(grep -n "^curl -v -XGET .*/configmaps?" <<<"$stderr" | cut -d: -f1)
+	[ "$last_ask" -lt "$first_answer" ]
+	RUNAI_PARALLEL_REQUESTS=1 run -0 --separate-stderr runai -v=9 list
+	first_answer=$(grep -n '^GET .*/services?.* 200 OK in ' <<<"$stderr" | cut -d: -f1)
+	last_ask=$(grep -n "^curl -v -XGET .*/configmaps?" <<<"$stderr" | cut -d: -f1)
+	[ "$last_ask" -gt "$first_answer" ]
+	# at once by default
+	run -0 --separate-stderr runai -v=9 list
+	first_answer=$(grep -n '^GET .*/services?.* 200 OK in ' <<<"$stderr" | cut -d: -f1)
+	last_ask=$(grep -n "^curl -v -XGET .*/configmaps?" <<<"$stderr" | cut -d: -f1)
+	[ "$last_ask" -lt "$first_answer" ]
+}
+
+@test "a list that is not JSON fails alike sent at once or one by one, and a 404 is not asked twice" {
+	local p
+	for p in 1 4; do
+		sim POST /_sim/faults '{"path_prefix":"/apis/batch/v1/namespaces/runai-team-a/jobs","count":1,"status":200,"body":"garbage"}' >/dev/null
+		RUNAI_PARALLEL_REQUESTS=$p run -1 --separate-stderr runai list
+		[ -z "$output" ]
+		[[ "$stderr" == "runai: error: response from GET $KUBESIM_URL/apis/batch/v1/namespaces/runai-team-a/jobs?limit=5000: malformed JSON list at byte 0: "* ]]
+	done
+	# an answer no retry changes is taken from the list sent ahead
+	sim POST /_sim/faults '{"path_prefix":"/apis/kubeflow.org/v1/namespaces/runai-team-a/tfjobs","count":1,"status":404}' >/dev/null
+	mark_requests
+	RUNAI_PARALLEL_REQUESTS=4 run -0 runai list
+	[ "$(count_requests GET /apis/kubeflow.org/v1/namespaces/runai-team-a/tfjobs)" -eq 1 ]
+	sim DELETE /_sim/faults >/dev/null
+}
+
 @test "list asks only for Run:ai pods and the name-reservation ConfigMaps" {
 	mark_requests
 	run -0 runai list

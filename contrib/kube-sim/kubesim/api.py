@@ -305,13 +305,26 @@ def _list(handler, res, req):
     if table != "json":
         return _send_list(handler, _as_table(handler, res, objs, meta, table),
                           TABLE_TYPE % table)
-    body = {"kind": res.list_kind, "apiVersion": res.api_version, "metadata": meta,
-            "items": [_item(res, o) for o in objs]}
-    _send_list(handler, body, "application/json")
+    _send_list(handler, _list_json(store, res, objs, meta), "application/json")
+
+
+def _encode_item(res):
+    return lambda obj: json.dumps(_item(res, obj), separators=(",", ":")).encode("utf-8")
+
+
+def _list_json(store, res, objs, meta):
+    """The List's bytes, exactly as json.dumps of the whole List would give
+    them, from each item's cached serialisation (store.encoded)."""
+    encode = _encode_item(res)
+    head = json.dumps({"kind": res.list_kind, "apiVersion": res.api_version,
+                       "metadata": meta}, separators=(",", ":")).encode("utf-8")
+    items = b",".join(store.encoded(res.gvr, o, encode) for o in objs)
+    return head[:-1] + b',"items":[' + items + b"]}\n"
 
 
 def _send_list(handler, body, content_type):
-    data = json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"
+    data = body if isinstance(body, bytes) else \
+        json.dumps(body, separators=(",", ":")).encode("utf-8") + b"\n"
     headers = {}
     cap = getattr(handler.sim.options, "max_list_bytes", None)
     if cap and len(data) > cap:

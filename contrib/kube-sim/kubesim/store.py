@@ -93,6 +93,7 @@ class Store:
         self._listeners = []
         self._tls = threading.local()
         self._ip_counter = 0
+        self._encoded = {}         # (gvr, namespace, name) -> (obj, bytes)
 
     # --- bookkeeping ------------------------------------------------------
 
@@ -127,6 +128,7 @@ class Store:
         keeps the owner index and the history, wakes watchers."""
         self._rv += 1
         gvr = res.gvr
+        self._encoded.pop((gvr, ns, name), None)
         if type_ == "DELETED":
             obj = dict(old)
             obj["metadata"] = dict(old["metadata"], resourceVersion=str(self._rv))
@@ -216,6 +218,20 @@ class Store:
                         continue
                     out.append(obj)
             return out
+
+    def encoded(self, gvr, obj, encode):
+        """encode(obj), computed once per stored version of obj: a list
+        joins the cached bytes of its items instead of serialising every
+        object again. Safe because a write stores a fresh dict (the entry
+        is used only while it holds that very dict) and drops the entry."""
+        meta = obj["metadata"]
+        key = (gvr, meta.get("namespace", ""), meta["name"])
+        hit = self._encoded.get(key)
+        if hit is not None and hit[0] is obj:
+            return hit[1]
+        data = encode(obj)
+        self._encoded[key] = (obj, data)
+        return data
 
     def list(self, gvr, namespace=None, label_selector=None, field_selector=None):
         return [clone(o) for o in self.select(gvr, namespace, label_selector, field_selector)]
