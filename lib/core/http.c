@@ -1060,8 +1060,12 @@ struct rai_http_conn {
 	/* while connecting */
 	int		 connected;
 	char		*url;		/* as asked, for messages */
-	curl_socket_t	 wait_sock;	/* what libcurl waits on, or BAD */
-	int		 wait_what;	/* CURL_POLL_IN/OUT/INOUT */
+	/*
+	 * The sockets libcurl waits on (BAD: none), two while it tries
+	 * IPv6 and IPv4 at once; the first is polled, the other tested.
+	 */
+	curl_socket_t	 wait_sock[2];
+	int		 wait_what[2];	/* CURL_POLL_IN/OUT/INOUT */
 	long		 timer_at;	/* rai_now_ms() libcurl wants a call; -1 */
 	long		 deadline;	/* the connect timeout */
 	struct curl_slist *connect_to_list;
@@ -1100,15 +1104,24 @@ conn_socket_cb(CURL *easy, curl_socket_t sock, int what, void *ud,
 {
 	struct rai_http_conn *c = ud;
 
+	int i = c->wait_sock[1] == sock ? 1 : 0;
+
 	(void)easy;
 	(void)sockp;
 	if (what == CURL_POLL_REMOVE) {
-		if (c->wait_sock == sock)
-			c->wait_sock = CURL_SOCKET_BAD;
+		if (c->wait_sock[i] == sock)
+			c->wait_sock[i] = CURL_SOCKET_BAD;
+		if (c->wait_sock[0] == CURL_SOCKET_BAD) {
+			c->wait_sock[0] = c->wait_sock[1];
+			c->wait_what[0] = c->wait_what[1];
+			c->wait_sock[1] = CURL_SOCKET_BAD;
+		}
 		return 0;
 	}
-	c->wait_sock = sock;
-	c->wait_what = what;
+	if (c->wait_sock[i] != sock && c->wait_sock[0] != CURL_SOCKET_BAD)
+		i = 1;
+	c->wait_sock[i] = sock;
+	c->wait_what[i] = what;
 	return 0;
 }
 
@@ -1135,7 +1148,7 @@ rai_http_connect_start(struct rai_http *h, const char *url,
 		return -1;
 	rc = xcalloc(1, sizeof(*rc));
 	rc->fd = -1;
-	rc->wait_sock = CURL_SOCKET_BAD;
+	rc->wait_sock[0] = rc->wait_sock[1] = CURL_SOCKET_BAD;
 	rc->timer_at = -1;
 	rc->url = xstrdup(url);
 	/* libcurl's connect timeout applies; this only bounds a stuck one */
@@ -1208,7 +1221,7 @@ int
 rai_http_conn_connect_step(struct rai_http_conn *c, short revents,
     struct rai_err *err)
 {
-	curl_socket_t sock = c->wait_sock;
+	curl_socket_t sock = c->wait_sock[0], other = c->wait_sock[1];
 	int running = 0, flags = 0, left;
 	CURLMsg *msg;
 
@@ -1223,6 +1236,9 @@ rai_http_conn_connect_step(struct rai_http_conn *c, short revents,
 			flags |= CURL_CSELECT_ERR;
 		(void)curl_multi_socket_action(c->multi, sock, flags, &running);
 	}
+	/* the socket not polled: libcurl looks at it itself (no flags) */
+	if (other != CURL_SOCKET_BAD && other == c->wait_sock[1])
+		(void)curl_multi_socket_action(c->multi, other, 0, &running);
 	if (c->timer_at != -1 && rai_now_ms() >= c->timer_at) {
 		c->timer_at = -1;
 		(void)curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0,
@@ -1239,21 +1255,27 @@ rai_http_conn_connect_step(struct rai_http_conn *c, short revents,
 	return 0;
 }
 
+/* How often a second socket (not polled) is looked at. */
+#define OTHER_SOCKET_MS	20L
+
 void
 rai_http_conn_connect_wait(const struct rai_http_conn *c,
     struct pollfd *p, long *wake_at)
 {
-	p->fd = c->connected || c->wait_sock == CURL_SOCKET_BAD ? -1 :
-	    (int)c->wait_sock;
+	p->fd = c->connected || c->wait_sock[0] == CURL_SOCKET_BAD ? -1 :
+	    (int)c->wait_sock[0];
 	p->events = 0;
-	if (c->wait_what & CURL_POLL_IN)
+	if (c->wait_what[0] & CURL_POLL_IN)
 		p->events |= POLLIN;
-	if (c->wait_what & CURL_POLL_OUT)
+	if (c->wait_what[0] & CURL_POLL_OUT)
 		p->events |= POLLOUT;
 	p->revents = 0;
 	*wake_at = c->deadline;
 	if (c->timer_at != -1 && c->timer_at < *wake_at)
 		*wake_at = c->timer_at;
+	if (c->wait_sock[1] != CURL_SOCKET_BAD &&
+	    rai_now_ms() + OTHER_SOCKET_MS < *wake_at)
+		*wake_at = rai_now_ms() + OTHER_SOCKET_MS;
 }
 
 int
