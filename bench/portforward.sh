@@ -17,6 +17,10 @@
 # pass/fail: compare runs on the same machine only.
 #
 #   bench/portforward.sh [RUNS] [MIB]      (default 3 runs, median; 200 MiB)
+#
+# RAI_PF_BASE=DIR adds DIR/runai (another build, e.g. the last release)
+# as a peer: before/after numbers from one run. A peer that is not
+# installed (python3-kubernetes, kubectl 1.32) is left out.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${1:-3}
@@ -26,8 +30,6 @@ PY=/usr/bin/python3
 KUBECTL=${KUBECTL_132:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 NS=runai-team-a
 [ -x "$BIN/runai" ] || { echo "build first: make" >&2; exit 1; }
-"$PY" -c 'import kubernetes' 2>/dev/null ||
-	{ echo "the peer needs python3-kubernetes (make deps)" >&2; exit 1; }
 
 STATE=$(mktemp -d)
 trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
@@ -108,7 +110,7 @@ def free_port():
 
 
 def start(lport):
-    if kind == "runai":
+    if kind in ("runai", "base"):
         argv = [binary, "port-forward", job, "--port", "%d:%d" % (lport, rport)]
     elif kind == "kubectl":
         argv = [binary, "port-forward", "-n", ns, "pod/" + pod, "%d:%d" % (lport, rport)]
@@ -172,6 +174,7 @@ drive() {
 	local bin=$BIN/runai
 	[ "$1" = python ] && bin=$STATE/peer.py
 	[ "$1" = kubectl ] && bin=$KUBECTL
+	[ "$1" = base ] && bin=$RAI_PF_BASE/runai
 	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB"
 }
 
@@ -185,14 +188,18 @@ row() {
 	summary portforward "$1" time "$tx" "$2"
 	summary portforward "$1" memory "$mx" "$2"
 }
-peers=(python)
+peers=()
+"$PY" -c 'import kubernetes' 2>/dev/null && peers+=(python)
 [ -x "$KUBECTL" ] && peers+=(kubectl)
+[ -n "${RAI_PF_BASE:-}" ] && peers+=(base)
+[ ${#peers[@]} -gt 0 ] || { echo "no peer: install python3-kubernetes (make deps) or kubectl 1.32" >&2; exit 1; }
 read -r bt bm < <(drive runai big)
 read -r st sm < <(drive runai small)
 for peer in "${peers[@]}"; do
 	echo
 	name=python-kubernetes
 	[ "$peer" = kubectl ] && name=kubectl-1.32
+	[ "$peer" = base ] && name="runai in $RAI_PF_BASE"
 	# shellcheck disable=SC2059
 	printf "$FMT" "vs $name" 'runai s' 'peer s' 'runai KiB' 'peer KiB' 'time x' 'mem x'
 	read -r pt pm < <(drive "$peer" big)
