@@ -5,28 +5,31 @@
 #   100 small requests, all at once (xargs -P 100 curl)
 # The forwarders: runai port-forward, against the official Kubernetes
 # Python client (kubernetes.stream.portforward behind a local listener,
-# a thread per connection: the usual way to use it). kubectl 1.32
-# cannot be the peer: it speaks SPDY (tunnelled or not) to the pod's
-# portforward, which the emulator does not serve.
+# a thread per connection: the usual way to use it) and, where it is
+# installed, kubectl 1.32 port-forward (SPDY in a WebSocket, all
+# connections in one session, as against a real API server).
 #
 # For each case: the median wall time of the client side (curl) over
 # RUNS runs, each with a fresh forwarder, and the median peak RSS of the
-# forwarder; then the ratios (runai / Python client: below 1 is faster
-# or smaller). Both pay the emulator's (Python) cost per byte, so time
+# forwarder; then the ratios (runai / peer: below 1 is faster or
+# smaller). All pay the emulator's (Python) cost per byte, so time
 # ratios understate the clients' own difference. Numbers, not a
 # pass/fail: compare runs on the same machine only.
 #
 #   bench/portforward.sh [RUNS] [MIB]      (default 3 runs, median; 200 MiB)
+#
+# RAI_PF_BASE=DIR adds DIR/runai (another build, e.g. the last release)
+# as a peer: before/after numbers from one run. A peer that is not
+# installed (python3-kubernetes, kubectl 1.32) is left out.
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 RUNS=${1:-3}
 MIB=${2:-200}
 BIN=${RAI_BIN_DIR:-$TOP/build/default}
 PY=/usr/bin/python3
+KUBECTL=${KUBECTL_132:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 NS=runai-team-a
 [ -x "$BIN/runai" ] || { echo "build first: make" >&2; exit 1; }
-"$PY" -c 'import kubernetes' 2>/dev/null ||
-	{ echo "the peer needs python3-kubernetes (make deps)" >&2; exit 1; }
 
 STATE=$(mktemp -d)
 trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
@@ -107,8 +110,10 @@ def free_port():
 
 
 def start(lport):
-    if kind == "runai":
+    if kind in ("runai", "base"):
         argv = [binary, "port-forward", job, "--port", "%d:%d" % (lport, rport)]
+    elif kind == "kubectl":
+        argv = [binary, "port-forward", "-n", ns, "pod/" + pod, "%d:%d" % (lport, rport)]
     else:
         argv = [sys.executable, binary, ns, pod, str(lport), str(rport)]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -167,26 +172,40 @@ EOF
 . "$TOP/bench/lib.sh"
 drive() {
 	local bin=$BIN/runai
-	[ "$1" = runai ] || bin=$STATE/peer.py
+	[ "$1" = python ] && bin=$STATE/peer.py
+	[ "$1" = kubectl ] && bin=$KUBECTL
+	[ "$1" = base ] && bin=$RAI_PF_BASE/runai
 	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB"
 }
 
 FMT='%-28s  %9s  %9s  %10s  %10s  %7s  %7s\n'
-# shellcheck disable=SC2059
-printf "$FMT" "" 'runai s' 'python s' 'runai KiB' 'python KiB' 'time x' 'mem x'
+# row CASE PEER RUNAI_S PEER_S RUNAI_KIB PEER_KIB
 row() {
 	local tx mx
-	tx=$(ratio "$2" "$3") mx=$(ratio "$4" "$5")
+	tx=$(ratio "$3" "$4") mx=$(ratio "$5" "$6")
 	# shellcheck disable=SC2059
-	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$tx" "$mx"
-	summary portforward "$1" time "$tx" python-kubernetes
-	summary portforward "$1" memory "$mx" python-kubernetes
+	printf "$FMT" "$1" "$3" "$4" "$5" "$6" "$tx" "$mx"
+	summary portforward "$1" time "$tx" "$2"
+	summary portforward "$1" memory "$mx" "$2"
 }
-read -r rt rm < <(drive runai big)
-read -r pt pm < <(drive python big)
-row "$MIB MiB, one connection" "$rt" "$pt" "$rm" "$pm"
-read -r rt rm < <(drive runai small)
-read -r pt pm < <(drive python small)
-row "100 small requests at once" "$rt" "$pt" "$rm" "$pm"
+peers=()
+"$PY" -c 'import kubernetes' 2>/dev/null && peers+=(python)
+[ -x "$KUBECTL" ] && peers+=(kubectl)
+[ -n "${RAI_PF_BASE:-}" ] && peers+=(base)
+[ ${#peers[@]} -gt 0 ] || { echo "no peer: install python3-kubernetes (make deps) or kubectl 1.32" >&2; exit 1; }
+read -r bt bm < <(drive runai big)
+read -r st sm < <(drive runai small)
+for peer in "${peers[@]}"; do
+	echo
+	name=python-kubernetes
+	[ "$peer" = kubectl ] && name=kubectl-1.32
+	[ "$peer" = base ] && name="runai in $RAI_PF_BASE"
+	# shellcheck disable=SC2059
+	printf "$FMT" "vs $name" 'runai s' 'peer s' 'runai KiB' 'peer KiB' 'time x' 'mem x'
+	read -r pt pm < <(drive "$peer" big)
+	row "$MIB MiB, one connection" "$name" "$bt" "$pt" "$bm" "$pm"
+	read -r pt pm < <(drive "$peer" small)
+	row "100 small requests at once" "$name" "$st" "$pt" "$sm" "$pm"
+done
 echo
-echo "s: median wall time of the client side; KiB: median peak RSS of the forwarder; x: runai / Python client"
+echo "s: median wall time of the client side; KiB: median peak RSS of the forwarder; x: runai / peer"

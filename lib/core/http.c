@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1383,9 +1384,26 @@ out:
 /* ---- raw connections (after an Upgrade) ---- */
 
 struct rai_http_conn {
-	CURL	*curl;
-	char	 errbuf[CURL_ERROR_SIZE];
-	int	 fd;
+	CURL		*curl;
+	/*
+	 * The connection's own multi handle: it drives the connect without
+	 * blocking, and keeps the connection for curl_easy_send/recv after.
+	 */
+	CURLM		*multi;
+	char		 errbuf[CURL_ERROR_SIZE];
+	int		 fd;
+	/* while connecting */
+	int		 connected;
+	char		*url;		/* as asked, for messages */
+	/*
+	 * The sockets libcurl waits on (BAD: none), two while it tries
+	 * IPv6 and IPv4 at once; the first is polled, the other tested.
+	 */
+	curl_socket_t	 wait_sock[2];
+	int		 wait_what[2];	/* CURL_POLL_IN/OUT/INOUT */
+	long		 timer_at;	/* rai_now_ms() libcurl wants a call; -1 */
+	long		 deadline;	/* the connect timeout */
+	struct curl_slist *connect_to_list;
 };
 
 /*
@@ -1414,22 +1432,65 @@ discard_cb(char *p, size_t size, size_t nmemb, void *ud)
 	return size * nmemb;
 }
 
+/* libcurl says which socket the connect waits on, and for what. */
+static int
+conn_socket_cb(CURL *easy, curl_socket_t sock, int what, void *ud,
+    void *sockp)
+{
+	struct rai_http_conn *c = ud;
+
+	int i = c->wait_sock[1] == sock ? 1 : 0;
+
+	(void)easy;
+	(void)sockp;
+	if (what == CURL_POLL_REMOVE) {
+		if (c->wait_sock[i] == sock)
+			c->wait_sock[i] = CURL_SOCKET_BAD;
+		if (c->wait_sock[0] == CURL_SOCKET_BAD) {
+			c->wait_sock[0] = c->wait_sock[1];
+			c->wait_what[0] = c->wait_what[1];
+			c->wait_sock[1] = CURL_SOCKET_BAD;
+		}
+		return 0;
+	}
+	if (c->wait_sock[i] != sock && c->wait_sock[0] != CURL_SOCKET_BAD)
+		i = 1;
+	c->wait_sock[i] = sock;
+	c->wait_what[i] = what;
+	return 0;
+}
+
+static int
+conn_timer_cb(CURLM *multi, long timeout_ms, void *ud)
+{
+	struct rai_http_conn *c = ud;
+
+	(void)multi;
+	c->timer_at = timeout_ms < 0 ? -1 : rai_now_ms() + timeout_ms;
+	return 0;
+}
+
 int
-rai_http_connect(struct rai_http *h, const char *url,
+rai_http_connect_start(struct rai_http *h, const char *url,
     struct rai_http_conn **out, struct rai_err *err)
 {
 	struct rai_http_conn *rc;
 	struct curl_slist *connect_to = NULL;
-	curl_socket_t sock = CURL_SOCKET_BAD;
 	char *eff = NULL;
-	CURLcode code;
 
 	*out = NULL;
 	if (target(h, url, &eff, &connect_to, err) == -1)
 		return -1;
 	rc = xcalloc(1, sizeof(*rc));
+	rc->fd = -1;
+	rc->wait_sock[0] = rc->wait_sock[1] = CURL_SOCKET_BAD;
+	rc->timer_at = -1;
+	rc->url = xstrdup(url);
+	/* libcurl's connect timeout applies; this only bounds a stuck one */
+	rc->deadline = rai_now_ms() + rai_http_request_timeout_ms(h);
 	/* a copy keeps TLS, proxy and timeouts; the pool stays for requests */
-	if ((rc->curl = curl_easy_duphandle(h->curl)) == NULL)
+	if ((rc->curl = curl_easy_duphandle(h->curl)) == NULL ||
+	    (rc->multi = curl_multi_init()) == NULL)
 		rai_die("out of memory copying a libcurl handle");
 	curl_easy_setopt(rc->curl, CURLOPT_ERRORBUFFER, rc->errbuf);
 	curl_easy_setopt(rc->curl, CURLOPT_URL, eff);
@@ -1451,22 +1512,136 @@ rai_http_connect(struct rai_http *h, const char *url,
 	curl_easy_setopt(rc->curl, CURLOPT_TIMEOUT_MS, 0L);
 	curl_easy_setopt(rc->curl, CURLOPT_VERBOSE,
 	    rai_log_enabled(RAI_LOG_CURL) ? 1L : 0L);
-	code = curl_easy_perform(rc->curl);
-	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_TO, NULL);
-	curl_slist_free_all(connect_to);
-	if (code == CURLE_OK)
-		code = curl_easy_getinfo(rc->curl, CURLINFO_ACTIVESOCKET, &sock);
-	if (code != CURLE_OK || sock == CURL_SOCKET_BAD) {
-		if (!proxy_refused(rc->curl, code, url, err))
-			rai_err_from_curl(err, (int)code, url, rc->errbuf);
-		free(eff);
+	curl_multi_setopt(rc->multi, CURLMOPT_SOCKETFUNCTION, conn_socket_cb);
+	curl_multi_setopt(rc->multi, CURLMOPT_SOCKETDATA, rc);
+	curl_multi_setopt(rc->multi, CURLMOPT_TIMERFUNCTION, conn_timer_cb);
+	curl_multi_setopt(rc->multi, CURLMOPT_TIMERDATA, rc);
+	/* the libcurl copy of CONNECT_TO is made at the connect: keep ours */
+	rc->connect_to_list = connect_to;
+	free(eff);
+	if (curl_multi_add_handle(rc->multi, rc->curl) != CURLM_OK)
+		rai_die("out of memory starting a connection");
+	if (rai_http_conn_connect_step(rc, 0, err) == -1) {
 		rai_http_conn_close(rc);
 		return -1;
 	}
-	free(eff);
-	rc->fd = (int)sock;
 	*out = rc;
 	return 0;
+}
+
+/* The connect ended (well or not): its result, the socket. */
+static int
+connect_done(struct rai_http_conn *c, CURLcode code, struct rai_err *err)
+{
+	curl_socket_t sock = CURL_SOCKET_BAD;
+
+	curl_easy_setopt(c->curl, CURLOPT_CONNECT_TO, NULL);
+	curl_slist_free_all(c->connect_to_list);
+	c->connect_to_list = NULL;
+	if (code == CURLE_OK)
+		code = curl_easy_getinfo(c->curl, CURLINFO_ACTIVESOCKET, &sock);
+	if (code != CURLE_OK || sock == CURL_SOCKET_BAD) {
+		if (code == CURLE_OK)
+			code = CURLE_COULDNT_CONNECT;
+		if (!proxy_refused(c->curl, code, c->url, err))
+			rai_err_from_curl(err, (int)code, c->url, c->errbuf);
+		return -1;
+	}
+	c->fd = (int)sock;
+	c->connected = 1;
+	return 1;
+}
+
+int
+rai_http_conn_connect_step(struct rai_http_conn *c, short revents,
+    struct rai_err *err)
+{
+	curl_socket_t sock = c->wait_sock[0], other = c->wait_sock[1];
+	int running = 0, flags = 0, left;
+	CURLMsg *msg;
+
+	if (c->connected)
+		return 1;
+	if (sock != CURL_SOCKET_BAD && revents != 0) {
+		if (revents & (POLLIN | POLLHUP))
+			flags |= CURL_CSELECT_IN;
+		if (revents & POLLOUT)
+			flags |= CURL_CSELECT_OUT;
+		if (revents & POLLERR)
+			flags |= CURL_CSELECT_ERR;
+		(void)curl_multi_socket_action(c->multi, sock, flags, &running);
+	}
+	/* the socket not polled: libcurl looks at it itself (no flags) */
+	if (other != CURL_SOCKET_BAD && other == c->wait_sock[1])
+		(void)curl_multi_socket_action(c->multi, other, 0, &running);
+	if (c->timer_at != -1 && rai_now_ms() >= c->timer_at) {
+		c->timer_at = -1;
+		(void)curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0,
+		    &running);
+	}
+	while ((msg = curl_multi_info_read(c->multi, &left)) != NULL)
+		if (msg->msg == CURLMSG_DONE)
+			return connect_done(c, msg->data.result, err);
+	if (rai_now_ms() >= c->deadline) {
+		rai_err_set(err, RAI_E_NET, "connecting to %s timed out",
+		    c->url);
+		return -1;
+	}
+	return 0;
+}
+
+/* How often a second socket (not polled) is looked at. */
+#define OTHER_SOCKET_MS	20L
+
+void
+rai_http_conn_connect_wait(const struct rai_http_conn *c,
+    struct pollfd *p, long *wake_at)
+{
+	p->fd = c->connected || c->wait_sock[0] == CURL_SOCKET_BAD ? -1 :
+	    (int)c->wait_sock[0];
+	p->events = 0;
+	if (c->wait_what[0] & CURL_POLL_IN)
+		p->events |= POLLIN;
+	if (c->wait_what[0] & CURL_POLL_OUT)
+		p->events |= POLLOUT;
+	p->revents = 0;
+	*wake_at = c->deadline;
+	if (c->timer_at != -1 && c->timer_at < *wake_at)
+		*wake_at = c->timer_at;
+	if (c->wait_sock[1] != CURL_SOCKET_BAD &&
+	    rai_now_ms() + OTHER_SOCKET_MS < *wake_at)
+		*wake_at = rai_now_ms() + OTHER_SOCKET_MS;
+}
+
+int
+rai_http_connect(struct rai_http *h, const char *url,
+    struct rai_http_conn **out, struct rai_err *err)
+{
+	struct pollfd p;
+	short revents = 0;
+	long wake_at, left;
+	int rc;
+
+	if (rai_http_connect_start(h, url, out, err) == -1)
+		return -1;
+	while ((rc = rai_http_conn_connect_step(*out, revents, err)) == 0) {
+		rai_http_conn_connect_wait(*out, &p, &wake_at);
+		left = wake_at - rai_now_ms();
+		if (left < 0)
+			left = 0;
+		if (poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left) == -1 &&
+		    errno != EINTR) {
+			rc = rai_err_errno(err, errno, "waiting for the "
+			    "connection");
+			break;
+		}
+		revents = p.fd == -1 ? 0 : p.revents;
+	}
+	if (rc == 1)
+		return 0;
+	rai_http_conn_close(*out);
+	*out = NULL;
+	return -1;
 }
 
 static int
@@ -1527,8 +1702,14 @@ rai_http_conn_close(struct rai_http_conn *c)
 {
 	if (c == NULL)
 		return;
+	if (c->multi != NULL && c->curl != NULL)
+		(void)curl_multi_remove_handle(c->multi, c->curl);
 	if (c->curl != NULL)
 		curl_easy_cleanup(c->curl);
+	if (c->multi != NULL)
+		curl_multi_cleanup(c->multi);
+	curl_slist_free_all(c->connect_to_list);
+	free(c->url);
 	free(c);
 }
 

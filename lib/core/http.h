@@ -159,6 +159,20 @@ struct rai_http_conn;
 int	 rai_http_connect(struct rai_http *, const char *url,
 	    struct rai_http_conn **, struct rai_err *);
 /*
+ * The same connect without blocking, for a loop that sets up many at
+ * once: start it, then while rai_http_conn_connect_step says 0, poll
+ * what rai_http_conn_connect_wait fills in (no later than *wake_at,
+ * rai_now_ms) and hand the step its revents. The step returns 1 once
+ * connected, -1 with err (the connection is then only for closing).
+ */
+int	 rai_http_connect_start(struct rai_http *, const char *url,
+	    struct rai_http_conn **, struct rai_err *);
+int	 rai_http_conn_connect_step(struct rai_http_conn *, short revents,
+	    struct rai_err *);
+struct pollfd;
+void	 rai_http_conn_connect_wait(const struct rai_http_conn *,
+	    struct pollfd *, long *wake_at);
+/*
  * Moves up to len bytes. 0 with *n > 0: moved; 0 with *n == 0: it would
  * block (poll the fd); recv returns 1 at the peer's EOF; -1 on errors
  * (RAI_E_NET).

@@ -259,6 +259,9 @@ struct conn {
 	int				 close_received;
 	int				 ws_eof;
 	int				 more;	/* the socket may hold unread bytes */
+	int				 upgrading;	/* the handshake goes on */
+	int				 refused;	/* it failed */
+	long				 wake_at;	/* the handshake's timer */
 };
 
 static size_t
@@ -432,8 +435,8 @@ conn_end(struct conn *c)
 	struct rai_err ignored = RAI_ERR_INIT;
 	const char *text = kube_pf_demux_error(&c->demux);
 
-	if (!c->ws_eof && kube_wsconn_queue_close(c->ws, KUBE_WS_CLOSE_NORMAL,
-	    &ignored) == 0)
+	if (!c->upgrading && !c->ws_eof &&
+	    kube_wsconn_queue_close(c->ws, KUBE_WS_CLOSE_NORMAL, &ignored) == 0)
 		(void)kube_wsconn_flush(c->ws, &ignored);
 	rai_err_release(&ignored);
 	if (*text != '\0')
@@ -443,9 +446,13 @@ conn_end(struct conn *c)
 		(void)shutdown(c->fd, SHUT_RDWR);
 }
 
-/* Opens the WebSocket for a connection just accepted; NULL on failure. */
+/*
+ * Starts the WebSocket for a connection just accepted; NULL when it
+ * failed at once. The handshake goes on in the loop (conn_upgrade),
+ * beside every other connection's.
+ */
 static struct conn *
-conn_open(struct kube_pf *pf, const struct kube_pf_listener *l, int fd)
+conn_start(struct kube_pf *pf, const struct kube_pf_listener *l, int fd)
 {
 	struct rai_err err = RAI_ERR_INIT;
 	struct conn *c = xcalloc(1, sizeof(*c));
@@ -455,27 +462,39 @@ conn_open(struct kube_pf *pf, const struct kube_pf_listener *l, int fd)
 	c->pf = pf;
 	c->l = l;
 	c->fd = fd;
+	c->upgrading = 1;
 	rai_buf_init(&c->tolocal, 0);
 	kube_pf_demux_init(&c->demux, l->remote_port, on_pod_data, c);
 	kube_ws_dec_init(&c->dec, MESSAGE_MAX, kube_pf_demux_on_data,
 	    on_control, &c->demux, c);
 	c->ws = xmalloc(sizeof(*c->ws));
-	rc = kube_wsconn_open(c->ws, pf->kc, path, subprotocols, &err);
+	rc = kube_wsconn_start(c->ws, pf->kc, path, subprotocols, &err);
 	free(path);
-	if (rc == 0)
-		rc = kube_ws_dec_feed(&c->dec, c->ws->early.data,
-		    c->ws->early.len, &err);
-	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
-	if (rc == 0)
-		rc = read_ws(c, &err);
 	if (rc == -1) {
 		report(c, "an error occurred forwarding %u -> %u: %s",
 		    l->local_port, l->remote_port, err_text(&err));
 		rai_err_release(&err);
+		c->fd = -1;	/* the caller closes it */
 		conn_free(c);
 		return NULL;
 	}
 	return c;
+}
+
+/* The handshake's next step: 0 on the way or done, -1 failed (err). */
+static int
+conn_upgrade(struct conn *c, short revents, struct rai_err *err)
+{
+	int rc = kube_wsconn_handshake(c->ws, revents, err);
+
+	if (rc != 1)
+		return rc;
+	c->upgrading = 0;
+	if (kube_ws_dec_feed(&c->dec, c->ws->early.data, c->ws->early.len,
+	    err) == -1)
+		return -1;
+	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
+	return read_ws(c, err);
 }
 
 /* ---- the loop ---- */
@@ -489,6 +508,7 @@ struct loop {
 	int		 suspect;	/* a stream's end asks for a check */
 	int		 fds_out;	/* no descriptor left: wait for a close */
 	long		 last_check;
+	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
 };
 
 static void
@@ -509,7 +529,7 @@ accept_one(struct loop *lp, const struct kube_pf_listener *l)
 	}
 	if (lp->pf->event != NULL)
 		lp->pf->event(lp->pf->ud, KUBE_PF_EV_CONNECTION, l, NULL);
-	if ((c = conn_open(lp->pf, l, fd)) == NULL) {
+	if ((c = conn_start(lp->pf, l, fd)) == NULL) {
 		close(fd);
 		lp->suspect = 1;
 		return;
@@ -523,8 +543,8 @@ drop_conn(struct loop *lp, size_t i)
 	struct conn *c = lp->conns[i];
 
 	conn_end(c);
-	/* the server ending a stream can mean the pod went away */
-	if (c->close_received || c->ws_eof)
+	/* the server ending or refusing a stream can mean the pod went away */
+	if (c->close_received || c->ws_eof || c->refused)
 		lp->suspect = 1;
 	conn_free(c);
 	lp->conns[i] = lp->conns[--lp->nconns];
@@ -533,8 +553,17 @@ drop_conn(struct loop *lp, size_t i)
 
 /* One connection's poll entries, at pfds[0] (local) and [1] (WebSocket). */
 static void
-conn_events(const struct conn *c, struct pollfd *p)
+conn_events(struct conn *c, struct pollfd *p, long *wake_at)
 {
+	if (c->upgrading) {
+		/* the local side waits (in its socket) for the WebSocket */
+		p[0].fd = -1;
+		p[0].events = p[0].revents = 0;
+		kube_wsconn_handshake_wait(c->ws, &p[1], &c->wake_at);
+		if (*wake_at == -1 || c->wake_at < *wake_at)
+			*wake_at = c->wake_at;
+		return;
+	}
 	p[0].fd = c->fd;
 	p[0].events = 0;
 	if (!c->local_eof && kube_wsconn_unsent(c->ws) < SENDQ_HIGH &&
@@ -558,6 +587,20 @@ conn_step(struct conn *c, const struct pollfd *p)
 	struct rai_err err = RAI_ERR_INIT;
 	int rc = 0;
 
+	if (c->upgrading) {
+		/* a step when its socket or its timer says so */
+		if ((p[1].fd == -1 || p[1].revents == 0) &&
+		    rai_now_ms() < c->wake_at)
+			return 0;
+		if (conn_upgrade(c, p[1].fd == -1 ? 0 : p[1].revents,
+		    &err) == -1) {
+			report(c, "an error occurred forwarding %u -> %u: %s",
+			    c->l->local_port, c->l->remote_port, err_text(&err));
+			c->refused = 1;
+		}
+		rai_err_release(&err);
+		return c->refused ? -1 : 0;
+	}
 	/* a hang-up or error the client will not read past: it is gone */
 	if (c->local_eof && (p[0].revents & (POLLHUP | POLLERR)))
 		c->local_gone = 1;
@@ -602,6 +645,8 @@ poll_timeout(const struct loop *lp)
 {
 	long due = check_due(lp), left;
 
+	if (lp->wake_at != -1 && (due == -1 || lp->wake_at < due))
+		due = lp->wake_at;
 	if (due == -1)
 		return -1;
 	left = due - rai_now_ms();
@@ -638,8 +683,9 @@ loop_step(struct loop *lp, struct rai_err *err)
 	lp->pfds[nl].fd = pf->stop_fd;
 	lp->pfds[nl].events = POLLIN;
 	lp->pfds[nl].revents = 0;
+	lp->wake_at = -1;
 	for (i = 0; i < lp->nconns; i++)
-		conn_events(lp->conns[i], &lp->pfds[base + 2 * i]);
+		conn_events(lp->conns[i], &lp->pfds[base + 2 * i], &lp->wake_at);
 	n = poll(lp->pfds, base + 2 * lp->nconns, poll_timeout(lp));
 	if (n == -1)
 		return errno == EINTR ? 0 : rai_err_errno(err, errno,

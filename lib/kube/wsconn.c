@@ -34,50 +34,6 @@
 /* sendq is compacted once this much of it was sent */
 #define SENDQ_COMPACT		((size_t)128 * 1024)
 
-/* ---- time and waiting ---- */
-
-/* Waits for events on fd until deadline; 0 ready, -1 timed out/failed. */
-static int
-wait_fd(int fd, short events, long deadline)
-{
-	struct pollfd p;
-	long left;
-	int n;
-
-	for (;;) {
-		left = deadline - rai_now_ms();
-		if (left <= 0)
-			return -1;
-		p.fd = fd;
-		p.events = events;
-		p.revents = 0;
-		n = poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left);
-		if (n > 0)
-			return 0;
-		if (n == -1 && errno != EINTR)
-			return -1;
-	}
-}
-
-static int
-send_all(struct rai_http_conn *c, const char *data, size_t len,
-    long deadline, struct rai_err *err)
-{
-	size_t n;
-
-	while (len > 0) {
-		if (rai_http_conn_send(c, data, len, &n, err) == -1)
-			return -1;
-		if (n == 0 && wait_fd(rai_http_conn_fd(c), POLLOUT,
-		    deadline) == -1)
-			return rai_err_set(err, RAI_E_NET, "timed out sending "
-			    "the upgrade request");
-		data += n;
-		len -= n;
-	}
-	return 0;
-}
-
 /* ---- the handshake ---- */
 
 struct answer {
@@ -269,65 +225,6 @@ head_end(const char *p, size_t len)
 	return 0;
 }
 
-/* Reads until the blank line that ends the headers. */
-static int
-read_head(struct rai_http_conn *c, struct answer *a, long deadline,
-    struct rai_err *err)
-{
-	char chunk[4096];
-	size_t n;
-	int rc;
-
-	for (;;) {
-		if ((a->head_len = head_end(a->raw.data, a->raw.len)) > 0)
-			return parse_head(a, err);
-		if (a->raw.len >= HANDSHAKE_MAX)
-			return rai_err_set(err, RAI_E_PROTO, "the answer to the "
-			    "upgrade has over 64 KiB of headers");
-		if ((rc = rai_http_conn_recv(c, chunk, sizeof(chunk), &n,
-		    err)) == -1)
-			return -1;
-		if (rc == 1)
-			return rai_err_set(err, RAI_E_NET, "the server closed "
-			    "the connection before answering the upgrade");
-		if (n == 0) {
-			if (wait_fd(rai_http_conn_fd(c), POLLIN, deadline) == -1)
-				return rai_err_set(err, RAI_E_NET, "no answer to "
-				    "the upgrade request in time");
-			continue;
-		}
-		if (rai_buf_add(&a->raw, chunk, n) == -1)
-			return rai_err_set(err, RAI_E_PROTO, "the answer to the "
-			    "upgrade is too large");
-	}
-}
-
-/* The body of a refusal, as far as Content-Length (or EOF) goes. */
-static void
-read_refusal_body(struct rai_http_conn *c, struct answer *a, long deadline)
-{
-	struct rai_err ignored = RAI_ERR_INIT;
-	char chunk[4096];
-	size_t n, want;
-	int rc;
-
-	want = a->content_length >= 0 ? a->head_len +
-	    (size_t)a->content_length : SIZE_MAX;
-	while (a->raw.len < want && a->raw.len < a->head_len + ERROR_BODY_MAX) {
-		rc = rai_http_conn_recv(c, chunk, sizeof(chunk), &n, &ignored);
-		if (rc != 0)
-			break;
-		if (n == 0) {
-			if (wait_fd(rai_http_conn_fd(c), POLLIN, deadline) == -1)
-				break;
-			continue;
-		}
-		if (rai_buf_add(&a->raw, chunk, n) == -1)
-			break;
-	}
-	rai_err_release(&ignored);
-}
-
 static void
 make_key(char key[25])
 {
@@ -339,87 +236,240 @@ make_key(char key[25])
 }
 
 /*
- * One try at the upgrade. 0: upgraded (a->raw holds any bytes past the
- * head). -1: err set; *retry when fresh credentials may help (401).
+ * The upgrade in steps, so that a loop can set up many at once: the
+ * connect (libcurl's, non-blocking), the request going out, the
+ * answer's head coming in, and for a refusal its body.
  */
-static int
-try_upgrade(struct rai_http *h, const char *url, const char *path,
-    const char *const offered[], struct rai_http_conn **conn,
-    struct answer *a, const char **chosen, int *renewable,
-    struct rai_err *err)
+enum hs_state { HS_CONNECT, HS_SEND, HS_HEAD, HS_BODY };
+
+struct kube_wsconn_hs {
+	struct kube_client	*kc;
+	const char *const	*offered;
+	char			*path, *url;
+	char			 key[25];
+	char			*req;
+	size_t			 req_len, req_off;
+	struct answer		 a;
+	enum hs_state		 state;
+	long			 start, deadline;
+	int			 renewed;	/* after a 401, once */
+};
+
+/* Forgets the try's request and answer (the connection is the caller's). */
+static void
+hs_forget(struct kube_wsconn_hs *hs)
 {
-	long start = rai_now_ms(), deadline = start +
-	    rai_http_request_timeout_ms(h);
-	char key[25], *req;
-	size_t len;
+	if (hs->req != NULL)
+		rai_free_secret_mem(hs->req, hs->req_len);
+	hs->req = NULL;
+	answer_release(&hs->a);
+	memset(&hs->a, 0, sizeof(hs->a));
+	hs->a.content_length = -1;
+}
+
+/* Before another try: its connection goes too. */
+static void
+hs_reset(struct kube_wsconn *ws)
+{
+	rai_http_conn_close(ws->conn);
+	ws->conn = NULL;
+	hs_forget(ws->hs);
+}
+
+/* The upgrade is over: the connection stays. */
+static void
+hs_free(struct kube_wsconn *ws)
+{
+	if (ws->hs == NULL)
+		return;
+	hs_forget(ws->hs);
+	free(ws->hs->path);
+	free(ws->hs->url);
+	free(ws->hs);
+	ws->hs = NULL;
+}
+
+/* A fresh try: the request (with the credentials of now), the connect. */
+static int
+hs_begin(struct kube_wsconn *ws, struct rai_err *err)
+{
+	struct kube_wsconn_hs *hs = ws->hs;
+	struct rai_http *h = kube_client_http(hs->kc);
+
+	hs->start = rai_now_ms();
+	hs->deadline = hs->start + rai_http_request_timeout_ms(h);
+	hs->state = HS_CONNECT;
+	hs->req_off = 0;
+	make_key(hs->key);
+	if ((hs->req = upgrade_request(h, hs->url, hs->path, hs->offered,
+	    hs->key, &hs->req_len, err)) == NULL)
+		return -1;
+	return rai_http_connect_start(h, hs->url, &ws->conn, err);
+}
+
+/* 1 when the request is out, 0 when the socket takes no more now. */
+static int
+hs_send(struct kube_wsconn *ws, struct rai_err *err)
+{
+	struct kube_wsconn_hs *hs = ws->hs;
+	size_t n;
+
+	while (hs->req_off < hs->req_len) {
+		if (rai_http_conn_send(ws->conn, hs->req + hs->req_off,
+		    hs->req_len - hs->req_off, &n, err) == -1)
+			return -1;
+		if (n == 0)
+			return 0;
+		hs->req_off += n;
+	}
+	return 1;
+}
+
+/* Reads what has come: 1 once the head is whole, 0 for more. */
+static int
+hs_read_head(struct kube_wsconn *ws, struct rai_err *err)
+{
+	struct answer *a = &ws->hs->a;
+	char chunk[4096];
+	size_t n;
 	int rc;
 
-	*renewable = 0;
-	make_key(key);
-	if ((req = upgrade_request(h, url, path, offered, key, &len,
-	    err)) == NULL)
-		return -1;
-	rc = rai_http_connect(h, url, conn, err);
-	if (rc == 0)
-		rc = send_all(*conn, req, len, deadline, err);
-	rai_free_secret_mem(req, len);
-	if (rc == 0)
-		rc = read_head(*conn, a, deadline, err);
-	if (rc == -1)
-		return -1;
-	rai_log(RAI_LOG_REQ, "GET %s %ld%s%s in %ld ms", url, a->status,
-	    a->reason[0] ? " " : "", a->reason, (long)(rai_now_ms() - start));
-	if (a->status != 101) {
-		read_refusal_body(*conn, a, deadline);
-		rai_err_from_http(err, a->status, a->content_type,
-		    a->raw.data + a->head_len, a->raw.len - a->head_len,
-		    a->retry_after);
-		*renewable = a->status == 401;
-		return -1;
+	for (;;) {
+		if ((a->head_len = head_end(a->raw.data, a->raw.len)) > 0)
+			return parse_head(a, err) == -1 ? -1 : 1;
+		if (a->raw.len >= HANDSHAKE_MAX)
+			return rai_err_set(err, RAI_E_PROTO, "the answer to the "
+			    "upgrade has over 64 KiB of headers");
+		if ((rc = rai_http_conn_recv(ws->conn, chunk, sizeof(chunk),
+		    &n, err)) == -1)
+			return -1;
+		if (rc == 1)
+			return rai_err_set(err, RAI_E_NET, "the server closed "
+			    "the connection before answering the upgrade");
+		if (n == 0)
+			return 0;
+		if (rai_buf_add(&a->raw, chunk, n) == -1)
+			return rai_err_set(err, RAI_E_PROTO, "the answer to the "
+			    "upgrade is too large");
 	}
-	return kube_ws_check_upgrade(key, a->status, a->upgrade,
-	    a->connection, a->accept, a->protocol, offered, chosen, err);
 }
 
+/* A refusal's body, as far as Content-Length (or EOF) goes: 1 when read. */
 static int
-upgrade(struct kube_client *kc, const char *path, const char *const offered[],
-    struct rai_http_conn **conn, struct answer *a, const char **chosen,
-    struct rai_err *err)
+hs_read_body(struct kube_wsconn *ws)
 {
-	struct rai_http *h = kube_client_http(kc);
-	char *url = kube_client_url(kc, path);
-	int renewable, rc;
+	struct rai_err ignored = RAI_ERR_INIT;
+	struct answer *a = &ws->hs->a;
+	char chunk[4096];
+	size_t n, want;
+	int done = 0;
 
-	memset(a, 0, sizeof(*a));
-	a->content_length = -1;
-	rc = try_upgrade(h, url, path, offered, conn, a, chosen, &renewable,
-	    err);
-	if (rc == -1 && renewable && rai_http_renew(h)) {
-		rai_log(RAI_LOG_NOTE, "GET %s: 401, retrying with renewed "
-		    "credentials", url);
-		rai_http_conn_close(*conn);
-		*conn = NULL;
-		answer_release(a);
-		memset(a, 0, sizeof(*a));
-		a->content_length = -1;
-		rai_err_release(err);
-		rc = try_upgrade(h, url, path, offered, conn, a, chosen,
-		    &renewable, err);
+	want = a->content_length >= 0 ? a->head_len +
+	    (size_t)a->content_length : SIZE_MAX;
+	while (!done) {
+		if (a->raw.len >= want ||
+		    a->raw.len >= a->head_len + ERROR_BODY_MAX)
+			done = 1;
+		else if (rai_http_conn_recv(ws->conn, chunk, sizeof(chunk), &n,
+		    &ignored) != 0)
+			done = 1;	/* its end, or a failure: what came */
+		else if (n == 0)
+			break;
+		else if (rai_buf_add(&a->raw, chunk, n) == -1)
+			done = 1;
 	}
-	free(url);
-	return rc;
+	rai_err_release(&ignored);
+	return done;
 }
 
+/* The head is in: the upgrade (1), or the refusal's body to read (0). */
+static int
+hs_answer(struct kube_wsconn *ws, struct rai_err *err)
+{
+	struct kube_wsconn_hs *hs = ws->hs;
+	struct answer *a = &hs->a;
+	const char *chosen = NULL;
+
+	rai_log(RAI_LOG_REQ, "GET %s %ld%s%s in %ld ms", hs->url, a->status,
+	    a->reason[0] ? " " : "", a->reason,
+	    (long)(rai_now_ms() - hs->start));
+	if (a->status != 101) {
+		hs->state = HS_BODY;
+		return 0;
+	}
+	if (kube_ws_check_upgrade(hs->key, a->status, a->upgrade,
+	    a->connection, a->accept, a->protocol, hs->offered, &chosen,
+	    err) == -1)
+		return -1;
+	snprintf(ws->protocol, sizeof(ws->protocol), "%s",
+	    chosen != NULL ? chosen : "");
+	rai_buf_add(&ws->early, a->raw.data + a->head_len,
+	    a->raw.len - a->head_len);
+	return 1;
+}
+
+/* The server refused: its Status as err; a 401 tries again once. */
+static int
+hs_refused(struct kube_wsconn *ws, struct rai_err *err)
+{
+	struct kube_wsconn_hs *hs = ws->hs;
+	struct answer *a = &hs->a;
+
+	if (a->status == 401 && !hs->renewed &&
+	    rai_http_renew(kube_client_http(hs->kc))) {
+		rai_log(RAI_LOG_NOTE, "GET %s: 401, retrying with renewed "
+		    "credentials", hs->url);
+		hs->renewed = 1;
+		hs_reset(ws);
+		return hs_begin(ws, err);
+	}
+	return rai_err_from_http(err, a->status, a->content_type,
+	    a->raw.data + a->head_len, a->raw.len - a->head_len,
+	    a->retry_after);
+}
+
+/* One step as far as the socket allows: 1 upgraded, 0 not yet, -1 err. */
+static int
+hs_step(struct kube_wsconn *ws, short revents, struct rai_err *err)
+{
+	struct kube_wsconn_hs *hs = ws->hs;
+	int rc;
+
+	switch (hs->state) {
+	case HS_CONNECT:
+		if ((rc = rai_http_conn_connect_step(ws->conn, revents,
+		    err)) != 1)
+			return rc;
+		hs->state = HS_SEND;
+		/* FALLTHROUGH */
+	case HS_SEND:
+		if ((rc = hs_send(ws, err)) != 1)
+			return rc;
+		rai_free_secret_mem(hs->req, hs->req_len);
+		hs->req = NULL;
+		hs->state = HS_HEAD;
+		/* FALLTHROUGH */
+	case HS_HEAD:
+		if ((rc = hs_read_head(ws, err)) != 1)
+			return rc;
+		if ((rc = hs_answer(ws, err)) != 0)
+			return rc;
+		/* FALLTHROUGH */
+	case HS_BODY:
+		if (!hs_read_body(ws) && rai_now_ms() < hs->deadline)
+			return 0;
+		return hs_refused(ws, err) == -1 ? -1 : 0;
+	}
+	return 0;
+}
 
 /* ---- the connection ---- */
 
 int
-kube_wsconn_open(struct kube_wsconn *ws, struct kube_client *kc,
+kube_wsconn_start(struct kube_wsconn *ws, struct kube_client *kc,
     const char *path, const char *const offered[], struct rai_err *err)
 {
-	struct answer a;
-	const char *chosen = NULL;
-	int rc;
+	struct kube_wsconn_hs *hs;
 
 	memset(ws, 0, sizeof(*ws));
 	rai_buf_init(&ws->early, 0);
@@ -427,22 +477,83 @@ kube_wsconn_open(struct kube_wsconn *ws, struct kube_client *kc,
 	if (RAND_bytes((unsigned char *)&ws->rnd, sizeof(ws->rnd)) != 1 ||
 	    ws->rnd == 0)
 		ws->rnd = (uint32_t)rai_now_ms() | 1u;
-	rc = upgrade(kc, path, offered, &ws->conn, &a, &chosen, err);
-	if (rc == 0) {
-		snprintf(ws->protocol, sizeof(ws->protocol), "%s",
-		    chosen != NULL ? chosen : "");
-		rai_buf_add(&ws->early, a.raw.data + a.head_len,
-		    a.raw.len - a.head_len);
-	}
-	answer_release(&a);
+	hs = ws->hs = xcalloc(1, sizeof(*hs));
+	hs->kc = kc;
+	hs->offered = offered;
+	hs->path = xstrdup(path);
+	hs->url = kube_client_url(kc, path);
+	hs->a.content_length = -1;
+	return hs_begin(ws, err);
+}
+
+int
+kube_wsconn_handshake(struct kube_wsconn *ws, short revents,
+    struct rai_err *err)
+{
+	int rc;
+
+	if (ws->hs == NULL)
+		return 1;
+	rc = hs_step(ws, revents, err);
+	if (rc == 0 && rai_now_ms() >= ws->hs->deadline)
+		rc = rai_err_set(err, RAI_E_NET, "no answer to the upgrade "
+		    "request in time");
+	if (rc == 1)
+		hs_free(ws);
 	return rc;
+}
+
+void
+kube_wsconn_handshake_wait(const struct kube_wsconn *ws, struct pollfd *p,
+    long *wake_at)
+{
+	const struct kube_wsconn_hs *hs = ws->hs;
+
+	p->revents = 0;
+	if (hs->state == HS_CONNECT) {
+		rai_http_conn_connect_wait(ws->conn, p, wake_at);
+		if (hs->deadline < *wake_at)
+			*wake_at = hs->deadline;
+		return;
+	}
+	p->fd = rai_http_conn_fd(ws->conn);
+	p->events = hs->state == HS_SEND ? POLLOUT : POLLIN;
+	*wake_at = hs->deadline;
+}
+
+int
+kube_wsconn_open(struct kube_wsconn *ws, struct kube_client *kc,
+    const char *path, const char *const offered[], struct rai_err *err)
+{
+	struct pollfd p;
+	short revents = 0;
+	long wake_at, left;
+	int rc;
+
+	if (kube_wsconn_start(ws, kc, path, offered, err) == -1)
+		return -1;
+	while ((rc = kube_wsconn_handshake(ws, revents, err)) == 0) {
+		kube_wsconn_handshake_wait(ws, &p, &wake_at);
+		left = wake_at - rai_now_ms();
+		if (left < 0)
+			left = 0;
+		if (poll(&p, 1, left > INT32_MAX ? INT32_MAX : (int)left) == -1 &&
+		    errno != EINTR)
+			return rai_err_errno(err, errno, "waiting for the "
+			    "upgrade");
+		revents = p.fd == -1 ? 0 : p.revents;
+	}
+	return rc == 1 ? 0 : -1;
 }
 
 void
 kube_wsconn_release(struct kube_wsconn *ws)
 {
+	hs_free(ws);
 	rai_buf_release(&ws->early);
 	rai_buf_release(&ws->sendq);
+	free(ws->wbuf);
+	ws->wbuf = NULL;
 	rai_http_conn_close(ws->conn);
 	ws->conn = NULL;
 }
@@ -478,8 +589,10 @@ load_wbuf(struct kube_wsconn *ws)
 {
 	size_t n = ws->sendq.len - ws->sendq_off;
 
-	if (n > sizeof(ws->wbuf))
-		n = sizeof(ws->wbuf);
+	if (ws->wbuf == NULL)
+		ws->wbuf = xmalloc(KUBE_WSCONN_WRITE_CHUNK);
+	if (n > KUBE_WSCONN_WRITE_CHUNK)
+		n = KUBE_WSCONN_WRITE_CHUNK;
 	memcpy(ws->wbuf, ws->sendq.data + ws->sendq_off, n);
 	ws->wlen = n;
 	ws->woff = 0;

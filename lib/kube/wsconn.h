@@ -35,13 +35,15 @@ struct kube_wsconn {
 	/*
 	 * The bytes of the write in progress. TLS wants a write that could
 	 * not finish retried with the same buffer and length, so they wait
-	 * here, where appending to sendq cannot move them.
+	 * here, where appending to sendq cannot move them. Allocated at
+	 * the first write: many connections set up at once stay small.
 	 */
-	char			 wbuf[KUBE_WSCONN_WRITE_CHUNK];
+	char			*wbuf;
 	size_t			 wlen, woff;
 	uint32_t		 rnd;		/* for masks */
 	int			 close_sent;
 	long			 close_deadline;	/* rai_now_ms() */
+	struct kube_wsconn_hs	*hs;	/* the upgrade in progress, or NULL */
 };
 
 /*
@@ -54,6 +56,20 @@ struct kube_wsconn {
 int	kube_wsconn_open(struct kube_wsconn *ws, struct kube_client *,
 	    const char *path, const char *const offered[], struct rai_err *);
 void	kube_wsconn_release(struct kube_wsconn *);
+/*
+ * The same upgrade without blocking, for a loop that sets up many at
+ * once: start it (-1 with err: it failed at once), then while
+ * kube_wsconn_handshake says 0, poll what kube_wsconn_handshake_wait
+ * fills in (until *wake_at, rai_now_ms) and hand it the revents. 1:
+ * upgraded, as after kube_wsconn_open; -1 with err as there.
+ */
+struct pollfd;
+int	kube_wsconn_start(struct kube_wsconn *, struct kube_client *,
+	    const char *path, const char *const offered[], struct rai_err *);
+int	kube_wsconn_handshake(struct kube_wsconn *, short revents,
+	    struct rai_err *);
+void	kube_wsconn_handshake_wait(const struct kube_wsconn *,
+	    struct pollfd *, long *wake_at);
 
 int	kube_wsconn_fd(const struct kube_wsconn *);
 /* A fresh mask for the next frame (masks guard proxies, not secrets). */

@@ -11,9 +11,7 @@ load lib/common
 NS=runai-team-a
 
 setup_file() {
-	kubesim_start --demo --tick 0.2
-	[ "$(sim GET /_sim/sandbox | jq -r .mode)" = sandbox ] ||
-		skip "pods cannot be sandboxed here: $(sim GET /_sim/sandbox | jq -r .reason)"
+	kubesim_start_sandboxed
 }
 
 teardown_file() {

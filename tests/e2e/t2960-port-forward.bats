@@ -13,9 +13,7 @@ load lib/common
 NS=runai-team-a
 
 setup_file() {
-	kubesim_start --demo --tick 0.2
-	[ "$(sim GET /_sim/sandbox | jq -r .mode)" = sandbox ] ||
-		skip "pods cannot be sandboxed here: $(sim GET /_sim/sandbox | jq -r .reason)"
+	kubesim_start_sandboxed
 }
 
 teardown_file() {
@@ -319,19 +317,36 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	[ "${#lines[@]}" -le 2 ]
 }
 
-@test "fidelity: the Kubernetes Python client forwards through the emulator; kubectl 1.32 is told SPDY is not served" {
+# kubectl_pf OUT ARGS...: kubectl 1.32 port-forward in the background (its
+# stdout in OUT.out, stderr in OUT.err) once it listens; KPF_PID.
+kubectl_pf() {
+	local out=$1 _
+	shift
+	"$KUBECTL_132" port-forward -n "$NS" "$@" >"$out.out" 2>"$out.err" 3>&- &
+	KPF_PID=$!
+	for _ in $(seq 1 100); do
+		grep -q '^Forwarding from' "$out.out" && return 0
+		kill -0 "$KPF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$out.err" >&2
+	return 1
+}
+
+@test "fidelity: the Kubernetes Python client and kubectl 1.32 (tunnelled and plain SPDY) get the page, and the same text for a dead port" {
 	"$PYTHON" -c 'import kubernetes' 2>/dev/null || skip "python3-kubernetes is not installed"
-	local port pod
+	local port dead pod pytext mode l1 l2 kerr _
 	port=$(free_port)
+	dead=$(free_port)
 	web_job web5 "$port"
 	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb5" | jq -r '.items[0].metadata.name')
-	run -0 "$PYTHON" - "$NS" "$pod" "$port" <<'EOF'
+	run -0 "$PYTHON" - "$NS" "$pod" "$port" "$dead" <<'EOF'
 import sys, time
 from kubernetes import client, config
 from kubernetes.stream import portforward
 config.load_kube_config()
 api = client.CoreV1Api()
-ns, pod, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
+ns, pod, port, dead = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 for _ in range(50):
     pf = portforward(api.connect_get_namespaced_pod_portforward, pod, ns, ports=str(port))
     s = pf.socket(port)
@@ -347,7 +362,6 @@ for _ in range(50):
         break
     time.sleep(0.2)
 print(data.split(b"\r\n\r\n", 1)[-1].decode().strip())
-dead = port + 1 if port < 65535 else port - 1
 pf = portforward(api.connect_get_namespaced_pod_portforward, pod, ns, ports=str(dead))
 s = pf.socket(dead)
 s.setblocking(True)
@@ -357,9 +371,40 @@ time.sleep(0.2)
 print(pf.error(dead))
 EOF
 	assert_line --index 0 "hello from web5"
-	assert_line --index 1 --regexp "^error forwarding port [0-9]+ to pod [0-9a-f]{64}, uid : .*connect: connection refused"
-	if [ -x "$KUBECTL_132" ]; then
-		run -1 timeout 20 "$KUBECTL_132" port-forward -n "$NS" "pod/$pod" ":$port"
-		assert_output --partial "kube-sim serves port forwarding over WebSocket (v4.channel.k8s.io) only, not SPDY"
-	fi
+	assert_line --index 1 --regexp "^error forwarding port $dead to pod [0-9a-f]{64}, uid : .*connect: connection refused"
+	pytext=${lines[1]}
+	[ -x "$KUBECTL_132" ] || skip "kubectl 1.32 is not installed"
+	# kubectl's default is SPDY inside a WebSocket; without it, a SPDY upgrade
+	for mode in true false; do
+		l1=$(free_port)
+		l2=$(free_port)
+		mark_requests
+		KUBECTL_PORT_FORWARD_WEBSOCKETS=$mode kubectl_pf "$BATS_TEST_TMPDIR/k$mode" \
+			"pod/$pod" "$l1:$port" "$l2:$dead"
+		run -0 curl -sf -m 20 "http://127.0.0.1:$l1/index.txt"
+		assert_output "hello from web5"
+		run -0 sh -c "seq 20 | xargs -P 20 -I{} curl -sf -m 20 http://127.0.0.1:$l1/index.txt | sort | uniq -c"
+		assert_output --regexp '^ *20 hello from web5$'
+		run curl -s -m 20 "http://127.0.0.1:$l2/"
+		[ "$status" -ne 0 ]
+		for _ in $(seq 1 50); do
+			grep -q "an error occurred forwarding" "$BATS_TEST_TMPDIR/k$mode.err" && break
+			sleep 0.1
+		done
+		# klog quotes the message: its \" are the text's "
+		kerr=$(sed 's/\\"/"/g' "$BATS_TEST_TMPDIR/k$mode.err")
+		[[ $kerr == *"an error occurred forwarding $l2 -> $dead: $pytext"* ]] ||
+			{ echo "kubectl ($mode) said: $kerr"; echo "python said: $pytext"; false; }
+		# kubectl ends the session after an error (a real kubelet's too)
+		kill "$KPF_PID" 2>/dev/null || true
+		wait "$KPF_PID" || true
+		# the transport kubectl chose, as the emulator saw it
+		if [ "$mode" = true ]; then
+			requests_since_mark | jq -e 'select(.path | endswith("/portforward")) |
+				select(.headers["sec-websocket-protocol"] == "SPDY/3.1+portforward.k8s.io" and .status == 101)' >/dev/null
+		else
+			requests_since_mark | jq -e 'select(.path | endswith("/portforward")) |
+				select(.headers.upgrade == "SPDY/3.1" and .status == 101)' >/dev/null
+		fi
+	done
 }

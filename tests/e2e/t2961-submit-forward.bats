@@ -28,9 +28,7 @@ print("[I ServerApp] http://127.0.0.1:%d/lab?token=%s" % (port, token), flush=Tr
 server.serve_forever()'
 
 setup_file() {
-	kubesim_start --demo --tick 0.2
-	[ "$(sim GET /_sim/sandbox | jq -r .mode)" = sandbox ] ||
-		skip "pods cannot be sandboxed here: $(sim GET /_sim/sandbox | jq -r .reason)"
+	kubesim_start_sandboxed
 }
 
 teardown_file() {

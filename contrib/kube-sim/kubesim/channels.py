@@ -29,7 +29,7 @@ def success_status():
     return {"metadata": {}, "status": "Success"}
 
 
-_WANT = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError)
+WOULD_BLOCK = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError)
 
 
 class WsConn:
@@ -45,10 +45,10 @@ class WsConn:
         self.close_received = False
         self.close_sent = False
         self.sock.settimeout(0)
-        self._early = self._drain_rfile(handler.rfile)
+        self._early = self.drain_rfile(handler.rfile)
 
     @staticmethod
-    def _drain_rfile(rfile):
+    def drain_rfile(rfile):
         """Bytes the HTTP parser had already buffered past the headers."""
         try:
             return rfile.read1(65536) or b""
@@ -70,7 +70,7 @@ class WsConn:
         while len(data) < limit:
             try:
                 chunk = self.sock.recv(65536)
-            except _WANT:
+            except WOULD_BLOCK:
                 break
             except (OSError, ValueError):
                 self.eof = True
@@ -97,6 +97,22 @@ class WsConn:
                 out.append((opcode, payload))
         return out
 
+    def wait(self, readers, writers, timeout, on_message):
+        """One select over readers (the WebSocket among them) and writers;
+        the client's data messages go to on_message. Returns the ready
+        readers and writers, or None when the connection broke."""
+        if self.buffered():
+            timeout = 0
+        try:
+            ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
+        except (OSError, ValueError):
+            self.eof = True
+            return None
+        if self.sock in ready_r or self.buffered():
+            for opcode, payload in self.read_messages():
+                on_message(opcode, payload)
+        return ready_r, ready_w
+
     def send(self, data):
         """Sends all of `data`; False (and eof) if the peer can't take it."""
         if self.eof:
@@ -106,7 +122,7 @@ class WsConn:
         while view:
             try:
                 n = self.sock.send(view)
-            except _WANT:
+            except WOULD_BLOCK:
                 n = 0
             except (OSError, ValueError):
                 self.eof = True
@@ -205,15 +221,11 @@ class Session:
         writers = []
         if self.stdin_pending and backend.in_fd is not None:
             writers.append(backend.in_fd)
-        timeout = 0 if ws.buffered() else (0.05 if self.stdin_pending else POLL)
-        try:
-            ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
-        except (OSError, ValueError):
-            ws.eof = True
+        ready = ws.wait(readers, writers, 0.05 if self.stdin_pending else POLL,
+                        self._on_message)
+        if ready is None:
             return
-        if ws.sock in ready_r or ws.buffered():
-            for opcode, payload in ws.read_messages():
-                self._on_message(opcode, payload)
+        ready_r, ready_w = ready
         for fd in ready_r:
             if fd in backend.outputs:
                 self._forward_output(fd)

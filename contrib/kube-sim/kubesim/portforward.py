@@ -1,5 +1,7 @@
 """Port forwarding (GET .../pods/P/portforward?ports=N with a WebSocket
-upgrade), as the API server serves it to clients that do not speak SPDY.
+upgrade), as the API server serves it to clients that do not speak SPDY;
+kubectl's SPDY (plain or tunnelled in a WebSocket) is handed to
+kubesim.spdyforward.
 
 The protocol (the kubelet's WebSocket port-forward): subprotocol
 v4.channel.k8s.io (or the unversioned channel.k8s.io); for the i-th port
@@ -18,19 +20,18 @@ other processes.
 """
 
 import hashlib
-import select
 import socket
 import struct
 import uuid
 
-from kubesim import wsproto
+from kubesim import spdyforward, wsproto
 from kubesim.channels import WsConn
 from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.objutil import PODS, phase_of
 from kubesim.podexec import _answer_upgrade, _upgrade_requested
 from kubesim.podreq import POLL, READ_CHUNK, pod_still_running, stopping, stream_guard
 
-SERVED = (wsproto.V4, wsproto.V1)
+SERVED = (wsproto.V4, wsproto.V1, spdyforward.TUNNEL)
 TO_POD_MAX = 1 << 20     # client bytes held for a port before we stop reading the client
 CONNECT_TIMEOUT = 5.0
 
@@ -172,15 +173,10 @@ class Forward:
         writers = [t.sock for t in self.targets if t.sock is not None and t.to_pod]
         if self._pending() < TO_POD_MAX:
             readers.append(ws.sock)
-        timeout = 0 if ws.buffered() else POLL
-        try:
-            ready_r, ready_w, _ = select.select(readers, writers, [], timeout)
-        except (OSError, ValueError):
-            ws.eof = True
+        ready = ws.wait(readers, writers, POLL, self._from_client)
+        if ready is None:
             return
-        if ws.sock in ready_r or ws.buffered():
-            for opcode, payload in ws.read_messages():
-                self._from_client(opcode, payload)
+        ready_r, ready_w = ready
         for t in self.targets:
             if t.sock is not None and t.sock in ready_w:
                 self._to_pod(t)
@@ -233,29 +229,51 @@ def _negotiate(handler):
         return ""
     proto = wsproto.choose_protocol(offered, SERVED)
     if proto is None:
-        # e.g. kubectl's "SPDY/3.1+portforward.k8s.io" tunnel: kubectl then
-        # falls back to a SPDY upgrade, which is not served either
         raise ApiError(403, "Forbidden",
                        "requested protocol(s) are not supported: [%s]; supports [%s]"
                        % (" ".join(offered), " ".join(SERVED)))
     return proto
 
 
+def _session(handler, pod, query):
+    """Answers the upgrade; the session that then serves the connection.
+    SPDY (plain or in a WebSocket) names its ports per stream, the
+    channel protocol in the query."""
+    if spdyforward.spdy_requested(handler):
+        _check_running(pod)
+        if not spdyforward.answer_spdy_upgrade(handler):
+            raise bad_request("unable to upgrade: no common stream protocol: the client "
+                              "offers %s, kube-sim serves %s"
+                              % (handler.headers.get("X-Stream-Protocol-Version"),
+                                 spdyforward.PROTOCOL))
+        return spdyforward.Session(spdyforward.RawTransport(handler), pod, connect_error)
+    if handler.command != "GET" or not _upgrade_requested(handler):
+        raise bad_request("Upgrade request required")
+    proto = _negotiate(handler)
+    if proto == spdyforward.TUNNEL:
+        _check_running(pod)
+        _answer_upgrade(handler, proto)
+        return spdyforward.Session(spdyforward.TunnelTransport(handler), pod, connect_error)
+    ports = parse_ports(query)
+    _check_running(pod)
+    _answer_upgrade(handler, proto)
+    return Forward(WsConn(handler, proto or wsproto.V1), pod, ports)
+
+
+def _check_running(pod):
+    if phase_of(pod) != "Running":
+        raise bad_request("pod %s is not running (phase %s)"
+                          % (pod["metadata"]["name"], phase_of(pod)))
+
+
 def handle_portforward(handler, sim, ns, pod_name, query):
-    """GET (WebSocket upgrade) .../pods/POD/portforward?ports=N[,M]."""
+    """GET (WebSocket upgrade) .../pods/POD/portforward?ports=N[,M], or a
+    SPDY upgrade (kubectl's; ports in each stream's headers)."""
     pod = sim.store.get(PODS, ns, pod_name)
     if pod is None:
         raise not_found("pods", pod_name)
-    if handler.command != "GET" or not _upgrade_requested(handler):
-        # kubectl's fallback, a SPDY upgrade (POST), lands here
-        raise bad_request("Upgrade request required: kube-sim serves port forwarding over "
-                          "WebSocket (%s) only, not SPDY" % SERVED[0])
-    proto = _negotiate(handler)
-    ports = parse_ports(query)
-    if phase_of(pod) != "Running":
-        raise bad_request("pod %s is not running (phase %s)" % (pod_name, phase_of(pod)))
-    _answer_upgrade(handler, proto)
-    fwd = Forward(WsConn(handler, proto or wsproto.V1), pod, ports, lambda: stopping(sim))
+    fwd = _session(handler, pod, query)
+    fwd.stopping = lambda: stopping(sim)
     procs = getattr(sim, "processes", None)
     if procs is not None:
         procs.add(ns, pod_name, fwd)

@@ -83,6 +83,15 @@ kubesim_stop() {
 	KUBESIM_PID=
 }
 
+# kubesim_start_sandboxed [ARGS...]: the demo emulator (ticking every 0.2 s)
+# for tests whose pods run real processes; skips the file (from setup_file)
+# where pods cannot be sandboxed on this machine.
+kubesim_start_sandboxed() {
+	kubesim_start --demo --tick 0.2 "$@"
+	[ "$(sim GET /_sim/sandbox | jq -r .mode)" = sandbox ] ||
+		skip "pods cannot be sandboxed here: $(sim GET /_sim/sandbox | jq -r .reason)"
+}
+
 # sim METHOD PATH [JSON-BODY]: calls the emulator's /_sim control API and
 # prints the response body. Fails on a non-2xx answer. A body of "-" is
 # read from stdin (for bodies too big for an argument).

@@ -1,0 +1,116 @@
+"""SPDY/3.1 framing (kubesim/spdy.py): frames a client sends are parsed,
+header blocks inflate across frames with the SPDY/3 dictionary, and what
+the server sends decodes the way a client would decode it."""
+
+import struct
+import unittest
+import zlib
+
+import support  # noqa: F401  (sys.path)
+from kubesim import spdy
+
+
+class Client:
+    """The client's half, written here from the framing rules: its own
+    deflate stream for SYN_STREAM, its own inflate stream for replies."""
+
+    def __init__(self):
+        self.deflate = zlib.compressobj(9, zlib.DEFLATED, 15, 8, zlib.Z_DEFAULT_STRATEGY,
+                                        spdy.DICTIONARY)
+        self.inflate = zlib.decompressobj(zdict=spdy.DICTIONARY)
+
+    def block(self, headers):
+        raw = struct.pack(">I", len(headers))
+        for k, v in headers:
+            raw += struct.pack(">I", len(k)) + k.encode() + struct.pack(">I", len(v)) + v.encode()
+        return self.deflate.compress(raw) + self.deflate.flush(zlib.Z_SYNC_FLUSH)
+
+    @staticmethod
+    def control(kind, flags, payload):
+        return struct.pack(">HHB", 0x8000 | 3, kind, flags) + len(payload).to_bytes(3, "big") + \
+            payload
+
+    def syn_stream(self, sid, headers, fin=False):
+        payload = struct.pack(">IIBB", sid, 0, 0, 0) + self.block(headers)
+        return self.control(spdy.SYN_STREAM, 1 if fin else 0, payload)
+
+
+def pf_headers(kind, port, request_id):
+    return [("streamtype", kind), ("port", str(port)), ("requestid", str(request_id))]
+
+
+class Dictionary(unittest.TestCase):
+    def test_the_spec_dictionary(self):
+        self.assertEqual(len(spdy.DICTIONARY), 1423)
+        self.assertTrue(spdy.DICTIONARY.startswith(b"\0\0\0\x07options\0\0\0\x04head"))
+        self.assertTrue(spdy.DICTIONARY.endswith(b",*,enq=0."))
+
+
+class FramesIn(unittest.TestCase):
+    def test_syn_streams_inflate_in_order_across_frames(self):
+        c, codec = Client(), spdy.Codec()
+        wire = c.syn_stream(1, pf_headers("error", 8080, 0)) + \
+            c.syn_stream(3, pf_headers("data", 8080, 0))
+        frames = codec.feed(wire[:5]) + codec.feed(wire[5:])  # any split
+        self.assertEqual([(f.kind, f.stream_id) for f in frames],
+                         [(spdy.SYN_STREAM, 1), (spdy.SYN_STREAM, 3)])
+        self.assertEqual(frames[1].headers,
+                         {"streamtype": ["data"], "port": ["8080"], "requestid": ["0"]})
+
+    def test_header_names_are_lowercased_and_values_split_on_nul(self):
+        c, codec = Client(), spdy.Codec()
+        f, = codec.feed(c.syn_stream(5, [("Port", "1\x002")]))
+        self.assertEqual(f.headers, {"port": ["1", "2"]})
+
+    def test_data_ping_goaway_window_update_settings_rst(self):
+        c, codec = Client(), spdy.Codec()
+        wire = struct.pack(">IB", 3, 1) + (2).to_bytes(3, "big") + b"hi"
+        wire += c.control(spdy.PING, 0, struct.pack(">I", 7))
+        wire += c.control(spdy.WINDOW_UPDATE, 0, struct.pack(">II", 3, 1 << 20))
+        wire += c.control(spdy.SETTINGS, 0, struct.pack(">III", 1, 7, 1 << 17))
+        wire += c.control(spdy.RST_STREAM, 0, struct.pack(">II", 3, spdy.CANCEL))
+        wire += c.control(spdy.GOAWAY, 0, struct.pack(">II", 3, 0))
+        d, p, w, s, r, g = codec.feed(wire)
+        self.assertEqual((d.kind, d.stream_id, d.data, d.fin), (0, 3, b"hi", True))
+        self.assertEqual((p.kind, p.ping_id), (spdy.PING, 7))
+        self.assertEqual((w.stream_id, w.delta), (3, 1 << 20))
+        self.assertEqual(s.settings, {7: 1 << 17})
+        self.assertEqual((r.stream_id, r.status), (3, spdy.CANCEL))
+        self.assertEqual((g.kind, g.stream_id), (spdy.GOAWAY, 3))
+
+    def test_broken_frames_are_protocol_errors(self):
+        c = Client()
+        for wire in (struct.pack(">HHB", 0x8000 | 2, 6, 0) + b"\0\0\4" + b"\0\0\0\1",  # SPDY/2
+                     c.control(spdy.PING, 0, b"\0"),                               # short
+                     c.control(spdy.SYN_STREAM, 0, b"\0" * 10 + b"not zlib")):
+            with self.assertRaises(spdy.ProtocolError):
+                spdy.Codec().feed(wire)
+
+
+class FramesOut(unittest.TestCase):
+    def test_syn_reply_and_data_decode_as_a_client_would(self):
+        c, codec = Client(), spdy.Codec()
+        wire = codec.syn_reply(1) + codec.syn_reply(3, {"X-A": "b"}) + \
+            codec.data(3, b"x" * 10) + codec.data(1, b"", fin=True)
+        word, kind, flags = struct.unpack(">HHB", wire[:5])
+        self.assertEqual((word, kind, flags), (0x8000 | 3, spdy.SYN_REPLY, 0))
+        n = int.from_bytes(wire[5:8], "big")
+        self.assertEqual(struct.unpack(">I", wire[8:12])[0], 1)
+        self.assertEqual(c.inflate.decompress(wire[12:8 + n]), b"\0\0\0\0")
+        rest = wire[8 + n:]
+        m = int.from_bytes(rest[5:8], "big")
+        self.assertEqual(c.inflate.decompress(rest[12:8 + m]),
+                         b"\0\0\0\1\0\0\0\3x-a\0\0\0\1b")
+        rest = rest[8 + m:]
+        self.assertEqual(rest[:18], struct.pack(">IB", 3, 0) + b"\0\0\x0a" + b"x" * 10)
+        self.assertEqual(rest[18:], struct.pack(">IB", 1, spdy.FLAG_FIN) + b"\0\0\0")
+
+    def test_ping_goaway_rst(self):
+        codec = spdy.Codec()
+        p, g, r = codec.feed(codec.ping(9) + codec.goaway(5, 1) + codec.rst_stream(3, 2))
+        self.assertEqual((p.ping_id, g.stream_id, g.status, r.stream_id, r.status),
+                         (9, 5, 1, 3, 2))
+
+
+if __name__ == "__main__":
+    unittest.main()
