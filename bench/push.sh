@@ -151,7 +151,7 @@ for i, name in enumerate([mf["Config"]] + mf["Layers"]):
 EOF
 export -f upload_one
 
-echo "# $RUNS runs each, a fresh registry per run"
+echo "# $RUNS runs each, a fresh registry per run; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq 1 "$RUNS"); do
 	timed runai push_runai
 	timed runai_gzip push_runai --compress gzip
@@ -159,6 +159,7 @@ for _ in $(seq 1 "$RUNS"); do
 	timed curl push_curl
 done
 stop_registry
+echo "# done; load average $(cut -d' ' -f1-3 /proc/loadavg) (others' work skews the walls, not the CPU seconds)"
 
 args=()
 for c in runai runai_gzip skopeo curl; do
