@@ -515,6 +515,8 @@ put_refs(struct render *r)
 {
 	size_t i;
 
+	if (r->refs.n == 0)	/* nothing pushed: refs.v is NULL, qsort's UB */
+		return;
 	qsort(r->refs.v, r->refs.n, sizeof(*r->refs.v), cmp_str);
 	for (i = 0; i < r->refs.n; i++)
 		fprintf(r->out, "%s\n", r->refs.v[i]);
