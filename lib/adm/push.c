@@ -30,7 +30,7 @@
 
 #include "core/banned.h"
 
-#define UPLOAD_BUFFER		(1L << 20)	/* libcurl allows up to 2 MiB */
+#define UPLOAD_BUFFER		(2L << 20)	/* libcurl allows up to 2 MiB */
 #define PUSH_BACKOFF_BASE_MS	500L
 #define PUSH_BACKOFF_CAP_MS	8000L
 #define MAX_RESTARTS		3	/* upload sessions lost (404) per blob */
@@ -743,7 +743,10 @@ static void
 set_body(struct job *j, CURL *e, int chunked, curl_off_t len)
 {
 	curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-	/* fewer, larger reads: each one is a pread and a hash update */
+	/*
+	 * the largest libcurl takes: each loop turn refills a socket with
+	 * more, which counts when this one thread competes for the CPU
+	 */
 	curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, UPLOAD_BUFFER);
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
 	curl_easy_setopt(e, CURLOPT_READDATA, j);
