@@ -10,10 +10,14 @@
 #       /var/lib/containers, in its own mount namespace)
 #   curl POST + PUT -T of the same 9 blobs (the registry's own speed),
 #       5 at a time like runai-adm's default --jobs
-# Prints the median wall time of each, the throughput, and the ratios
-# (below 1 means runai-adm is faster). Only the push is timed, not the
-# registry's start. Numbers, not a pass/fail: compare runs on the same
-# machine only.
+# Prints the median wall time of each, the throughput, the CPU seconds
+# the client and the registry spent (the registry's from /proc), and the
+# ratios (below 1 means runai-adm is faster). Only the push is timed, not
+# the registry's start. The registry's own speed is the floor: the raw
+# curl upload is about the best any client can do, so "raw curl /
+# skopeo" is about the lowest ratio to skopeo reachable on this machine,
+# and "raw curl / ours" says how much of our time is the registry's.
+# Numbers, not a pass/fail: compare runs on the same machine only.
 #
 #   bench/push.sh [RUNS] [MIB]      (default 3 runs, median; 1024 MiB)
 set -euo pipefail
@@ -68,17 +72,35 @@ fresh_registry() {
 }
 
 now_ms() { date +%s%3N; }
+# CPU time of the registry so far, in clock ticks (utime + stime)
+reg_ticks() { awk '{print $14 + $15}' "/proc/$REG_PID/stat"; }
+# CPU ms of this shell's waited-for children, from a file bash's times
+# wrote (times must run in this shell, not in a $(...) subshell)
+child_cpu_ms() {
+	awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%d\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * 1000 }' "$1"
+}
 
-# timed NAME CMD...: a fresh registry, then CMD timed; appends the seconds
-# to $STATE/NAME.times. CMD sees $REG.
+# timed NAME CMD...: a fresh registry, then CMD timed; appends the
+# milliseconds to $STATE/NAME.times, the client's CPU ms (its children
+# too) to NAME.cpu and the registry's to NAME.regcpu. CMD sees $REG.
 timed() {
-	local name=$1 t0 t1
+	local name=$1 t0 t1 c0 c1 u0 u1 hz
 	shift
 	fresh_registry
+	hz=$(getconf CLK_TCK)
+	c0=$(reg_ticks)
+	times >"$STATE/times0"
 	t0=$(now_ms)
 	"$@" >"$STATE/$name.out" 2>&1 || { cat "$STATE/$name.out" >&2; exit 1; }
 	t1=$(now_ms)
+	times >"$STATE/times1"
+	c1=$(reg_ticks)
+	u0=$(child_cpu_ms "$STATE/times0")
+	u1=$(child_cpu_ms "$STATE/times1")
 	echo "$((t1 - t0))" >>"$STATE/$name.times"
+	echo "$(((c1 - c0) * 1000 / hz))" >>"$STATE/$name.regcpu"
+	echo "$((u1 - u0))" >>"$STATE/$name.cpu"
 }
 
 push_runai() {
@@ -107,8 +129,8 @@ push_curl() {
 	REG=$REG xargs -P 5 -n 2 bash -c 'upload_one "$1" "$2"' bash <"$STATE/raw/list"
 }
 
-median() {
-	sort -n "$STATE/$1.times" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+median() {	# median NAME [times|cpu|regcpu]
+	sort -n "$STATE/$1.${2:-times}" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
 echo "# generating a $MIB MiB archive of $LAYERS layers"
@@ -129,7 +151,7 @@ for i, name in enumerate([mf["Config"]] + mf["Layers"]):
 EOF
 export -f upload_one
 
-echo "# $RUNS runs each, a fresh registry per run"
+echo "# $RUNS runs each, a fresh registry per run; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq 1 "$RUNS"); do
 	timed runai push_runai
 	timed runai_gzip push_runai --compress gzip
@@ -137,26 +159,33 @@ for _ in $(seq 1 "$RUNS"); do
 	timed curl push_curl
 done
 stop_registry
+echo "# done; load average $(cut -d' ' -f1-3 /proc/loadavg) (others' work skews the walls, not the CPU seconds)"
 
-"$PY" - "$MIB" "$(median runai)" "$(median runai_gzip)" "$(median skopeo)" \
-	"$(median curl)" <<'EOF'
-import sys
+args=()
+for c in runai runai_gzip skopeo curl; do
+	args+=("$(median $c)" "$(median $c cpu)" "$(median $c regcpu)")
+done
+"$PY" - "$MIB" "$(nproc)" "${args[@]}" <<'EOF'
+import os, sys
 mib = float(sys.argv[1])
-r, rg, s, c = (int(x) / 1000.0 for x in sys.argv[2:])
-def line(name, t):
-    print("%-40s %7.2f s  %7.1f MiB/s" % (name, t, mib / t))
-line("runai-adm images push", r)
-line("runai-adm images push --compress gzip", rg)
-line("skopeo copy docker-archive: (gzips)", s)
-line("curl POST+PUT, 5 at a time", c)
-print("ratio runai-adm / skopeo:              %.2f" % (r / s))
-print("ratio runai-adm --compress gzip / skopeo: %.2f" % (rg / s))
-print("ratio runai-adm / curl (registry speed): %.2f" % (r / c))
-import os
+v = [int(x) / 1000.0 for x in sys.argv[3:]]
+(r, rc, rr), (g, gc, gr), (s, sc, sr), (c, cc, cr) = (v[i:i + 3] for i in range(0, 12, 3))
+print("%-40s %7s  %11s  %10s  %12s" % ("(medians; %s CPUs)" % sys.argv[2], "wall",
+      "rate", "client CPU", "registry CPU"))
+def line(name, t, cpu, reg):
+    print("%-40s %6.2fs  %5.1f MiB/s  %9.2fs  %11.2fs" % (name, t, mib / t, cpu, reg))
+line("runai-adm images push", r, rc, rr)
+line("runai-adm images push --compress gzip", g, gc, gr)
+line("skopeo copy docker-archive: (gzips)", s, sc, sr)
+line("curl POST+PUT, 5 at a time (raw)", c, cc, cr)
+print("ratio runai-adm / skopeo:                 %.2f  (floor, raw curl / skopeo: %.2f)" % (r / s, c / s))
+print("ratio runai-adm --compress gzip / skopeo: %.2f" % (g / s))
+print("ratio runai-adm / curl (registry speed):  %.2f  (the registry's share of ours: %.0f%%)" % (r / c, 100 * min(c / r, 1)))
+print("ratio --compress gzip / curl:             %.2f  (the registry's share: %.0f%%)" % (g / c, 100 * min(c / g, 1)))
 if os.environ.get("RAI_BENCH_SUMMARY"):
     with open(os.environ["RAI_BENCH_SUMMARY"], "a") as f:
         case = "push, %d MiB in 8 layers" % mib
         f.write("push\t%s\ttime\t%.2f\tskopeo\n" % (case, r / s))
-        f.write("push\t%s --compress gzip\ttime\t%.2f\tskopeo\n" % (case, rg / s))
+        f.write("push\t%s --compress gzip\ttime\t%.2f\tskopeo\n" % (case, g / s))
         f.write("push\t%s\ttime\t%.2f\tcurl upload\n" % (case, r / c))
 EOF

@@ -515,6 +515,8 @@ put_refs(struct render *r)
 {
 	size_t i;
 
+	if (r->refs.n == 0)	/* nothing pushed: refs.v is NULL, qsort's UB */
+		return;
 	qsort(r->refs.v, r->refs.n, sizeof(*r->refs.v), cmp_str);
 	for (i = 0; i < r->refs.n; i++)
 		fprintf(r->out, "%s\n", r->refs.v[i]);
@@ -840,8 +842,13 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "Legacy docker save layers are uncompressed; --compress gzip "
 	    "sends them gzip-compressed, deterministically, so every run "
 	    "gives the same digests. Each such layer is compressed once, "
-	    "up front, into an unlinked file under $TMPDIR (default "
-	    "/var/tmp), which needs room for the compressed layers.\n\n"
+	    "up front, on every CPU, into an unlinked file under $TMPDIR "
+	    "(default /var/tmp), which needs room for the compressed "
+	    "layers. The gzip is one standard member made of 256 KiB "
+	    "blocks, each deflated at level 1 with the 32 KiB before it as "
+	    "dictionary, or stored when a probe of its first 8 KiB shows "
+	    "already compressed data; the bytes depend on the layer alone, "
+	    "not on the number of CPUs.\n\n"
 	    "TLS: the system CAs, or --ca-file, or ca.crt (and client.cert/"
 	    "client.key) under /etc/docker/certs.d/HOST:PORT/ or "
 	    "/etc/containers/certs.d/HOST:PORT/ ($RUNAI_ADM_CERTS_D replaces "

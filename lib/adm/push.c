@@ -30,7 +30,7 @@
 
 #include "core/banned.h"
 
-#define UPLOAD_BUFFER		(1L << 20)	/* libcurl allows up to 2 MiB */
+#define UPLOAD_BUFFER		(2L << 20)	/* libcurl allows up to 2 MiB */
 #define PUSH_BACKOFF_BASE_MS	500L
 #define PUSH_BACKOFF_CAP_MS	8000L
 #define MAX_RESTARTS		3	/* upload sessions lost (404) per blob */
@@ -616,11 +616,12 @@ read_cb(char *buf, size_t size, size_t nitems, void *ud)
 		j->body_failed = 1;
 		return CURL_READFUNC_ABORT;
 	}
-	EVP_DigestUpdate(j->md, buf, (size_t)n);
+	if (j->md != NULL)
+		EVP_DigestUpdate(j->md, buf, (size_t)n);
 	j->sent += (uint64_t)n;
 	j->p->st.bytes_sent += (uint64_t)n;
 	/* the last bytes are handed over only when the whole blob is right */
-	if (j->sent == s->size && body_check(j) == -1)
+	if (j->sent == s->size && j->md != NULL && body_check(j) == -1)
 		return CURL_READFUNC_ABORT;
 	return (size_t)n;
 }
@@ -655,6 +656,12 @@ body_open(struct job *j, struct rai_err *err)
 	if (j->loc.size != s->size)
 		return rai_err_set(err, RAI_E_PROTO, "'%s': size mismatch in "
 		    "blob '%s'", s->a->path, s->b->path);
+	/*
+	 * the spool was hashed as it was written, from the layer checked
+	 * against its digest; the registry checks the digest again
+	 */
+	if (s->spool_fd != -1)
+		return 0;
 	j->md = EVP_MD_CTX_new();
 	EVP_DigestInit_ex(j->md, EVP_sha256(), NULL);
 	return 0;
@@ -736,7 +743,10 @@ static void
 set_body(struct job *j, CURL *e, int chunked, curl_off_t len)
 {
 	curl_easy_setopt(e, CURLOPT_UPLOAD, 1L);
-	/* fewer, larger reads: each one is a pread and a hash update */
+	/*
+	 * the largest libcurl takes: each loop turn refills a socket with
+	 * more, which counts when this one thread competes for the CPU
+	 */
 	curl_easy_setopt(e, CURLOPT_UPLOAD_BUFFERSIZE, UPLOAD_BUFFER);
 	curl_easy_setopt(e, CURLOPT_READFUNCTION, read_cb);
 	curl_easy_setopt(e, CURLOPT_READDATA, j);
@@ -1414,7 +1424,7 @@ plan(struct push *p, struct adm_archive *const *arcs, size_t narcs,
 	size_t i, k;
 
 	if (p->o->compress == ADM_PUSH_COMPRESS_GZIP &&
-	    adm_gz_layers_prepare(arcs, narcs, p->max_jobs,
+	    adm_gz_layers_prepare(arcs, narcs, 0,
 	    p->o->mode == ADM_PUSH_UPLOAD, &p->gz, &p->ngz, err) == -1)
 		return -1;
 	for (i = 0; i < narcs; i++)

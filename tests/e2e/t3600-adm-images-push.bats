@@ -23,6 +23,7 @@ setup_file() {
 	"$PYTHON" "$MK" docker25 "$D/docker25.tar" >"$D/docker25.json"
 	"$PYTHON" "$MK" ocidir "$D/ocidir" >"$D/ocidir.json"
 	"$PYTHON" "$MK" ociarchive "$D/oci.tar" >"$D/oci.json"
+	"$PYTHON" "$MK" mixed "$D/mixed.tar" >"$D/mixed.json"
 	gzip -n -c "$D/legacy.tar" >"$D/legacy.tar.gz"
 	registry_start plain
 	registry_start auth auth
@@ -239,17 +240,14 @@ judge() {
 
 @test "--compress gzip: deterministic gzip layers, same digests on every run" {
 	push_ok "$D/legacy.tar" "$REG_plain/gz" --plain-http --compress gzip
-	# the expected gzip bytes, written here by Python's zlib (raw deflate,
-	# level 1) with the fixed header: mtime 0, XFL 4, OS 255
-	want=$("$PYTHON" - "$D/legacy.tar" <<-'EOF'
-		import hashlib, json, sys, tarfile, zlib, struct
+	# the expected gzip bytes, written here by the Python reference of the
+	# block format (tests/helper/detgzip.py: Python's zlib, one thread)
+	want=$("$PYTHON" - "$D/legacy.tar" "$TOP/tests/helper" <<-'EOF'
+		import hashlib, json, sys, tarfile
+		sys.path.insert(0, sys.argv[2])
+		from detgzip import gzip_bytes as gz
 		t = tarfile.open(sys.argv[1])
 		mf = json.load(t.extractfile("manifest.json"))
-		def gz(b):
-		    c = zlib.compressobj(1, zlib.DEFLATED, -15, 8, 0)
-		    body = c.compress(b) + c.flush()
-		    return (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x04\xff" + body +
-		            struct.pack("<II", zlib.crc32(b), len(b) & 0xffffffff))
 		def sha(b): return "sha256:" + hashlib.sha256(b).hexdigest()
 		for e in mf:
 		    cfg = t.extractfile(e["Config"]).read()
@@ -285,6 +283,38 @@ judge() {
 	run -1 --separate-stderr runai-adm images verify "$D/legacy.tar" --registry "$REG_plain/gz" --plain-http
 	assert_equal "$(grep -c ' different: the registry has sha256:' <<<"$output")" 3
 	stderr_has "hint: --compress gzip gives docker save layers other digests; if these images were pushed with it, verify with it too"
+}
+
+@test "--compress gzip: random, text, mixed, empty and one-byte layers inflate back, as the reference" {
+	push_ok "$D/mixed.tar" "$REG_plain/gzm" --plain-http --compress gzip
+	l=$got
+	dg=${l#*@}
+	run -0 curl -sSf -H 'Accept: application/vnd.oci.image.manifest.v1+json' \
+		"http://$REG_plain/v2/gzm/gz/mixed/manifests/$dg"
+	manifest=$output
+	assert_equal "$(jq -r '.layers | length' <<<"$manifest")" 5
+	mkdir layers
+	for i in 0 1 2 3 4; do
+		p=$(jq -r ".[0].paths[$i]" "$D/mixed.json")
+		tar -xOf "$D/mixed.tar" "$p" >"layers/$i"
+		ld=$(jq -r ".layers[$i].digest" <<<"$manifest")
+		curl -sSf -o "layers/$i.gz" "http://$REG_plain/v2/gzm/gz/mixed/blobs/$ld"
+		# zcat and Python's gzip both inflate it to the layer, one member
+		cmp <(zcat "layers/$i.gz") "layers/$i"
+		"$PYTHON" -c 'import gzip, sys; sys.exit(gzip.decompress(open(sys.argv[1], "rb").read()) != open(sys.argv[2], "rb").read())' \
+			"layers/$i.gz" "layers/$i"
+		# the bytes are the reference's (one thread, Python's zlib)
+		assert_equal "$("$PYTHON" "$TOP/tests/helper/detgzip.py" "layers/$i")" \
+			"$ld $(jq -r ".layers[$i].size" <<<"$manifest")"
+	done
+	# random data is stored: 5 bytes of framing per 65535, and the rest
+	assert_equal "$(stat -c %s layers/0.gz)" "$(($(stat -c %s layers/0) + 5 * 13 + 20))"
+	# text shrinks
+	[ "$(stat -c %s layers/1.gz)" -lt "$(($(stat -c %s layers/1) / 4))" ]
+	judge "${l%@*}" "$dg"
+	# a rerun, another repository: the same digests
+	push_ok "$D/mixed.tar" "$REG_plain/gzm2" --plain-http --compress gzip
+	assert_equal "${got#*@}" "$dg"
 }
 
 @test "-v=6: one line per request, upload URLs without their query" {

@@ -16,6 +16,11 @@ no Docker daemon, byte for byte deterministic (fixed mtimes, gzip mtime 0).
                                     registry.example/bench/big:1, with N
                                     layers of SIZE bytes of pseudo-random
                                     data each (for pushes of some size)
+    mkimages.py mixed OUT.tar       docker save (legacy) of one image,
+                                    registry.example/gz/mixed:1, whose
+                                    layer.tar files are raw bytes of each
+                                    kind --compress gzip meets: random,
+                                    text, both in one, empty, one byte
 
 Each prints a JSON summary on stdout: per image its references, manifest
 digest (computed here, independently of the C code), config digest and
@@ -258,9 +263,43 @@ def big_legacy(out, n, size, seed):
                "digest": d, "size": s} for d, s in layers]}]
 
 
+def mixed_legacy(out):
+    """One image whose layers are incompressible, compressible, mixed,
+    empty and tiny (the bytes of each layer.tar, not real tars)."""
+    import random
+    rnd = random.Random(5)
+    text = b"".join(b"line %d of a text layer %s\n" % (i, b"x" * (i % 37))
+                    for i in range(40000))
+    noise = rnd.randbytes(700 << 10)
+    contents = [noise, text, text[:300 << 10] + noise[:400 << 10] + text,
+                b"", b"z"]
+    t = Tar(out, tarfile.GNU_FORMAT)
+    paths = []
+    for i, data in enumerate(contents):
+        lid = hashlib.sha256(b"mixed%d" % i).hexdigest()
+        t.dir(lid)
+        t.file(lid + "/layer.tar", data)
+        paths.append(lid + "/layer.tar")
+    c = {"architecture": "amd64", "os": "linux", "config": {"Cmd": ["/m"]},
+         "rootfs": {"type": "layers", "diff_ids": [sha(d) for d in contents]},
+         "history": [{"created_by": "test"} for _ in contents]}
+    cfg = json.dumps(c, sort_keys=True, separators=(",", ":")).encode()
+    cfgname = hashlib.sha256(cfg).hexdigest() + ".json"
+    t.file(cfgname, cfg)
+    ref = "registry.example/gz/mixed:1"
+    t.file("manifest.json", json.dumps([{"Config": cfgname, "RepoTags": [ref],
+                                         "Layers": paths}]).encode())
+    t.close()
+    return [{"references": [ref], "config": sha(cfg), "configSize": len(cfg),
+             "layers": [sha(d) for d in contents],
+             "sizes": [len(d) for d in contents], "paths": paths}]
+
+
 def main():
     kind, out = sys.argv[1], sys.argv[2]
-    if kind == "layers":
+    if kind == "mixed":
+        summary = mixed_legacy(out)
+    elif kind == "layers":
         summary = big_legacy(out, int(sys.argv[3]), int(sys.argv[4]),
                              int(sys.argv[5]) if len(sys.argv) > 5 else 1)
     elif kind == "legacy":

@@ -1,8 +1,9 @@
 /*
  * adm_registry and the pure helpers of adm_push: registry addresses,
  * references and --map rules, WWW-Authenticate, token answers, docker
- * config.json credentials, the deterministic gzip stream, upload URLs.
+ * config.json credentials, the deterministic block gzip, upload URLs.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -393,111 +394,290 @@ TEST(docker_config_malformed)
 	T_NULL(u);
 }
 
-/* ---- deterministic gzip ---- */
+/* ---- deterministic block gzip ---- */
 
-/* gzip of size bytes of fd at off, read in pieces of step bytes */
-static char *
-gz_all(int fd, uint64_t off, uint64_t size, size_t step, size_t *len,
-    char in_digest[72])
+static void
+fill_text(unsigned char *p, size_t n, unsigned seed)
 {
-	struct adm_gz_reader *r = adm_gz_reader_new(fd, off, size);
-	struct rai_err err = RAI_ERR_INIT;
-	size_t cap = 1 << 16, n = 0;
-	char *out = xmalloc(cap);
-	ssize_t got;
+	size_t i;
 
-	for (;;) {
-		if (cap - n < step) {
-			cap *= 2;
-			out = xrealloc(out, cap);
-		}
-		got = adm_gz_read(r, out + n, step, &err);
-		T_OK(got >= 0);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	adm_gz_input_digest(r, in_digest);
-	adm_gz_reader_free(r);
-	rai_err_release(&err);
-	*len = n;
-	return out;
+	/* compressible, but not trivially */
+	for (i = 0; i < n; i++)
+		p[i] = (unsigned char)('a' + (((i + seed) * 2654435761u) >> 13 &
+		    0x1f));
 }
 
-TEST(gzip_deterministic)
+static void
+fill_random(unsigned char *p, size_t n, unsigned seed)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ seed;
+	size_t i;
+
+	for (i = 0; i < n; i++) {	/* xorshift: incompressible */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)(x >> 32);
+	}
+}
+
+static int
+tmp_file(const void *data, size_t n)
 {
 	char path[] = "/tmp/t_adm_registry.XXXXXX";
-	char d1[ADM_DIGEST_MAX], d2[ADM_DIGEST_MAX], in1[72], in2[72];
-	char want_in[ADM_DIGEST_MAX];
-	size_t n = 3u << 20, l1, l2, i;
-	unsigned char *data = xmalloc(n), *back = xmalloc(n);
-	char *g1, *g2;
-	uLongf backlen = (uLongf)n;
-	z_stream z;
 	int fd = mkstemp(path);
 
 	T_OK(fd != -1);
-	for (i = 0; i < n; i++)	/* compressible, but not trivially */
-		data[i] = (unsigned char)((i * 2654435761u) >> 13 & 0x3f);
-	T_INT_EQ(write(fd, "xx", 2), 2);
+	unlink(path);
 	T_INT_EQ(write(fd, data, n), (long long)n);
-	g1 = gz_all(fd, 2, n, 4096, &l1, in1);
-	g2 = gz_all(fd, 2, n, 1 << 20, &l2, in2);
-	/* same input, any read sizes: the same bytes */
-	T_UINT_EQ(l1, l2);
-	T_OK(l1 > 18 && l1 < n);
-	T_OK(memcmp(g1, g2, l1) == 0);
-	adm_sha256_mem(g1, l1, d1);
-	adm_sha256_mem(g2, l2, d2);
-	T_STR_EQ(d1, d2);
-	/* the fixed header: magic, deflate, no flags, mtime 0, XFL 4, OS 255 */
-	T_MEM_EQ(g1, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x04\xff", 10);
-	adm_sha256_mem(data, n, want_in);
-	T_STR_EQ(in1, want_in);
-	/* it is real gzip: zlib inflates it back */
+	return fd;
+}
+
+static unsigned char *
+file_bytes(int fd, size_t *len)
+{
+	off_t end = lseek(fd, 0, SEEK_END);
+	unsigned char *b = xmalloc((size_t)end + 1);
+
+	T_INT_EQ(pread(fd, b, (size_t)end, 0), (long long)end);
+	*len = (size_t)end;
+	return b;
+}
+
+/* gzip of size bytes of fd at off on threads threads, in memory */
+static unsigned char *
+gz_run(int fd, uint64_t off, uint64_t size, int threads, size_t *len,
+    char digest[ADM_DIGEST_MAX], char in_digest[ADM_DIGEST_MAX])
+{
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_gz_job j;
+	unsigned char *b;
+	int out = tmp_file("", 0);
+	char want[ADM_DIGEST_MAX];
+
+	memset(&j, 0, sizeof(j));
+	j.fd = fd;
+	j.offset = off;
+	j.size = size;
+	j.out_fd = out;
+	j.what = "t";
+	T_INT_EQ(adm_gz_run(&j, 1, threads, &err), 0);
+	T_NULL(err.message);
+	b = file_bytes(out, len);
+	T_UINT_EQ(j.gz_size, *len);
+	adm_sha256_mem(b, *len, want);
+	T_STR_EQ(j.digest, want);
+	memcpy(digest, j.digest, ADM_DIGEST_MAX);
+	memcpy(in_digest, j.in_digest, ADM_DIGEST_MAX);
+	close(out);
+	return b;
+}
+
+/* zlib inflates gz back to exactly data[0..n) */
+static void
+inflates_to(const unsigned char *gz, size_t len, const unsigned char *data,
+    size_t n)
+{
+	unsigned char *back = xmalloc(n + 1);
+	z_stream z;
+
 	memset(&z, 0, sizeof(z));
 	T_INT_EQ(inflateInit2(&z, 16 + 15), Z_OK);
-	z.next_in = (unsigned char *)g1;
-	z.avail_in = (uInt)l1;
+	z.next_in = (unsigned char *)(uintptr_t)gz;
+	z.avail_in = (uInt)len;
 	z.next_out = back;
-	z.avail_out = (uInt)backlen;
+	z.avail_out = (uInt)n + 1;
 	T_INT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
 	T_UINT_EQ(z.total_out, n);
+	T_UINT_EQ(z.avail_in, 0);	/* one member, nothing after it */
 	inflateEnd(&z);
-	T_OK(memcmp(back, data, n) == 0);
-	free(g1);
-	free(g2);
-	/* empty input: a valid empty member */
-	g1 = gz_all(fd, 0, 0, 7, &l1, in1);
-	T_UINT_EQ(l1, 20);
-	T_STR_EQ(in1, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934"
-	    "ca495991b7852b855");
+	T_OK(n == 0 || memcmp(back, data, n) == 0);
+	free(back);
+}
+
+/*
+ * The format rebuilt from its parts: header, each block with the 32 KiB
+ * before it as dictionary, the trailer with the crc32 of all.
+ */
+static unsigned char *
+gz_by_hand(const unsigned char *data, size_t n, size_t *len)
+{
+	struct adm_gz_deflater *d = adm_gz_deflater_new();
+	size_t cap = ADM_GZ_HEADER_LEN + ADM_GZ_TRAILER_LEN +
+	    (n / ADM_GZ_BLOCK + 1) * adm_gz_block_bound(ADM_GZ_BLOCK);
+	unsigned char *out = xmalloc(cap);
+	size_t o = ADM_GZ_HEADER_LEN, at, bl, dl, got;
+	int stored;
+
+	adm_gz_header(out);
+	for (at = 0; at < n; at += bl) {
+		bl = n - at < ADM_GZ_BLOCK ? n - at : ADM_GZ_BLOCK;
+		dl = at < ADM_GZ_DICT ? at : ADM_GZ_DICT;
+		got = adm_gz_deflate_block(d, data + at - dl, dl, data + at, bl,
+		    out + o, adm_gz_block_bound(bl), &stored);
+		T_OK(got > 0);
+		o += got;
+	}
+	adm_gz_trailer((uint32_t)crc32(0L, data, (uInt)n), n, out + o);
+	*len = o + ADM_GZ_TRAILER_LEN;
+	adm_gz_deflater_free(d);
+	return out;
+}
+
+TEST(gzip_same_bytes_on_any_thread_count)
+{
+	/* text, then random, then text again: deflated and stored blocks */
+	size_t n = (3u << 20) + 12345, l1, ln, lh, i;
+	unsigned char *data = xmalloc(n + 2), *g1, *gn, *gh;
+	char d1[ADM_DIGEST_MAX], dn[ADM_DIGEST_MAX], in[ADM_DIGEST_MAX];
+	char want_in[ADM_DIGEST_MAX];
+	static const int threads[] = { 2, 3, 8, 17 };
+	int fd;
+
+	data[0] = 'x';
+	data[1] = 'x';
+	fill_text(data + 2, n / 3, 1);
+	fill_random(data + 2 + n / 3, n / 3, 2);
+	fill_text(data + 2 + 2 * (n / 3), n - 2 * (n / 3), 3);
+	fd = tmp_file(data, n + 2);
+	g1 = gz_run(fd, 2, n, 1, &l1, d1, in);
+	adm_sha256_mem(data + 2, n, want_in);
+	T_STR_EQ(in, want_in);
+	T_OK(l1 > 18 && l1 < n);
+	/* the fixed header: magic, deflate, no flags, mtime 0, XFL 4, OS 255 */
+	T_MEM_EQ(g1, "\x1f\x8b\x08\x00\x00\x00\x00\x00\x04\xff", 10);
+	inflates_to(g1, l1, data + 2, n);
+	/* the format, piece by piece, gives the same bytes */
+	gh = gz_by_hand(data + 2, n, &lh);
+	T_UINT_EQ(lh, l1);
+	T_OK(memcmp(gh, g1, l1) == 0);
+	free(gh);
+	for (i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+		gn = gz_run(fd, 2, n, threads[i], &ln, dn, in);
+		T_UINT_EQ(ln, l1);
+		T_OK(memcmp(gn, g1, l1) == 0);
+		T_STR_EQ(dn, d1);
+		T_STR_EQ(in, want_in);
+		free(gn);
+	}
 	free(g1);
 	close(fd);
-	unlink(path);
 	free(data);
-	free(back);
+}
+
+TEST(gzip_empty_and_tiny)
+{
+	unsigned char one = 'a', *g;
+	char d[ADM_DIGEST_MAX], in[ADM_DIGEST_MAX];
+	size_t l;
+	int fd = tmp_file(&one, 1);
+
+	/* empty: the same 20 bytes as gzip -n of nothing, OS 255 aside */
+	g = gz_run(fd, 0, 0, 4, &l, d, in);
+	T_UINT_EQ(l, 20);
+	T_MEM_EQ(g + 10, "\x03\x00\0\0\0\0\0\0\0\0", 10);
+	T_STR_EQ(in, "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934"
+	    "ca495991b7852b855");
+	inflates_to(g, l, NULL, 0);
+	free(g);
+	g = gz_run(fd, 0, 1, 4, &l, d, in);
+	inflates_to(g, l, &one, 1);
+	free(g);
+	close(fd);
+}
+
+TEST(gzip_block_kinds)
+{
+	struct adm_gz_deflater *d = adm_gz_deflater_new();
+	size_t n = ADM_GZ_BLOCK, cap = adm_gz_block_bound(n), got, with, i;
+	unsigned char *data = xmalloc(2 * n), *out = xmalloc(cap);
+	int stored;
+
+	/* already compressed data is stored: 5 bytes per 65535 and a copy */
+	fill_random(data, n, 7);
+	got = adm_gz_deflate_block(d, NULL, 0, data, n, out, cap, &stored);
+	T_INT_EQ(stored, 1);
+	T_UINT_EQ(got, n + 5 * ((n + 65534) / 65535));
+	T_MEM_EQ(out, "\x00\xff\xff\x00\x00", 5);
+	T_OK(memcmp(out + 5, data, 65535) == 0);
+	/* text is deflated, and ends with the sync flush marker */
+	fill_text(data, n, 1);
+	got = adm_gz_deflate_block(d, NULL, 0, data, n, out, cap, &stored);
+	T_INT_EQ(stored, 0);
+	T_OK(got < n / 2);
+	T_MEM_EQ(out + got - 4, "\x00\x00\xff\xff", 4);
+	/*
+	 * the dictionary is used: a block that repeats the last 16 KiB
+	 * before it (zlib reaches back 32 KiB less 262 bytes) is a few
+	 * back-references with it; without it, random letters of a
+	 * 16-letter alphabet only lose half their bits
+	 */
+	fill_random(data, ADM_GZ_DICT, 9);
+	for (i = 0; i < ADM_GZ_DICT; i++)
+		data[i] = (unsigned char)('a' + (data[i] & 0xf));
+	memcpy(data + ADM_GZ_DICT, data + ADM_GZ_DICT / 2, ADM_GZ_DICT / 2);
+	with = adm_gz_deflate_block(d, data, ADM_GZ_DICT, data + ADM_GZ_DICT,
+	    ADM_GZ_DICT / 2, out, cap, &stored);
+	T_INT_EQ(stored, 0);
+	got = adm_gz_deflate_block(d, NULL, 0, data + ADM_GZ_DICT,
+	    ADM_GZ_DICT / 2, out, cap, &stored);
+	T_INT_EQ(stored, 0);
+	T_OK(with < 1024);
+	T_OK(got > ADM_GZ_DICT / 6);
+	free(data);
+	free(out);
+	adm_gz_deflater_free(d);
+}
+
+TEST(gzip_several_jobs)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_gz_job j[3];
+	size_t sizes[3] = { (1u << 20) + 7, 0, 300000 }, i, l;
+	unsigned char *data = xmalloc(sizes[0]), *g;
+	char d[ADM_DIGEST_MAX], in[ADM_DIGEST_MAX];
+	int fd;
+
+	fill_text(data, sizes[0], 11);
+	fd = tmp_file(data, sizes[0]);
+	memset(j, 0, sizeof(j));
+	for (i = 0; i < 3; i++) {
+		j[i].fd = fd;
+		j[i].offset = i;
+		j[i].size = sizes[i];
+		j[i].out_fd = -1;	/* digest only */
+		j[i].what = "t";
+	}
+	T_INT_EQ(adm_gz_run(j, 3, 2, &err), 0);
+	for (i = 0; i < 3; i++) {
+		g = gz_run(fd, i, sizes[i], 1, &l, d, in);
+		T_STR_EQ(j[i].digest, d);
+		T_STR_EQ(j[i].in_digest, in);
+		T_UINT_EQ(j[i].gz_size, l);
+		T_INT_EQ(j[i].failed, 0);
+		free(g);
+	}
+	close(fd);
+	free(data);
 }
 
 TEST(gzip_short_file)
 {
-	char path[] = "/tmp/t_adm_registry.XXXXXX";
 	struct rai_err err = RAI_ERR_INIT;
-	struct adm_gz_reader *r;
-	char buf[4096];
-	ssize_t got;
-	int fd = mkstemp(path);
+	struct adm_gz_job j[2];
+	int fd = tmp_file("abc", 3);
 
-	T_INT_EQ(write(fd, "abc", 3), 3);
-	r = adm_gz_reader_new(fd, 0, 10);
-	while ((got = adm_gz_read(r, buf, sizeof(buf), &err)) > 0)
-		;
-	T_INT_EQ(got, -1);
+	memset(j, 0, sizeof(j));
+	j[0].fd = j[1].fd = fd;
+	j[0].size = 3;
+	j[1].size = 10;
+	j[0].out_fd = j[1].out_fd = -1;
+	j[0].what = j[1].what = "t";
+	T_INT_EQ(adm_gz_run(j, 2, 3, &err), -1);
 	T_STR_CONTAINS(err.message, "7 bytes short");
-	adm_gz_reader_free(r);
+	T_INT_EQ(j[1].failed, 1);
 	rai_err_release(&err);
 	close(fd);
-	unlink(path);
 }
 
 /* ---- upload URLs ---- */
@@ -536,7 +716,10 @@ main(void)
 	RUN(token_answers);
 	RUN(docker_config_lookup);
 	RUN(docker_config_malformed);
-	RUN(gzip_deterministic);
+	RUN(gzip_same_bytes_on_any_thread_count);
+	RUN(gzip_empty_and_tiny);
+	RUN(gzip_block_kinds);
+	RUN(gzip_several_jobs);
 	RUN(gzip_short_file);
 	RUN(upload_urls);
 	return t_done();
