@@ -232,6 +232,9 @@ struct runai_cp_login {
 	int		 application;	/* 2.18's app_token grant */
 	long		 timeout_ms;
 };
+/* nodes_cp.c: list clusters and describe node in backend mode. */
+int	runai_list_clusters_cp(struct rai_ctx *);
+int	runai_describe_node_cp(struct rai_ctx *, int argc, char **argv);
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
 int	runai_logout_cp(struct rai_ctx *);
 int	runai_whoami_cp(struct rai_ctx *, const char *output);

@@ -154,6 +154,67 @@ job/ws1"
 	assert_line --regexp "^The job 'exp-[a-z0-9]{5}' has been submitted successfully$"
 }
 
+@test "list nodes: the control plane's nodes and telemetry in the Kubernetes-mode columns" {
+	cp_login
+	# the jobs of the test above settled: both modes count the same pods
+	local n
+	for n in train1 ws1; do cp_wait_status "$n" Running; done
+	cp_wait_status "$(runai list jobs -p team-b -o name | sed -n 's|^job/||p')" Running
+	run -0 runai list nodes
+	assert_line --index 1 --regexp '^NAME +STATUS +IP Address +ROLE +'
+	if [ "$CP_VERSION" = 2.18 ]; then
+		# 2.18's telemetry has GPUs only: the rest is unknown, not zero
+		assert_line --regexp '^node-1 +Ready +- +- +│ - +- +│ - +- +│ NVIDIA-A100-SXM4-80GB +8 +[0-9.]+$'
+	else
+		assert_line --regexp '^node-1 +Ready +- +- +│ 64\.00 +[0-9.]+ +│ 512 GiB +[0-9.]+ [KMG]iB +│ NVIDIA-A100-SXM4-80GB +8 +[0-9.]+$'
+	fi
+	runai list nodes -o json >"$BATS_TEST_TMPDIR/cp.json"
+	# the same numbers as Kubernetes mode reads from the cluster itself
+	runai config control-plane --unset >/dev/null
+	runai list nodes -o json >"$BATS_TEST_TMPDIR/kube.json"
+	run -0 jq -c '[.[] | {name, gpu}]' "$BATS_TEST_TMPDIR/cp.json"
+	assert_output "$(jq -c '[.[] | {name, gpu}]' "$BATS_TEST_TMPDIR/kube.json")"
+	assert_equal "$(jq -r '.[0].gpu.allocated > 0' "$BATS_TEST_TMPDIR/cp.json")" true
+	run -0 jq -c '[.[] | {cpu, memory}]' "$BATS_TEST_TMPDIR/cp.json"
+	if [ "$CP_VERSION" = 2.18 ]; then
+		assert_output '[{"cpu":{"allocatable":null,"allocated":null},"memory":{"allocatableBytes":null,"allocatedBytes":null}},{"cpu":{"allocatable":null,"allocated":null},"memory":{"allocatableBytes":null,"allocatedBytes":null}}]'
+	else
+		assert_output "$(jq -c '[.[] | {cpu, memory}]' "$BATS_TEST_TMPDIR/kube.json")"
+	fi
+	assert_equal "$(jq -r '[.[].nodePool] | join(",")' "$BATS_TEST_TMPDIR/cp.json")" default,default
+	# nodes from /api/v1/nodes from 2.23, the cluster's own path before
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -0 cp_status_of GET '^/api/v1/nodes$'
+	else
+		run -0 cp_status_of GET '^/api/v1/clusters/[-0-9a-f]+/nodes$'
+	fi
+	assert_line 200
+}
+
+@test "describe node and list clusters in backend mode" {
+	cp_login
+	local alloc
+	alloc=$(runai list nodes node-2 -o json | jq -r '.[0].gpu.allocated')
+	run -0 runai describe node node-2
+	assert_line --index 0 "NAME: node-2"
+	assert_line "NODE POOL: default"
+	assert_line "TOTAL GPUS: 8"
+	assert_line "ALLOCATED GPUS: $alloc"
+	if [ "$CP_VERSION" = 2.18 ]; then
+		assert_line "TOTAL CPU CORES: -"
+	else
+		assert_line "TOTAL CPU CORES: 64.00"
+	fi
+	run -1 runai describe node node-2 nosuch
+	assert_line --index 0 "runai: error: No match found for node(s) '[nosuch]'"
+	assert_line --index 1 --partial "available nodes: node-1, node-2"
+	runai config project team-a >/dev/null
+	run -0 runai list clusters
+	assert_line --index 0 "Clusters of the control plane $CP_URL:"
+	assert_line --index 1 --regexp '^CLUSTER +CURRENT PROJECT +STATUS +VERSION$'
+	assert_line --index 2 --regexp "^kube-sim \(current\) +team-a +Connected +${CP_VERSION//./\\.}\.[0-9]+$"
+}
+
 @test "describe job: the workload, its pods and events" {
 	cp_login
 	runai submit desc1 -p team-a -i ubuntu -- sleep 300 >/dev/null
@@ -251,8 +312,8 @@ job/ws1"
 
 @test "a command backend mode does not have yet says so, and how to leave it" {
 	cp_login
-	run -1 runai list nodes
-	assert_line --index 0 "runai: error: 'runai list nodes' is not available in control-plane mode yet"
+	run -1 runai list templates
+	assert_line --index 0 "runai: error: 'runai list templates' is not available in control-plane mode yet"
 	assert_line --index 1 --partial "runai config control-plane --unset"
 }
 

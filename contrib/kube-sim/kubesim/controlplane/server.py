@@ -89,6 +89,13 @@ class ControlPlane:
                 "version": self.profile["version"], "violations": self.judge.count}
 
 
+def _number(x):
+    """A telemetry value's text: whole numbers (bytes) exact, else to
+    the thousandth."""
+    x = round(x, 3)
+    return "%d" % x if x == int(x) else "%g" % x
+
+
 def _split_filters(raw):
     out = []
     for item in [x for x in raw.split(",") if x]:
@@ -155,6 +162,8 @@ class Routes:
             return self.nodes(p[1])
         if p == ["nodes"] and m == "GET" and self.cp.profile["tenant_nodes"]:
             return self.nodes(self.st.cluster_id)
+        if p == ["nodes", "telemetry"] and m == "GET":
+            return self.node_telemetry()
         if p == ["workloads"] and m == "GET":
             return self.workloads()
         if p == ["workloads", "pods"] and m == "GET":
@@ -194,6 +203,22 @@ class Routes:
             raise CpError(404, "cluster %s not found" % cluster_id)
         items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
         return 200, {"nodes": _filtered(items, self.query)}
+
+    def node_telemetry(self):
+        """One telemetry type, per node (groupBy=Node) or the cluster's
+        sum; numbers as strings, as the document has them."""
+        kind = self.query.get("telemetryType", [""])[0]
+        if kind not in self.cp.profile["node_telemetry"]:
+            raise CpError(400, "telemetryType %r is not supported" % kind)
+        cluster = self.query.get("clusterId", [self.st.cluster_id])[0]
+        usage = self.st.node_usage() if cluster == self.st.cluster_id else {}
+        groups = ",".join(self.query.get("groupBy", [])).split(",")
+        if "Node" in groups:
+            values = [{"value": _number(u[kind]), "groups": [{"key": "Node", "value": name}]}
+                      for name, u in sorted(usage.items())]
+        else:
+            values = [{"value": _number(sum(u[kind] for u in usage.values()))}]
+        return 200, {"type": kind, "timestamp": now_rfc3339(), "values": values}
 
     def workloads(self):
         self.st.forget_deleted()
