@@ -121,7 +121,8 @@ static const struct rai_cmd *const cp_commands[] = {
 	&runai_cmd_config_control_plane, &runai_cmd_config_project,
 	&runai_cmd_config_cluster, &runai_cmd_list, &runai_cmd_list_jobs,
 	&runai_cmd_list_projects, &runai_cmd_list_nodes,
-	&runai_cmd_list_clusters, &runai_cmd_describe_node, &runai_cmd_submit, &runai_cmd_describe_job,
+	&runai_cmd_list_clusters, &runai_cmd_describe_node, &runai_cmd_top_node,
+	&runai_cmd_top_job, &runai_cmd_submit, &runai_cmd_describe_job,
 	&runai_cmd_delete, &runai_cmd_delete_job, &runai_cmd_suspend,
 	&runai_cmd_resume, NULL
 };

@@ -163,6 +163,8 @@ view_of(const cJSON *n, struct rai_node_view *v)
 	v->role = xstrdup("");
 	v->gpu_type = xstrdup(rai_json_str_or(gpu, "gpuType", ""));
 	v->node_pool = xstrdup(rai_json_str_or(n, "nodePool", ""));
+	if (rai_json_str(n, "id") != NULL)
+		v->id = xstrdup(rai_json_str(n, "id"));
 	v->gpu_capacity = rai_json_num(gpu, "gpuCount", 0);
 	v->cpu_allocatable = v->cpu_allocated = NAN;
 	v->mem_allocatable = v->mem_allocated = NAN;

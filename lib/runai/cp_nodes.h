@@ -26,7 +26,8 @@ int	 cp_clusters(struct cp *, cJSON **clusters, struct rai_err *);
 
 /*
  * The nodes of the logged-in cluster, sorted by name, with node_pool
- * set; ip and role are "" (the API has neither).
+ * set and id where the release gives one (2.21+); ip and role are ""
+ * (the API has neither).
  */
 int	 cp_nodes(struct cp *, struct rai_node_list *, struct rai_err *);
 

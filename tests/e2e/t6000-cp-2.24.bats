@@ -215,6 +215,54 @@ job/ws1"
 	assert_line --index 2 --regexp "^kube-sim \(current\) +team-a +Connected +${CP_VERSION//./\\.}\.[0-9]+$"
 }
 
+@test "top job and top node: the control plane's metrics in the Kubernetes-mode columns" {
+	cp_login
+	runai submit top1 -p team-c -i ubuntu -g 1 -- sleep 300 >/dev/null
+	cp_wait_status top1 Running
+	local uid g=1073741824
+	uid=$(kube_api "$KUBESIM_URL/apis/run.ai/v1/namespaces/runai-team-c/runaijobs/top1" |
+		jq -r .metadata.uid)
+	# the emulator's Prometheus numbers, which its control plane reports too
+	jq -nc --arg u "$uid" --argjson g "$g" '[
+		{metric: "runai_pod_group_gpu_utilization", labels: {pod_group_uuid: $u}, value: 42},
+		{metric: "runai_pod_group_gpu_memory_allocated_bytes", labels: {pod_group_uuid: $u}, value: (40 * $g)},
+		{metric: "runai_pod_group_gpu_memory_used_bytes", labels: {pod_group_uuid: $u}, value: (10 * $g)},
+		{metric: "runai_active_job_cpu_requested_cores", labels: {pod_group_uuid: $u}, value: 1.5},
+		{metric: "runai_pod_group_cpu_usage_cores", labels: {pod_group_uuid: $u}, value: 0.25},
+		{metric: "runai_active_job_memory_requested_bytes", labels: {pod_group_uuid: $u}, value: (2 * $g)},
+		{metric: "runai_pod_group_memory_used_bytes", labels: {pod_group_uuid: $u}, value: $g},
+		{metric: "runai_node_cpu_utilization", labels: {node: "node-1"}, value: 37.5},
+		{metric: "runai_node_memory_used_bytes", labels: {node: "node-1"}, value: (2 * $g)},
+		{metric: "runai_node_gpu_utilization", labels: {node: "node-1", gpu: "0"}, value: 80},
+		{metric: "runai_node_gpu_utilization", labels: {node: "node-1", gpu: "1"}, value: 40},
+		{metric: "runai_node_gpu_used_memory", labels: {node: "node-1", gpu: "0"}, value: $g}
+	]' | sim POST /_sim/metrics - >/dev/null
+	run -0 runai top job -p team-c
+	assert_line --regexp "^top1 +team-c +$CP_USER +Train +[0-9]+s +node-[0-9] +│ 1 +42\.0% +│ 40 GiB +10 GiB +│ 1\.50 +0\.25 +│ 2 GiB +1 GiB$"
+	run -0 cp_status_of GET '^/api/v1/workloads/[-0-9a-f]+/metrics$'
+	assert_line 200
+	run -1 runai top node nosuch
+	assert_line --index 0 "runai: error: No match found for node(s) '[nosuch]'"
+	run -0 runai top node
+	if [ "$CP_VERSION" = 2.18 ]; then
+		# no node metrics (nor node ids) in 2.18: capacity only
+		assert_line --regexp '^node-1 +Ready +│ - +- +│ - +- +│ 8 +-$'
+		run -0 cp_status_of GET '^/api/v1/nodes/.*/metrics$'
+		assert_output ""
+	else
+		assert_line --regexp '^node-1 +Ready +│ 64\.00 +37\.5% +│ 512 GiB +2 GiB \(0\.4%\) +│ 8 +60\.0%$'
+		local line=${lines[2]}
+		run -0 runai top node node-1 -d
+		assert_line --regexp '^0 +80\.0% +- +1 GiB +-$'
+		assert_line --regexp '^1 +40\.0% +- +- +-$'
+		# the row Kubernetes mode prints from Prometheus itself
+		runai config control-plane --unset >/dev/null
+		run -0 runai top node
+		assert_line "$line"
+	fi
+	sim DELETE /_sim/metrics >/dev/null
+}
+
 @test "describe job: the workload, its pods and events" {
 	cp_login
 	runai submit desc1 -p team-a -i ubuntu -- sleep 300 >/dev/null

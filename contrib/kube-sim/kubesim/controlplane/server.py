@@ -13,8 +13,9 @@ import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from kubesim import prometheus
 from kubesim.errors import ApiError
-from kubesim.objutil import RUNAIJOBS
+from kubesim.objutil import RUNAIJOBS, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
@@ -93,7 +94,7 @@ def _number(x):
     """A telemetry value's text: whole numbers (bytes) exact, else to
     the thousandth."""
     x = round(x, 3)
-    return "%d" % x if x == int(x) else "%g" % x
+    return "%d" % x if x == int(x) else "%.15g" % x
 
 
 def _split_filters(raw):
@@ -172,6 +173,11 @@ class Routes:
             return self.create(TYPES[p[1]])
         if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
             return 200, views.workload(self.st, self.cp.profile, self.workload(p[1]), detailed=True)
+        if len(p) == 3 and p[0] == "nodes" and p[2] == "metrics" and m == "GET" and \
+                views.since(self.cp.profile, "2.21"):
+            return self.node_metrics(p[1])
+        if p[:1] == ["workloads"] and len(p) == 3 and p[2] == "metrics" and m == "GET":
+            return self.workload_metrics(p[1])
         if p[:1] == ["workloads"] and len(p) == 3 and p[2] in ("events", "pods") and m == "GET":
             return self.events(p[1]) if p[2] == "events" else self.pods(p[1])
         if p[:1] == ["workloads"] and len(p) == 3 and p[1] in TYPES:
@@ -219,6 +225,73 @@ class Routes:
         else:
             values = [{"value": _number(sum(u[kind] for u in usage.values()))}]
         return 200, {"type": kind, "timestamp": now_rfc3339(), "values": values}
+
+    # ---- metrics: the emulator's Prometheus numbers, the latest sample ----
+
+    def _metrics(self, pick):
+        """measurements for the metricType list; pick(type) gives
+        [(labels or None, value)] (none: the type has no data here)."""
+        if "start" not in self.query or "end" not in self.query:
+            raise CpError(400, "start and end are required")
+        out, now = [], now_rfc3339()
+        for kind in ",".join(self.query.get("metricType", [])).split(","):
+            if not kind:
+                continue
+            series = pick(kind)
+            if not series:
+                out.append({"type": kind, "values": []})
+            for labels, value in series:
+                out.append({"type": kind, "labels": labels,
+                            "values": [{"value": _number(value), "timestamp": now}]})
+        return 200, {"measurements": out}
+
+    def _prom(self, metric, **match):
+        try:
+            found = prometheus.samples(self.cp.sim, metric)
+        except ValueError:
+            return []
+        return [(lb, v) for lb, v in found if all(lb.get(k) == w for k, w in match.items())]
+
+    NODE_METRICS = {"CPU_UTILIZATION": "runai_node_cpu_utilization",
+                    "CPU_MEMORY_USAGE_BYTES": "runai_node_memory_used_bytes",
+                    "GPU_UTILIZATION_PER_GPU": "runai_node_gpu_utilization",
+                    "GPU_MEMORY_USAGE_BYTES_PER_GPU": "runai_node_gpu_used_memory"}
+
+    def node_metrics(self, nid):
+        node = next((n for n in self.st.nodes() if meta_of(n).get("uid") == nid), None)
+        if node is None:
+            raise CpError(404, "node %s not found" % nid)
+        name = meta_of(node)["name"]
+
+        def pick(kind):
+            metric = self.NODE_METRICS.get(kind)
+            if metric is None:
+                return []
+            per_gpu = kind.endswith("_PER_GPU")
+            return [({"gpu": lb["gpu"]} if per_gpu else None, v)
+                    for lb, v in self._prom(metric, node=name) if per_gpu == ("gpu" in lb)]
+        return self._metrics(pick)
+
+    WORKLOAD_METRICS = {
+        "GPU_UTILIZATION": "runai_pod_group_gpu_utilization",
+        "GPU_MEMORY_REQUEST_BYTES": "runai_pod_group_gpu_memory_allocated_bytes",
+        "GPU_MEMORY_USAGE_BYTES": "runai_pod_group_gpu_memory_used_bytes",
+        "CPU_REQUEST_CORES": "runai_active_job_cpu_requested_cores",
+        "CPU_USAGE_CORES": "runai_pod_group_cpu_usage_cores",
+        "CPU_MEMORY_REQUEST_BYTES": "runai_active_job_memory_requested_bytes",
+        "CPU_MEMORY_USAGE_BYTES": "runai_pod_group_memory_used_bytes"}
+
+    def workload_metrics(self, wid):
+        wl = self.workload(wid)
+        job = self.st.kube_object(wl)
+        uid = meta_of(job).get("uid") if job else None
+
+        def pick(kind):
+            metric = self.WORKLOAD_METRICS.get(kind)
+            if metric is None or uid is None:
+                return []
+            return [(None, v) for _, v in self._prom(metric, pod_group_uuid=uid)]
+        return self._metrics(pick)
 
     def workloads(self):
         self.st.forget_deleted()
