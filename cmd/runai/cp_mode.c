@@ -104,6 +104,14 @@ stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	return 0;
 }
 
+int
+runai_cp_stream_setup(struct rai_ctx *ctx, struct rai_err *err)
+{
+	struct rai_kube_globals kg = RUNAI_GLOBALS(ctx)->kube;
+
+	return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, &kg, err);
+}
+
 static int
 listed(const struct rai_cmd *const *list, const struct rai_cmd *cmd)
 {

@@ -4,6 +4,7 @@
  * job, delete, suspend and resume. Each Kubernetes-mode command calls
  * in here when RUNAI_CP(ctx) is set; the API work is lib/runai/cp_work.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -309,19 +310,58 @@ print_violations(const struct rai_err *err)
 	}
 }
 
+/* Whether an environment variable's name says its value is a secret. */
+static int
+secret_name(const char *name)
+{
+	static const char *const words[] = { "PASSWORD", "PASSWD", "SECRET",
+	    "TOKEN", "CREDENTIAL", "KEY", NULL };
+	char *up = xstrdup(name), *p;
+	size_t i;
+	int hit = 0;
+
+	for (p = up; *p != '\0'; p++)
+		*p = (char)toupper((unsigned char)*p);
+	for (i = 0; words[i] != NULL && !hit; i++)
+		hit = strstr(up, words[i]) != NULL;
+	free(up);
+	return hit;
+}
+
+/*
+ * --dry-run: the request as it would be POSTed, in YAML (or JSON with
+ * -o json), the values of variables named like secrets redacted.
+ */
+static int
+print_request(struct rai_ctx *ctx, const struct rai_submit_spec *spec,
+    cJSON *body, int json)
+{
+	cJSON *sp = cJSON_GetObjectItemCaseSensitive(body, "spec"), *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sp,
+	    "environmentVariables"))
+		if (secret_name(rai_json_str_or(e, "name", "")))
+			rai_json_set_str(e, "value", "<redacted>");
+	if (!json)
+		fprintf(ctx->out, "# POST %s\n", cp_submit_path(spec));
+	return rai_out_doc(ctx->out, json ? RAI_OUT_JSON : RAI_OUT_YAML, body,
+	    rai_ctx_err(ctx));
+}
+
 int
 runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
-    const char *prefix)
+    const char *prefix, int dry_run, int json, char **name)
 {
 	/* what these flags do lies beyond the spec: refused, not lost */
 	static const char *const local_only[] = { "template", "jupyter",
-	    "attach", "dry-run", "user", NULL };
+	    "user", NULL };
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *project;
-	cJSON *created = NULL;
-	char *name;
+	cJSON *out = NULL;
 	size_t i;
+	int rc;
 
+	*name = NULL;
 	for (i = 0; local_only[i] != NULL; i++)
 		if (rai_opt_given(ctx, local_only[i]))
 			return rai_err_set(err, RAI_E_USAGE, "--%s is not "
@@ -329,7 +369,7 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 	if (runai_cp_project(ctx, &project, err) == -1)
 		return -1;
 	spec->project = project;
-	if (cp_submit(RUNAI_CP(ctx), spec, prefix, &created, err) == -1) {
+	if (cp_submit(RUNAI_CP(ctx), spec, prefix, dry_run, &out, err) == -1) {
 		if (err->ncauses > 0) {
 			rai_err_print(err, stderr, ctx->prog->name);
 			print_violations(err);
@@ -337,12 +377,16 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 		}
 		return -1;
 	}
-	name = xstrdup(rai_json_str_or(created, "name", ""));
-	cJSON_Delete(created);
-	rai_text_put(ctx->out, "The job '", name, "' has been submitted "
+	if (dry_run) {
+		rc = print_request(ctx, spec, out, json);
+		cJSON_Delete(out);
+		return rc;
+	}
+	*name = xstrdup(rai_json_str_or(out, "name", ""));
+	cJSON_Delete(out);
+	rai_text_put(ctx->out, "The job '", *name, "' has been submitted "
 	    "successfully\n");
 	fprintf(ctx->out, "You can run `runai describe job %s -p %s` to check "
-	    "the job status\n", name, project);
-	free(name);
+	    "the job status\n", *name, project);
 	return 0;
 }

@@ -220,8 +220,17 @@ int	runai_job_action_cp(struct rai_ctx *, int all, int argc, char **argv,
 int	runai_describe_job_cp(struct rai_ctx *, const char *job,
 	    const char *output);
 struct rai_submit_spec;
+/*
+ * Submits (or with dry_run prints the request, JSON when json); *name
+ * is the job's name as the control plane made it (caller frees).
+ */
 int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
-	    const char *prefix);
+	    const char *prefix, int dry_run, int json, char **name);
+/*
+ * The cluster's Kubernetes API and the project's namespace, for a
+ * stream after a backend-mode command (submit --attach).
+ */
+int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
 struct runai_cp_login {
 	const char	*auth_flow;	/* only "cli" (or none) so far */
 	const char	*username;

@@ -26,11 +26,8 @@ int
 cp_release_since(struct cp *c, int major, int minor)
 {
 	const char *v = cp_cluster(c, "version");
-	int ma = 0, mi = 0;
 
-	if (v == NULL || sscanf(v, "%d.%d", &ma, &mi) != 2)
-		return 0;
-	return ma > major || (ma == major && mi >= minor);
+	return v != NULL && cp_version_at_least(v, major, minor);
 }
 
 int

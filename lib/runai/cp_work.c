@@ -403,29 +403,194 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 	rai_buf_release(&b);
 }
 
-/* What this slice of backend mode cannot send yet: refused, not lost. */
+/* What backend mode cannot send yet: refused, not lost. */
 static int
 unsupported(const struct rai_submit_spec *s, struct rai_err *err)
 {
-	const char *flag = s->volumes.n ? "--volume" : s->pvcs.n ? "--pvc" :
-	    s->ports.n ? "--port" : s->service_type ? "--service-type" :
-	    s->git_sync ? "--git-sync" : s->node_type ? "--node-type" :
-	    s->mig_profile ? "--mig-profile" : s->inference ? "--inference" :
-	    s->run_as_user ? "--run-as-user" : s->pod_labels.n ? "--label" :
-	    s->pod_annotations.n ? "--annotation" : s->preemptible ?
-	    "--preemptible" : s->ttl_after_finish >= 0 ?
+	const char *flag = s->git_sync ? "--git-sync" : s->node_type ?
+	    "--node-type" : s->mig_profile ? "--mig-profile" : s->inference ?
+	    "--inference" : s->run_as_user ? "--run-as-user" :
+	    s->pod_labels.n ? "--label" : s->pod_annotations.n ?
+	    "--annotation" : s->ttl_after_finish >= 0 ?
 	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
 	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
-	    s->mps ? "--mps" : s->tty ? "--tty" : s->stdin_open ? "--stdin" :
-	    s->prevent_privilege_escalation ?
+	    s->mps ? "--mps" : s->prevent_privilege_escalation ?
 	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
-	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
+	    "--create-home-dir" : s->batch_job ? "--old-job" :
+	    s->service_type != NULL && strcmp(s->service_type, "ingress") == 0 ?
+	    "--service-type ingress" : NULL;
 
 	if (flag == NULL)
 		return 0;
 	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
 	    "mode yet", flag);
 	return -1;
+}
+
+/* ---- storage, ports, node pools, preemptibility ---- */
+
+/* -v HOST:CTR[:ro]: the host's directory is path, the container's
+ * mountPath (as the API is used, whatever its examples say). */
+static int
+add_host_paths(cJSON *storage, const struct rai_strv *volumes,
+    struct rai_err *err)
+{
+	struct rai_volume v;
+	cJSON *arr, *h;
+	size_t i;
+
+	if (volumes->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(storage, "hostPath");
+	for (i = 0; i < volumes->n; i++) {
+		if (rai_submit_parse_volume(volumes->v[i], &v, err) == -1)
+			return -1;
+		h = cJSON_CreateObject();
+		cJSON_AddStringToObject(h, "path", v.host);
+		cJSON_AddStringToObject(h, "mountPath", v.path);
+		cJSON_AddBoolToObject(h, "readOnly", v.read_only);
+		cJSON_AddItemToArray(arr, h);
+		rai_volume_release(&v);
+	}
+	return 0;
+}
+
+/* --pvc NAME:PATH[:ro] is an existing claim; [SC]:SIZE:PATH[:ro] a new
+ * one the control plane makes (and names). */
+static int
+add_pvcs(cJSON *storage, const struct rai_strv *pvcs, struct rai_err *err)
+{
+	struct rai_pvc p;
+	cJSON *arr, *o, *info;
+	size_t i;
+
+	if (pvcs->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(storage, "pvc");
+	for (i = 0; i < pvcs->n; i++) {
+		if (rai_submit_parse_pvc(pvcs->v[i], &p, err) == -1)
+			return -1;
+		o = cJSON_CreateObject();
+		if (!p.dynamic)
+			cJSON_AddStringToObject(o, "claimName", p.claim);
+		cJSON_AddStringToObject(o, "path", p.path);
+		cJSON_AddBoolToObject(o, "existingPvc", !p.dynamic);
+		cJSON_AddBoolToObject(o, "readOnly", p.read_only);
+		if (p.dynamic) {
+			info = cJSON_AddObjectToObject(o, "claimInfo");
+			cJSON_AddStringToObject(info, "size", p.size);
+			if (p.storage_class != NULL && *p.storage_class != '\0')
+				cJSON_AddStringToObject(info, "storageClass",
+				    p.storage_class);
+		}
+		cJSON_AddItemToArray(arr, o);
+		rai_pvc_release(&p);
+	}
+	return 0;
+}
+
+static int
+add_storage(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	cJSON *storage;
+
+	if (s->volumes.n == 0 && s->pvcs.n == 0)
+		return 0;
+	storage = cJSON_AddObjectToObject(spec, "storage");
+	return add_pvcs(storage, &s->pvcs, err) == -1 ||
+	    add_host_paths(storage, &s->volumes, err) == -1 ? -1 : 0;
+}
+
+/* The API's service type for -s (none: reachable inside the cluster). */
+static const char *
+service_type(const char *flag)
+{
+	if (flag != NULL && strcmp(flag, "nodeport") == 0)
+		return "NodePort";
+	if (flag != NULL && strcmp(flag, "loadbalancer") == 0)
+		return "LoadBalancer";
+	return "ClusterIP";
+}
+
+/* --port CTR, or EXT:CTR where EXT is the node's or balancer's port. */
+static int
+add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	struct rai_port port;
+	cJSON *arr, *o;
+	size_t i;
+
+	if (s->ports.n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, "ports");
+	for (i = 0; i < s->ports.n; i++) {
+		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1)
+			return -1;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "container", (double)port.target);
+		cJSON_AddStringToObject(o, "serviceType",
+		    service_type(s->service_type));
+		if (port.pair)
+			cJSON_AddNumberToObject(o, "external", (double)port.port);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return 0;
+}
+
+/* --node-pools a,b: the order is the preference. */
+static int
+add_node_pools(cJSON *spec, const char *pools, struct rai_err *err)
+{
+	const char *p = pools, *comma;
+	cJSON *arr;
+	char *one;
+
+	if (pools == NULL)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, "nodePools");
+	for (;;) {
+		comma = strchr(p, ',');
+		one = comma != NULL ? xstrndup(p, (size_t)(comma - p)) :
+		    xstrdup(p);
+		if (check_name("node pool", one, err) == -1) {
+			free(one);
+			return -1;
+		}
+		cJSON_AddItemToArray(arr, cJSON_CreateString(one));
+		free(one);
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/*
+ * From 2.24 the API takes preemptibility itself. Before, a workspace is
+ * made preemptible by its priority class, a training is preemptible by
+ * design, and a non-preemptible training cannot be asked for.
+ */
+static int
+add_preemptibility(cJSON *spec, const struct rai_submit_spec *s,
+    const char *release, struct rai_err *err)
+{
+	if (s->preemptible && s->non_preemptible)
+		return rai_err_set(err, RAI_E_USAGE, "--preemptible and "
+		    "--non-preemptible exclude each other");
+	if (!s->preemptible && !s->non_preemptible)
+		return 0;
+	if (cp_version_at_least(release, 2, 24)) {
+		cJSON_AddStringToObject(spec, "preemptibility", s->preemptible ?
+		    "preemptible" : "non-preemptible");
+		return 0;
+	}
+	if (s->preemptible && s->interactive)
+		cJSON_AddStringToObject(spec, "priorityClass",
+		    "interactive-preemptible");
+	else if (s->non_preemptible && !s->interactive)
+		return rai_err_set(err, RAI_E_USAGE, "--non-preemptible for a "
+		    "training needs a control plane of 2.24 or later (this is "
+		    "%s)", release);
+	return 0;
 }
 
 static int
@@ -506,7 +671,8 @@ add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 }
 
 static int
-request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+request_spec(cJSON *spec, const struct rai_submit_spec *s,
+    const char *release, struct rai_err *err)
 {
 	if (s->image != NULL)
 		cJSON_AddStringToObject(spec, "image", s->image);
@@ -520,8 +686,17 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 		add_words(spec, "args", s->cmd + 1, s->ncmd - 1);
 	} else
 		add_words(spec, "args", s->cmd, s->ncmd);
-	if (add_env(spec, &s->env, err) == -1 || add_compute(spec, s, err) == -1)
+	if (add_env(spec, &s->env, err) == -1 ||
+	    add_compute(spec, s, err) == -1 || add_storage(spec, s, err) == -1 ||
+	    add_ports(spec, s, err) == -1 ||
+	    add_node_pools(spec, s->node_pools, err) == -1 ||
+	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;
+	/* a console to attach to */
+	if (s->tty)
+		cJSON_AddBoolToObject(spec, "tty", 1);
+	if (s->stdin_open)
+		cJSON_AddBoolToObject(spec, "stdin", 1);
 	if (!s->interactive && s->completions > 0)
 		cJSON_AddNumberToObject(spec, "completions",
 		    (double)s->completions);
@@ -536,8 +711,8 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 
 int
 cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
-    const char *project_id, const char *cluster_id, cJSON **body,
-    struct rai_err *err)
+    const char *project_id, const char *cluster_id, const char *release,
+    cJSON **body, struct rai_err *err)
 {
 	cJSON *b;
 
@@ -551,7 +726,8 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 		cJSON_AddBoolToObject(b, "useGivenNameAsPrefix", 1);
 	cJSON_AddStringToObject(b, "projectId", project_id);
 	cJSON_AddStringToObject(b, "clusterId", cluster_id);
-	if (request_spec(cJSON_AddObjectToObject(b, "spec"), s, err) == -1) {
+	if (request_spec(cJSON_AddObjectToObject(b, "spec"), s, release,
+	    err) == -1) {
 		cJSON_Delete(b);
 		return -1;
 	}
@@ -561,28 +737,47 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 
 int
 cp_submit(struct cp *c, const struct rai_submit_spec *s, const char *prefix,
-    cJSON **created, struct rai_err *err)
+    int dry_run, cJSON **out, struct rai_err *err)
 {
 	/* copied: the store is read again as the calls below renew */
 	char *cluster = cp_cluster(c, "id") != NULL ?
 	    xstrdup(cp_cluster(c, "id")) : NULL;
+	char *release = cp_cluster(c, "version") != NULL ?
+	    xstrdup(cp_cluster(c, "version")) : NULL;
 	char *pid = NULL;
 	cJSON *body = NULL;
 	int rc = -1;
 
-	if (cluster == NULL)
+	*out = NULL;
+	if (cluster == NULL) {
+		free(release);
 		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
 		    "control plane %s; run 'runai login'", cp_url(c));
+	}
 	if (cp_project_id(c, s->project, &pid, err) == -1 ||
-	    cp_submit_request(s, prefix, pid, cluster, &body, err) == -1)
+	    cp_submit_request(s, prefix, pid, cluster, release, &body,
+	    err) == -1)
 		goto out;
-	rc = cp_call(c, "POST", s->interactive ? "/api/v1/workloads/workspaces"
-	    : "/api/v1/workloads/trainings", body, NULL, created, err);
+	if (dry_run) {
+		*out = body;
+		body = NULL;
+		rc = 0;
+	} else
+		rc = cp_call(c, "POST", cp_submit_path(s), body, NULL, out,
+		    err);
 out:
 	cJSON_Delete(body);
 	free(pid);
 	free(cluster);
+	free(release);
 	return rc;
+}
+
+const char *
+cp_submit_path(const struct rai_submit_spec *s)
+{
+	return s->interactive ? "/api/v1/workloads/workspaces" :
+	    "/api/v1/workloads/trainings";
 }
 
 /* ---- actions ---- */

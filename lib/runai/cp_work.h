@@ -44,15 +44,23 @@ const char *cp_phase_status(const char *phase);
  * The create request for spec (trainings, or workspaces when
  * spec->interactive), pure: the project id and cluster id filled in.
  * Without spec->name the control plane names the job: prefix (NULL =
- * "job") and characters of its own. RAI_E_USAGE for what the API
- * mapping does not carry yet.
+ * "job") and characters of its own. release is the control plane's
+ * ("2.21.12"; NULL = the newest): what it has decides how
+ * preemptibility is asked for. RAI_E_USAGE for what the API mapping
+ * does not carry yet.
  */
 int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
-	    const char *project_id, const char *cluster_id, cJSON **body,
-	    struct rai_err *);
-/* Submits; *created is the answer (Training1/Workspace1). */
+	    const char *project_id, const char *cluster_id, const char *release,
+	    cJSON **body, struct rai_err *err);
+/* Where the request is POSTed. */
+const char *cp_submit_path(const struct rai_submit_spec *);
+/*
+ * Submits; *out is the answer (Training1/Workspace1), or with dry_run
+ * the request that would have been sent (nothing is sent but the
+ * project's look-up).
+ */
 int	 cp_submit(struct cp *, const struct rai_submit_spec *,
-	    const char *prefix, cJSON **created, struct rai_err *);
+	    const char *prefix, int dry_run, cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */

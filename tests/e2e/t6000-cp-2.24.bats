@@ -309,12 +309,82 @@ job/ws1"
 
 @test "what backend mode cannot send yet is refused, not dropped" {
 	cp_login
-	run -2 runai submit pvc1 -p team-a -i ubuntu --pvc data:/data
-	assert_output "runai: error: --pvc is not supported in control-plane mode yet"
+	run -2 runai submit gs1 -p team-a -i ubuntu --git-sync source=https://example.com/r.git
+	assert_output "runai: error: --git-sync is not supported in control-plane mode yet"
 	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
 	assert_output "runai: error: --template is not supported in control-plane mode yet"
-	run -2 runai submit pre1 -p team-a -i ubuntu --preemptible --interactive
-	assert_output "runai: error: --preemptible is not supported in control-plane mode yet"
+	run -2 runai submit ing1 -p team-a -i ubuntu --interactive --port 8888 -s ingress
+	assert_output "runai: error: --service-type ingress is not supported in control-plane mode yet"
+}
+
+@test "submit --dry-run prints the request, secrets redacted, and sends nothing" {
+	cp_login
+	local before
+	before=$(cp_status_of POST '^/api/v1/workloads/' | wc -l)
+	run -0 --separate-stderr runai submit dry1 -p team-a -i ubuntu -e API_TOKEN=hunter2 \
+		-e EPOCHS=2 --interactive --preemptible --dry-run --verbosity=8
+	[[ "$output$stderr" != *hunter2* ]]
+	assert_line --index 0 "# POST /api/v1/workloads/workspaces"
+	assert_line "  - name: API_TOKEN"
+	assert_line "    value: <redacted>"
+	assert_line "    value: '2'"
+	# how a preemptible workspace is asked for depends on the release
+	if [ "$CP_VERSION" = 2.24 ]; then
+		assert_line "  preemptibility: preemptible"
+	else
+		assert_line "  priorityClass: interactive-preemptible"
+	fi
+	run -0 runai submit dry1 -p team-a -i ubuntu --dry-run -o json
+	assert_equal "$(jq -r '.spec.image + " " + .clusterId' <<<"$output")" \
+		"ubuntu $(jq -r .cluster.id "$XDG_CONFIG_HOME"/runai/control-plane/*.json)"
+	assert_equal "$(cp_status_of POST '^/api/v1/workloads/' | wc -l)" "$before"
+	run -0 runai list jobs -A -o name
+	refute_line job/dry1
+}
+
+@test "submit with claims, a host directory, ports and node pools" {
+	cp_login
+	runai config project team-a >/dev/null
+	# an existing claim, and a new one the control plane makes
+	jq -n '{apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: {name: "data"},
+		spec: {accessModes: ["ReadWriteOnce"], resources: {requests: {storage: "1Gi"}}}}' |
+		kube_api -X POST -H 'Content-Type: application/json' --data-binary @- \
+			"$KUBESIM_URL/api/v1/namespaces/$NS/persistentvolumeclaims" >/dev/null
+	run -0 runai submit st1 -i ubuntu --pvc data:/data:ro --pvc :2Gi:/ckpt -v /mnt/ds:/ds \
+		--port 30088:8888 -s nodeport --node-pools default --interactive -- sleep 300
+	cp_wait_status st1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dst1"
+	run -0 jq -c '.items[0].spec | [(.volumes[] | .persistentVolumeClaim.claimName // .hostPath.path),
+		(.containers[0].volumeMounts[] | "\(.mountPath):\(.readOnly)"),
+		.containers[0].ports[0].containerPort]' <<<"$output"
+	assert_output '["data","st1-pvc-1","/mnt/ds","/data:true","/ckpt:false","/ds:false",8888]'
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/persistentvolumeclaims/st1-pvc-1"
+	assert_equal "$(jq -r .spec.resources.requests.storage <<<"$output")" 2Gi
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/services/st1"
+	assert_equal "$(jq -c '[.spec.type, .spec.ports[0].nodePort, .spec.ports[0].targetPort]' <<<"$output")" \
+		'["NodePort",30088,8888]'
+	run -0 runai describe job st1 -o json
+	assert_equal "$(jq -c .workload.requestedNodePools <<<"$output")" '["default"]'
+	# a port's type without a port is the Kubernetes-mode error
+	run -2 runai submit st2 -i ubuntu -s nodeport
+	assert_output "runai: error: Ports must be provided when exposing a service."
+}
+
+@test "--non-preemptible: a training from 2.24; --node-pools is for control-plane mode" {
+	cp_login
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -0 runai submit np1 -p team-b -i ubuntu --non-preemptible -- sleep 300
+		run -0 runai describe job np1 -p team-b -o json
+		assert_equal "$(jq -r .workload.preemptible <<<"$output")" false
+	else
+		run -2 runai submit np1 -p team-b -i ubuntu --non-preemptible -- sleep 300
+		assert_output --regexp "^runai: error: --non-preemptible for a training needs a control plane of 2\.24 or later \(this is ${CP_VERSION//./\\.}\.[0-9]+\)$"
+	fi
+	run -2 runai submit np2 -p team-b -i ubuntu --preemptible --non-preemptible
+	assert_output "runai: error: --preemptible and --non-preemptible exclude each other"
+	runai config control-plane --unset >/dev/null
+	run -2 runai submit np3 -p team-b -i ubuntu --node-pools a100
+	assert_line --index 0 "runai: error: --node-pools is for control-plane mode"
 }
 
 @test "list jobs --watch polls and prints the list again when it changes" {

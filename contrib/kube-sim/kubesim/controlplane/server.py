@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from kubesim import prometheus
 from kubesim.errors import ApiError
-from kubesim.objutil import RUNAIJOBS, meta_of
+from kubesim.objutil import CLAIMS, RUNAIJOBS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
@@ -357,6 +357,13 @@ class Routes:
         except ApiError as e:
             raise CpError(400, e.message)
         try:
+            for claim in new_claims(wl):
+                if self.cp.sim.store.get(CLAIMS, wl.namespace,
+                                         claim["metadata"]["name"]) is None:
+                    self.cp.sim.store.create(CLAIMS, wl.namespace, claim)
+            svc = service(wl)
+            if svc is not None:
+                self.cp.sim.store.create(SERVICES, wl.namespace, svc)
             self.cp.sim.store.create(RUNAIJOBS, wl.namespace, runaijob(wl))
         except ApiError as e:
             self.st.workloads.pop(wl.id, None)
@@ -392,6 +399,13 @@ class Routes:
             self.cp.sim.store.delete(RUNAIJOBS, wl.namespace, wl.name)
         except ApiError:
             pass  # gone from the cluster already
+        svc = self.cp.sim.store.get(SERVICES, wl.namespace, wl.name)
+        if svc is not None and (meta_of(svc).get("labels") or {}).get(
+                "runai/workload-id") == wl.id:
+            try:
+                self.cp.sim.store.delete(SERVICES, wl.namespace, wl.name)
+            except ApiError:
+                pass
         if self.cp.profile["delete_status"] == 204:
             return 204, None
         return 202, {"code": 202, "message": "Request has been accepted."}
@@ -412,6 +426,67 @@ def _split_words(text):
         return shlex.split(text or "")
     except ValueError:
         return (text or "").split()
+
+
+def claim_name(wl, i, pvc):
+    """A claim's name: the one given, else one made from the workload's."""
+    return pvc.get("claimName") or "%s-pvc-%d" % (wl.name, i)
+
+
+def _volumes(wl):
+    """The pod's volumes and mounts for spec.storage: claims by name,
+    host directories (path on the node, mountPath in the container)."""
+    storage = wl.spec.get("storage") or {}
+    volumes, mounts = [], []
+    for i, pvc in enumerate(storage.get("pvc") or []):
+        name = "pvc-%d" % i
+        volumes.append({"name": name, "persistentVolumeClaim": {
+            "claimName": claim_name(wl, i, pvc), "readOnly": bool(pvc.get("readOnly"))}})
+        mounts.append({"name": name, "mountPath": pvc.get("path"),
+                       "readOnly": bool(pvc.get("readOnly"))})
+    for i, hp in enumerate(storage.get("hostPath") or []):
+        name = "host-%d" % i
+        volumes.append({"name": name, "hostPath": {"path": hp.get("path")}})
+        mounts.append({"name": name, "mountPath": hp.get("mountPath"),
+                       "readOnly": bool(hp.get("readOnly"))})
+    return volumes, mounts
+
+
+def new_claims(wl):
+    """The PersistentVolumeClaims the control plane makes for claims that
+    do not exist yet (existingPvc false)."""
+    out = []
+    for i, pvc in enumerate((wl.spec.get("storage") or {}).get("pvc") or []):
+        if pvc.get("existingPvc"):
+            continue
+        info = pvc.get("claimInfo") or {}
+        claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": {"name": claim_name(wl, i, pvc),
+                              "labels": {"runai/workload-id": wl.id}},
+                 "spec": {"accessModes": ["ReadWriteOnce"],
+                          "resources": {"requests": {"storage": info.get("size") or "1Gi"}}}}
+        if info.get("storageClass"):
+            claim["spec"]["storageClassName"] = info["storageClass"]
+        out.append(claim)
+    return out
+
+
+def service(wl):
+    """One Service for spec.ports, of the first port's type."""
+    ports = [p for p in wl.spec.get("ports") or [] if p.get("container")]
+    if not ports:
+        return None
+    kind = ports[0].get("serviceType") or "ClusterIP"
+    out = []
+    for p in ports:
+        port = {"name": "port-%d" % p["container"], "protocol": "TCP",
+                "port": p.get("external") or p["container"], "targetPort": p["container"]}
+        if kind == "NodePort" and p.get("external"):
+            port["nodePort"] = p["external"]
+        out.append(port)
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": wl.name, "labels": {"runai/workload-id": wl.id}},
+            "spec": {"type": kind, "selector": {"release": wl.name}, "ports": out}}
 
 
 def runaijob(wl):
@@ -443,15 +518,29 @@ def runaijob(wl):
         requests["memory"] = compute["cpuMemoryRequest"]
     container["resources"] = {k: v for k, v in (("limits", limits), ("requests", requests))
                               if v}
+    if spec.get("tty"):
+        container["tty"] = True
+    if spec.get("stdin"):
+        container["stdin"] = True
+    ports = [{"containerPort": p["container"]} for p in spec.get("ports") or []
+             if p.get("container")]
+    if ports:
+        container["ports"] = ports
+    volumes, mounts = _volumes(wl)
+    pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
+                "containers": [container]}
+    if volumes:
+        container["volumeMounts"] = mounts
+        pod_spec["volumes"] = volumes
+    if spec.get("priorityClass"):
+        labels["priorityClassName"] = spec["priorityClass"]
     return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
             "metadata": {"name": wl.name, "labels": labels, "annotations": annotations},
             "spec": {"completions": 1, "parallelism": 1,
                      "backoffLimit": 0 if wl.type == "Workspace" else 6,
                      "template": {"metadata": {"labels": dict(labels),
                                                "annotations": dict(annotations)},
-                                  "spec": {"schedulerName": "runai-scheduler",
-                                           "restartPolicy": "Never",
-                                           "containers": [container]}}}}
+                                  "spec": pod_spec}}}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -82,7 +82,12 @@ def workload(state, profile, wl, detailed=False):
         "podsRequestedResources": {"gpu": {"request": gpus}},
         "allocatedResources": {"gpu": sum(_pod_gpus(p) for p in running)},
         "actionsSupport": {"delete": True, "suspend": True},
+        "requestedNodePools": wl.spec.get("nodePools") or ["default"],
     }
+    if wl.spec.get("priorityClass"):
+        out["priorityClassName"] = wl.spec["priorityClass"]
+    if wl.spec.get("preemptibility"):
+        out["preemptible"] = wl.spec["preemptibility"] == "preemptible"
     if since(profile, "2.21"):
         out["priority"] = 50 if wl.type == "Training" else 125
     if since(profile, "2.22"):
@@ -109,7 +114,7 @@ def pod(state, profile, wl, p):
            "clusterId": wl.cluster_id, "projectId": wl.project["id"],
            "createdAt": m.get("creationTimestamp"),
            "containers": [{"name": c.get("name", ""), "image": c.get("image", "")}],
-           "requestedNodePools": ["default"],
+           "requestedNodePools": wl.spec.get("nodePools") or ["default"],
            "allocatedResources": {"gpu": _pod_gpus(p)},
            "k8sPhase": phase_of(p) or "Pending", "tenantId": TENANT_ID,
            "k8sPhaseUpdatedAt": m.get("creationTimestamp"),
