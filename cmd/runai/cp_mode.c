@@ -143,6 +143,8 @@ runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
 	/* switching contexts needs the kubeconfig, which $RUNAI_...
 	 * alone does not give */
+	if (runai_is_submit_dist(ctx->cmd))
+		return 0;
 	if (listed(cp_commands, ctx->cmd) &&
 	    (ctx->cmd != &runai_cmd_config_cluster ||
 	    RUNAI_KUBE(ctx)->kcfg != NULL))

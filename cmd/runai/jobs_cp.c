@@ -334,7 +334,7 @@ secret_name(const char *name)
  */
 static int
 print_request(struct rai_ctx *ctx, const struct rai_submit_spec *spec,
-    cJSON *body, int json)
+    const struct rai_dist_spec *dist, cJSON *body, int json)
 {
 	cJSON *sp = cJSON_GetObjectItemCaseSensitive(body, "spec"), *e;
 
@@ -343,14 +343,15 @@ print_request(struct rai_ctx *ctx, const struct rai_submit_spec *spec,
 		if (secret_name(rai_json_str_or(e, "name", "")))
 			rai_json_set_str(e, "value", "<redacted>");
 	if (!json)
-		fprintf(ctx->out, "# POST %s\n", cp_submit_path(spec));
+		fprintf(ctx->out, "# POST %s\n", cp_submit_path(spec, dist));
 	return rai_out_doc(ctx->out, json ? RAI_OUT_JSON : RAI_OUT_YAML, body,
 	    rai_ctx_err(ctx));
 }
 
 int
 runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
-    const char *prefix, int dry_run, int json, char **name)
+    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+    int json, char **name)
 {
 	/* what these flags do lies beyond the spec: refused, not lost */
 	static const char *const local_only[] = { "template", "jupyter",
@@ -369,7 +370,8 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 	if (runai_cp_project(ctx, &project, err) == -1)
 		return -1;
 	spec->project = project;
-	if (cp_submit(RUNAI_CP(ctx), spec, prefix, dry_run, &out, err) == -1) {
+	if (cp_submit(RUNAI_CP(ctx), spec, dist, prefix, dry_run, &out,
+	    err) == -1) {
 		if (err->ncauses > 0) {
 			rai_err_print(err, stderr, ctx->prog->name);
 			print_violations(err);
@@ -378,7 +380,7 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 		return -1;
 	}
 	if (dry_run) {
-		rc = print_request(ctx, spec, out, json);
+		rc = print_request(ctx, spec, dist, out, json);
 		cJSON_Delete(out);
 		return rc;
 	}

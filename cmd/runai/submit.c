@@ -463,8 +463,8 @@ submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
 	char *name = NULL;
 	int rc;
 
-	rc = runai_submit_cp(ctx, spec, o->prefix, o->dry_run, o->output !=
-	    NULL && strcmp(o->output, "json") == 0, &name);
+	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->dry_run,
+	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
 	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :

@@ -173,8 +173,16 @@ cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		goto out;
 	job_from_opts(j, fw, o, name, argv + argc - ncmd, (size_t)ncmd);
 	if (check_offline(ctx, o, j) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1 ||
-	    check_served(ctx, fw) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
+		goto out;
+	if (RUNAI_CP(ctx) != NULL) {
+		/* the control plane's distributed workloads */
+		rc = runai_submit_cp(ctx, &j->spec, &j->dist, o->prefix,
+		    o->dry_run, o->output != NULL && strcmp(o->output,
+		    "json") == 0, &cmdline);
+		goto out;
+	}
+	if (check_served(ctx, fw) == -1 ||
 	    runai_submit_fill(ctx, o->user, o->dry_run, &j->spec, groups,
 	    &user, &claims) == -1)
 		goto out;
@@ -254,6 +262,17 @@ DIST_SUBCMD(dist_xgboost, "xgboost", "XGBoost");
 static const struct rai_cmd *const dist_subcmds[] = {
 	&dist_pytorch, &dist_mpi, &dist_tf, &dist_xgboost, NULL
 };
+
+int
+runai_is_submit_dist(const struct rai_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; dist_subcmds[i] != NULL; i++)
+		if (dist_subcmds[i] == cmd)
+			return 1;
+	return 0;
+}
 
 const struct rai_cmd runai_cmd_submit_dist = {
 	.name = "submit-dist",

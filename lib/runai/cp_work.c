@@ -19,6 +19,7 @@
 #include "kube/quantity.h"
 #include "runai/cp.h"
 #include "runai/cp_work.h"
+#include "runai/dist.h"
 
 #include "core/banned.h"
 
@@ -199,12 +200,24 @@ cp_phase_status(const char *phase)
 	return "Unknown";
 }
 
-/* The original CLI's TYPE column for the API's workload type. */
+/*
+ * The original CLI's TYPE column for the API's workload type; a
+ * distributed one by its framework, as Kubernetes mode names its
+ * training-operator jobs.
+ */
 static const char *
-job_type(const char *type)
+job_type(const char *type, const char *framework)
 {
+	const struct rai_dist_framework *fw;
+	char kind[64];
+
 	if (type == NULL)
 		return "";
+	if (strcmp(type, "Distributed") == 0 && framework != NULL) {
+		snprintf(kind, sizeof(kind), "%sJob", framework);
+		if ((fw = rai_dist_by_kind(kind)) != NULL)
+			return fw->title;
+	}
 	if (strcmp(type, "Training") == 0)
 		return "Train";
 	if (strcmp(type, "Workspace") == 0)
@@ -226,7 +239,8 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	v->uid = xstrdup(rai_json_str_or(wl, "id", ""));
 	v->kind = xstrdup(rai_json_str_or(wl, "type", ""));
 	v->status = xstrdup(cp_phase_status(phase));
-	v->type = xstrdup(job_type(rai_json_str(wl, "type")));
+	v->type = xstrdup(job_type(rai_json_str(wl, "type"),
+	    rai_json_str(wl, "distributedFramework")));
 	v->user = xstrdup(rai_json_str_or(wl, "submittedBy", ""));
 	v->node = xstrdup("");
 	v->image = xstrdup(cJSON_IsString(cJSON_GetArrayItem(images, 0)) ?
@@ -735,9 +749,68 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 	return 0;
 }
 
+/* The API's name of a framework. */
+static const char *
+framework_name(enum rai_dist_kind k)
+{
+	switch (k) {
+	case RAI_DIST_PYTORCH:	return "PyTorch";
+	case RAI_DIST_MPI:	return "MPI";
+	case RAI_DIST_TF:	return "TF";
+	default:		return "XGBoost";
+	}
+}
+
+/* A fresh copy of from's key in to, if it has one. */
+static void
+move_item(cJSON *from, cJSON *to, const char *key)
+{
+	cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(from, key);
+
+	if (v != NULL)
+		cJSON_AddItemToObject(to, key, v);
+}
+
 int
-cp_submit(struct cp *c, const struct rai_submit_spec *s, const char *prefix,
-    int dry_run, cJSON **out, struct rai_err *err)
+cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
+    const char *release, struct rai_err *err)
+{
+	cJSON *spec = cJSON_GetObjectItemCaseSensitive(body, "spec"), *master;
+
+	if (d->clean_pod_policy != NULL && !cp_version_at_least(release, 2, 21))
+		return rai_err_set(err, RAI_E_USAGE, "--clean-pod-policy needs "
+		    "a control plane of 2.21 or later (this is %s)", release);
+	cJSON_AddStringToObject(spec, "distributedFramework",
+	    framework_name(d->kind));
+	cJSON_AddNumberToObject(spec, "numWorkers", (double)d->workers);
+	if (d->kind == RAI_DIST_MPI)
+		cJSON_AddNumberToObject(spec, "slotsPerWorker",
+		    (double)(d->slots > 0 ? d->slots : 1));
+	if (d->clean_pod_policy != NULL)
+		cJSON_AddStringToObject(spec, "cleanPodPolicy",
+		    d->clean_pod_policy);
+	if (d->kind == RAI_DIST_MPI) {
+		/* the launcher runs the command, on no GPU; the workers
+		 * run what the operator gives them */
+		master = cJSON_AddObjectToObject(body, "masterSpec");
+		cJSON_AddItemToObject(master, "image", cJSON_Duplicate(
+		    cJSON_GetObjectItemCaseSensitive(spec, "image"), 1));
+		move_item(spec, master, "command");
+		move_item(spec, master, "args");
+		if (cJSON_GetObjectItemCaseSensitive(spec,
+		    "environmentVariables") != NULL)
+			cJSON_AddItemToObject(master, "environmentVariables",
+			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+			    spec, "environmentVariables"), 1));
+	} else if (!d->no_master)
+		cJSON_AddBoolToObject(body, "masterSpecSameAsWorker", 1);
+	return 0;
+}
+
+int
+cp_submit(struct cp *c, const struct rai_submit_spec *s,
+    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+    cJSON **out, struct rai_err *err)
 {
 	/* copied: the store is read again as the calls below renew */
 	char *cluster = cp_cluster(c, "id") != NULL ?
@@ -756,15 +829,16 @@ cp_submit(struct cp *c, const struct rai_submit_spec *s, const char *prefix,
 	}
 	if (cp_project_id(c, s->project, &pid, err) == -1 ||
 	    cp_submit_request(s, prefix, pid, cluster, release, &body,
-	    err) == -1)
+	    err) == -1 || (dist != NULL && cp_dist_request(body, dist, release,
+	    err) == -1))
 		goto out;
 	if (dry_run) {
 		*out = body;
 		body = NULL;
 		rc = 0;
 	} else
-		rc = cp_call(c, "POST", cp_submit_path(s), body, NULL, out,
-		    err);
+		rc = cp_call(c, "POST", cp_submit_path(s, dist), body, NULL,
+		    out, err);
 out:
 	cJSON_Delete(body);
 	free(pid);
@@ -774,8 +848,11 @@ out:
 }
 
 const char *
-cp_submit_path(const struct rai_submit_spec *s)
+cp_submit_path(const struct rai_submit_spec *s,
+    const struct rai_dist_spec *dist)
 {
+	if (dist != NULL)
+		return "/api/v1/workloads/distributed";
 	return s->interactive ? "/api/v1/workloads/workspaces" :
 	    "/api/v1/workloads/trainings";
 }

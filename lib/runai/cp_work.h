@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "runai/cp.h"
+#include "runai/dist.h"
 #include "runai/job.h"
 #include "runai/project.h"
 #include "runai/submit.h"
@@ -52,15 +53,25 @@ const char *cp_phase_status(const char *phase);
 int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
 	    const char *project_id, const char *cluster_id, const char *release,
 	    cJSON **body, struct rai_err *err);
-/* Where the request is POSTed. */
-const char *cp_submit_path(const struct rai_submit_spec *);
 /*
- * Submits; *out is the answer (Training1/Workspace1), or with dry_run
- * the request that would have been sent (nothing is sent but the
- * project's look-up).
+ * Makes a create request (cp_submit_request's) a distributed one, pure:
+ * the framework, workers, MPI slots, clean-pod policy (2.21+), and the
+ * master: the worker's copy (masterSpecSameAsWorker), none with
+ * --no-master, or for MPI a launcher that runs the command.
+ */
+int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
+	    const char *release, struct rai_err *);
+/* Where the request is POSTed (dist: NULL unless submit-dist). */
+const char *cp_submit_path(const struct rai_submit_spec *,
+	    const struct rai_dist_spec *dist);
+/*
+ * Submits; *out is the answer (Training1, Workspace1,
+ * DistributedWorkload), or with dry_run the request that would have
+ * been sent (nothing is sent but the project's look-up).
  */
 int	 cp_submit(struct cp *, const struct rai_submit_spec *,
-	    const char *prefix, int dry_run, cJSON **out, struct rai_err *);
+	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+	    cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */

@@ -464,6 +464,42 @@ job/ws1"
 	run -0 runai list jobs -p team-a
 }
 
+@test "submit-dist: the control plane's distributed workloads become training-operator jobs" {
+	cp_login
+	runai config project team-d >/dev/null
+	run -0 runai submit-dist pytorch ddp1 -i pytorch/pytorch --workers 2 -g 1 -- sleep 300
+	assert_line "The job 'ddp1' has been submitted successfully"
+	cp_wait_status ddp1 Running
+	# a PyTorchJob the emulator's operator runs: a master and two workers
+	run -0 kube_api "$KUBESIM_URL/apis/kubeflow.org/v1/namespaces/runai-team-d/pytorchjobs/ddp1"
+	assert_equal "$(jq -c '.spec.pytorchReplicaSpecs | [.Master.replicas, .Worker.replicas]' <<<"$output")" '[1,2]'
+	run -0 runai list jobs
+	assert_line --regexp "^ddp1 +Running +[0-9]+s +node-[0-9] +pytorch/pytorch +PyTorch +team-d +$CP_USER +3 \(3\) +3 \(0\)"
+	run -0 runai describe job ddp1
+	assert_line --regexp '^ddp1-worker-1 +Running +node-[0-9] +pytorch/pytorch$'
+	run -0 cp_status_of POST '^/api/v1/workloads/distributed$'
+	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 200 || echo 202)"
+	# no master: only workers; the clean-pod policy from 2.21
+	if [ "$CP_VERSION" = 2.18 ]; then
+		run -2 runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master --clean-pod-policy All
+		assert_output "runai: error: --clean-pod-policy needs a control plane of 2.21 or later (this is $(runai version | sed -n 's/^ControlPlaneVersion: //p'))"
+		runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master >/dev/null
+	else
+		runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master --clean-pod-policy All >/dev/null
+	fi
+	cp_wait_status tf1 Running
+	run -0 kube_api "$KUBESIM_URL/apis/kubeflow.org/v1/namespaces/runai-team-d/tfjobs/tf1"
+	assert_equal "$(jq -c '[(.spec.tfReplicaSpecs | keys), .spec.runPolicy.cleanPodPolicy]' <<<"$output")" \
+		"$([ "$CP_VERSION" = 2.18 ] && echo '[["Worker"],null]' || echo '[["Worker"],"All"]')"
+	# MPI: the launcher runs the command; the workers what the operator gives
+	run -0 runai submit-dist mpi mpi1 -i mpi-img --workers 2 --slots-per-worker 2 --dry-run -o json -- mpirun python train.py
+	assert_equal "$(jq -c '[.spec.distributedFramework, .spec.numWorkers, .spec.slotsPerWorker, .spec.args, .masterSpec.args]' <<<"$output")" \
+		'["MPI",2,2,null,"mpirun python train.py"]'
+	run -0 runai delete ddp1 tf1
+	run -0 cp_status_of DELETE '^/api/v1/workloads/distributed/'
+	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
+}
+
 @test "the judge saw no schema violation in anything above" {
 	run -0 cat "$CP_VIOLATIONS"
 	assert_output ""

@@ -6,7 +6,6 @@ requests.jsonl, secrets left out) and the judge around every exchange."""
 import json
 import os
 import re
-import shlex
 import threading
 import time
 import urllib.parse
@@ -15,14 +14,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from kubesim import prometheus
 from kubesim.errors import ApiError
-from kubesim.objutil import CLAIMS, RUNAIJOBS, SERVICES, meta_of
+from kubesim.objutil import CLAIMS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
 from kubesim.controlplane import views
+from kubesim.controlplane.objects import (FRAMEWORKS, new_claims, runaijob, service,
+                                          training_job)
 from kubesim.controlplane.judge import Judge, query_of
 from kubesim.controlplane.profiles import profile
-from kubesim.controlplane.state import TYPES, State, Workload
+from kubesim.controlplane.state import TYPES, State, Workload, set_suspended
 from kubesim.controlplane.tokens import Identity
 
 MAX_BODY = 1024 * 1024
@@ -341,6 +342,9 @@ class Routes:
         if project is None:
             raise CpError(400, "project %s not found" % pid)
         spec = b.get("spec") or {}
+        if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
+            raise CpError(400, "spec.distributedFramework must be one of %s"
+                          % ", ".join(sorted(FRAMEWORKS)))
         issues = self.compliance(spec)
         if issues:
             raise CpError(400, "the workload does not comply with the policy",
@@ -364,7 +368,13 @@ class Routes:
             svc = service(wl)
             if svc is not None:
                 self.cp.sim.store.create(SERVICES, wl.namespace, svc)
-            self.cp.sim.store.create(RUNAIJOBS, wl.namespace, runaijob(wl))
+            if kind == "Distributed":
+                wl.gvr, obj = training_job(wl, b)
+                wl.master_spec = spec if b.get("masterSpecSameAsWorker") else \
+                    b.get("masterSpec")
+            else:
+                obj = runaijob(wl)
+            self.cp.sim.store.create(wl.gvr, wl.namespace, obj)
         except ApiError as e:
             self.st.workloads.pop(wl.id, None)
             raise CpError(400 if e.code < 500 else 503, e.message)
@@ -396,7 +406,7 @@ class Routes:
     def delete(self, wl):
         wl.desired, wl.deleted_at = "Deleted", now_rfc3339()
         try:
-            self.cp.sim.store.delete(RUNAIJOBS, wl.namespace, wl.name)
+            self.cp.sim.store.delete(wl.gvr, wl.namespace, wl.name)
         except ApiError:
             pass  # gone from the cluster already
         svc = self.cp.sim.store.get(SERVICES, wl.namespace, wl.name)
@@ -416,131 +426,9 @@ class Routes:
         wl.desired = "Stopped" if stop else "Running"
         job = self.st.kube_object(wl)
         if job is not None:
-            job.setdefault("spec", {})["suspend"] = stop
-            self.cp.sim.store.update(RUNAIJOBS, wl.namespace, job)
+            set_suspended(job, stop)
+            self.cp.sim.store.update(wl.gvr, wl.namespace, job)
         return 202, {"code": 202, "message": "Request has been accepted."}
-
-
-def _split_words(text):
-    try:
-        return shlex.split(text or "")
-    except ValueError:
-        return (text or "").split()
-
-
-def claim_name(wl, i, pvc):
-    """A claim's name: the one given, else one made from the workload's."""
-    return pvc.get("claimName") or "%s-pvc-%d" % (wl.name, i)
-
-
-def _volumes(wl):
-    """The pod's volumes and mounts for spec.storage: claims by name,
-    host directories (path on the node, mountPath in the container)."""
-    storage = wl.spec.get("storage") or {}
-    volumes, mounts = [], []
-    for i, pvc in enumerate(storage.get("pvc") or []):
-        name = "pvc-%d" % i
-        volumes.append({"name": name, "persistentVolumeClaim": {
-            "claimName": claim_name(wl, i, pvc), "readOnly": bool(pvc.get("readOnly"))}})
-        mounts.append({"name": name, "mountPath": pvc.get("path"),
-                       "readOnly": bool(pvc.get("readOnly"))})
-    for i, hp in enumerate(storage.get("hostPath") or []):
-        name = "host-%d" % i
-        volumes.append({"name": name, "hostPath": {"path": hp.get("path")}})
-        mounts.append({"name": name, "mountPath": hp.get("mountPath"),
-                       "readOnly": bool(hp.get("readOnly"))})
-    return volumes, mounts
-
-
-def new_claims(wl):
-    """The PersistentVolumeClaims the control plane makes for claims that
-    do not exist yet (existingPvc false)."""
-    out = []
-    for i, pvc in enumerate((wl.spec.get("storage") or {}).get("pvc") or []):
-        if pvc.get("existingPvc"):
-            continue
-        info = pvc.get("claimInfo") or {}
-        claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                 "metadata": {"name": claim_name(wl, i, pvc),
-                              "labels": {"runai/workload-id": wl.id}},
-                 "spec": {"accessModes": ["ReadWriteOnce"],
-                          "resources": {"requests": {"storage": info.get("size") or "1Gi"}}}}
-        if info.get("storageClass"):
-            claim["spec"]["storageClassName"] = info["storageClass"]
-        out.append(claim)
-    return out
-
-
-def service(wl):
-    """One Service for spec.ports, of the first port's type."""
-    ports = [p for p in wl.spec.get("ports") or [] if p.get("container")]
-    if not ports:
-        return None
-    kind = ports[0].get("serviceType") or "ClusterIP"
-    out = []
-    for p in ports:
-        port = {"name": "port-%d" % p["container"], "protocol": "TCP",
-                "port": p.get("external") or p["container"], "targetPort": p["container"]}
-        if kind == "NodePort" and p.get("external"):
-            port["nodePort"] = p["external"]
-        out.append(port)
-    return {"apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": wl.name, "labels": {"runai/workload-id": wl.id}},
-            "spec": {"type": kind, "selector": {"release": wl.name}, "ports": out}}
-
-
-def runaijob(wl):
-    """The cluster object of a submitted workload, shaped as the RunaiJobs
-    the emulator already runs (labels the pods, the GPU limit)."""
-    spec, compute = wl.spec, wl.spec.get("compute") or {}
-    labels = {"app": "runaijob", "release": wl.name, "createdBy": "RunaiJob",
-              "runai/workload-id": wl.id}
-    if wl.type == "Workspace":
-        labels["priorityClassName"] = "build"
-    container = {"name": wl.name, "image": spec.get("image"),
-                 "imagePullPolicy": spec.get("imagePullPolicy") or "Always",
-                 "env": [{"name": e.get("name"), "value": e.get("value") or ""}
-                         for e in spec.get("environmentVariables") or [] if e.get("name")]}
-    if spec.get("command"):
-        container["command"] = _split_words(spec["command"])
-    if spec.get("args"):
-        container["args"] = _split_words(spec["args"])
-    limits, annotations = {}, {"user": wl.created_by or ""}
-    gpus = compute.get("gpuDevicesRequest")
-    if compute.get("gpuRequestType") == "portion":
-        annotations["gpu-fraction"] = str(compute.get("gpuPortionRequest"))
-    elif gpus:
-        limits["nvidia.com/gpu"] = str(gpus)
-    requests = {}
-    if compute.get("cpuCoreRequest"):
-        requests["cpu"] = str(compute["cpuCoreRequest"])
-    if compute.get("cpuMemoryRequest"):
-        requests["memory"] = compute["cpuMemoryRequest"]
-    container["resources"] = {k: v for k, v in (("limits", limits), ("requests", requests))
-                              if v}
-    if spec.get("tty"):
-        container["tty"] = True
-    if spec.get("stdin"):
-        container["stdin"] = True
-    ports = [{"containerPort": p["container"]} for p in spec.get("ports") or []
-             if p.get("container")]
-    if ports:
-        container["ports"] = ports
-    volumes, mounts = _volumes(wl)
-    pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
-                "containers": [container]}
-    if volumes:
-        container["volumeMounts"] = mounts
-        pod_spec["volumes"] = volumes
-    if spec.get("priorityClass"):
-        labels["priorityClassName"] = spec["priorityClass"]
-    return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
-            "metadata": {"name": wl.name, "labels": labels, "annotations": annotations},
-            "spec": {"completions": 1, "parallelism": 1,
-                     "backoffLimit": 0 if wl.type == "Workspace" else 6,
-                     "template": {"metadata": {"labels": dict(labels),
-                                               "annotations": dict(annotations)},
-                                  "spec": pod_spec}}}
 
 
 class Handler(BaseHTTPRequestHandler):

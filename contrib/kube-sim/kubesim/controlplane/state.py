@@ -20,13 +20,14 @@ from kubesim.store import now_rfc3339
 
 EVENTS = ("", "v1", "events")
 TENANT_ID = 1001
-TYPES = {"trainings": "Training", "workspaces": "Workspace"}
+TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Distributed"}
 
 
 class Workload:
     def __init__(self, kind, name, project, cluster_id, created_by, spec):
         self.id = str(uuid.uuid4())
-        self.type = kind                # Training | Workspace
+        self.type = kind                # Training | Workspace | Distributed
+        self.gvr = RUNAIJOBS            # the cluster object's resource
         self.name = name
         self.project = project          # the project view (dict)
         self.cluster_id = cluster_id
@@ -42,6 +43,20 @@ class Workload:
     @property
     def namespace(self):
         return self.project["namespace"]
+
+
+def suspended(job):
+    """A RunaiJob's spec.suspend, a training-operator job's runPolicy's."""
+    spec = job.get("spec") or {}
+    return bool(spec.get("suspend") or (spec.get("runPolicy") or {}).get("suspend"))
+
+
+def set_suspended(job, stop):
+    spec = job.setdefault("spec", {})
+    if "runPolicy" in spec:
+        spec["runPolicy"]["suspend"] = stop
+    else:
+        spec["suspend"] = stop
 
 
 class State:
@@ -90,7 +105,7 @@ class State:
             return list(self.workloads.values())
 
     def kube_object(self, wl):
-        return self.store.get(RUNAIJOBS, wl.namespace, wl.name)
+        return self.store.get(wl.gvr, wl.namespace, wl.name)
 
     def pods(self, wl):
         return [p for p in self.store.list(PODS, wl.namespace)
@@ -150,11 +165,11 @@ class State:
             return "Deleting"
         if job is None:
             return "Creating"
-        if condition_true(job, "Complete"):
+        if condition_true(job, "Complete") or condition_true(job, "Succeeded"):
             return "Completed"
         if condition_true(job, "Failed"):
             return "Failed"
-        if (job.get("spec") or {}).get("suspend"):
+        if suspended(job):
             return "Stopping" if pods else "Stopped"
         phases = [phase_of(p) for p in pods]
         if "Running" in phases:
