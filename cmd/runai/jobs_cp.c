@@ -251,6 +251,33 @@ print_detail(struct rai_ctx *ctx, const struct rai_job_view *v,
 	runai_print_events(ctx, events, time(NULL));
 }
 
+/*
+ * -o json|yaml: the control plane's own objects as it gave them - the
+ * workload in detail, as submitted, its pods and events (taken over).
+ */
+static int
+print_objects(struct rai_ctx *ctx, enum rai_out_fmt fmt, const cJSON *wl,
+    cJSON **pods, cJSON **events)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	cJSON *detailed = NULL, *submitted = NULL, *doc;
+	int rc;
+
+	if (cp_job_detail(RUNAI_CP(ctx), wl, &detailed, &submitted,
+	    err) == -1)
+		return -1;
+	doc = cJSON_CreateObject();
+	cJSON_AddItemToObject(doc, "workload", detailed);
+	cJSON_AddItemToObject(doc, "submitted", submitted != NULL ? submitted :
+	    cJSON_CreateNull());
+	cJSON_AddItemToObject(doc, "pods", *pods);
+	cJSON_AddItemToObject(doc, "events", *events);
+	*pods = *events = NULL;
+	rc = rai_out_doc(ctx->out, fmt, doc, err);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 int
 runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
     const char *output)
@@ -258,7 +285,7 @@ runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct rai_job_view v;
 	enum rai_out_fmt fmt;
-	cJSON *wl = NULL, *pods = NULL, *events = NULL, *doc;
+	cJSON *wl = NULL, *pods = NULL, *events = NULL;
 	const char *project;
 	int rc = -1;
 
@@ -273,16 +300,9 @@ runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
 	rc = 0;
 	if (fmt == RAI_OUT_NAME)
 		rai_text_put(ctx->out, "job/", v.name, "\n");
-	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
-		/* the control plane's own objects, as it gave them */
-		doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "workload", wl);
-		cJSON_AddItemToObject(doc, "pods", pods);
-		cJSON_AddItemToObject(doc, "events", events);
-		wl = pods = events = NULL;
-		rc = rai_out_doc(ctx->out, fmt, doc, err);
-		cJSON_Delete(doc);
-	} else
+	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML)
+		rc = print_objects(ctx, fmt, wl, &pods, &events);
+	else
 		print_detail(ctx, &v, wl, pods, events);
 out:
 	rai_job_view_release(&v);

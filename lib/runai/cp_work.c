@@ -912,3 +912,28 @@ cp_job_list_of(struct cp *c, const cJSON *wl, const char *what,
 	free(path);
 	return rc;
 }
+
+int
+cp_job_detail(struct cp *c, const cJSON *wl, cJSON **detailed,
+    cJSON **submitted, struct rai_err *err)
+{
+	const char *kind = type_path(rai_json_str(wl, "type"));
+	const char *id = rai_json_str_or(wl, "id", "");
+	char *path;
+	int rc;
+
+	*detailed = *submitted = NULL;
+	path = xasprintf("/api/v1/workloads/%s", id);
+	rc = cp_call(c, "GET", path, NULL, NULL, detailed, err);
+	free(path);
+	if (rc == -1 || kind == NULL)
+		return rc;
+	path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
+	rc = cp_call(c, "GET", path, NULL, NULL, submitted, err);
+	free(path);
+	if (rc == -1) {
+		cJSON_Delete(*detailed);
+		*detailed = NULL;
+	}
+	return rc;
+}

@@ -81,4 +81,12 @@ int	 cp_job_action(struct cp *, const cJSON *workload, enum cp_action,
 int	 cp_job_list_of(struct cp *, const cJSON *workload, const char *what,
 	    cJSON **items, struct rai_err *);
 
+/*
+ * The workload as GET /api/v1/workloads/{id} gives it (with why it is
+ * pending), and as submitted: its type's own GET (the spec sent, the
+ * desired and actual phase; NULL for a type runai does not submit).
+ */
+int	 cp_job_detail(struct cp *, const cJSON *workload, cJSON **detailed,
+	    cJSON **submitted, struct rai_err *);
+
 #endif

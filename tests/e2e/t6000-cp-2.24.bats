@@ -276,6 +276,15 @@ job/ws1"
 	assert_line --regexp '\[Scheduled\] Successfully assigned runai-team-a/desc1-'
 	run -1 runai describe job nosuch -p team-a
 	assert_output "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
+	# -o json|yaml: the control plane's own objects
+	run -0 runai describe job desc1 -p team-a -o json
+	assert_equal "$(jq -r '[.workload.name, .workload.phase, .submitted.spec.image,
+		.submitted.workloadId == .workload.id, (.pods[0].name | startswith("desc1-")),
+		(.events | length > 0)] | join(" ")' <<<"$output")" "desc1 Running ubuntu true true true"
+	run -0 cp_status_of GET '^/api/v1/workloads/trainings/[-0-9a-f]+$'
+	assert_line 200
+	run -0 bash -c "runai describe job desc1 -p team-a -o yaml | yq -r .submitted.name"
+	assert_output desc1
 }
 
 @test "suspend, resume and delete" {
@@ -477,6 +486,8 @@ job/ws1"
 	assert_line --regexp "^ddp1 +Running +[0-9]+s +node-[0-9] +pytorch/pytorch +PyTorch +team-d +$CP_USER +3 \(3\) +3 \(0\)"
 	run -0 runai describe job ddp1
 	assert_line --regexp '^ddp1-worker-1 +Running +node-[0-9] +pytorch/pytorch$'
+	run -0 runai describe job ddp1 -o json
+	assert_equal "$(jq -r '.workload.distributedFramework + " " + .submitted.spec.distributedFramework' <<<"$output")" "PyTorch PyTorch"
 	run -0 cp_status_of POST '^/api/v1/workloads/distributed$'
 	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 200 || echo 202)"
 	# no master: only workers; the clean-pod policy from 2.21
