@@ -888,6 +888,13 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 		return rai_err_set(err, RAI_E_USAGE, "workload %s is of type %s, "
 		    "which runai cannot manage yet", rai_json_str_or(wl, "name",
 		    "?"), rai_json_str_or(wl, "type", "?"));
+	/* a distributed workload is suspended from 2.20 only */
+	if (a != CP_DELETE && strcmp(kind, "distributed") == 0 &&
+	    cp_cluster(c, "version") != NULL &&
+	    !cp_version_at_least(cp_cluster(c, "version"), 2, 20))
+		return rai_err_set(err, RAI_E_USAGE, "suspending or resuming a "
+		    "distributed workload needs a control plane of 2.20 or later "
+		    "(this is %s)", cp_cluster(c, "version"));
 	if (a == CP_DELETE)
 		path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
 	else

@@ -506,6 +506,16 @@ job/ws1"
 	run -0 runai submit-dist mpi mpi1 -i mpi-img --workers 2 --slots-per-worker 2 --dry-run -o json -- mpirun python train.py
 	assert_equal "$(jq -c '[.spec.distributedFramework, .spec.numWorkers, .spec.slotsPerWorker, .spec.args, .masterSpec.args]' <<<"$output")" \
 		'["MPI",2,2,null,"mpirun python train.py"]'
+	# suspended and resumed from 2.20
+	if [ "$CP_VERSION" = 2.18 ]; then
+		run -1 runai suspend ddp1
+		assert_output --regexp "^runai: error: Failed to suspend job ddp1: suspending or resuming a distributed workload needs a control plane of 2\.20 or later"
+	else
+		run -0 runai suspend ddp1
+		cp_wait_status ddp1 Suspended
+		run -0 runai resume ddp1
+		cp_wait_status ddp1 Running
+	fi
 	run -0 runai delete ddp1 tf1
 	run -0 cp_status_of DELETE '^/api/v1/workloads/distributed/'
 	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
