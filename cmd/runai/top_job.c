@@ -178,11 +178,13 @@ prom_warning(const struct rai_err *qerr)
 
 /*
  * Backend mode: the jobs from the control plane, and for each running
- * one GET /api/v1/workloads/{id}/metrics.
+ * one GET /api/v1/workloads/{id}/metrics; as in Kubernetes mode the
+ * metrics are optional: the first failure goes to qerr and no more are
+ * asked for.
  */
 static int
 cp_job_fetch(struct rai_ctx *ctx, int all, struct rai_job_list *jl,
-    struct rai_prom_vec *m, time_t now)
+    struct rai_prom_vec *m, time_t now, struct rai_err *qerr)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *project = NULL;
@@ -198,10 +200,10 @@ cp_job_fetch(struct rai_ctx *ctx, int all, struct rai_job_list *jl,
 			continue;
 		path = xasprintf("/api/v1/workloads/%s/metrics", jl->v[i].uid);
 		rc = cp_metrics(RUNAI_CP(ctx), path, cp_job_metrics, M_COUNT,
-		    UID_LABEL, jl->v[i].uid, now, m, err);
+		    UID_LABEL, jl->v[i].uid, now, m, qerr);
 		free(path);
 		if (rc == -1)
-			return -1;
+			break;
 	}
 	return 0;
 }
@@ -222,8 +224,10 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argv;
 	memset(m, 0, sizeof(m));
 	if (RUNAI_CP(ctx) != NULL) {
-		if (cp_job_fetch(ctx, o->all, &jl, m, now) == -1)
+		if (cp_job_fetch(ctx, o->all, &jl, m, now, &qerr) == -1)
 			goto out;
+		if (qerr.message != NULL)
+			prom_warning(&qerr);
 		goto print;
 	}
 	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,

@@ -291,11 +291,14 @@ prom_warning(const struct rai_err *qerr)
 /*
  * Backend mode: the nodes from the control plane, each one's metrics
  * from GET /api/v1/nodes/{id}/metrics; a release without node metrics
- * (before 2.21: no node ids) shows capacity only.
+ * (before 2.21: no node ids) shows capacity only. As in Kubernetes
+ * mode the metrics are optional: the first failure goes to qerr and
+ * no more are asked for.
  */
 static int
 cp_node_fetch(struct rai_ctx *ctx, struct rai_node_list *nl,
-    struct rai_prom_vec *m, int argc, char **argv, time_t now)
+    struct rai_prom_vec *m, int argc, char **argv, time_t now,
+    struct rai_err *qerr)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	char *path;
@@ -310,10 +313,10 @@ cp_node_fetch(struct rai_ctx *ctx, struct rai_node_list *nl,
 			continue;
 		path = xasprintf("/api/v1/nodes/%s/metrics", nl->v[i].id);
 		rc = cp_metrics(RUNAI_CP(ctx), path, cp_node_metrics, M_COUNT,
-		    "node", nl->v[i].name, now, m, err);
+		    "node", nl->v[i].name, now, m, qerr);
 		free(path);
 		if (rc == -1)
-			return -1;
+			break;
 	}
 	return 0;
 }
@@ -331,9 +334,11 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	memset(m, 0, sizeof(m));
 	if (RUNAI_CP(ctx) != NULL) {
-		if (cp_node_fetch(ctx, &nl, m, argc, argv, now) == -1 ||
+		if (cp_node_fetch(ctx, &nl, m, argc, argv, now, &qerr) == -1 ||
 		    check_name(ctx, &nl, argc, argv) == -1)
 			goto out;
+		if (qerr.message != NULL)
+			prom_warning(&qerr);
 		goto print;
 	}
 	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
