@@ -241,6 +241,12 @@ job/ws1"
 	assert_line --regexp "^top1 +team-c +$CP_USER +Train +[0-9]+s +node-[0-9] +│ 1 +42\.0% +│ 40 GiB +10 GiB +│ 1\.50 +0\.25 +│ 2 GiB +1 GiB$"
 	run -0 cp_status_of GET '^/api/v1/workloads/[-0-9a-f]+/metrics$'
 	assert_line 200
+	# the metrics are optional: without them, a warning and what is known
+	cp_settings '{"metricsDown": true}'
+	run -0 --separate-stderr runai top job -p team-c
+	cp_settings '{"metricsDown": false}'
+	assert_equal "$stderr" "Some metrics will not show, please contact customer support and attach the following error: the metrics service is not available"
+	assert_line --regexp "^top1 +team-c +$CP_USER +Train +[0-9]+s +node-[0-9] +│ 1 +- +│ - +- +│ - +- +│ - +-$"
 	run -1 runai top node nosuch
 	assert_line --index 0 "runai: error: No match found for node(s) '[nosuch]'"
 	run -0 runai top node

@@ -54,6 +54,7 @@ class ControlPlane:
         self.identity = None
         self.token_ttl = token_ttl
         self.down_until = 0.0
+        self.metrics_down = False
         self.policy = {"compute.gpuDevicesRequest": {"max": 4}}
         self.url = None
 
@@ -85,9 +86,12 @@ class ControlPlane:
             self.identity.ttl = self.token_ttl = int(body["tokenTtl"])
         if "policy" in body:
             self.policy = dict(body["policy"])
+        if "metricsDown" in body:
+            self.metrics_down = bool(body["metricsDown"])
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
+                "metricsDown": self.metrics_down,
                 "version": self.profile["version"], "violations": self.judge.count}
 
 
@@ -234,6 +238,8 @@ class Routes:
         [(labels or None, value)] (none: the type has no data here)."""
         if "start" not in self.query or "end" not in self.query:
             raise CpError(400, "start and end are required")
+        if self.cp.metrics_down:
+            raise CpError(503, "the metrics service is not available")
         out, now = [], now_rfc3339()
         for kind in ",".join(self.query.get("metricType", [])).split(","):
             if not kind:
