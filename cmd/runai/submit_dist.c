@@ -237,7 +237,12 @@ static const struct rai_example dist_examples[] = {
 	"All or None.\n\n" \
 	"The name, its reservation, the labels and annotations, the " \
 	"user, --dry-run and the rollback on failure or interruption are " \
-	"those of \"runai submit\"."
+	"those of \"runai submit\".\n\n" \
+	"In control-plane mode the control plane's distributed workload " \
+	"is made instead: the master a copy of the worker, none with " \
+	"--no-master, or for MPI a launcher that runs the command; " \
+	"--clean-pod-policy needs 2.21 or later; --dry-run prints the " \
+	"request."
 
 #define DIST_SUBCMD(var, word, what) \
 	static const struct rai_cmd var = { \
