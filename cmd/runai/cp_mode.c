@@ -104,6 +104,14 @@ stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	return 0;
 }
 
+int
+runai_cp_stream_setup(struct rai_ctx *ctx, struct rai_err *err)
+{
+	struct rai_kube_globals kg = RUNAI_GLOBALS(ctx)->kube;
+
+	return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, &kg, err);
+}
+
 static int
 listed(const struct rai_cmd *const *list, const struct rai_cmd *cmd)
 {
@@ -120,7 +128,9 @@ static const struct rai_cmd *const cp_commands[] = {
 	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
 	&runai_cmd_config_control_plane, &runai_cmd_config_project,
 	&runai_cmd_config_cluster, &runai_cmd_list, &runai_cmd_list_jobs,
-	&runai_cmd_list_projects, &runai_cmd_submit, &runai_cmd_describe_job,
+	&runai_cmd_list_projects, &runai_cmd_list_nodes,
+	&runai_cmd_list_clusters, &runai_cmd_describe_node, &runai_cmd_top_node,
+	&runai_cmd_top_job, &runai_cmd_submit, &runai_cmd_describe_job,
 	&runai_cmd_delete, &runai_cmd_delete_job, &runai_cmd_suspend,
 	&runai_cmd_resume, NULL
 };
@@ -133,6 +143,8 @@ runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
 	/* switching contexts needs the kubeconfig, which $RUNAI_...
 	 * alone does not give */
+	if (runai_is_submit_dist(ctx->cmd))
+		return 0;
 	if (listed(cp_commands, ctx->cmd) &&
 	    (ctx->cmd != &runai_cmd_config_cluster ||
 	    RUNAI_KUBE(ctx)->kcfg != NULL))

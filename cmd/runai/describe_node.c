@@ -162,6 +162,8 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int rc = -1, first = 1;
 
 	(void)opts;
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_describe_node_cp(ctx, argc, argv);
 	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (nl.n == 0) {
@@ -207,7 +209,10 @@ const struct rai_cmd runai_cmd_describe_node = {
 	    "with the share allocated on each (fractions where the "
 	    "scheduler recorded the GPU, whole GPUs on the first free "
 	    "ones). An unknown name is an error that lists the nodes there "
-	    "are.",
+	    "are. In control-plane mode the block comes from the control "
+	    "plane's node list and telemetry, with the node pool in place "
+	    "of the address and role and no per-GPU table (the API has "
+	    "none); what the release does not report shows as '-'.",
 	.examples = describe_node_examples,
 	.args_min = 0,
 	.args_max = -1,

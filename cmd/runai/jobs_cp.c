@@ -4,6 +4,7 @@
  * job, delete, suspend and resume. Each Kubernetes-mode command calls
  * in here when RUNAI_CP(ctx) is set; the API work is lib/runai/cp_work.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,6 +251,33 @@ print_detail(struct rai_ctx *ctx, const struct rai_job_view *v,
 	runai_print_events(ctx, events, time(NULL));
 }
 
+/*
+ * -o json|yaml: the control plane's own objects as it gave them - the
+ * workload in detail, as submitted, its pods and events (taken over).
+ */
+static int
+print_objects(struct rai_ctx *ctx, enum rai_out_fmt fmt, const cJSON *wl,
+    cJSON **pods, cJSON **events)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	cJSON *detailed = NULL, *submitted = NULL, *doc;
+	int rc;
+
+	if (cp_job_detail(RUNAI_CP(ctx), wl, &detailed, &submitted,
+	    err) == -1)
+		return -1;
+	doc = cJSON_CreateObject();
+	cJSON_AddItemToObject(doc, "workload", detailed);
+	cJSON_AddItemToObject(doc, "submitted", submitted != NULL ? submitted :
+	    cJSON_CreateNull());
+	cJSON_AddItemToObject(doc, "pods", *pods);
+	cJSON_AddItemToObject(doc, "events", *events);
+	*pods = *events = NULL;
+	rc = rai_out_doc(ctx->out, fmt, doc, err);
+	cJSON_Delete(doc);
+	return rc;
+}
+
 int
 runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
     const char *output)
@@ -257,7 +285,7 @@ runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct rai_job_view v;
 	enum rai_out_fmt fmt;
-	cJSON *wl = NULL, *pods = NULL, *events = NULL, *doc;
+	cJSON *wl = NULL, *pods = NULL, *events = NULL;
 	const char *project;
 	int rc = -1;
 
@@ -272,16 +300,9 @@ runai_describe_job_cp(struct rai_ctx *ctx, const char *job,
 	rc = 0;
 	if (fmt == RAI_OUT_NAME)
 		rai_text_put(ctx->out, "job/", v.name, "\n");
-	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML) {
-		/* the control plane's own objects, as it gave them */
-		doc = cJSON_CreateObject();
-		cJSON_AddItemToObject(doc, "workload", wl);
-		cJSON_AddItemToObject(doc, "pods", pods);
-		cJSON_AddItemToObject(doc, "events", events);
-		wl = pods = events = NULL;
-		rc = rai_out_doc(ctx->out, fmt, doc, err);
-		cJSON_Delete(doc);
-	} else
+	else if (fmt == RAI_OUT_JSON || fmt == RAI_OUT_YAML)
+		rc = print_objects(ctx, fmt, wl, &pods, &events);
+	else
 		print_detail(ctx, &v, wl, pods, events);
 out:
 	rai_job_view_release(&v);
@@ -309,19 +330,59 @@ print_violations(const struct rai_err *err)
 	}
 }
 
+/* Whether an environment variable's name says its value is a secret. */
+static int
+secret_name(const char *name)
+{
+	static const char *const words[] = { "PASSWORD", "PASSWD", "SECRET",
+	    "TOKEN", "CREDENTIAL", "KEY", NULL };
+	char *up = xstrdup(name), *p;
+	size_t i;
+	int hit = 0;
+
+	for (p = up; *p != '\0'; p++)
+		*p = (char)toupper((unsigned char)*p);
+	for (i = 0; words[i] != NULL && !hit; i++)
+		hit = strstr(up, words[i]) != NULL;
+	free(up);
+	return hit;
+}
+
+/*
+ * --dry-run: the request as it would be POSTed, in YAML (or JSON with
+ * -o json), the values of variables named like secrets redacted.
+ */
+static int
+print_request(struct rai_ctx *ctx, const struct rai_submit_spec *spec,
+    const struct rai_dist_spec *dist, cJSON *body, int json)
+{
+	cJSON *sp = cJSON_GetObjectItemCaseSensitive(body, "spec"), *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sp,
+	    "environmentVariables"))
+		if (secret_name(rai_json_str_or(e, "name", "")))
+			rai_json_set_str(e, "value", "<redacted>");
+	if (!json)
+		fprintf(ctx->out, "# POST %s\n", cp_submit_path(spec, dist));
+	return rai_out_doc(ctx->out, json ? RAI_OUT_JSON : RAI_OUT_YAML, body,
+	    rai_ctx_err(ctx));
+}
+
 int
 runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
-    const char *prefix)
+    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+    int json, char **name)
 {
 	/* what these flags do lies beyond the spec: refused, not lost */
 	static const char *const local_only[] = { "template", "jupyter",
-	    "attach", "dry-run", "user", NULL };
+	    "user", NULL };
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *project;
-	cJSON *created = NULL;
-	char *name;
+	cJSON *out = NULL;
 	size_t i;
+	int rc;
 
+	*name = NULL;
 	for (i = 0; local_only[i] != NULL; i++)
 		if (rai_opt_given(ctx, local_only[i]))
 			return rai_err_set(err, RAI_E_USAGE, "--%s is not "
@@ -329,7 +390,8 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 	if (runai_cp_project(ctx, &project, err) == -1)
 		return -1;
 	spec->project = project;
-	if (cp_submit(RUNAI_CP(ctx), spec, prefix, &created, err) == -1) {
+	if (cp_submit(RUNAI_CP(ctx), spec, dist, prefix, dry_run, &out,
+	    err) == -1) {
 		if (err->ncauses > 0) {
 			rai_err_print(err, stderr, ctx->prog->name);
 			print_violations(err);
@@ -337,12 +399,16 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 		}
 		return -1;
 	}
-	name = xstrdup(rai_json_str_or(created, "name", ""));
-	cJSON_Delete(created);
-	rai_text_put(ctx->out, "The job '", name, "' has been submitted "
+	if (dry_run) {
+		rc = print_request(ctx, spec, dist, out, json);
+		cJSON_Delete(out);
+		return rc;
+	}
+	*name = xstrdup(rai_json_str_or(out, "name", ""));
+	cJSON_Delete(out);
+	rai_text_put(ctx->out, "The job '", *name, "' has been submitted "
 	    "successfully\n");
 	fprintf(ctx->out, "You can run `runai describe job %s -p %s` to check "
-	    "the job status\n", name, project);
-	free(name);
+	    "the job status\n", *name, project);
 	return 0;
 }

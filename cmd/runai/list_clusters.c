@@ -35,6 +35,8 @@ cmd_list_clusters(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct rai_table *t;
 	const char *project;
 
+	if (RUNAI_CP(ctx) != NULL)
+		return runai_list_clusters_cp(ctx);
 	infos = xcalloc(n, sizeof(*infos));
 	for (i = 0; i < n; i++)
 		kube_config_context(RUNAI_KUBE(ctx)->kcfg, i, &infos[i]);
@@ -64,7 +66,10 @@ const struct rai_cmd runai_cmd_list_clusters = {
 	.synopsis = "",
 	.description = "Lists the contexts of the kubeconfig, marks the "
 	    "current one, and shows each context's project (its namespace "
-	    "without the runai- prefix). No request is sent to any cluster.",
+	    "without the runai- prefix). No request is sent to any cluster. "
+	    "In control-plane mode it lists the control plane's clusters "
+	    "instead, with their state and Run:ai version; the one logged "
+	    "in to is marked current, beside the default project.",
 	.args_min = 0,
 	.args_max = 0,
 	.flags = RAI_CMD_NEED_CONFIG,

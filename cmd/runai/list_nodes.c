@@ -2,6 +2,7 @@
  * runai list nodes: CPU, memory and GPU capacity and use per node, from
  * the Node objects and the pods bound to them.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/cp_nodes.h"
 #include "runai/nodes.h"
 
 #include "core/banned.h"
@@ -43,25 +45,68 @@ static const struct rai_col node_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
+/*
+ * Cells of what may be unknown: backend mode has no address or role,
+ * and releases before 2.21 report no CPU or memory (NaN): "-".
+ */
+static void
+add_text(struct rai_table *t, const char *s)
+{
+	rai_table_add(t, s != NULL && *s != '\0' ? s : "-");
+}
+
+static void
+add_cores(struct rai_table *t, double v)
+{
+	if (isnan(v))
+		rai_table_add(t, "-");
+	else
+		rai_table_addf(t, "%.2f", v);
+}
+
+static void
+add_bytes(struct rai_table *t, double v)
+{
+	char a[32];
+
+	rai_table_add(t, isnan(v) ? "-" : rai_fmt_iec(v, a, sizeof(a)));
+}
+
+static void
+add_count(struct rai_table *t, double v)
+{
+	char a[32];
+
+	rai_table_add(t, isnan(v) ? "-" : rai_fmt_num(v, a, sizeof(a)));
+}
+
 static void
 add_node_row(struct rai_table *t, const struct rai_node_view *v)
 {
-	char a[32], b[32];
-
 	rai_table_add(t, v->name);
 	rai_table_add(t, v->status);
-	rai_table_add(t, v->ip);
-	rai_table_add(t, v->role);
-	rai_table_addf(t, "%.2f", v->cpu_allocatable);
-	rai_table_addf(t, "%.2f", v->cpu_allocated);
-	rai_table_add(t, rai_fmt_iec(v->mem_allocatable, a, sizeof(a)));
-	rai_table_add(t, rai_fmt_iec(v->mem_allocated, b, sizeof(b)));
-	rai_table_add(t, v->gpu_type[0] ? v->gpu_type : "-");
-	rai_table_add(t, rai_fmt_num(v->gpu_allocatable, a, sizeof(a)));
-	rai_table_add(t, rai_fmt_num(v->gpu_free, b, sizeof(b)));
-	rai_table_add(t, rai_fmt_num(v->gpu_allocated, a, sizeof(a)));
-	rai_table_add(t, rai_fmt_num(v->gpu_unhealthy, b, sizeof(b)));
+	add_text(t, v->ip);
+	add_text(t, v->role);
+	add_cores(t, v->cpu_allocatable);
+	add_cores(t, v->cpu_allocated);
+	add_bytes(t, v->mem_allocatable);
+	add_bytes(t, v->mem_allocated);
+	add_text(t, v->gpu_type);
+	add_count(t, v->gpu_allocatable);
+	add_count(t, v->gpu_free);
+	add_count(t, v->gpu_allocated);
+	add_count(t, v->gpu_unhealthy);
 	rai_table_end_row(t);
+}
+
+/* A number, or null where it is unknown. */
+static void
+put_num(cJSON *o, const char *key, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddNumberToObject(o, key, v);
 }
 
 /* The documented -o json|yaml schema: one object per node. */
@@ -72,21 +117,29 @@ node_json(const struct rai_node_view *v)
 
 	cJSON_AddStringToObject(o, "name", v->name);
 	cJSON_AddStringToObject(o, "status", v->status);
-	cJSON_AddStringToObject(o, "ip", v->ip);
-	cJSON_AddStringToObject(o, "role", v->role);
+	if (*v->ip != '\0')
+		cJSON_AddStringToObject(o, "ip", v->ip);
+	else
+		cJSON_AddNullToObject(o, "ip");
+	if (*v->role != '\0')
+		cJSON_AddStringToObject(o, "role", v->role);
+	else
+		cJSON_AddNullToObject(o, "role");
+	if (v->node_pool != NULL)
+		cJSON_AddStringToObject(o, "nodePool", v->node_pool);
 	g = cJSON_AddObjectToObject(o, "cpu");
-	cJSON_AddNumberToObject(g, "allocatable", v->cpu_allocatable);
-	cJSON_AddNumberToObject(g, "allocated", v->cpu_allocated);
+	put_num(g, "allocatable", v->cpu_allocatable);
+	put_num(g, "allocated", v->cpu_allocated);
 	g = cJSON_AddObjectToObject(o, "memory");
-	cJSON_AddNumberToObject(g, "allocatableBytes", v->mem_allocatable);
-	cJSON_AddNumberToObject(g, "allocatedBytes", v->mem_allocated);
+	put_num(g, "allocatableBytes", v->mem_allocatable);
+	put_num(g, "allocatedBytes", v->mem_allocated);
 	g = cJSON_AddObjectToObject(o, "gpu");
 	cJSON_AddStringToObject(g, "type", v->gpu_type);
-	cJSON_AddNumberToObject(g, "capacity", v->gpu_capacity);
-	cJSON_AddNumberToObject(g, "allocatable", v->gpu_allocatable);
-	cJSON_AddNumberToObject(g, "allocated", v->gpu_allocated);
-	cJSON_AddNumberToObject(g, "free", v->gpu_free);
-	cJSON_AddNumberToObject(g, "unhealthy", v->gpu_unhealthy);
+	put_num(g, "capacity", v->gpu_capacity);
+	put_num(g, "allocatable", v->gpu_allocatable);
+	put_num(g, "allocated", v->gpu_allocated);
+	put_num(g, "free", v->gpu_free);
+	put_num(g, "unhealthy", v->gpu_unhealthy);
 	return o;
 }
 
@@ -165,7 +218,9 @@ cmd_list_nodes(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
+	if (RUNAI_CP(ctx) != NULL ? cp_nodes(RUNAI_CP(ctx), &nl,
+	    rai_ctx_err(ctx)) == -1 : rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl,
+	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_names(ctx, &nl, argc, argv) == 0)
 		rc = print_nodes(ctx, &nl, fmt, argc, argv);
@@ -190,7 +245,11 @@ const struct rai_cmd runai_cmd_list_nodes = {
 	    "node's running and pending pods; fractional GPUs count by their "
 	    "gpu-fraction. -o wide adds allocated and unhealthy GPUs. With "
 	    "names, only those nodes are shown, and an unknown name is an "
-	    "error.",
+	    "error. In control-plane mode the nodes and their numbers come "
+	    "from the control plane (its node list and node telemetry); "
+	    "what the release does not report (the address and role, and "
+	    "before 2.21 CPU and memory) shows as '-' (null in JSON), and "
+	    "JSON adds each node's nodePool.",
 	.examples = list_nodes_examples,
 	.opts = list_nodes_opts,
 	.opts_size = sizeof(struct list_nodes_opts),

@@ -80,6 +80,8 @@ extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
 extern const struct rai_cmd runai_cmd_submit_dist;
 extern const struct rai_cmd runai_cmd_submit_mpi;
+/* Whether cmd is one of submit-dist's framework subcommands. */
+int	runai_is_submit_dist(const struct rai_cmd *);
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;
@@ -220,8 +222,20 @@ int	runai_job_action_cp(struct rai_ctx *, int all, int argc, char **argv,
 int	runai_describe_job_cp(struct rai_ctx *, const char *job,
 	    const char *output);
 struct rai_submit_spec;
+/*
+ * Submits (or with dry_run prints the request, JSON when json); dist
+ * makes it a distributed job (submit-dist), NULL for submit; *name is
+ * the job's name as the control plane made it (caller frees).
+ */
+struct rai_dist_spec;
 int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
-	    const char *prefix);
+	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+	    int json, char **name);
+/*
+ * The cluster's Kubernetes API and the project's namespace, for a
+ * stream after a backend-mode command (submit --attach).
+ */
+int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
 struct runai_cp_login {
 	const char	*auth_flow;	/* only "cli" (or none) so far */
 	const char	*username;
@@ -232,6 +246,9 @@ struct runai_cp_login {
 	int		 application;	/* 2.18's app_token grant */
 	long		 timeout_ms;
 };
+/* nodes_cp.c: list clusters and describe node in backend mode. */
+int	runai_list_clusters_cp(struct rai_ctx *);
+int	runai_describe_node_cp(struct rai_ctx *, int argc, char **argv);
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
 int	runai_logout_cp(struct rai_ctx *);
 int	runai_whoami_cp(struct rai_ctx *, const char *output);

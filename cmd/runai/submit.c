@@ -45,6 +45,8 @@ struct submit_opts {
 	int		 host_network;
 	int		 interactive;
 	int		 preemptible;
+	int		 non_preemptible;
+	const char	*node_pools;
 	long		 backoff_limit;
 	long		 completions;
 	long		 parallelism;
@@ -108,6 +110,15 @@ static const struct rai_opt submit_opts[] = {
 	{ .long_name = "preemptible", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct submit_opts, preemptible),
 	  .help = "with --interactive: may be preempted to free GPUs" },
+	{ .long_name = "non-preemptible", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, non_preemptible),
+	  .help = "control-plane mode: never preempted (a training needs "
+	  "2.24 or later)" },
+	{ .long_name = "node-pools", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct submit_opts, node_pools),
+	  .argh = "<pool,...>",
+	  .help = "control-plane mode: the node pools to run on, in order "
+	  "of preference" },
 	{ .long_name = "backoff-limit", .type = RAI_OPT_INT,
 	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried (cluster default: 6)",
@@ -337,6 +348,8 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->host_network = o->host_network;
 	s->interactive = o->interactive;
 	s->preemptible = o->preemptible;
+	s->non_preemptible = o->non_preemptible;
+	s->node_pools = o->node_pools;
 	s->backoff_limit = o->backoff_limit;
 	s->completions = o->completions;
 	s->parallelism = o->parallelism;
@@ -439,6 +452,28 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 	return rc;
 }
 
+/*
+ * Backend mode: the control plane makes the job; --attach then goes
+ * through the cluster's Kubernetes API as attach does.
+ */
+static int
+submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
+    struct rai_submit_spec *spec)
+{
+	char *name = NULL;
+	int rc;
+
+	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->dry_run,
+	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
+	if (rc == 0 && o->attach && !o->dry_run) {
+		fflush(ctx->out);
+		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_attach(ctx, name, NULL, ATTACH_WAIT_S);
+	}
+	free(name);
+	return rc;
+}
+
 /* --jupyter: a notebook unless the flags or templates say otherwise. */
 static int
 jupyter_defaults(struct rai_ctx *ctx, void *opts)
@@ -511,7 +546,15 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
 	if (RUNAI_CP(ctx) != NULL) {
-		rc = runai_submit_cp(ctx, &spec, o->prefix);
+		rc = submit_cp(ctx, o, &spec);
+		goto out;
+	}
+	if (o->node_pools != NULL || o->non_preemptible) {
+		rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "--%s is for "
+		    "control-plane mode", o->node_pools != NULL ? "node-pools" :
+		    "non-preemptible");
+		rai_err_set_hint(rai_ctx_err(ctx), "in Kubernetes mode, "
+		    "--node-type picks the nodes");
 		goto out;
 	}
 	if (
@@ -589,6 +632,18 @@ const struct rai_cmd runai_cmd_submit = {
 	    "--dry-run prints the objects that would be created, in the "
 	    "order they would be, as YAML documents (or a JSON List with "
 	    "-o json), and writes nothing.\n\n"
+	    "In control-plane mode the control plane makes the job (a "
+	    "training, or a workspace with --interactive): --pvc, -v, "
+	    "--port with -s nodeport|loadbalancer|portforward, --node-pools "
+	    "and --preemptible/--non-preemptible go into its request "
+	    "(preemptibility itself from 2.24; before, a preemptible "
+	    "workspace gets priority class interactive-preemptible and a "
+	    "non-preemptible training is refused); --dry-run prints that "
+	    "request, the values of variables named like secrets "
+	    "(TOKEN, PASSWORD, SECRET, KEY...) redacted; --attach attaches "
+	    "through the cluster's Kubernetes API. Flags the API mapping "
+	    "does not carry (--git-sync, --template, -s ingress...) are "
+	    "refused.\n\n"
 	    "Templates: the admin's template (runai list templates marks it "
 	    "Admin) applies to every submit, --template NAME adds one over "
 	    "it, and the command line wins over both. A template sets the "

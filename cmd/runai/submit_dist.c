@@ -173,8 +173,16 @@ cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		goto out;
 	job_from_opts(j, fw, o, name, argv + argc - ncmd, (size_t)ncmd);
 	if (check_offline(ctx, o, j) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1 ||
-	    check_served(ctx, fw) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
+		goto out;
+	if (RUNAI_CP(ctx) != NULL) {
+		/* the control plane's distributed workloads */
+		rc = runai_submit_cp(ctx, &j->spec, &j->dist, o->prefix,
+		    o->dry_run, o->output != NULL && strcmp(o->output,
+		    "json") == 0, &cmdline);
+		goto out;
+	}
+	if (check_served(ctx, fw) == -1 ||
 	    runai_submit_fill(ctx, o->user, o->dry_run, &j->spec, groups,
 	    &user, &claims) == -1)
 		goto out;
@@ -229,7 +237,12 @@ static const struct rai_example dist_examples[] = {
 	"All or None.\n\n" \
 	"The name, its reservation, the labels and annotations, the " \
 	"user, --dry-run and the rollback on failure or interruption are " \
-	"those of \"runai submit\"."
+	"those of \"runai submit\".\n\n" \
+	"In control-plane mode the control plane's distributed workload " \
+	"is made instead: the master a copy of the worker, none with " \
+	"--no-master, or for MPI a launcher that runs the command; " \
+	"--clean-pod-policy needs 2.21 or later; --dry-run prints the " \
+	"request."
 
 #define DIST_SUBCMD(var, word, what) \
 	static const struct rai_cmd var = { \
@@ -254,6 +267,17 @@ DIST_SUBCMD(dist_xgboost, "xgboost", "XGBoost");
 static const struct rai_cmd *const dist_subcmds[] = {
 	&dist_pytorch, &dist_mpi, &dist_tf, &dist_xgboost, NULL
 };
+
+int
+runai_is_submit_dist(const struct rai_cmd *cmd)
+{
+	size_t i;
+
+	for (i = 0; dist_subcmds[i] != NULL; i++)
+		if (dist_subcmds[i] == cmd)
+			return 1;
+	return 0;
+}
 
 const struct rai_cmd runai_cmd_submit_dist = {
 	.name = "submit-dist",

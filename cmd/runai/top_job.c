@@ -17,6 +17,9 @@
 #include "runai.h"
 #include "runai/job.h"
 #include "runai/project.h"
+#include "runai/cp.h"
+#include "runai/cp_metrics.h"
+#include "runai/cp_work.h"
 #include "runai/prom.h"
 
 #include "core/banned.h"
@@ -44,6 +47,17 @@ static const char *const job_queries[M_COUNT] = {
 	"runai_pod_group_cpu_usage_cores",
 	"runai_active_job_memory_requested_bytes",
 	"runai_pod_group_memory_used_bytes",
+};
+
+/* The same numbers from the control plane's workload metrics. */
+static const char *const cp_job_metrics[M_COUNT] = {
+	"GPU_UTILIZATION",
+	"GPU_MEMORY_REQUEST_BYTES",
+	"GPU_MEMORY_USAGE_BYTES",
+	"CPU_REQUEST_CORES",
+	"CPU_USAGE_CORES",
+	"CPU_MEMORY_REQUEST_BYTES",
+	"CPU_MEMORY_USAGE_BYTES",
 };
 
 struct top_job_opts {
@@ -162,6 +176,38 @@ prom_warning(const struct rai_err *qerr)
 	free(safe);
 }
 
+/*
+ * Backend mode: the jobs from the control plane, and for each running
+ * one GET /api/v1/workloads/{id}/metrics; as in Kubernetes mode the
+ * metrics are optional: the first failure goes to qerr and no more are
+ * asked for.
+ */
+static int
+cp_job_fetch(struct rai_ctx *ctx, int all, struct rai_job_list *jl,
+    struct rai_prom_vec *m, time_t now, struct rai_err *qerr)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	const char *project = NULL;
+	char *path;
+	size_t i;
+	int rc;
+
+	if ((!all && runai_cp_project(ctx, &project, err) == -1) ||
+	    cp_jobs(RUNAI_CP(ctx), project, jl, err) == -1)
+		return -1;
+	for (i = 0; i < jl->n; i++) {
+		if (strcmp(jl->v[i].status, "Running") != 0)
+			continue;
+		path = xasprintf("/api/v1/workloads/%s/metrics", jl->v[i].uid);
+		rc = cp_metrics(RUNAI_CP(ctx), path, cp_job_metrics, M_COUNT,
+		    UID_LABEL, jl->v[i].uid, now, m, qerr);
+		free(path);
+		if (rc == -1)
+			break;
+	}
+	return 0;
+}
+
 static int
 cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -177,6 +223,13 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	memset(m, 0, sizeof(m));
+	if (RUNAI_CP(ctx) != NULL) {
+		if (cp_job_fetch(ctx, o->all, &jl, m, now, &qerr) == -1)
+			goto out;
+		if (qerr.message != NULL)
+			prom_warning(&qerr);
+		goto print;
+	}
 	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,
 	    &project, &ns, rai_ctx_err(ctx)) == -1)
 		goto out;
@@ -189,6 +242,7 @@ cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    now,
 	    m, &qerr) == -1)
 		prom_warning(&qerr);
+print:
 	if (print_running(ctx, &jl, m, now) == 0)
 		fprintf(ctx->out, "No running jobs found\n");
 	rc = 0;

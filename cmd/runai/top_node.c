@@ -13,10 +13,14 @@
 #include <cjson/cJSON.h>
 
 #include "cli/out.h"
+#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
+#include "runai/cp.h"
+#include "runai/cp_metrics.h"
+#include "runai/cp_nodes.h"
 #include "runai/nodes.h"
 #include "runai/prom.h"
 
@@ -42,6 +46,19 @@ static const char *const node_queries[M_COUNT] = {
 	"runai_node_gpu_used_memory",
 	"runai_node_gpu_total_memory",
 	"runai_node_gpu_last_not_idle_time",
+};
+
+/*
+ * The same numbers from the control plane's node metrics (2.21+): the
+ * GPU's memory and idle time have no node metric there ("-").
+ */
+static const char *const cp_node_metrics[M_COUNT] = {
+	"CPU_UTILIZATION",
+	"CPU_MEMORY_USAGE_BYTES",
+	"GPU_UTILIZATION_PER_GPU",
+	"GPU_MEMORY_USAGE_BYTES_PER_GPU",
+	NULL,
+	NULL,
 };
 
 struct top_node_opts {
@@ -115,10 +132,18 @@ static void
 node_cells(const struct rai_node_view *v, const struct rai_prom_vec *m,
     struct node_cells *c)
 {
-	snprintf(c->cpu_cap, sizeof(c->cpu_cap), "%.2f", v->cpu_allocatable);
+	/* NaN: a control plane that does not report it */
+	if (isnan(v->cpu_allocatable))
+		snprintf(c->cpu_cap, sizeof(c->cpu_cap), "-");
+	else
+		snprintf(c->cpu_cap, sizeof(c->cpu_cap), "%.2f",
+		    v->cpu_allocatable);
 	rai_prom_fmt_pct(value_of(&m[M_CPU_UTIL], v->name, NULL), c->cpu_util,
 	    sizeof(c->cpu_util));
-	rai_fmt_iec(v->mem_allocatable, c->mem_cap, sizeof(c->mem_cap));
+	if (isnan(v->mem_allocatable))
+		snprintf(c->mem_cap, sizeof(c->mem_cap), "-");
+	else
+		rai_fmt_iec(v->mem_allocatable, c->mem_cap, sizeof(c->mem_cap));
 	rai_prom_fmt_usage(value_of(&m[M_MEM_USED], v->name, NULL),
 	    v->mem_allocatable, c->mem_usage, sizeof(c->mem_usage));
 	rai_fmt_num(v->gpu_capacity, c->gpu_cap, sizeof(c->gpu_cap));
@@ -263,6 +288,39 @@ prom_warning(const struct rai_err *qerr)
 	free(safe);
 }
 
+/*
+ * Backend mode: the nodes from the control plane, each one's metrics
+ * from GET /api/v1/nodes/{id}/metrics; a release without node metrics
+ * (before 2.21: no node ids) shows capacity only. As in Kubernetes
+ * mode the metrics are optional: the first failure goes to qerr and
+ * no more are asked for.
+ */
+static int
+cp_node_fetch(struct rai_ctx *ctx, struct rai_node_list *nl,
+    struct rai_prom_vec *m, int argc, char **argv, time_t now,
+    struct rai_err *qerr)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	char *path;
+	size_t i;
+	int rc;
+
+	if (cp_nodes(RUNAI_CP(ctx), nl, err) == -1)
+		return -1;
+	for (i = 0; i < nl->n; i++) {
+		if (nl->v[i].id == NULL || (argc > 0 &&
+		    strcmp(argv[0], nl->v[i].name) != 0))
+			continue;
+		path = xasprintf("/api/v1/nodes/%s/metrics", nl->v[i].id);
+		rc = cp_metrics(RUNAI_CP(ctx), path, cp_node_metrics, M_COUNT,
+		    "node", nl->v[i].name, now, m, qerr);
+		free(path);
+		if (rc == -1)
+			break;
+	}
+	return 0;
+}
+
 static int
 cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -275,6 +333,14 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int rc = -1, i;
 
 	memset(m, 0, sizeof(m));
+	if (RUNAI_CP(ctx) != NULL) {
+		if (cp_node_fetch(ctx, &nl, m, argc, argv, now, &qerr) == -1 ||
+		    check_name(ctx, &nl, argc, argv) == -1)
+			goto out;
+		if (qerr.message != NULL)
+			prom_warning(&qerr);
+		goto print;
+	}
 	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_name(ctx, &nl, argc, argv) == -1)
@@ -290,7 +356,10 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    now,
 	    m, &qerr) == -1)
 		prom_warning(&qerr);
-	if (o->details)
+print:
+	if (nl.n == 0)
+		fprintf(ctx->out, "No available node found in cluster\n");
+	else if (o->details)
 		print_details(ctx, &nl, m, argc, argv, now);
 	else
 		print_table(ctx, &nl, m, argc, argv);

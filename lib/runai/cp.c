@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -551,4 +552,16 @@ cp_cluster(struct cp *c, const char *key)
 	}
 	cl = c->saved != NULL ? rai_json_child(c->saved, "cluster") : NULL;
 	return cl != NULL ? rai_json_str(cl, key) : NULL;
+}
+
+int
+cp_version_at_least(const char *release, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (release == NULL)
+		return 1;
+	if (sscanf(release, "%d.%d", &ma, &mi) != 2)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
 }

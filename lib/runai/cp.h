@@ -60,6 +60,12 @@ int	 cp_claims(struct cp *, cJSON **claims, struct rai_err *);
  */
 const char *cp_cluster(struct cp *, const char *key);
 
+/*
+ * Whether a release ("2.24.10") is at least major.minor; NULL (not
+ * known) counts as the newest.
+ */
+int	 cp_version_at_least(const char *release, int major, int minor);
+
 /* An authenticated call; see backend_call. */
 int	 cp_call(struct cp *, const char *method, const char *path,
 	    const cJSON *body, long *status, cJSON **out, struct rai_err *);

@@ -19,6 +19,7 @@
 #include "kube/quantity.h"
 #include "runai/cp.h"
 #include "runai/cp_work.h"
+#include "runai/dist.h"
 
 #include "core/banned.h"
 
@@ -199,12 +200,24 @@ cp_phase_status(const char *phase)
 	return "Unknown";
 }
 
-/* The original CLI's TYPE column for the API's workload type. */
+/*
+ * The original CLI's TYPE column for the API's workload type; a
+ * distributed one by its framework, as Kubernetes mode names its
+ * training-operator jobs.
+ */
 static const char *
-job_type(const char *type)
+job_type(const char *type, const char *framework)
 {
+	const struct rai_dist_framework *fw;
+	char kind[64];
+
 	if (type == NULL)
 		return "";
+	if (strcmp(type, "Distributed") == 0 && framework != NULL) {
+		snprintf(kind, sizeof(kind), "%sJob", framework);
+		if ((fw = rai_dist_by_kind(kind)) != NULL)
+			return fw->title;
+	}
 	if (strcmp(type, "Training") == 0)
 		return "Train";
 	if (strcmp(type, "Workspace") == 0)
@@ -226,7 +239,8 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	v->uid = xstrdup(rai_json_str_or(wl, "id", ""));
 	v->kind = xstrdup(rai_json_str_or(wl, "type", ""));
 	v->status = xstrdup(cp_phase_status(phase));
-	v->type = xstrdup(job_type(rai_json_str(wl, "type")));
+	v->type = xstrdup(job_type(rai_json_str(wl, "type"),
+	    rai_json_str(wl, "distributedFramework")));
 	v->user = xstrdup(rai_json_str_or(wl, "submittedBy", ""));
 	v->node = xstrdup("");
 	v->image = xstrdup(cJSON_IsString(cJSON_GetArrayItem(images, 0)) ?
@@ -403,29 +417,194 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 	rai_buf_release(&b);
 }
 
-/* What this slice of backend mode cannot send yet: refused, not lost. */
+/* What backend mode cannot send yet: refused, not lost. */
 static int
 unsupported(const struct rai_submit_spec *s, struct rai_err *err)
 {
-	const char *flag = s->volumes.n ? "--volume" : s->pvcs.n ? "--pvc" :
-	    s->ports.n ? "--port" : s->service_type ? "--service-type" :
-	    s->git_sync ? "--git-sync" : s->node_type ? "--node-type" :
-	    s->mig_profile ? "--mig-profile" : s->inference ? "--inference" :
-	    s->run_as_user ? "--run-as-user" : s->pod_labels.n ? "--label" :
-	    s->pod_annotations.n ? "--annotation" : s->preemptible ?
-	    "--preemptible" : s->ttl_after_finish >= 0 ?
+	const char *flag = s->git_sync ? "--git-sync" : s->node_type ?
+	    "--node-type" : s->mig_profile ? "--mig-profile" : s->inference ?
+	    "--inference" : s->run_as_user ? "--run-as-user" :
+	    s->pod_labels.n ? "--label" : s->pod_annotations.n ?
+	    "--annotation" : s->ttl_after_finish >= 0 ?
 	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
 	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
-	    s->mps ? "--mps" : s->tty ? "--tty" : s->stdin_open ? "--stdin" :
-	    s->prevent_privilege_escalation ?
+	    s->mps ? "--mps" : s->prevent_privilege_escalation ?
 	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
-	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
+	    "--create-home-dir" : s->batch_job ? "--old-job" :
+	    s->service_type != NULL && strcmp(s->service_type, "ingress") == 0 ?
+	    "--service-type ingress" : NULL;
 
 	if (flag == NULL)
 		return 0;
 	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
 	    "mode yet", flag);
 	return -1;
+}
+
+/* ---- storage, ports, node pools, preemptibility ---- */
+
+/* -v HOST:CTR[:ro]: the host's directory is path, the container's
+ * mountPath (as the API is used, whatever its examples say). */
+static int
+add_host_paths(cJSON *storage, const struct rai_strv *volumes,
+    struct rai_err *err)
+{
+	struct rai_volume v;
+	cJSON *arr, *h;
+	size_t i;
+
+	if (volumes->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(storage, "hostPath");
+	for (i = 0; i < volumes->n; i++) {
+		if (rai_submit_parse_volume(volumes->v[i], &v, err) == -1)
+			return -1;
+		h = cJSON_CreateObject();
+		cJSON_AddStringToObject(h, "path", v.host);
+		cJSON_AddStringToObject(h, "mountPath", v.path);
+		cJSON_AddBoolToObject(h, "readOnly", v.read_only);
+		cJSON_AddItemToArray(arr, h);
+		rai_volume_release(&v);
+	}
+	return 0;
+}
+
+/* --pvc NAME:PATH[:ro] is an existing claim; [SC]:SIZE:PATH[:ro] a new
+ * one the control plane makes (and names). */
+static int
+add_pvcs(cJSON *storage, const struct rai_strv *pvcs, struct rai_err *err)
+{
+	struct rai_pvc p;
+	cJSON *arr, *o, *info;
+	size_t i;
+
+	if (pvcs->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(storage, "pvc");
+	for (i = 0; i < pvcs->n; i++) {
+		if (rai_submit_parse_pvc(pvcs->v[i], &p, err) == -1)
+			return -1;
+		o = cJSON_CreateObject();
+		if (!p.dynamic)
+			cJSON_AddStringToObject(o, "claimName", p.claim);
+		cJSON_AddStringToObject(o, "path", p.path);
+		cJSON_AddBoolToObject(o, "existingPvc", !p.dynamic);
+		cJSON_AddBoolToObject(o, "readOnly", p.read_only);
+		if (p.dynamic) {
+			info = cJSON_AddObjectToObject(o, "claimInfo");
+			cJSON_AddStringToObject(info, "size", p.size);
+			if (p.storage_class != NULL && *p.storage_class != '\0')
+				cJSON_AddStringToObject(info, "storageClass",
+				    p.storage_class);
+		}
+		cJSON_AddItemToArray(arr, o);
+		rai_pvc_release(&p);
+	}
+	return 0;
+}
+
+static int
+add_storage(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	cJSON *storage;
+
+	if (s->volumes.n == 0 && s->pvcs.n == 0)
+		return 0;
+	storage = cJSON_AddObjectToObject(spec, "storage");
+	return add_pvcs(storage, &s->pvcs, err) == -1 ||
+	    add_host_paths(storage, &s->volumes, err) == -1 ? -1 : 0;
+}
+
+/* The API's service type for -s (none: reachable inside the cluster). */
+static const char *
+service_type(const char *flag)
+{
+	if (flag != NULL && strcmp(flag, "nodeport") == 0)
+		return "NodePort";
+	if (flag != NULL && strcmp(flag, "loadbalancer") == 0)
+		return "LoadBalancer";
+	return "ClusterIP";
+}
+
+/* --port CTR, or EXT:CTR where EXT is the node's or balancer's port. */
+static int
+add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+{
+	struct rai_port port;
+	cJSON *arr, *o;
+	size_t i;
+
+	if (s->ports.n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, "ports");
+	for (i = 0; i < s->ports.n; i++) {
+		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1)
+			return -1;
+		o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "container", (double)port.target);
+		cJSON_AddStringToObject(o, "serviceType",
+		    service_type(s->service_type));
+		if (port.pair)
+			cJSON_AddNumberToObject(o, "external", (double)port.port);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return 0;
+}
+
+/* --node-pools a,b: the order is the preference. */
+static int
+add_node_pools(cJSON *spec, const char *pools, struct rai_err *err)
+{
+	const char *p = pools, *comma;
+	cJSON *arr;
+	char *one;
+
+	if (pools == NULL)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, "nodePools");
+	for (;;) {
+		comma = strchr(p, ',');
+		one = comma != NULL ? xstrndup(p, (size_t)(comma - p)) :
+		    xstrdup(p);
+		if (check_name("node pool", one, err) == -1) {
+			free(one);
+			return -1;
+		}
+		cJSON_AddItemToArray(arr, cJSON_CreateString(one));
+		free(one);
+		if (comma == NULL)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+/*
+ * From 2.24 the API takes preemptibility itself. Before, a workspace is
+ * made preemptible by its priority class, a training is preemptible by
+ * design, and a non-preemptible training cannot be asked for.
+ */
+static int
+add_preemptibility(cJSON *spec, const struct rai_submit_spec *s,
+    const char *release, struct rai_err *err)
+{
+	if (s->preemptible && s->non_preemptible)
+		return rai_err_set(err, RAI_E_USAGE, "--preemptible and "
+		    "--non-preemptible exclude each other");
+	if (!s->preemptible && !s->non_preemptible)
+		return 0;
+	if (cp_version_at_least(release, 2, 24)) {
+		cJSON_AddStringToObject(spec, "preemptibility", s->preemptible ?
+		    "preemptible" : "non-preemptible");
+		return 0;
+	}
+	if (s->preemptible && s->interactive)
+		cJSON_AddStringToObject(spec, "priorityClass",
+		    "interactive-preemptible");
+	else if (s->non_preemptible && !s->interactive)
+		return rai_err_set(err, RAI_E_USAGE, "--non-preemptible for a "
+		    "training needs a control plane of 2.24 or later (this is "
+		    "%s)", release);
+	return 0;
 }
 
 static int
@@ -506,7 +685,8 @@ add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 }
 
 static int
-request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
+request_spec(cJSON *spec, const struct rai_submit_spec *s,
+    const char *release, struct rai_err *err)
 {
 	if (s->image != NULL)
 		cJSON_AddStringToObject(spec, "image", s->image);
@@ -520,8 +700,17 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 		add_words(spec, "args", s->cmd + 1, s->ncmd - 1);
 	} else
 		add_words(spec, "args", s->cmd, s->ncmd);
-	if (add_env(spec, &s->env, err) == -1 || add_compute(spec, s, err) == -1)
+	if (add_env(spec, &s->env, err) == -1 ||
+	    add_compute(spec, s, err) == -1 || add_storage(spec, s, err) == -1 ||
+	    add_ports(spec, s, err) == -1 ||
+	    add_node_pools(spec, s->node_pools, err) == -1 ||
+	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;
+	/* a console to attach to */
+	if (s->tty)
+		cJSON_AddBoolToObject(spec, "tty", 1);
+	if (s->stdin_open)
+		cJSON_AddBoolToObject(spec, "stdin", 1);
 	if (!s->interactive && s->completions > 0)
 		cJSON_AddNumberToObject(spec, "completions",
 		    (double)s->completions);
@@ -536,8 +725,8 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 
 int
 cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
-    const char *project_id, const char *cluster_id, cJSON **body,
-    struct rai_err *err)
+    const char *project_id, const char *cluster_id, const char *release,
+    cJSON **body, struct rai_err *err)
 {
 	cJSON *b;
 
@@ -551,7 +740,8 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 		cJSON_AddBoolToObject(b, "useGivenNameAsPrefix", 1);
 	cJSON_AddStringToObject(b, "projectId", project_id);
 	cJSON_AddStringToObject(b, "clusterId", cluster_id);
-	if (request_spec(cJSON_AddObjectToObject(b, "spec"), s, err) == -1) {
+	if (request_spec(cJSON_AddObjectToObject(b, "spec"), s, release,
+	    err) == -1) {
 		cJSON_Delete(b);
 		return -1;
 	}
@@ -559,30 +749,112 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 	return 0;
 }
 
+/* The API's name of a framework. */
+static const char *
+framework_name(enum rai_dist_kind k)
+{
+	switch (k) {
+	case RAI_DIST_PYTORCH:	return "PyTorch";
+	case RAI_DIST_MPI:	return "MPI";
+	case RAI_DIST_TF:	return "TF";
+	default:		return "XGBoost";
+	}
+}
+
+/* A fresh copy of from's key in to, if it has one. */
+static void
+move_item(cJSON *from, cJSON *to, const char *key)
+{
+	cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(from, key);
+
+	if (v != NULL)
+		cJSON_AddItemToObject(to, key, v);
+}
+
 int
-cp_submit(struct cp *c, const struct rai_submit_spec *s, const char *prefix,
-    cJSON **created, struct rai_err *err)
+cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
+    const char *release, struct rai_err *err)
+{
+	cJSON *spec = cJSON_GetObjectItemCaseSensitive(body, "spec"), *master;
+
+	if (d->clean_pod_policy != NULL && !cp_version_at_least(release, 2, 21))
+		return rai_err_set(err, RAI_E_USAGE, "--clean-pod-policy needs "
+		    "a control plane of 2.21 or later (this is %s)", release);
+	cJSON_AddStringToObject(spec, "distributedFramework",
+	    framework_name(d->kind));
+	cJSON_AddNumberToObject(spec, "numWorkers", (double)d->workers);
+	if (d->kind == RAI_DIST_MPI)
+		cJSON_AddNumberToObject(spec, "slotsPerWorker",
+		    (double)(d->slots > 0 ? d->slots : 1));
+	if (d->clean_pod_policy != NULL)
+		cJSON_AddStringToObject(spec, "cleanPodPolicy",
+		    d->clean_pod_policy);
+	if (d->kind == RAI_DIST_MPI) {
+		/* the launcher runs the command, on no GPU; the workers
+		 * run what the operator gives them */
+		master = cJSON_AddObjectToObject(body, "masterSpec");
+		cJSON_AddItemToObject(master, "image", cJSON_Duplicate(
+		    cJSON_GetObjectItemCaseSensitive(spec, "image"), 1));
+		move_item(spec, master, "command");
+		move_item(spec, master, "args");
+		if (cJSON_GetObjectItemCaseSensitive(spec,
+		    "environmentVariables") != NULL)
+			cJSON_AddItemToObject(master, "environmentVariables",
+			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
+			    spec, "environmentVariables"), 1));
+	} else if (!d->no_master)
+		cJSON_AddBoolToObject(body, "masterSpecSameAsWorker", 1);
+	return 0;
+}
+
+int
+cp_submit(struct cp *c, const struct rai_submit_spec *s,
+    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+    cJSON **out, struct rai_err *err)
 {
 	/* copied: the store is read again as the calls below renew */
 	char *cluster = cp_cluster(c, "id") != NULL ?
 	    xstrdup(cp_cluster(c, "id")) : NULL;
+	char *release = cp_cluster(c, "version") != NULL ?
+	    xstrdup(cp_cluster(c, "version")) : NULL;
 	char *pid = NULL;
 	cJSON *body = NULL;
 	int rc = -1;
 
-	if (cluster == NULL)
+	*out = NULL;
+	if (cluster == NULL) {
+		free(release);
 		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
 		    "control plane %s; run 'runai login'", cp_url(c));
+	}
 	if (cp_project_id(c, s->project, &pid, err) == -1 ||
-	    cp_submit_request(s, prefix, pid, cluster, &body, err) == -1)
+	    cp_submit_request(s, prefix, pid, cluster, release, &body,
+	    err) == -1 || (dist != NULL && cp_dist_request(body, dist, release,
+	    err) == -1))
 		goto out;
-	rc = cp_call(c, "POST", s->interactive ? "/api/v1/workloads/workspaces"
-	    : "/api/v1/workloads/trainings", body, NULL, created, err);
+	if (dry_run) {
+		*out = body;
+		body = NULL;
+		rc = 0;
+	} else
+		rc = cp_call(c, "POST", cp_submit_path(s, dist), body, NULL,
+		    out, err);
 out:
 	cJSON_Delete(body);
 	free(pid);
 	free(cluster);
+	free(release);
 	return rc;
+}
+
+const char *
+cp_submit_path(const struct rai_submit_spec *s,
+    const struct rai_dist_spec *dist)
+{
+	if (dist != NULL)
+		return "/api/v1/workloads/distributed";
+	return s->interactive ? "/api/v1/workloads/workspaces" :
+	    "/api/v1/workloads/trainings";
 }
 
 /* ---- actions ---- */
@@ -616,6 +888,13 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 		return rai_err_set(err, RAI_E_USAGE, "workload %s is of type %s, "
 		    "which runai cannot manage yet", rai_json_str_or(wl, "name",
 		    "?"), rai_json_str_or(wl, "type", "?"));
+	/* a distributed workload is suspended from 2.20 only */
+	if (a != CP_DELETE && strcmp(kind, "distributed") == 0 &&
+	    cp_cluster(c, "version") != NULL &&
+	    !cp_version_at_least(cp_cluster(c, "version"), 2, 20))
+		return rai_err_set(err, RAI_E_USAGE, "suspending or resuming a "
+		    "distributed workload needs a control plane of 2.20 or later "
+		    "(this is %s)", cp_cluster(c, "version"));
 	if (a == CP_DELETE)
 		path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
 	else
@@ -638,5 +917,30 @@ cp_job_list_of(struct cp *c, const cJSON *wl, const char *what,
 	int rc = get_all(c, path, what, items, err);
 
 	free(path);
+	return rc;
+}
+
+int
+cp_job_detail(struct cp *c, const cJSON *wl, cJSON **detailed,
+    cJSON **submitted, struct rai_err *err)
+{
+	const char *kind = type_path(rai_json_str(wl, "type"));
+	const char *id = rai_json_str_or(wl, "id", "");
+	char *path;
+	int rc;
+
+	*detailed = *submitted = NULL;
+	path = xasprintf("/api/v1/workloads/%s", id);
+	rc = cp_call(c, "GET", path, NULL, NULL, detailed, err);
+	free(path);
+	if (rc == -1 || kind == NULL)
+		return rc;
+	path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
+	rc = cp_call(c, "GET", path, NULL, NULL, submitted, err);
+	free(path);
+	if (rc == -1) {
+		cJSON_Delete(*detailed);
+		*detailed = NULL;
+	}
 	return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "runai/cp.h"
+#include "runai/dist.h"
 #include "runai/job.h"
 #include "runai/project.h"
 #include "runai/submit.h"
@@ -44,15 +45,33 @@ const char *cp_phase_status(const char *phase);
  * The create request for spec (trainings, or workspaces when
  * spec->interactive), pure: the project id and cluster id filled in.
  * Without spec->name the control plane names the job: prefix (NULL =
- * "job") and characters of its own. RAI_E_USAGE for what the API
- * mapping does not carry yet.
+ * "job") and characters of its own. release is the control plane's
+ * ("2.21.12"; NULL = the newest): what it has decides how
+ * preemptibility is asked for. RAI_E_USAGE for what the API mapping
+ * does not carry yet.
  */
 int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
-	    const char *project_id, const char *cluster_id, cJSON **body,
-	    struct rai_err *);
-/* Submits; *created is the answer (Training1/Workspace1). */
+	    const char *project_id, const char *cluster_id, const char *release,
+	    cJSON **body, struct rai_err *err);
+/*
+ * Makes a create request (cp_submit_request's) a distributed one, pure:
+ * the framework, workers, MPI slots, clean-pod policy (2.21+), and the
+ * master: the worker's copy (masterSpecSameAsWorker), none with
+ * --no-master, or for MPI a launcher that runs the command.
+ */
+int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
+	    const char *release, struct rai_err *);
+/* Where the request is POSTed (dist: NULL unless submit-dist). */
+const char *cp_submit_path(const struct rai_submit_spec *,
+	    const struct rai_dist_spec *dist);
+/*
+ * Submits; *out is the answer (Training1, Workspace1,
+ * DistributedWorkload), or with dry_run the request that would have
+ * been sent (nothing is sent but the project's look-up).
+ */
 int	 cp_submit(struct cp *, const struct rai_submit_spec *,
-	    const char *prefix, cJSON **created, struct rai_err *);
+	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
+	    cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */
@@ -61,5 +80,13 @@ int	 cp_job_action(struct cp *, const cJSON *workload, enum cp_action,
 /* GET /api/v1/workloads/{id}/events or /pods: the array (caller frees). */
 int	 cp_job_list_of(struct cp *, const cJSON *workload, const char *what,
 	    cJSON **items, struct rai_err *);
+
+/*
+ * The workload as GET /api/v1/workloads/{id} gives it (with why it is
+ * pending), and as submitted: its type's own GET (the spec sent, the
+ * desired and actual phase; NULL for a type runai does not submit).
+ */
+int	 cp_job_detail(struct cp *, const cJSON *workload, cJSON **detailed,
+	    cJSON **submitted, struct rai_err *);
 
 #endif

@@ -20,6 +20,8 @@ struct rai_node_view {
 	char	*ip;		/* InternalIP or "unknown" */
 	char	*role;		/* "runai-gpu-worker", "<none>" */
 	char	*gpu_type;	/* nvidia.com/gpu.product, or "" */
+	char	*node_pool;	/* backend mode's node pool; NULL otherwise */
+	char	*id;		/* backend mode's node id (2.21+), or NULL */
 	int	 ready;
 	double	 cpu_allocatable;	/* cores */
 	double	 cpu_allocated;		/* Σ requests of active pods */

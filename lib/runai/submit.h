@@ -96,6 +96,8 @@ struct rai_submit_spec {
 
 	/* scheduling */
 	const char	*node_type;
+	const char	*node_pools;	/* "a,b": backend mode only */
+	int		 non_preemptible;	/* backend mode only */
 
 	/* the pod template's own labels and annotations: KEY=VALUE */
 	struct rai_strv	 pod_labels;

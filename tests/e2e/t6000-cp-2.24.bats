@@ -154,6 +154,121 @@ job/ws1"
 	assert_line --regexp "^The job 'exp-[a-z0-9]{5}' has been submitted successfully$"
 }
 
+@test "list nodes: the control plane's nodes and telemetry in the Kubernetes-mode columns" {
+	cp_login
+	# the jobs of the test above settled: both modes count the same pods
+	local n
+	for n in train1 ws1; do cp_wait_status "$n" Running; done
+	cp_wait_status "$(runai list jobs -p team-b -o name | sed -n 's|^job/||p')" Running
+	run -0 runai list nodes
+	assert_line --index 1 --regexp '^NAME +STATUS +IP Address +ROLE +'
+	if [ "$CP_VERSION" = 2.18 ]; then
+		# 2.18's telemetry has GPUs only: the rest is unknown, not zero
+		assert_line --regexp '^node-1 +Ready +- +- +│ - +- +│ - +- +│ NVIDIA-A100-SXM4-80GB +8 +[0-9.]+$'
+	else
+		assert_line --regexp '^node-1 +Ready +- +- +│ 64\.00 +[0-9.]+ +│ 512 GiB +[0-9.]+ [KMG]iB +│ NVIDIA-A100-SXM4-80GB +8 +[0-9.]+$'
+	fi
+	runai list nodes -o json >"$BATS_TEST_TMPDIR/cp.json"
+	# the same numbers as Kubernetes mode reads from the cluster itself
+	runai config control-plane --unset >/dev/null
+	runai list nodes -o json >"$BATS_TEST_TMPDIR/kube.json"
+	run -0 jq -c '[.[] | {name, gpu}]' "$BATS_TEST_TMPDIR/cp.json"
+	assert_output "$(jq -c '[.[] | {name, gpu}]' "$BATS_TEST_TMPDIR/kube.json")"
+	assert_equal "$(jq -r '.[0].gpu.allocated > 0' "$BATS_TEST_TMPDIR/cp.json")" true
+	run -0 jq -c '[.[] | {cpu, memory}]' "$BATS_TEST_TMPDIR/cp.json"
+	if [ "$CP_VERSION" = 2.18 ]; then
+		assert_output '[{"cpu":{"allocatable":null,"allocated":null},"memory":{"allocatableBytes":null,"allocatedBytes":null}},{"cpu":{"allocatable":null,"allocated":null},"memory":{"allocatableBytes":null,"allocatedBytes":null}}]'
+	else
+		assert_output "$(jq -c '[.[] | {cpu, memory}]' "$BATS_TEST_TMPDIR/kube.json")"
+	fi
+	assert_equal "$(jq -r '[.[].nodePool] | join(",")' "$BATS_TEST_TMPDIR/cp.json")" default,default
+	# nodes from /api/v1/nodes from 2.23, the cluster's own path before
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -0 cp_status_of GET '^/api/v1/nodes$'
+	else
+		run -0 cp_status_of GET '^/api/v1/clusters/[-0-9a-f]+/nodes$'
+	fi
+	assert_line 200
+}
+
+@test "describe node and list clusters in backend mode" {
+	cp_login
+	local alloc
+	alloc=$(runai list nodes node-2 -o json | jq -r '.[0].gpu.allocated')
+	run -0 runai describe node node-2
+	assert_line --index 0 "NAME: node-2"
+	assert_line "NODE POOL: default"
+	assert_line "TOTAL GPUS: 8"
+	assert_line "ALLOCATED GPUS: $alloc"
+	if [ "$CP_VERSION" = 2.18 ]; then
+		assert_line "TOTAL CPU CORES: -"
+	else
+		assert_line "TOTAL CPU CORES: 64.00"
+	fi
+	run -1 runai describe node node-2 nosuch
+	assert_line --index 0 "runai: error: No match found for node(s) '[nosuch]'"
+	assert_line --index 1 --partial "available nodes: node-1, node-2"
+	runai config project team-a >/dev/null
+	run -0 runai list clusters
+	assert_line --index 0 "Clusters of the control plane $CP_URL:"
+	assert_line --index 1 --regexp '^CLUSTER +CURRENT PROJECT +STATUS +VERSION$'
+	assert_line --index 2 --regexp "^kube-sim \(current\) +team-a +Connected +${CP_VERSION//./\\.}\.[0-9]+$"
+}
+
+@test "top job and top node: the control plane's metrics in the Kubernetes-mode columns" {
+	cp_login
+	runai submit top1 -p team-c -i ubuntu -g 1 -- sleep 300 >/dev/null
+	cp_wait_status top1 Running
+	local uid g=1073741824
+	uid=$(kube_api "$KUBESIM_URL/apis/run.ai/v1/namespaces/runai-team-c/runaijobs/top1" |
+		jq -r .metadata.uid)
+	# the emulator's Prometheus numbers, which its control plane reports too
+	jq -nc --arg u "$uid" --argjson g "$g" '[
+		{metric: "runai_pod_group_gpu_utilization", labels: {pod_group_uuid: $u}, value: 42},
+		{metric: "runai_pod_group_gpu_memory_allocated_bytes", labels: {pod_group_uuid: $u}, value: (40 * $g)},
+		{metric: "runai_pod_group_gpu_memory_used_bytes", labels: {pod_group_uuid: $u}, value: (10 * $g)},
+		{metric: "runai_active_job_cpu_requested_cores", labels: {pod_group_uuid: $u}, value: 1.5},
+		{metric: "runai_pod_group_cpu_usage_cores", labels: {pod_group_uuid: $u}, value: 0.25},
+		{metric: "runai_active_job_memory_requested_bytes", labels: {pod_group_uuid: $u}, value: (2 * $g)},
+		{metric: "runai_pod_group_memory_used_bytes", labels: {pod_group_uuid: $u}, value: $g},
+		{metric: "runai_node_cpu_utilization", labels: {node: "node-1"}, value: 37.5},
+		{metric: "runai_node_memory_used_bytes", labels: {node: "node-1"}, value: (2 * $g)},
+		{metric: "runai_node_gpu_utilization", labels: {node: "node-1", gpu: "0"}, value: 80},
+		{metric: "runai_node_gpu_utilization", labels: {node: "node-1", gpu: "1"}, value: 40},
+		{metric: "runai_node_gpu_used_memory", labels: {node: "node-1", gpu: "0"}, value: $g}
+	]' | sim POST /_sim/metrics - >/dev/null
+	run -0 runai top job -p team-c
+	assert_line --regexp "^top1 +team-c +$CP_USER +Train +[0-9]+s +node-[0-9] +│ 1 +42\.0% +│ 40 GiB +10 GiB +│ 1\.50 +0\.25 +│ 2 GiB +1 GiB$"
+	run -0 cp_status_of GET '^/api/v1/workloads/[-0-9a-f]+/metrics$'
+	assert_line 200
+	# the metrics are optional: without them, a warning and what is known
+	cp_settings '{"metricsDown": true}'
+	run -0 --separate-stderr runai top job -p team-c
+	cp_settings '{"metricsDown": false}'
+	assert_equal "$stderr" "Some metrics will not show, please contact customer support and attach the following error: the metrics service is not available"
+	assert_line --regexp "^top1 +team-c +$CP_USER +Train +[0-9]+s +node-[0-9] +│ 1 +- +│ - +- +│ - +- +│ - +-$"
+	run -1 runai top node nosuch
+	assert_line --index 0 "runai: error: No match found for node(s) '[nosuch]'"
+	run -0 runai top node
+	if [ "$CP_VERSION" = 2.18 ]; then
+		# no node metrics (nor node ids) in 2.18: capacity only
+		assert_line --regexp '^node-1 +Ready +│ - +- +│ - +- +│ 8 +-$'
+		run -0 cp_status_of GET '^/api/v1/nodes/.*/metrics$'
+		assert_output ""
+	else
+		assert_line --regexp '^node-1 +Ready +│ 64\.00 +37\.5% +│ 512 GiB +2 GiB \(0\.4%\) +│ 8 +60\.0%$'
+		local line=${lines[2]}
+		run -0 runai top node node-1 -d
+		assert_line --regexp '^0 +80\.0% +- +1 GiB +-$'
+		assert_line --regexp '^1 +40\.0% +- +- +-$'
+		# the row Kubernetes mode prints from Prometheus itself
+		runai config control-plane --unset >/dev/null
+		run -0 runai top node
+		assert_line "$line"
+	fi
+	sim DELETE /_sim/metrics >/dev/null
+}
+
 @test "describe job: the workload, its pods and events" {
 	cp_login
 	runai submit desc1 -p team-a -i ubuntu -- sleep 300 >/dev/null
@@ -167,6 +282,15 @@ job/ws1"
 	assert_line --regexp '\[Scheduled\] Successfully assigned runai-team-a/desc1-'
 	run -1 runai describe job nosuch -p team-a
 	assert_output "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
+	# -o json|yaml: the control plane's own objects
+	run -0 runai describe job desc1 -p team-a -o json
+	assert_equal "$(jq -r '[.workload.name, .workload.phase, .submitted.spec.image,
+		.submitted.workloadId == .workload.id, (.pods[0].name | startswith("desc1-")),
+		(.events | length > 0)] | join(" ")' <<<"$output")" "desc1 Running ubuntu true true true"
+	run -0 cp_status_of GET '^/api/v1/workloads/trainings/[-0-9a-f]+$'
+	assert_line 200
+	run -0 bash -c "runai describe job desc1 -p team-a -o yaml | yq -r .submitted.name"
+	assert_output desc1
 }
 
 @test "suspend, resume and delete" {
@@ -200,12 +324,82 @@ job/ws1"
 
 @test "what backend mode cannot send yet is refused, not dropped" {
 	cp_login
-	run -2 runai submit pvc1 -p team-a -i ubuntu --pvc data:/data
-	assert_output "runai: error: --pvc is not supported in control-plane mode yet"
+	run -2 runai submit gs1 -p team-a -i ubuntu --git-sync source=https://example.com/r.git
+	assert_output "runai: error: --git-sync is not supported in control-plane mode yet"
 	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
 	assert_output "runai: error: --template is not supported in control-plane mode yet"
-	run -2 runai submit pre1 -p team-a -i ubuntu --preemptible --interactive
-	assert_output "runai: error: --preemptible is not supported in control-plane mode yet"
+	run -2 runai submit ing1 -p team-a -i ubuntu --interactive --port 8888 -s ingress
+	assert_output "runai: error: --service-type ingress is not supported in control-plane mode yet"
+}
+
+@test "submit --dry-run prints the request, secrets redacted, and sends nothing" {
+	cp_login
+	local before
+	before=$(cp_status_of POST '^/api/v1/workloads/' | wc -l)
+	run -0 --separate-stderr runai submit dry1 -p team-a -i ubuntu -e API_TOKEN=hunter2 \
+		-e EPOCHS=2 --interactive --preemptible --dry-run --verbosity=8
+	[[ "$output$stderr" != *hunter2* ]]
+	assert_line --index 0 "# POST /api/v1/workloads/workspaces"
+	assert_line "  - name: API_TOKEN"
+	assert_line "    value: <redacted>"
+	assert_line "    value: '2'"
+	# how a preemptible workspace is asked for depends on the release
+	if [ "$CP_VERSION" = 2.24 ]; then
+		assert_line "  preemptibility: preemptible"
+	else
+		assert_line "  priorityClass: interactive-preemptible"
+	fi
+	run -0 runai submit dry1 -p team-a -i ubuntu --dry-run -o json
+	assert_equal "$(jq -r '.spec.image + " " + .clusterId' <<<"$output")" \
+		"ubuntu $(jq -r .cluster.id "$XDG_CONFIG_HOME"/runai/control-plane/*.json)"
+	assert_equal "$(cp_status_of POST '^/api/v1/workloads/' | wc -l)" "$before"
+	run -0 runai list jobs -A -o name
+	refute_line job/dry1
+}
+
+@test "submit with claims, a host directory, ports and node pools" {
+	cp_login
+	runai config project team-a >/dev/null
+	# an existing claim, and a new one the control plane makes
+	jq -n '{apiVersion: "v1", kind: "PersistentVolumeClaim", metadata: {name: "data"},
+		spec: {accessModes: ["ReadWriteOnce"], resources: {requests: {storage: "1Gi"}}}}' |
+		kube_api -X POST -H 'Content-Type: application/json' --data-binary @- \
+			"$KUBESIM_URL/api/v1/namespaces/$NS/persistentvolumeclaims" >/dev/null
+	run -0 runai submit st1 -i ubuntu --pvc data:/data:ro --pvc :2Gi:/ckpt -v /mnt/ds:/ds \
+		--port 30088:8888 -s nodeport --node-pools default --interactive -- sleep 300
+	cp_wait_status st1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dst1"
+	run -0 jq -c '.items[0].spec | [(.volumes[] | .persistentVolumeClaim.claimName // .hostPath.path),
+		(.containers[0].volumeMounts[] | "\(.mountPath):\(.readOnly)"),
+		.containers[0].ports[0].containerPort]' <<<"$output"
+	assert_output '["data","st1-pvc-1","/mnt/ds","/data:true","/ckpt:false","/ds:false",8888]'
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/persistentvolumeclaims/st1-pvc-1"
+	assert_equal "$(jq -r .spec.resources.requests.storage <<<"$output")" 2Gi
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/services/st1"
+	assert_equal "$(jq -c '[.spec.type, .spec.ports[0].nodePort, .spec.ports[0].targetPort]' <<<"$output")" \
+		'["NodePort",30088,8888]'
+	run -0 runai describe job st1 -o json
+	assert_equal "$(jq -c .workload.requestedNodePools <<<"$output")" '["default"]'
+	# a port's type without a port is the Kubernetes-mode error
+	run -2 runai submit st2 -i ubuntu -s nodeport
+	assert_output "runai: error: Ports must be provided when exposing a service."
+}
+
+@test "--non-preemptible: a training from 2.24; --node-pools is for control-plane mode" {
+	cp_login
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -0 runai submit np1 -p team-b -i ubuntu --non-preemptible -- sleep 300
+		run -0 runai describe job np1 -p team-b -o json
+		assert_equal "$(jq -r .workload.preemptible <<<"$output")" false
+	else
+		run -2 runai submit np1 -p team-b -i ubuntu --non-preemptible -- sleep 300
+		assert_output --regexp "^runai: error: --non-preemptible for a training needs a control plane of 2\.24 or later \(this is ${CP_VERSION//./\\.}\.[0-9]+\)$"
+	fi
+	run -2 runai submit np2 -p team-b -i ubuntu --preemptible --non-preemptible
+	assert_output "runai: error: --preemptible and --non-preemptible exclude each other"
+	runai config control-plane --unset >/dev/null
+	run -2 runai submit np3 -p team-b -i ubuntu --node-pools a100
+	assert_line --index 0 "runai: error: --node-pools is for control-plane mode"
 }
 
 @test "list jobs --watch polls and prints the list again when it changes" {
@@ -251,8 +445,8 @@ job/ws1"
 
 @test "a command backend mode does not have yet says so, and how to leave it" {
 	cp_login
-	run -1 runai list nodes
-	assert_line --index 0 "runai: error: 'runai list nodes' is not available in control-plane mode yet"
+	run -1 runai list templates
+	assert_line --index 0 "runai: error: 'runai list templates' is not available in control-plane mode yet"
 	assert_line --index 1 --partial "runai config control-plane --unset"
 }
 
@@ -283,6 +477,54 @@ job/ws1"
 	assert_output --regexp "^runai: error: .*${CP_URL#http://}"
 	sleep 3
 	run -0 runai list jobs -p team-a
+}
+
+@test "submit-dist: the control plane's distributed workloads become training-operator jobs" {
+	cp_login
+	runai config project team-d >/dev/null
+	run -0 runai submit-dist pytorch ddp1 -i pytorch/pytorch --workers 2 -g 1 -- sleep 300
+	assert_line "The job 'ddp1' has been submitted successfully"
+	cp_wait_status ddp1 Running
+	# a PyTorchJob the emulator's operator runs: a master and two workers
+	run -0 kube_api "$KUBESIM_URL/apis/kubeflow.org/v1/namespaces/runai-team-d/pytorchjobs/ddp1"
+	assert_equal "$(jq -c '.spec.pytorchReplicaSpecs | [.Master.replicas, .Worker.replicas]' <<<"$output")" '[1,2]'
+	run -0 runai list jobs
+	assert_line --regexp "^ddp1 +Running +[0-9]+s +node-[0-9] +pytorch/pytorch +PyTorch +team-d +$CP_USER +3 \(3\) +3 \(0\)"
+	run -0 runai describe job ddp1
+	assert_line --regexp '^ddp1-worker-1 +Running +node-[0-9] +pytorch/pytorch$'
+	run -0 runai describe job ddp1 -o json
+	assert_equal "$(jq -r '.workload.distributedFramework + " " + .submitted.spec.distributedFramework' <<<"$output")" "PyTorch PyTorch"
+	run -0 cp_status_of POST '^/api/v1/workloads/distributed$'
+	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 200 || echo 202)"
+	# no master: only workers; the clean-pod policy from 2.21
+	if [ "$CP_VERSION" = 2.18 ]; then
+		run -2 runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master --clean-pod-policy All
+		assert_output "runai: error: --clean-pod-policy needs a control plane of 2.21 or later (this is $(runai version | sed -n 's/^ControlPlaneVersion: //p'))"
+		runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master >/dev/null
+	else
+		runai submit-dist tf tf1 -i tensorflow/tensorflow --workers 2 --no-master --clean-pod-policy All >/dev/null
+	fi
+	cp_wait_status tf1 Running
+	run -0 kube_api "$KUBESIM_URL/apis/kubeflow.org/v1/namespaces/runai-team-d/tfjobs/tf1"
+	assert_equal "$(jq -c '[(.spec.tfReplicaSpecs | keys), .spec.runPolicy.cleanPodPolicy]' <<<"$output")" \
+		"$([ "$CP_VERSION" = 2.18 ] && echo '[["Worker"],null]' || echo '[["Worker"],"All"]')"
+	# MPI: the launcher runs the command; the workers what the operator gives
+	run -0 runai submit-dist mpi mpi1 -i mpi-img --workers 2 --slots-per-worker 2 --dry-run -o json -- mpirun python train.py
+	assert_equal "$(jq -c '[.spec.distributedFramework, .spec.numWorkers, .spec.slotsPerWorker, .spec.args, .masterSpec.args]' <<<"$output")" \
+		'["MPI",2,2,null,"mpirun python train.py"]'
+	# suspended and resumed from 2.20
+	if [ "$CP_VERSION" = 2.18 ]; then
+		run -1 runai suspend ddp1
+		assert_output --regexp "^runai: error: Failed to suspend job ddp1: suspending or resuming a distributed workload needs a control plane of 2\.20 or later"
+	else
+		run -0 runai suspend ddp1
+		cp_wait_status ddp1 Suspended
+		run -0 runai resume ddp1
+		cp_wait_status ddp1 Running
+	fi
+	run -0 runai delete ddp1 tf1
+	run -0 cp_status_of DELETE '^/api/v1/workloads/distributed/'
+	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
 }
 
 @test "the judge saw no schema violation in anything above" {

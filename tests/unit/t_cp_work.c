@@ -26,7 +26,7 @@ request(const struct rai_submit_spec *s, const char *prefix)
 	struct rai_err err = RAI_ERR_INIT;
 	cJSON *body = NULL;
 
-	T_INT_EQ(cp_submit_request(s, prefix, "4", CLUSTER, &body, &err), 0);
+	T_INT_EQ(cp_submit_request(s, prefix, "4", CLUSTER, NULL, &body, &err), 0);
 	rai_err_release(&err);
 	return body;
 }
@@ -104,32 +104,106 @@ TEST(what_the_mapping_lacks_is_refused)
 
 	rai_submit_spec_init(&s);
 	s.image = "ubuntu";
-	rai_strv_push(&s.pvcs, "data:/data");
-	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	s.git_sync = "source=https://example.com/r.git";
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_USAGE);
-	T_STR_CONTAINS(err.message, "--pvc");
+	T_STR_CONTAINS(err.message, "--git-sync");
 	T_NULL(b);
 	rai_err_release(&err);
-	rai_strv_release(&s.pvcs);
 
 	rai_submit_spec_init(&s);
-	s.preemptible = 1;
-	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
-	T_STR_CONTAINS(err.message, "--preemptible");
+	s.interactive = 1;
+	s.service_type = "ingress";
+	rai_strv_push(&s.ports, "8888");
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "--service-type ingress");
+	rai_err_release(&err);
+	rai_strv_release(&s.ports);
+
+	/* before 2.24 a training cannot be made non-preemptible */
+	rai_submit_spec_init(&s);
+	s.non_preemptible = 1;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.21.12", &b,
+	    &err), -1);
+	T_STR_CONTAINS(err.message, "2.24");
 	rai_err_release(&err);
 
 	rai_submit_spec_init(&s);
 	s.gpu = 1.5;
-	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_USAGE);
 	rai_err_release(&err);
 
 	rai_submit_spec_init(&s);
 	rai_strv_push(&s.env, "TOKEN=SECRET:creds,token");
-	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, &b, &err), -1);
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
 	T_STR_CONTAINS(err.message, "secret");
 	rai_err_release(&err);
 	rai_strv_release(&s.env);
+}
+
+/* Item i of the array at path. */
+static const cJSON *
+item(const cJSON *b, const char *path, int i)
+{
+	return cJSON_GetArrayItem(rai_json_get(b, path), i);
+}
+
+TEST(storage_ports_pools_and_preemptibility)
+{
+	struct rai_submit_spec s;
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *b = NULL;
+
+	rai_submit_spec_init(&s);
+	s.image = "ubuntu";
+	s.interactive = 1;
+	rai_strv_push(&s.pvcs, "data:/data:ro");
+	rai_strv_push(&s.pvcs, "fast:10Gi:/ckpt");
+	rai_strv_push(&s.volumes, "/mnt/ds:/ds");
+	rai_strv_push(&s.ports, "8888");
+	rai_strv_push(&s.ports, "30080:80");
+	s.service_type = "nodeport";
+	s.node_pools = "a100,default";
+	s.preemptible = 1;
+	b = request(&s, NULL);
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.pvc", 0), "claimName"), "data");
+	T_INT_EQ(cJSON_IsTrue(rai_json_get(item(b, "spec.storage.pvc", 0), "existingPvc")), 1);
+	T_INT_EQ(cJSON_IsTrue(rai_json_get(item(b, "spec.storage.pvc", 0), "readOnly")), 1);
+	T_NULL(rai_json_get(item(b, "spec.storage.pvc", 1), "claimName"));
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.pvc", 1), "claimInfo.size"), "10Gi");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.pvc", 1), "claimInfo.storageClass"),
+	    "fast");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.pvc", 1), "path"), "/ckpt");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.hostPath", 0), "path"), "/mnt/ds");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.hostPath", 0), "mountPath"), "/ds");
+	T_INT_EQ((int)rai_json_num(item(b, "spec.ports", 0), "container", 0), 8888);
+	T_NULL(rai_json_get(item(b, "spec.ports", 0), "external"));
+	T_STR_EQ(rai_json_str(item(b, "spec.ports", 0), "serviceType"), "NodePort");
+	T_INT_EQ((int)rai_json_num(item(b, "spec.ports", 1), "container", 0), 80);
+	T_INT_EQ((int)rai_json_num(item(b, "spec.ports", 1), "external", 0), 30080);
+	T_STR_EQ(cJSON_GetStringValue(item(b, "spec.nodePools", 1)), "default");
+	/* the newest release: preemptibility itself */
+	T_STR_EQ(rai_json_str(b, "spec.preemptibility"), "preemptible");
+	T_NULL(rai_json_get(b, "spec.priorityClass"));
+	cJSON_Delete(b);
+
+	/* 2.21: a preemptible workspace is one of that priority class */
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.21.12", &b,
+	    &err), 0);
+	T_STR_EQ(rai_json_str(b, "spec.priorityClass"),
+	    "interactive-preemptible");
+	T_NULL(rai_json_get(b, "spec.preemptibility"));
+	cJSON_Delete(b);
+	rai_strv_release(&s.pvcs);
+	rai_strv_release(&s.volumes);
+	rai_strv_release(&s.ports);
+
+	rai_submit_spec_init(&s);
+	s.node_pools = "a100,Bad_Pool";
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "node pool");
+	rai_err_release(&err);
 }
 
 TEST(phases_map_to_the_status_column)
@@ -187,6 +261,7 @@ main(void)
 	RUN(a_training_request_carries_the_flags);
 	RUN(fractions_memory_and_generated_names);
 	RUN(what_the_mapping_lacks_is_refused);
+	RUN(storage_ports_pools_and_preemptibility);
 	RUN(phases_map_to_the_status_column);
 	RUN(a_workload_is_a_list_row);
 	return t_done();

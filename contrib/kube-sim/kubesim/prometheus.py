@@ -175,6 +175,18 @@ def _fmt(value):
     return repr(float(value)) if value != int(value) else str(int(value))
 
 
+def samples(sim, metric):
+    """(labels, value) of a metric as a query answers it: the samples set
+    through /_sim/metrics, else the computed ones. Raises ValueError with
+    the error set for it."""
+    with _lock:
+        explicit = list(_explicit.get(metric, [])) if metric in _explicit else None
+        error = _errors.get(metric)
+    if error is not None:
+        raise ValueError(error)
+    return explicit if explicit is not None else _computed(sim, metric)
+
+
 def _answer_query(handler, sim):
     query = (handler.query.get("query") or [""])[0]
     at = (handler.query.get("time") or [""])[0]

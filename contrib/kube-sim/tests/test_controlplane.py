@@ -16,7 +16,7 @@ import support  # noqa: F401  (sys.path)
 from kubesim import demo
 from kubesim.controlplane import server as cpserver
 from kubesim.controlplane.judge import Judge
-from kubesim.objutil import RUNAIJOBS
+from kubesim.objutil import CLAIMS, PYTORCHJOBS, RUNAIJOBS, SERVICES
 from kubesim.resources import Registry
 from kubesim.store import Store
 
@@ -200,6 +200,71 @@ class ProfileCase:
         wl["workloads"] = [{"name": "x", "bogusField": 1}]
         out = judge.check_response("GET", "/api/v1/workloads", 200, wl)
         self.assertTrue(any("bogusField" in v for v in out), out)
+
+
+    def test_node_telemetry_per_release(self):
+        self.login()
+        q = "/api/v1/nodes/telemetry?telemetryType=%s&groupBy=Node&clusterId=" + \
+            self.cluster_id()
+        status, body = self.c.call("GET", q % "TOTAL_GPUS")
+        self.assertEqual(status, 200)
+        values = {v["groups"][0]["value"]: v["value"] for v in body["values"]}
+        self.assertEqual(values, {"node-1": "8", "node-2": "8"})
+        # CPU from 2.21: 2.18 has no such type, and says so with a 400
+        status, body = self.c.call("GET", q % "TOTAL_CPU_CORES")
+        self.assertEqual(status, 400 if self.VERSION == "2.18" else 200)
+        if self.VERSION != "2.18":
+            self.assertEqual(body["values"][0]["value"], "64")
+            self.assertEqual(self.violations(), [])
+
+    def test_storage_ports_and_distributed_become_cluster_objects(self):
+        self.login()
+        status, _ = self.c.call("POST", "/api/v1/workloads/workspaces", {
+            "name": "w1", "projectId": "1", "clusterId": self.cluster_id(),
+            "spec": {"image": "ubuntu",
+                     "storage": {"pvc": [{"path": "/ckpt", "existingPvc": False,
+                                          "claimInfo": {"size": "2Gi"}}],
+                                 "hostPath": [{"path": "/mnt", "mountPath": "/data"}]},
+                     "ports": [{"container": 80, "serviceType": "NodePort",
+                                "external": 30080}]}})
+        self.assertIn(status, (200, 202))
+        claim = self.sim.store.get(CLAIMS, "runai-team-a", "w1-pvc-0")
+        self.assertEqual(claim["spec"]["resources"]["requests"]["storage"], "2Gi")
+        svc = self.sim.store.get(SERVICES, "runai-team-a", "w1")
+        self.assertEqual((svc["spec"]["type"], svc["spec"]["ports"][0]["nodePort"]),
+                         ("NodePort", 30080))
+        pod = self.sim.store.get(RUNAIJOBS, "runai-team-a", "w1")["spec"]["template"]["spec"]
+        self.assertEqual([v.get("hostPath", {}).get("path") for v in pod["volumes"]],
+                         [None, "/mnt"])
+        status, created = self.c.call("POST", "/api/v1/workloads/distributed", {
+            "name": "d1", "projectId": "1", "clusterId": self.cluster_id(),
+            "spec": {"image": "pytorch", "distributedFramework": "PyTorch", "numWorkers": 2},
+            "masterSpecSameAsWorker": True})
+        self.assertEqual(status, 200 if self.VERSION == "2.18" else 202)
+        job = self.sim.store.get(PYTORCHJOBS, "runai-team-a", "d1")
+        self.assertEqual(sorted(job["spec"]["pytorchReplicaSpecs"]), ["Master", "Worker"])
+        wl = self.c.call("GET", "/api/v1/workloads/" + created["workloadId"])[1]
+        self.assertEqual((wl["type"], wl["distributedFramework"], wl["requestedPods"]["number"]),
+                         ("Distributed", "PyTorch", 3))
+        self.assertEqual(self.c.call("DELETE", "/api/v1/workloads/distributed/"
+                                     + created["workloadId"])[0],
+                         204 if self.VERSION == "2.18" else 202)
+        self.assertIsNone(self.sim.store.get(PYTORCHJOBS, "runai-team-a", "d1"))
+        self.assertEqual(self.violations(), [])
+
+    def test_workload_metrics_and_their_outage(self):
+        self.login()
+        _, created = self.submit("m1")
+        path = "/api/v1/workloads/%s/metrics?metricType=GPU_UTILIZATION,CPU_USAGE_CORES" \
+            "&start=2026-01-01T00:00:00Z&end=2026-01-01T00:01:00Z&numberOfSamples=1" \
+            % created["workloadId"]
+        status, body = self.c.call("GET", path)
+        self.assertEqual(status, 200)
+        self.assertEqual([m["type"] for m in body["measurements"]],
+                         ["GPU_UTILIZATION", "CPU_USAGE_CORES"])
+        self.cp.settings({"metricsDown": True})
+        self.assertEqual(self.c.call("GET", path)[0], 503)
+        self.assertEqual(self.violations(), [])
 
 
 class Profile218(ProfileCase, unittest.TestCase):

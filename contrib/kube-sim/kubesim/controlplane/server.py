@@ -6,22 +6,24 @@ requests.jsonl, secrets left out) and the judge around every exchange."""
 import json
 import os
 import re
-import shlex
 import threading
 import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from kubesim import prometheus
 from kubesim.errors import ApiError
-from kubesim.objutil import RUNAIJOBS
+from kubesim.objutil import CLAIMS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
 from kubesim.controlplane import views
+from kubesim.controlplane.objects import (FRAMEWORKS, new_claims, runaijob, service,
+                                          training_job)
 from kubesim.controlplane.judge import Judge, query_of
 from kubesim.controlplane.profiles import profile
-from kubesim.controlplane.state import TYPES, State, Workload
+from kubesim.controlplane.state import TYPES, State, Workload, set_suspended
 from kubesim.controlplane.tokens import Identity
 
 MAX_BODY = 1024 * 1024
@@ -52,6 +54,7 @@ class ControlPlane:
         self.identity = None
         self.token_ttl = token_ttl
         self.down_until = 0.0
+        self.metrics_down = False
         self.policy = {"compute.gpuDevicesRequest": {"max": 4}}
         self.url = None
 
@@ -83,10 +86,20 @@ class ControlPlane:
             self.identity.ttl = self.token_ttl = int(body["tokenTtl"])
         if "policy" in body:
             self.policy = dict(body["policy"])
+        if "metricsDown" in body:
+            self.metrics_down = bool(body["metricsDown"])
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
+                "metricsDown": self.metrics_down,
                 "version": self.profile["version"], "violations": self.judge.count}
+
+
+def _number(x):
+    """A telemetry value's text: whole numbers (bytes) exact, else to
+    the thousandth."""
+    x = round(x, 3)
+    return "%d" % x if x == int(x) else "%.15g" % x
 
 
 def _split_filters(raw):
@@ -155,6 +168,8 @@ class Routes:
             return self.nodes(p[1])
         if p == ["nodes"] and m == "GET" and self.cp.profile["tenant_nodes"]:
             return self.nodes(self.st.cluster_id)
+        if p == ["nodes", "telemetry"] and m == "GET":
+            return self.node_telemetry()
         if p == ["workloads"] and m == "GET":
             return self.workloads()
         if p == ["workloads", "pods"] and m == "GET":
@@ -163,6 +178,11 @@ class Routes:
             return self.create(TYPES[p[1]])
         if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
             return 200, views.workload(self.st, self.cp.profile, self.workload(p[1]), detailed=True)
+        if len(p) == 3 and p[0] == "nodes" and p[2] == "metrics" and m == "GET" and \
+                views.since(self.cp.profile, "2.21"):
+            return self.node_metrics(p[1])
+        if p[:1] == ["workloads"] and len(p) == 3 and p[2] == "metrics" and m == "GET":
+            return self.workload_metrics(p[1])
         if p[:1] == ["workloads"] and len(p) == 3 and p[2] in ("events", "pods") and m == "GET":
             return self.events(p[1]) if p[2] == "events" else self.pods(p[1])
         if p[:1] == ["workloads"] and len(p) == 3 and p[1] in TYPES:
@@ -194,6 +214,91 @@ class Routes:
             raise CpError(404, "cluster %s not found" % cluster_id)
         items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
         return 200, {"nodes": _filtered(items, self.query)}
+
+    def node_telemetry(self):
+        """One telemetry type, per node (groupBy=Node) or the cluster's
+        sum; numbers as strings, as the document has them."""
+        kind = self.query.get("telemetryType", [""])[0]
+        if kind not in self.cp.profile["node_telemetry"]:
+            raise CpError(400, "telemetryType %r is not supported" % kind)
+        cluster = self.query.get("clusterId", [self.st.cluster_id])[0]
+        usage = self.st.node_usage() if cluster == self.st.cluster_id else {}
+        groups = ",".join(self.query.get("groupBy", [])).split(",")
+        if "Node" in groups:
+            values = [{"value": _number(u[kind]), "groups": [{"key": "Node", "value": name}]}
+                      for name, u in sorted(usage.items())]
+        else:
+            values = [{"value": _number(sum(u[kind] for u in usage.values()))}]
+        return 200, {"type": kind, "timestamp": now_rfc3339(), "values": values}
+
+    # ---- metrics: the emulator's Prometheus numbers, the latest sample ----
+
+    def _metrics(self, pick):
+        """measurements for the metricType list; pick(type) gives
+        [(labels or None, value)] (none: the type has no data here)."""
+        if "start" not in self.query or "end" not in self.query:
+            raise CpError(400, "start and end are required")
+        if self.cp.metrics_down:
+            raise CpError(503, "the metrics service is not available")
+        out, now = [], now_rfc3339()
+        for kind in ",".join(self.query.get("metricType", [])).split(","):
+            if not kind:
+                continue
+            series = pick(kind)
+            if not series:
+                out.append({"type": kind, "values": []})
+            for labels, value in series:
+                out.append({"type": kind, "labels": labels,
+                            "values": [{"value": _number(value), "timestamp": now}]})
+        return 200, {"measurements": out}
+
+    def _prom(self, metric, **match):
+        try:
+            found = prometheus.samples(self.cp.sim, metric)
+        except ValueError:
+            return []
+        return [(lb, v) for lb, v in found if all(lb.get(k) == w for k, w in match.items())]
+
+    NODE_METRICS = {"CPU_UTILIZATION": "runai_node_cpu_utilization",
+                    "CPU_MEMORY_USAGE_BYTES": "runai_node_memory_used_bytes",
+                    "GPU_UTILIZATION_PER_GPU": "runai_node_gpu_utilization",
+                    "GPU_MEMORY_USAGE_BYTES_PER_GPU": "runai_node_gpu_used_memory"}
+
+    def node_metrics(self, nid):
+        node = next((n for n in self.st.nodes() if meta_of(n).get("uid") == nid), None)
+        if node is None:
+            raise CpError(404, "node %s not found" % nid)
+        name = meta_of(node)["name"]
+
+        def pick(kind):
+            metric = self.NODE_METRICS.get(kind)
+            if metric is None:
+                return []
+            per_gpu = kind.endswith("_PER_GPU")
+            return [({"gpu": lb["gpu"]} if per_gpu else None, v)
+                    for lb, v in self._prom(metric, node=name) if per_gpu == ("gpu" in lb)]
+        return self._metrics(pick)
+
+    WORKLOAD_METRICS = {
+        "GPU_UTILIZATION": "runai_pod_group_gpu_utilization",
+        "GPU_MEMORY_REQUEST_BYTES": "runai_pod_group_gpu_memory_allocated_bytes",
+        "GPU_MEMORY_USAGE_BYTES": "runai_pod_group_gpu_memory_used_bytes",
+        "CPU_REQUEST_CORES": "runai_active_job_cpu_requested_cores",
+        "CPU_USAGE_CORES": "runai_pod_group_cpu_usage_cores",
+        "CPU_MEMORY_REQUEST_BYTES": "runai_active_job_memory_requested_bytes",
+        "CPU_MEMORY_USAGE_BYTES": "runai_pod_group_memory_used_bytes"}
+
+    def workload_metrics(self, wid):
+        wl = self.workload(wid)
+        job = self.st.kube_object(wl)
+        uid = meta_of(job).get("uid") if job else None
+
+        def pick(kind):
+            metric = self.WORKLOAD_METRICS.get(kind)
+            if metric is None or uid is None:
+                return []
+            return [(None, v) for _, v in self._prom(metric, pod_group_uuid=uid)]
+        return self._metrics(pick)
 
     def workloads(self):
         self.st.forget_deleted()
@@ -243,6 +348,9 @@ class Routes:
         if project is None:
             raise CpError(400, "project %s not found" % pid)
         spec = b.get("spec") or {}
+        if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
+            raise CpError(400, "spec.distributedFramework must be one of %s"
+                          % ", ".join(sorted(FRAMEWORKS)))
         issues = self.compliance(spec)
         if issues:
             raise CpError(400, "the workload does not comply with the policy",
@@ -259,7 +367,20 @@ class Routes:
         except ApiError as e:
             raise CpError(400, e.message)
         try:
-            self.cp.sim.store.create(RUNAIJOBS, wl.namespace, runaijob(wl))
+            for claim in new_claims(wl):
+                if self.cp.sim.store.get(CLAIMS, wl.namespace,
+                                         claim["metadata"]["name"]) is None:
+                    self.cp.sim.store.create(CLAIMS, wl.namespace, claim)
+            svc = service(wl)
+            if svc is not None:
+                self.cp.sim.store.create(SERVICES, wl.namespace, svc)
+            if kind == "Distributed":
+                wl.gvr, obj = training_job(wl, b)
+                wl.master_spec = spec if b.get("masterSpecSameAsWorker") else \
+                    b.get("masterSpec")
+            else:
+                obj = runaijob(wl)
+            self.cp.sim.store.create(wl.gvr, wl.namespace, obj)
         except ApiError as e:
             self.st.workloads.pop(wl.id, None)
             raise CpError(400 if e.code < 500 else 503, e.message)
@@ -291,9 +412,16 @@ class Routes:
     def delete(self, wl):
         wl.desired, wl.deleted_at = "Deleted", now_rfc3339()
         try:
-            self.cp.sim.store.delete(RUNAIJOBS, wl.namespace, wl.name)
+            self.cp.sim.store.delete(wl.gvr, wl.namespace, wl.name)
         except ApiError:
             pass  # gone from the cluster already
+        svc = self.cp.sim.store.get(SERVICES, wl.namespace, wl.name)
+        if svc is not None and (meta_of(svc).get("labels") or {}).get(
+                "runai/workload-id") == wl.id:
+            try:
+                self.cp.sim.store.delete(SERVICES, wl.namespace, wl.name)
+            except ApiError:
+                pass
         if self.cp.profile["delete_status"] == 204:
             return 204, None
         return 202, {"code": 202, "message": "Request has been accepted."}
@@ -304,56 +432,9 @@ class Routes:
         wl.desired = "Stopped" if stop else "Running"
         job = self.st.kube_object(wl)
         if job is not None:
-            job.setdefault("spec", {})["suspend"] = stop
-            self.cp.sim.store.update(RUNAIJOBS, wl.namespace, job)
+            set_suspended(job, stop)
+            self.cp.sim.store.update(wl.gvr, wl.namespace, job)
         return 202, {"code": 202, "message": "Request has been accepted."}
-
-
-def _split_words(text):
-    try:
-        return shlex.split(text or "")
-    except ValueError:
-        return (text or "").split()
-
-
-def runaijob(wl):
-    """The cluster object of a submitted workload, shaped as the RunaiJobs
-    the emulator already runs (labels the pods, the GPU limit)."""
-    spec, compute = wl.spec, wl.spec.get("compute") or {}
-    labels = {"app": "runaijob", "release": wl.name, "createdBy": "RunaiJob",
-              "runai/workload-id": wl.id}
-    if wl.type == "Workspace":
-        labels["priorityClassName"] = "build"
-    container = {"name": wl.name, "image": spec.get("image"),
-                 "imagePullPolicy": spec.get("imagePullPolicy") or "Always",
-                 "env": [{"name": e.get("name"), "value": e.get("value") or ""}
-                         for e in spec.get("environmentVariables") or [] if e.get("name")]}
-    if spec.get("command"):
-        container["command"] = _split_words(spec["command"])
-    if spec.get("args"):
-        container["args"] = _split_words(spec["args"])
-    limits, annotations = {}, {"user": wl.created_by or ""}
-    gpus = compute.get("gpuDevicesRequest")
-    if compute.get("gpuRequestType") == "portion":
-        annotations["gpu-fraction"] = str(compute.get("gpuPortionRequest"))
-    elif gpus:
-        limits["nvidia.com/gpu"] = str(gpus)
-    requests = {}
-    if compute.get("cpuCoreRequest"):
-        requests["cpu"] = str(compute["cpuCoreRequest"])
-    if compute.get("cpuMemoryRequest"):
-        requests["memory"] = compute["cpuMemoryRequest"]
-    container["resources"] = {k: v for k, v in (("limits", limits), ("requests", requests))
-                              if v}
-    return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
-            "metadata": {"name": wl.name, "labels": labels, "annotations": annotations},
-            "spec": {"completions": 1, "parallelism": 1,
-                     "backoffLimit": 0 if wl.type == "Workspace" else 6,
-                     "template": {"metadata": {"labels": dict(labels),
-                                               "annotations": dict(annotations)},
-                                  "spec": {"schedulerName": "runai-scheduler",
-                                           "restartPolicy": "Never",
-                                           "containers": [container]}}}}
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -11,20 +11,23 @@ objects on every read, so it moves over the controller's ticks."""
 import threading
 import uuid
 
+from kubesim import quantity
 from kubesim.errors import ApiError
-from kubesim.objutil import (NODES, PODS, PROJECTS, RUNAIJOBS, condition_true, meta_of,
-                             phase_of)
+from kubesim.gpus import GPU, pod_gpus
+from kubesim.objutil import (NODES, PODS, PROJECTS, RUNAIJOBS, bound_active,
+                             condition_true, meta_of, node_name_of, phase_of)
 from kubesim.store import now_rfc3339
 
 EVENTS = ("", "v1", "events")
 TENANT_ID = 1001
-TYPES = {"trainings": "Training", "workspaces": "Workspace"}
+TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Distributed"}
 
 
 class Workload:
     def __init__(self, kind, name, project, cluster_id, created_by, spec):
         self.id = str(uuid.uuid4())
-        self.type = kind                # Training | Workspace
+        self.type = kind                # Training | Workspace | Distributed
+        self.gvr = RUNAIJOBS            # the cluster object's resource
         self.name = name
         self.project = project          # the project view (dict)
         self.cluster_id = cluster_id
@@ -40,6 +43,20 @@ class Workload:
     @property
     def namespace(self):
         return self.project["namespace"]
+
+
+def suspended(job):
+    """A RunaiJob's spec.suspend, a training-operator job's runPolicy's."""
+    spec = job.get("spec") or {}
+    return bool(spec.get("suspend") or (spec.get("runPolicy") or {}).get("suspend"))
+
+
+def set_suspended(job, stop):
+    spec = job.setdefault("spec", {})
+    if "runPolicy" in spec:
+        spec["runPolicy"]["suspend"] = stop
+    else:
+        spec["suspend"] = stop
 
 
 class State:
@@ -88,7 +105,7 @@ class State:
             return list(self.workloads.values())
 
     def kube_object(self, wl):
-        return self.store.get(RUNAIJOBS, wl.namespace, wl.name)
+        return self.store.get(wl.gvr, wl.namespace, wl.name)
 
     def pods(self, wl):
         return [p for p in self.store.list(PODS, wl.namespace)
@@ -101,6 +118,37 @@ class State:
 
     def nodes(self):
         return self.store.list(NODES)
+
+    def node_usage(self):
+        """Per node name: what it offers (allocatable) and what the pods
+        bound to it and not finished ask for, as the node telemetry
+        reports them."""
+        def amount(res, key):
+            try:
+                return float(quantity.parse(res[key])[0]) if key in res else 0.0
+            except (quantity.QuantityError, TypeError, ValueError):
+                return 0.0
+
+        out = {}
+        for n in self.nodes():
+            alloc = (n.get("status") or {}).get("allocatable") or {}
+            out[meta_of(n)["name"]] = {
+                "TOTAL_GPUS": amount(alloc, GPU), "ALLOCATED_GPUS": 0.0,
+                "TOTAL_CPU_CORES": amount(alloc, "cpu"), "ALLOCATED_CPU_CORES": 0.0,
+                "TOTAL_CPU_MEMORY_BYTES": amount(alloc, "memory"),
+                "ALLOCATED_CPU_MEMORY_BYTES": 0.0}
+        for p in self.store.list(PODS):
+            use = out.get(node_name_of(p))
+            if use is None or not bound_active(p):
+                continue
+            for c in (p.get("spec") or {}).get("containers") or []:
+                req = (c.get("resources") or {}).get("requests") or {}
+                use["ALLOCATED_CPU_CORES"] += amount(req, "cpu")
+                use["ALLOCATED_CPU_MEMORY_BYTES"] += amount(req, "memory")
+            use["ALLOCATED_GPUS"] += pod_gpus(p)
+        for use in out.values():
+            use["FREE_GPUS"] = max(use["TOTAL_GPUS"] - use["ALLOCATED_GPUS"], 0.0)
+        return out
 
     def refresh_phase(self, wl):
         """The phase as the cluster shows it now; remembers when it last
@@ -117,11 +165,11 @@ class State:
             return "Deleting"
         if job is None:
             return "Creating"
-        if condition_true(job, "Complete"):
+        if condition_true(job, "Complete") or condition_true(job, "Succeeded"):
             return "Completed"
         if condition_true(job, "Failed"):
             return "Failed"
-        if (job.get("spec") or {}).get("suspend"):
+        if suspended(job):
             return "Stopping" if pods else "Stopped"
         phases = [phase_of(p) for p in pods]
         if "Running" in phases:

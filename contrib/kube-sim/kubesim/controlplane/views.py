@@ -62,14 +62,24 @@ def _pod_gpus(pod):
         return 0.0
 
 
+def _pods_requested(wl):
+    if wl.type != "Distributed":
+        return 1
+    return int(wl.spec.get("numWorkers") or 1) + (1 if getattr(wl, "master_spec", None)
+                                                  is not None else 0)
+
+
 def workload(state, profile, wl, detailed=False):
     phase = state.refresh_phase(wl)
     pods = state.pods(wl)
     running = [p for p in pods if phase_of(p) == "Running"]
     gpus = _gpus_requested(wl.spec)
+    if wl.type == "Distributed":
+        gpus = gpus * int(wl.spec.get("numWorkers") or 1) + \
+            _gpus_requested(getattr(wl, "master_spec", None) or {})
     out = {
         "type": wl.type, "name": wl.name, "id": wl.id, "source": "CLI",
-        "priorityClassName": "train" if wl.type == "Training" else "build",
+        "priorityClassName": "build" if wl.type == "Workspace" else "train",
         "clusterId": wl.cluster_id, "projectName": wl.project["name"],
         "projectId": wl.project["id"], "departmentName": "default", "departmentId": "1",
         "namespace": wl.namespace, "createdAt": wl.created_at, "submittedBy": wl.created_by,
@@ -78,15 +88,22 @@ def workload(state, profile, wl, detailed=False):
         "k8sPhaseUpdatedAt": wl.phase_at, "updatedAt": wl.phase_at,
         "deletedAt": wl.deleted_at,
         "images": [wl.spec.get("image") or ""],
-        "requestedPods": {"number": 1},
+        "requestedPods": {"number": _pods_requested(wl)},
         "podsRequestedResources": {"gpu": {"request": gpus}},
         "allocatedResources": {"gpu": sum(_pod_gpus(p) for p in running)},
         "actionsSupport": {"delete": True, "suspend": True},
+        "requestedNodePools": wl.spec.get("nodePools") or ["default"],
     }
+    if wl.spec.get("priorityClass"):
+        out["priorityClassName"] = wl.spec["priorityClass"]
+    if wl.type == "Distributed":
+        out["distributedFramework"] = wl.spec.get("distributedFramework")
+    if wl.spec.get("preemptibility"):
+        out["preemptible"] = wl.spec["preemptibility"] == "preemptible"
     if since(profile, "2.21"):
-        out["priority"] = 50 if wl.type == "Training" else 125
+        out["priority"] = 125 if wl.type == "Workspace" else 50
     if since(profile, "2.22"):
-        out["category"] = "Train" if wl.type == "Training" else "Build"
+        out["category"] = "Build" if wl.type == "Workspace" else "Train"
     if detailed and since(profile, "2.21"):
         out["pendingSchedulingMessages"] = []
     return out
@@ -105,11 +122,11 @@ def pod(state, profile, wl, p):
     m = meta_of(p)
     c = ((p.get("spec") or {}).get("containers") or [{}])[0]
     out = {"name": m["name"], "id": m.get("uid"), "workloadId": wl.id,
-           "priorityClassName": "train" if wl.type == "Training" else "build",
+           "priorityClassName": "build" if wl.type == "Workspace" else "train",
            "clusterId": wl.cluster_id, "projectId": wl.project["id"],
            "createdAt": m.get("creationTimestamp"),
            "containers": [{"name": c.get("name", ""), "image": c.get("image", "")}],
-           "requestedNodePools": ["default"],
+           "requestedNodePools": wl.spec.get("nodePools") or ["default"],
            "allocatedResources": {"gpu": _pod_gpus(p)},
            "k8sPhase": phase_of(p) or "Pending", "tenantId": TENANT_ID,
            "k8sPhaseUpdatedAt": m.get("creationTimestamp"),

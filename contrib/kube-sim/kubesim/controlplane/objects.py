@@ -1,0 +1,175 @@
+"""The cluster objects a workload submitted to the emulated control plane
+becomes: a RunaiJob (trainings, workspaces) or a training-operator job
+(distributed), the claims it asks to be made, and a Service for its
+ports. The emulator's own controllers then run them as any other."""
+
+import shlex
+
+from kubesim import training
+from kubesim.objutil import MPIJOBS, PYTORCHJOBS, TFJOBS, XGBOOSTJOBS
+
+
+def _split_words(text):
+    try:
+        return shlex.split(text or "")
+    except ValueError:
+        return (text or "").split()
+
+
+def claim_name(wl, i, pvc):
+    """A claim's name: the one given, else one made from the workload's."""
+    return pvc.get("claimName") or "%s-pvc-%d" % (wl.name, i)
+
+
+def _volumes(wl):
+    """The pod's volumes and mounts for spec.storage: claims by name,
+    host directories (path on the node, mountPath in the container)."""
+    storage = wl.spec.get("storage") or {}
+    volumes, mounts = [], []
+    for i, pvc in enumerate(storage.get("pvc") or []):
+        name = "pvc-%d" % i
+        volumes.append({"name": name, "persistentVolumeClaim": {
+            "claimName": claim_name(wl, i, pvc), "readOnly": bool(pvc.get("readOnly"))}})
+        mounts.append({"name": name, "mountPath": pvc.get("path"),
+                       "readOnly": bool(pvc.get("readOnly"))})
+    for i, hp in enumerate(storage.get("hostPath") or []):
+        name = "host-%d" % i
+        volumes.append({"name": name, "hostPath": {"path": hp.get("path")}})
+        mounts.append({"name": name, "mountPath": hp.get("mountPath"),
+                       "readOnly": bool(hp.get("readOnly"))})
+    return volumes, mounts
+
+
+def new_claims(wl):
+    """The PersistentVolumeClaims the control plane makes for claims that
+    do not exist yet (existingPvc false)."""
+    out = []
+    for i, pvc in enumerate((wl.spec.get("storage") or {}).get("pvc") or []):
+        if pvc.get("existingPvc"):
+            continue
+        info = pvc.get("claimInfo") or {}
+        claim = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                 "metadata": {"name": claim_name(wl, i, pvc),
+                              "labels": {"runai/workload-id": wl.id}},
+                 "spec": {"accessModes": ["ReadWriteOnce"],
+                          "resources": {"requests": {"storage": info.get("size") or "1Gi"}}}}
+        if info.get("storageClass"):
+            claim["spec"]["storageClassName"] = info["storageClass"]
+        out.append(claim)
+    return out
+
+
+def service(wl):
+    """One Service for spec.ports, of the first port's type."""
+    ports = [p for p in wl.spec.get("ports") or [] if p.get("container")]
+    if not ports:
+        return None
+    kind = ports[0].get("serviceType") or "ClusterIP"
+    out = []
+    for p in ports:
+        port = {"name": "port-%d" % p["container"], "protocol": "TCP",
+                "port": p.get("external") or p["container"], "targetPort": p["container"]}
+        if kind == "NodePort" and p.get("external"):
+            port["nodePort"] = p["external"]
+        out.append(port)
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": wl.name, "labels": {"runai/workload-id": wl.id}},
+            "spec": {"type": kind, "selector": {"release": wl.name}, "ports": out}}
+
+
+def pod_template(wl, spec, container_name, labels):
+    """The pod template of a submitted spec: its container (image,
+    command, environment, GPUs as the emulator's RunaiJobs take them,
+    CPU and memory, console, ports, volumes), the labels given and the
+    submitter's annotation."""
+    compute = spec.get("compute") or {}
+    container = {"name": container_name, "image": spec.get("image"),
+                 "imagePullPolicy": spec.get("imagePullPolicy") or "Always",
+                 "env": [{"name": e.get("name"), "value": e.get("value") or ""}
+                         for e in spec.get("environmentVariables") or [] if e.get("name")]}
+    if spec.get("command"):
+        container["command"] = _split_words(spec["command"])
+    if spec.get("args"):
+        container["args"] = _split_words(spec["args"])
+    limits, annotations = {}, {"user": wl.created_by or ""}
+    gpus = compute.get("gpuDevicesRequest")
+    if compute.get("gpuRequestType") == "portion":
+        annotations["gpu-fraction"] = str(compute.get("gpuPortionRequest"))
+    elif gpus:
+        limits["nvidia.com/gpu"] = str(gpus)
+    requests = {}
+    if compute.get("cpuCoreRequest"):
+        requests["cpu"] = str(compute["cpuCoreRequest"])
+    if compute.get("cpuMemoryRequest"):
+        requests["memory"] = compute["cpuMemoryRequest"]
+    container["resources"] = {k: v for k, v in (("limits", limits), ("requests", requests))
+                              if v}
+    if spec.get("tty"):
+        container["tty"] = True
+    if spec.get("stdin"):
+        container["stdin"] = True
+    ports = [{"containerPort": p["container"]} for p in spec.get("ports") or []
+             if p.get("container")]
+    if ports:
+        container["ports"] = ports
+    volumes, mounts = _volumes(wl)
+    pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
+                "containers": [container]}
+    if volumes:
+        container["volumeMounts"] = mounts
+        pod_spec["volumes"] = volumes
+    return {"metadata": {"labels": dict(labels), "annotations": annotations},
+            "spec": pod_spec}
+
+
+def runaijob(wl):
+    """The cluster object of a submitted training or workspace, shaped as
+    the RunaiJobs the emulator already runs."""
+    labels = {"app": "runaijob", "release": wl.name, "createdBy": "RunaiJob",
+              "runai/workload-id": wl.id}
+    if wl.type == "Workspace":
+        labels["priorityClassName"] = "build"
+    if wl.spec.get("priorityClass"):
+        labels["priorityClassName"] = wl.spec["priorityClass"]
+    tmpl = pod_template(wl, wl.spec, wl.name, labels)
+    return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
+            "metadata": {"name": wl.name, "labels": labels,
+                         "annotations": dict(tmpl["metadata"]["annotations"])},
+            "spec": {"completions": 1, "parallelism": 1,
+                     "backoffLimit": 0 if wl.type == "Workspace" else 6,
+                     "template": tmpl}}
+
+
+# the API's framework names -> the training operator's resource, its
+# container name and the replica type that leads
+FRAMEWORKS = {"PyTorch": (PYTORCHJOBS, "pytorch", "Master"),
+              "TF": (TFJOBS, "tensorflow", "Chief"),
+              "XGBoost": (XGBOOSTJOBS, "xgboost", "Master"),
+              "MPI": (MPIJOBS, "mpi", "Launcher")}
+
+
+def training_job(wl, body):
+    """The training-operator job of a distributed workload: the workers
+    from spec, the master (launcher, chief) from masterSpec, or a copy of
+    the worker's with masterSpecSameAsWorker, or none."""
+    spec = wl.spec
+    gvr, container, lead = FRAMEWORKS[spec["distributedFramework"]]
+    labels = {"app": "runai", "release": wl.name, "runai/workload-id": wl.id}
+    replicas = {"Worker": {"replicas": int(spec.get("numWorkers") or 1),
+                           "restartPolicy": "Never",
+                           "template": pod_template(wl, spec, container, labels)}}
+    master = spec if body.get("masterSpecSameAsWorker") else body.get("masterSpec")
+    if master:
+        replicas[lead] = {"replicas": 1, "restartPolicy": "Never",
+                          "template": pod_template(wl, master, container, labels)}
+    job_spec = {FRAMEWORKS_KEYS[gvr]: replicas, "runPolicy": {}}
+    if spec.get("cleanPodPolicy"):
+        job_spec["runPolicy"]["cleanPodPolicy"] = spec["cleanPodPolicy"]
+    if gvr == MPIJOBS:
+        job_spec["slotsPerWorker"] = int(spec.get("slotsPerWorker") or 1)
+    return gvr, {"apiVersion": "/".join(gvr[:2]), "kind": training.FRAMEWORKS[gvr].kind,
+                 "metadata": {"name": wl.name, "labels": labels},
+                 "spec": job_spec}
+
+
+FRAMEWORKS_KEYS = {gvr: training.FRAMEWORKS[gvr].specs_key for gvr in training.FRAMEWORKS}
