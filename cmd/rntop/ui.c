@@ -25,6 +25,7 @@
 #include "core/text.h"
 #include "cli/version.h"
 #include "cluster.h"
+#include "layout.h"
 #include "ui.h"
 
 #include "core/banned.h"
@@ -193,8 +194,11 @@ rntop_ui_paused(const struct rntop_ui *ui)
 static void
 scroll_by(struct rntop_ui *ui, int n)
 {
-	int max = ui->body_len - ui->body_rows;
+	/* one more: a section's heading kept on top takes a line */
+	int max = ui->body_len - ui->body_rows + 1;
 
+	if (ui->body_len <= ui->body_rows)
+		max = 0;
 	ui->top += n;
 	if (ui->top > max)
 		ui->top = max;
@@ -306,23 +310,40 @@ rntop_ui_keys(struct rntop_ui *ui)
 }
 
 /*
- * printw at (y, x), clipped to the screen width. Host errors and GPU
- * names come from remote hosts and their nvidia-smi: the line is
- * cleaned, as curses would pass a bidi override or a backspace on.
+ * Text at (y, x), clipped to the screen's last column (curses would wrap
+ * it onto the next line). Host errors and GPU names come from remote
+ * hosts and their nvidia-smi: cells are cleaned before they get here,
+ * as curses would pass a bidi override or a backspace on.
  */
+static void
+put_text(int y, int x, const char *s)
+{
+	int room = COLS - x, k = 0;
+	size_t i = 0;
+
+	if (y < 0 || y >= LINES || x < 0 || room <= 0)
+		return;
+	while (s[i] != '\0' && k < room) {
+		i++;
+		while (((unsigned char)s[i] & 0xc0) == 0x80)
+			i++;
+		k++;
+	}
+	mvaddnstr(y, x, s, (int)i);
+}
+
+/* printf to put_text, cleaned. */
 static void
 put(int y, int x, const char *fmt, ...)
 {
 	char line[512], *safe;
 	va_list ap;
 
-	if (y < 0 || y >= LINES || x >= COLS)
-		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	safe = rai_text_sanitize(line);
-	mvaddnstr(y, x, safe, COLS - x);
+	put_text(y, x, safe);
 	free(safe);
 }
 
@@ -332,60 +353,43 @@ util_pair(double u)
 	return u < 10 ? PAIR_RED : u < 80 ? PAIR_CYAN : PAIR_GREEN;
 }
 
+/*
+ * Memory is no waste signal on its own (a busy GPU may hold little):
+ * green when nearly all is used, plain otherwise.
+ */
 static int
 mem_pair(double pct)
 {
-	return pct < 50 ? PAIR_RED : pct < 80 ? PAIR_CYAN : PAIR_GREEN;
+	return pct >= 80 ? PAIR_GREEN : 0;
 }
 
 static void
-color_on(struct rntop_ui *ui, int pair)
+style_on(struct rntop_ui *ui, int pair, int attr)
 {
-	if (ui->color)
+	if (ui->color && pair)
 		attron(COLOR_PAIR(pair));
+	else if (pair == PAIR_RED)
+		attr |= A_BOLD;		/* without colour, problems stand out */
+	if (attr)
+		attron(attr);
 }
 
 static void
-color_off(struct rntop_ui *ui, int pair)
+style_off(struct rntop_ui *ui, int pair, int attr)
 {
-	if (ui->color)
+	if (ui->color && pair)
 		attroff(COLOR_PAIR(pair));
+	else if (pair == PAIR_RED)
+		attr |= A_BOLD;
+	if (attr)
+		attroff(attr);
 }
 
-/* "  45%" coloured, or "  n/a". */
-static void
-put_pct(struct rntop_ui *ui, int y, int x, int known, double v, int pair)
-{
-	if (!known) {
-		put(y, x, "%5s", "n/a");
-		return;
-	}
-	color_on(ui, pair);
-	put(y, x, "%4.0f%%", v);
-	color_off(ui, pair);
-}
-
-/* "used / total UNIT  pct%" in 28 columns, or n/a. */
-static void
-put_mem(struct rntop_ui *ui, int y, int x, int known, double used,
-    double total)
-{
-	double pct;
-	int prec = ui->unit_div > 1000 ? 1 : 0;
-
-	if (!known || total <= 0) {
-		put(y, x, "%-28s", "n/a");
-		return;
-	}
-	pct = used / total * 100;
-	put(y, x, "%8.*f / %-8.*f %-3s ", prec, used / ui->unit_div, prec,
-	    total / ui->unit_div, ui->unit);
-	color_on(ui, mem_pair(pct));
-	put(y, x + 24, "%3.0f%%", pct);
-	color_off(ui, mem_pair(pct));
-}
-
-/* One cell of a sparkline for a sample (0-100 or unknown). */
+/*
+ * One cell of a sparkline for a sample (0-100 or unknown): 0 has the
+ * lowest bar to itself, so an idle GPU never looks like a lightly used
+ * one; blank is unknown.
+ */
 static const char *
 spark_cell(const struct rntop_ui *ui, int v)
 {
@@ -397,7 +401,9 @@ spark_cell(const struct rntop_ui *ui, int v)
 
 	if (v == RNTOP_HIST_NONE)
 		return " ";
-	i = v * 8 / 101;
+	i = v <= 0 ? 0 : 1 + (v - 1) * 7 / 100;
+	if (i > 7)
+		i = 7;
 	return ui->utf8 ? bars[i] : ascii[i];
 }
 
@@ -418,19 +424,31 @@ put_spark(struct rntop_ui *ui, int y, int x, const struct rntop_hist *h,
 }
 
 static void
-heading(struct rntop_ui *ui, int y, const char *text)
+heading_on(struct rntop_ui *ui)
 {
-	if (y < 0 || y >= LINES)
-		return;
 	if (ui->color)
 		attron(COLOR_PAIR(PAIR_HEAD));
 	else
 		attron(A_REVERSE);
-	put(y, 0, "%-*s", COLS, text);
+}
+
+static void
+heading_off(struct rntop_ui *ui)
+{
 	if (ui->color)
 		attroff(COLOR_PAIR(PAIR_HEAD));
 	else
 		attroff(A_REVERSE);
+}
+
+static void
+heading(struct rntop_ui *ui, int y, const char *text)
+{
+	if (y < 0 || y >= LINES)
+		return;
+	heading_on(ui);
+	put(y, 0, "%-*s", COLS, text);
+	heading_off(ui);
 }
 
 /* Case-insensitive substring test, for the filter. */
@@ -461,7 +479,7 @@ contains(const char *hay, const char *needle)
 /* A host's own figures: utilisation mean and memory, over known GPUs. */
 struct host_fig {
 	double	util, used, total;
-	size_t	nutil, nmem;
+	size_t	nutil, nmem, lost;
 };
 
 static void
@@ -473,6 +491,7 @@ host_figures(const struct rntop_host *h, struct host_fig *f)
 	for (j = 0; h->have_snap && j < h->snap.n; j++) {
 		const struct rntop_gpu *g = &h->snap.gpus[j];
 
+		f->lost += rntop_gpu_lost(g);
 		if (g->valid & RNTOP_V(RNTOP_F_UTIL)) {
 			f->util += g->util;
 			f->nutil++;
@@ -615,7 +634,7 @@ view_order(struct rntop_ui *ui, const struct rntop_host *hosts, size_t n,
 
 /* The body, row by row: headings, projects, hosts, GPUs. */
 enum row_kind { ROW_BLANK, ROW_PROJECTS, ROW_PROJECT, ROW_NODES, ROW_HOST,
-	ROW_GPUS, ROW_GPU };
+	ROW_GPUS, ROW_GPU, ROW_NOMATCH };
 struct row {
 	enum row_kind	 kind;
 	size_t		 a, b;		/* project; host; host and GPU */
@@ -685,6 +704,8 @@ build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
 		add_row(r, ROW_BLANK, 0, 0);
 	}
 	add_row(r, ROW_NODES, 0, 0);
+	if (shown == 0 && ui->filter[0] != '\0')
+		add_row(r, ROW_NOMATCH, 0, 0);
 	for (i = 0; i < shown; i++)
 		add_row(r, ROW_HOST, order[i], 0);
 	add_row(r, ROW_BLANK, 0, 0);
@@ -701,76 +722,198 @@ build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
 	}
 }
 
-static void
-draw_cluster(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
-    double interval, const struct rntop_hist *cluster,
-    const struct rntop_owners *ow)
-{
-	struct rntop_agg a;
-	char status[128];
+/* A cell's text, cleaned, and how it is drawn. */
+#define CELL_MAX	192
+struct cell {
+	char	text[CELL_MAX];
+	int	pair;		/* a colour pair, 0: none */
+	int	attr;		/* A_DIM, A_BOLD */
+};
 
-	rntop_aggregate(hosts, n, &a);
-	if (ui->typing)
-		snprintf(status, sizeof(status), "filter: %s_", ui->typed);
-	else
-		snprintf(status, sizeof(status), "sort: %s%s%s%s   ?: help",
-		    sort_names[ui->sort], ui->filter[0] ? "  filter: " : "",
-		    ui->filter, ui->paused ? "  PAUSED" : "");
-	put(0, 0, "rntop %s   every %gs   %s", RAI_VERSION, interval, status);
-	heading(ui, 1, " Cluster");
-	put(2, 0, "GPU utilization:");
-	put_pct(ui, 2, 17, a.nutil > 0, a.util, util_pair(a.util));
-	put_spark(ui, 2, 23, cluster, 0, SPARK_W);
-	put(2, 41, "Used GPU memory:");
-	put_mem(ui, 2, 58, a.nmem > 0, a.used, a.total);
-	put(3, 0, "%zu/%zu hosts, %zu GPUs, %zu GPUs unknown", a.hosts_ok,
-	    a.hosts, a.gpus, a.gpus_unknown);
-	if (a.gpus_lost)
-		put(3, COLS > 60 ? 50 : 0, "%zu GPUs lost", a.gpus_lost);
-	if (ow == NULL)
-		return;
-	if (ow->kw->synced)
-		put(4, 0, "%zu GPUs allocated, %zu idle, %zu unmanaged",
-		    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
-	else
-		put(4, 0, "? GPUs allocated, ? idle, ? unmanaged");
-	/* like a host's error: one line, and the rest goes on */
-	if (ow->kw->error != NULL) {
-		color_on(ui, PAIR_RED);
-		put(4, 45, "cluster: %s", ow->kw->error);
-		color_off(ui, PAIR_RED);
-	} else if (!ow->kw->synced) {
-		put(4, 45, "cluster: listing pods...");
-	}
+static void
+cell_set(struct cell *c, int pair, const char *fmt, ...)
+{
+	char line[CELL_MAX], *safe;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	safe = rai_text_sanitize(line);
+	snprintf(c->text, sizeof(c->text), "%s", safe);
+	free(safe);
+	c->pair = pair;
+}
+
+/* The tables' columns, in the order they stand on a line. */
+enum { N_HOST, N_STATUS, N_GPUS, N_UTIL, N_MEMP, N_MEM, N_DRIVER, N_AGE,
+	N_NCOLS };
+enum { G_HOST, G_IDX, G_NAME, G_UTIL, G_OWNER, G_FLAG, G_HIST, G_MEMP,
+	G_MEM, G_TEMP, G_POWER, G_MIG, G_NCOLS };
+enum { P_NAME, P_ALLOC, P_INUSE, P_UTIL, P_IDLE, P_DESERVED, P_NCOLS };
+
+/* Everything one draw shares: the data, the view, the columns. */
+struct draw {
+	struct rntop_ui			*ui;
+	struct rntop_host		*hosts;
+	size_t				 n;
+	const struct rntop_owners	*ow;
+	int				 owners;	/* the owners' view */
+	long long			 now;
+	char				 mem_head[16];
+	struct lay_col			 nc[N_NCOLS], gc[G_NCOLS], pc[P_NCOLS];
+};
+
+static void
+init_cols(struct draw *d)
+{
+	static const struct lay_col nodes[N_NCOLS] = {
+		[N_HOST] = { " Nodes HOST", 0, 0, LAY_MIDDLE, 10, 0, 0,
+		    0, 0, 0, 0, 0 },
+		[N_STATUS] = { "STATUS", 0, 0, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[N_GPUS] = { "GPUS", 1, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[N_UTIL] = { "UTIL", 3, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[N_MEMP] = { "MEM%", 4, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[N_MEM] = { "MEMORY", 6, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[N_DRIVER] = { "DRIVER", 7, 0, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[N_AGE] = { "AGE/ERROR", 2, 0, LAY_END, 12, 1, 0, 0, 0, 0, 0,
+		    0 },
+	};
+	static const struct lay_col gpus[G_NCOLS] = {
+		[G_HOST] = { " GPUs HOST", 0, 0, LAY_MIDDLE, 10, 0, 0, 0, 0, 0,
+		    0, 0 },
+		[G_IDX] = { "IDX", 0, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[G_NAME] = { "NAME", 5, 0, LAY_MIDDLE, 8, 0, 0, 0, 0, 0, 0, 0 },
+		[G_UTIL] = { "UTIL", 0, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[G_OWNER] = { "OWNER(PROJECT/JOB)", 2, 0, LAY_END, 12, 0, 0, 0,
+		    0, 0, 0, 0 },
+		[G_FLAG] = { "FLAG", 3, 0, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[G_HIST] = { "HISTORY", 7, 0, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[G_MEMP] = { "MEM%", 1, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[G_MEM] = { "MEMORY", 4, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[G_TEMP] = { "TEMP", 6, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[G_POWER] = { "POWER", 6, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[G_MIG] = { "MIG", 8, 0, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+	};
+	static const struct lay_col projects[P_NCOLS] = {
+		[P_NAME] = { " Projects PROJECT", 0, 0, LAY_MIDDLE, 10, 0, 0,
+		    0, 0, 0, 0, 0 },
+		[P_ALLOC] = { "ALLOCATED", 0, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[P_INUSE] = { "IN USE", 1, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0,
+		    0 },
+		[P_UTIL] = { "UTIL", 2, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[P_IDLE] = { "IDLE", 1, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0, 0, 0 },
+		[P_DESERVED] = { "DESERVED", 3, 1, LAY_WHOLE, 0, 0, 0, 0, 0, 0,
+		    0, 0 },
+	};
+
+	memcpy(d->nc, nodes, sizeof(nodes));
+	memcpy(d->gc, gpus, sizeof(gpus));
+	memcpy(d->pc, projects, sizeof(projects));
+	/* the unit in the heading keeps the cells to numbers */
+	snprintf(d->mem_head, sizeof(d->mem_head), "MEM(%s)", d->ui->unit);
+	d->nc[N_MEM].head = d->mem_head;
+	d->gc[G_MEM].head = d->mem_head;
+	d->nc[N_DRIVER].off = d->ow == NULL;
+	d->gc[G_OWNER].off = d->gc[G_FLAG].off = !d->owners;
+	d->gc[G_HIST].off = d->gc[G_MEM].off = d->owners;
+	lay_reset(d->nc, N_NCOLS);
+	lay_reset(d->gc, G_NCOLS);
+	lay_reset(d->pc, P_NCOLS);
+}
+
+/* "~" before a held value: a stale host's numbers are not now's. */
+static const char *
+held(int stale)
+{
+	return stale ? "~" : "";
 }
 
 static void
-draw_host(struct rntop_ui *ui, int y, struct rntop_host *h,
-    const struct rntop_owners *ow, long long now)
+mem_cells(struct draw *d, struct cell *pct, struct cell *mem, int known,
+    double used, double total, int stale, const char *unknown)
+{
+	int prec = d->ui->unit_div > 1000 ? 1 : 0;
+	double p;
+
+	if (!known || total <= 0) {
+		cell_set(pct, 0, "%s", unknown);
+		cell_set(mem, 0, "%s", unknown);
+		return;
+	}
+	p = used / total * 100;
+	cell_set(pct, stale ? 0 : mem_pair(p), "%s%.0f%%", held(stale), p);
+	cell_set(mem, 0, "%s%.*f/%.*f", held(stale), prec,
+	    used / d->ui->unit_div, prec, total / d->ui->unit_div);
+}
+
+/* The last column of a host: its error, or the age of its data. */
+static void
+host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
+{
+	double age = (double)(d->now - h->snap_ms) / 1000;
+
+	if (h->state == RNTOP_HOST_STALE && h->have_snap)
+		cell_set(c, PAIR_RED, "%.1fs old: %s", age,
+		    h->error ? h->error : "no new data");
+	else if (h->error != NULL)
+		cell_set(c, PAIR_RED, "%s", h->error);
+	else if (h->have_snap)
+		cell_set(c, 0, "%.1fs%s%s%s", age, h->polling ?
+		    " (polling)" : "", h->warning ? "  " : "",
+		    h->warning ? h->warning : "");
+	else
+		cell_set(c, 0, "%s", h->warning ? h->warning : "");
+	if (h->state == RNTOP_HOST_OK && h->warning != NULL)
+		c->pair = PAIR_DIM;
+}
+
+static void
+host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 {
 	struct host_fig f;
-	int bad = h->state != RNTOP_HOST_OK, x = 72;
+	int ok = h->state == RNTOP_HOST_OK;
+	int stale = h->state == RNTOP_HOST_STALE && h->have_snap;
+	int seen = ok || stale;
+	const char *unknown = seen ? "n/a" : "?";
 
+	memset(c, 0, sizeof(*c) * N_NCOLS);
 	host_figures(h, &f);
-	put(y, 0, "%-22.22s ", h->name);
-	if (bad)
-		color_on(ui, PAIR_RED);
-	put(y, 23, "%-8s", rntop_host_state_name(h->state));
-	if (bad)
-		color_off(ui, PAIR_RED);
-	put(y, 32, "%4zu", h->have_snap && !bad ? h->snap.n : 0);
-	put_pct(ui, y, 37, !bad && f.nutil > 0, f.util, util_pair(f.util));
-	put_mem(ui, y, 43, !bad && f.nmem > 0, f.used, f.total);
-	if (ow != NULL) {
-		put(y, x, "%-11.11s", h->have_procs && h->procs.driver[0] ?
-		    h->procs.driver : "?");
-		x += 12;
+	cell_set(&c[N_HOST], 0, "%s", h->name);
+	/* a host that answers with a lost GPU is not simply ok */
+	if (ok && f.lost)
+		cell_set(&c[N_STATUS], PAIR_RED, "degraded");
+	else
+		cell_set(&c[N_STATUS], ok ? 0 : PAIR_RED, "%s",
+		    rntop_host_state_name(h->state));
+	/* how many GPUs a host has is unknown until it answers: never 0 */
+	if (seen)
+		cell_set(&c[N_GPUS], 0, "%s%zu", held(stale), h->snap.n);
+	else
+		cell_set(&c[N_GPUS], 0, "?");
+	if (seen && f.nutil > 0)
+		cell_set(&c[N_UTIL], stale ? 0 : util_pair(f.util), "%s%.0f%%",
+		    held(stale), f.util);
+	else
+		cell_set(&c[N_UTIL], 0, "%s", unknown);
+	mem_cells(d, &c[N_MEMP], &c[N_MEM], seen && f.nmem > 0, f.used,
+	    f.total, stale, unknown);
+	cell_set(&c[N_DRIVER], 0, "%s", h->have_procs && h->procs.driver[0] ?
+	    h->procs.driver : "?");
+	host_age_cell(d, h, &c[N_AGE]);
+	if (stale) {
+		int k;
+
+		for (k = N_GPUS; k < N_AGE; k++)
+			c[k].attr |= A_DIM;
 	}
-	if (h->error != NULL)
-		put(y, x, "%s", h->error);
-	else if (h->have_snap)
-		put(y, x, "%.1fs%s", (double)(now - h->snap_ms) / 1000,
-		    h->polling ? " (polling)" : "");
 }
 
 /* "team-a/train(0.5) team-b/nb(0.25)": every owner, shares below 1. */
@@ -799,9 +942,8 @@ owner_text(const struct rntop_gpu_own *own, char *buf, size_t len)
 
 /* The GPU's flag: idle and for how long, unmanaged, or no process. */
 static void
-owner_flag(struct rntop_ui *ui, int y, int x,
-    const struct rntop_gpu_own *own, const struct rntop_gpu_flags *f,
-    long long now)
+owner_flag(struct cell *c, const struct rntop_gpu_own *own,
+    const struct rntop_gpu_flags *f, long long now)
 {
 	size_t k;
 	int procs = 0;
@@ -809,69 +951,356 @@ owner_flag(struct rntop_ui *ui, int y, int x,
 	if (f != NULL && f->idle) {
 		long long s = rntop_owners_idle_for(f, now) / 1000;
 
-		color_on(ui, PAIR_RED);
-		put(y, x, "IDLE %lldm%02llds", s / 60, s % 60);
-		color_off(ui, PAIR_RED);
+		cell_set(c, PAIR_RED, "IDLE %lldm%02llds", s / 60, s % 60);
 		return;
 	}
 	if (f != NULL && f->unmanaged) {
-		color_on(ui, PAIR_RED);
-		put(y, x, "UNMANAGED");
-		color_off(ui, PAIR_RED);
+		cell_set(c, PAIR_RED, "UNMANAGED");
 		return;
 	}
 	for (k = 0; own != NULL && k < own->n; k++)
 		procs += own->v[k].procs;
-	if (own != NULL && own->n > 0 && procs == 0)
-		put(y, x, "no process");
+	cell_set(c, 0, "%s", own != NULL && own->n > 0 && procs == 0 ?
+	    "no process" : "");
+}
+
+static void
+gpu_num(struct cell *c, const struct rntop_gpu *g, int field, double v,
+    const char *unit, int stale)
+{
+	if (g->valid & RNTOP_V(field))
+		cell_set(c, 0, "%s%.0f%s", held(stale), v, unit);
+	else
+		cell_set(c, 0, "n/a");
+}
+
+static void
+gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
+{
+	const struct rntop_host *h = &d->hosts[i];
+	const struct rntop_gpu *g = &h->snap.gpus[j];
+	const struct rntop_gpu_own *own = gpu_owners(d->ow, i, j);
+	int stale = h->state != RNTOP_HOST_OK, lost = rntop_gpu_lost(g), k;
+	char who[CELL_MAX];
+
+	memset(c, 0, sizeof(*c) * G_NCOLS);
+	cell_set(&c[G_HOST], 0, "%s", h->name);
+	cell_set(&c[G_IDX], 0, "%ld", g->index);
+	cell_set(&c[G_NAME], 0, "%s", g->name[0] ? g->name : "?");
+	if (lost)
+		cell_set(&c[G_UTIL], PAIR_RED, "LOST");
+	else if (g->valid & RNTOP_V(RNTOP_F_UTIL))
+		cell_set(&c[G_UTIL], stale ? 0 : util_pair(g->util),
+		    "%s%.0f%%", held(stale), g->util);
+	else
+		cell_set(&c[G_UTIL], 0, "n/a");
+	owner_text(own, who, sizeof(who));
+	cell_set(&c[G_OWNER], 0, "%s", gpu_flags(d->ow, i, j) == NULL ? "?" :
+	    who[0] ? who : "-");
+	owner_flag(&c[G_FLAG], own, gpu_flags(d->ow, i, j), d->now);
+	/* the sparkline is drawn apart; its cell holds its width */
+	cell_set(&c[G_HIST], 0, "%*s", SPARK_W, "");
+	mem_cells(d, &c[G_MEMP], &c[G_MEM],
+	    (g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+	    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
+	    g->mem_total, stale, "n/a");
+	gpu_num(&c[G_TEMP], g, RNTOP_F_TEMP, g->temp, "C", stale);
+	gpu_num(&c[G_POWER], g, RNTOP_F_POWER, g->power, "W", stale);
+	cell_set(&c[G_MIG], 0, "%s", (g->valid & RNTOP_V(RNTOP_F_MIG)) &&
+	    g->mig ? "MIG" : "");
+	for (k = 0; k < G_NCOLS; k++) {
+		if (stale)
+			c[k].attr |= A_DIM;
+		/* the whole row of a lost GPU says so */
+		if (lost && k <= G_NAME)
+			c[k].pair = PAIR_RED;
+	}
+}
+
+static void
+project_cells(const struct rntop_project_row *p, struct cell *c)
+{
+	double u = p->util_weight > 0 ? p->util_sum / p->util_weight : 0;
+
+	memset(c, 0, sizeof(*c) * P_NCOLS);
+	cell_set(&c[P_NAME], 0, "%s", p->name);
+	cell_set(&c[P_ALLOC], 0, "%.2f", p->allocated);
+	cell_set(&c[P_INUSE], 0, "%.2f", p->in_use);
+	if (p->util_weight > 0)
+		cell_set(&c[P_UTIL], util_pair(u), "%.0f%%", u);
+	else
+		cell_set(&c[P_UTIL], 0, "n/a");
+	cell_set(&c[P_IDLE], p->idle > 0 ? PAIR_RED : 0, "%.2f", p->idle);
+	if (p->deserved >= 0)
+		cell_set(&c[P_DESERVED], 0, "%g", p->deserved);
+	else
+		cell_set(&c[P_DESERVED], 0, "-");
+}
+
+/* Measures every row of the body, then fits the three tables to COLS. */
+static void
+fit_tables(struct draw *d, const struct rows *r)
+{
+	struct cell c[G_NCOLS];
+	size_t k, m;
+
+	for (k = 0; k < r->n; k++) {
+		switch (r->v[k].kind) {
+		case ROW_HOST:
+			host_cells(d, &d->hosts[r->v[k].a], c);
+			for (m = 0; m < N_NCOLS; m++)
+				lay_measure(&d->nc[m], c[m].text);
+			break;
+		case ROW_GPU:
+			gpu_cells(d, r->v[k].a, r->v[k].b, c);
+			for (m = 0; m < G_NCOLS; m++)
+				lay_measure(&d->gc[m], c[m].text);
+			break;
+		case ROW_PROJECT:
+			project_cells(&d->ow->projects[r->v[k].a], c);
+			for (m = 0; m < P_NCOLS; m++)
+				lay_measure(&d->pc[m], c[m].text);
+			break;
+		default:
+			break;
+		}
+	}
+	lay_fit(d->nc, N_NCOLS, COLS);
+	lay_fit(d->gc, G_NCOLS, COLS);
+	lay_fit(d->pc, P_NCOLS, COLS);
+}
+
+static void
+draw_cells(struct draw *d, int y, const struct lay_col *cols, size_t n,
+    const struct cell *c)
+{
+	char out[4 * CELL_MAX];
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		if (!cols[k].shown)
+			continue;
+		lay_cell(&cols[k], c[k].text, d->ui->utf8, out, sizeof(out));
+		style_on(d->ui, c[k].pair, c[k].attr);
+		put_text(y, cols[k].x, out);
+		style_off(d->ui, c[k].pair, c[k].attr);
+	}
+}
+
+/* A table's heading: each column's name over its cells. */
+static void
+draw_heading(struct draw *d, int y, const struct lay_col *cols, size_t n)
+{
+	char out[4 * CELL_MAX];
+	size_t k;
+
+	heading(d->ui, y, "");
+	heading_on(d->ui);
+	for (k = 0; k < n; k++) {
+		struct lay_col h = cols[k];
+
+		if (!h.shown)
+			continue;
+		h.right = 0;
+		lay_cell(&h, h.head, d->ui->utf8, out, sizeof(out));
+		put_text(y, h.x, out);
+	}
+	heading_off(d->ui);
 }
 
 /*
- * One GPU row; owners_view: the owners and flag (own and f NULL: not
- * known, "?") instead of history and memory.
+ * A line of segments, each shown whole or not at all: while they do not
+ * fit, the one with the highest prio goes. An elided segment (only the
+ * last one may be) is cut with a mark instead.
  */
-static void
-draw_gpu(struct rntop_ui *ui, int y, struct rntop_host *h, size_t j,
-    int owners_view, const struct rntop_gpu_own *own,
-    const struct rntop_gpu_flags *f, long long now)
-{
-	const struct rntop_gpu *g = &h->snap.gpus[j];
-	int dim = h->state != RNTOP_HOST_OK, x = 104;
-	char who[128];
+struct seg {
+	char	text[CELL_MAX];
+	int	prio;
+	int	pair;
+	int	elide;
+	int	spark;		/* the cluster's sparkline, SPARK_W wide */
+};
 
-	if (dim)
-		attron(A_DIM);
-	put(y, 0, "%-22.22s %3ld %-24.24s", h->name, g->index,
-	    g->name[0] ? g->name : "?");
-	if (rntop_gpu_lost(g))
-		put(y, 52, "%5s", "LOST");
-	else
-		put_pct(ui, y, 52, (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0,
-		    g->util, util_pair(g->util));
-	if (owners_view) {
-		/* the owners' view: who, and the flag, for the history */
-		owner_text(own, who, sizeof(who));
-		put(y, 58, "%-44.44s", f == NULL ? "?" : who[0] ? who : "-");
-		owner_flag(ui, y, 103, own, f, now);
-		x = 116;
-	} else {
-		put_spark(ui, y, 58, &h->hist, j, SPARK_W);
-		put_mem(ui, y, 75, (g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
-		    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)), g->mem_used,
-		    g->mem_total);
+static int
+segs_width(const struct seg *s, const int *on, size_t n, int sep)
+{
+	size_t i;
+	int w = 0, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (on[i]) {
+			w += s[i].spark ? SPARK_W : s[i].elide ? 12 :
+			    lay_width(s[i].text);
+			k++;
+		}
+	return k ? w + (k - 1) * sep : 0;
+}
+
+static void
+draw_segs(struct draw *d, int y, struct seg *s, size_t n, int sep,
+    const struct rntop_hist *cluster)
+{
+	int on[8], x = 0;
+	size_t i, worst;
+	char out[4 * CELL_MAX];
+
+	for (i = 0; i < n && i < 8; i++)
+		on[i] = s[i].text[0] != '\0' || s[i].spark;
+	n = n < 8 ? n : 8;
+	while (segs_width(s, on, n, sep) > COLS) {
+		for (i = 0, worst = n; i < n; i++)
+			if (on[i] && s[i].prio > 0 &&
+			    (worst == n || s[i].prio >= s[worst].prio))
+				worst = i;
+		if (worst == n)
+			break;
+		on[worst] = 0;
 	}
-	if (g->valid & RNTOP_V(RNTOP_F_TEMP))
-		put(y, x, "%4.0fC", g->temp);
+	for (i = 0; i < n; i++) {
+		struct lay_col c = { "", 0, 0, LAY_END, 0, 0, 0, 0, 0, 0, 0,
+		    0 };
+
+		if (!on[i])
+			continue;
+		if (s[i].spark) {
+			if (x + SPARK_W > COLS)
+				break;
+			put_spark(d->ui, y, x, cluster, 0, SPARK_W);
+			x += SPARK_W + sep;
+			continue;
+		}
+		c.w = lay_width(s[i].text);
+		if (c.w > COLS - x)
+			c.w = COLS - x;
+		if (!s[i].elide && c.w < lay_width(s[i].text))
+			break;
+		lay_cell(&c, s[i].text, d->ui->utf8, out, sizeof(out));
+		style_on(d->ui, s[i].pair, 0);
+		put_text(y, x, out);
+		style_off(d->ui, s[i].pair, 0);
+		x += c.w + sep;
+	}
+}
+
+static void
+seg_set(struct seg *s, int prio, int pair, const char *fmt, ...)
+{
+	char line[CELL_MAX], *safe;
+	va_list ap;
+
+	memset(s, 0, sizeof(*s));
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	safe = rai_text_sanitize(line);
+	snprintf(s->text, sizeof(s->text), "%s", safe);
+	free(safe);
+	s->prio = prio;
+	s->pair = pair;
+}
+
+static void
+draw_title(struct draw *d, double interval)
+{
+	struct rntop_ui *ui = d->ui;
+	struct seg s[6];
+
+	seg_set(&s[0], 0, 0, "rntop %s", RAI_VERSION);
+	seg_set(&s[1], 3, 0, "every %gs", interval);
+	if (ui->typing) {
+		seg_set(&s[2], 0, 0, "filter: %s_", ui->typed);
+		seg_set(&s[3], 0, 0, "%s", "");
+	} else {
+		seg_set(&s[2], 1, 0, "sort: %s", sort_names[ui->sort]);
+		seg_set(&s[3], 0, 0, "%s%s", ui->filter[0] ? "filter: " : "",
+		    ui->filter);
+	}
+	seg_set(&s[4], 0, PAIR_RED, "%s", ui->paused ? "PAUSED" : "");
+	seg_set(&s[5], 2, 0, "?: help");
+	draw_segs(d, 0, s, 6, 3, NULL);
+}
+
+/* Where lost GPUs are: the first host, and how many more. */
+static void
+lost_where(const struct rntop_host *hosts, size_t n, char *buf, size_t len)
+{
+	size_t i, k = 0;
+	const char *first = NULL;
+	struct host_fig f;
+
+	for (i = 0; i < n; i++) {
+		if (hosts[i].state != RNTOP_HOST_OK)
+			continue;
+		host_figures(&hosts[i], &f);
+		if (f.lost && k++ == 0)
+			first = hosts[i].name;
+	}
+	if (first == NULL)
+		snprintf(buf, len, "?");
+	else if (k == 1)
+		snprintf(buf, len, "%s", first);
 	else
-		put(y, x, "%5s", "n/a");
-	if (g->valid & RNTOP_V(RNTOP_F_POWER))
-		put(y, x + 6, "%6.0fW", g->power);
+		snprintf(buf, len, "%s +%zu hosts", first, k - 1);
+}
+
+static void
+draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
+{
+	struct rntop_ui *ui = d->ui;
+	struct rntop_agg a;
+	struct seg s[6];
+	char where[CELL_MAX];
+	int prec = ui->unit_div > 1000 ? 1 : 0;
+
+	rntop_aggregate(d->hosts, d->n, &a);
+	draw_title(d, interval);
+	heading(ui, 1, " Cluster");
+	/* the mean weighs every GPU with a known value once */
+	if (a.nutil > 0)
+		seg_set(&s[0], 0, util_pair(a.util), "GPU util %.0f%%", a.util);
 	else
-		put(y, x + 6, "%7s", "n/a");
-	if ((g->valid & RNTOP_V(RNTOP_F_MIG)) && g->mig)
-		put(y, x + 14, " MIG");
-	if (dim)
-		attroff(A_DIM);
+		seg_set(&s[0], 0, 0, "GPU util n/a");
+	seg_set(&s[1], 4, 0, "(mean of %zu GPUs)", a.nutil);
+	seg_set(&s[2], 5, 0, "%s", "");
+	s[2].spark = 1;
+	if (a.nmem > 0 && a.total > 0) {
+		seg_set(&s[3], 1, 0, "memory %.0f%%", a.used / a.total * 100);
+		seg_set(&s[4], 3, 0, "%.*f/%.*f %s", prec, a.used /
+		    ui->unit_div, prec, a.total / ui->unit_div, ui->unit);
+	} else {
+		seg_set(&s[3], 1, 0, "memory n/a");
+		seg_set(&s[4], 3, 0, "%s", "");
+	}
+	draw_segs(d, 2, s, 5, 2, cluster);
+	seg_set(&s[0], 0, 0, "%zu/%zu hosts,", a.hosts_ok, a.hosts);
+	seg_set(&s[1], 0, 0, "%zu GPUs,", a.gpus);
+	seg_set(&s[2], 0, 0, "%zu GPUs unknown", a.gpus_unknown);
+	if (a.gpus_lost) {
+		lost_where(d->hosts, d->n, where, sizeof(where));
+		seg_set(&s[3], 0, PAIR_RED, "%zu GPUs lost:", a.gpus_lost);
+		seg_set(&s[4], 1, PAIR_RED, "%s", where);
+		s[4].elide = 1;
+	} else {
+		seg_set(&s[3], 0, 0, "%s", "");
+		seg_set(&s[4], 0, 0, "%s", "");
+	}
+	draw_segs(d, 3, s, 5, 1, NULL);
+	if (d->ow == NULL)
+		return;
+	if (d->ow->kw->synced)
+		seg_set(&s[0], 0, 0, "%zu GPUs allocated, %zu idle, %zu "
+		    "unmanaged", d->ow->gpus_allocated, d->ow->gpus_idle,
+		    d->ow->gpus_unmanaged);
+	else
+		seg_set(&s[0], 0, 0, "? GPUs allocated, ? idle, ? unmanaged");
+	/* like a host's error: one line, and the rest goes on */
+	if (d->ow->kw->error != NULL)
+		seg_set(&s[1], 1, PAIR_RED, "cluster: %s", d->ow->kw->error);
+	else
+		seg_set(&s[1], 1, 0, "%s", d->ow->kw->synced ? "" :
+		    "cluster: listing pods...");
+	s[1].elide = 1;
+	draw_segs(d, 4, s, 2, 3, NULL);
 }
 
 static void
@@ -892,8 +1321,11 @@ draw_help(void)
 		"  p            pause the display (data keeps coming)",
 		"  ^L           redraw",
 		"",
-		"colours: red = waste (util < 10 %, memory < 50 %),",
-		"green = busy (80 % and more); n/a = unknown, never 0",
+		"red = waste or trouble (util < 10 %, a host's error, LOST);",
+		"green = busy (80 % and more). n/a = unknown, ? = not seen,",
+		"~ = held from a stale host (dim); never 0 for unknown.",
+		"Columns that do not fit are left out whole; a cut name",
+		"shows \u2026 (~ without UTF-8) where it was cut.",
 	};
 	size_t i;
 
@@ -902,74 +1334,104 @@ draw_help(void)
 		put((int)i, 1, "%s", help_text[i]);
 }
 
-static void
-draw_project(struct rntop_ui *ui, int y, const struct rntop_project_row *p)
-{
-	char deserved[32];
-
-	if (p->deserved >= 0)
-		snprintf(deserved, sizeof(deserved), "%g", p->deserved);
-	else
-		snprintf(deserved, sizeof(deserved), "-");
-	put(y, 0, "%-22.22s %9.2f %9.2f", p->name, p->allocated, p->in_use);
-	put_pct(ui, y, 44, p->util_weight > 0, p->util_weight > 0 ?
-	    p->util_sum / p->util_weight : 0, util_pair(p->util_weight > 0 ?
-	    p->util_sum / p->util_weight : 0));
-	if (p->idle > 0)
-		color_on(ui, PAIR_RED);
-	put(y, 50, "%9.2f", p->idle);
-	if (p->idle > 0)
-		color_off(ui, PAIR_RED);
-	put(y, 60, "%9s", deserved);
-}
-
 /* One body row: a section heading, a project, a host or a GPU. */
 static void
-draw_body_row(struct rntop_ui *ui, int y, const struct row *r,
-    struct rntop_host *hosts, const struct rntop_owners *ow, long long now)
+draw_body_row(struct draw *d, int y, const struct row *r)
 {
-	char line[256];
-	int owners = ow != NULL && !ui->hide_owners;
+	struct cell c[G_NCOLS];
+	int x;
 
 	switch (r->kind) {
 	case ROW_BLANK:
-		put(y, 0, " ");
 		break;
 	case ROW_PROJECTS:
-		snprintf(line, sizeof(line), " Projects %-12s %9s %9s %5s "
-		    "%9s %9s", "PROJECT", "ALLOCATED", "IN USE", "UTIL",
-		    "IDLE", "DESERVED");
-		heading(ui, y, line);
+		draw_heading(d, y, d->pc, P_NCOLS);
 		break;
 	case ROW_PROJECT:
-		draw_project(ui, y, &ow->projects[r->a]);
+		project_cells(&d->ow->projects[r->a], c);
+		draw_cells(d, y, d->pc, P_NCOLS, c);
 		break;
 	case ROW_NODES:
-		/* the driver's column only where the owner blocks bring it */
-		snprintf(line, sizeof(line), " Nodes  %-14s %-8s %4s %5s  %-28s "
-		    "%s%s", "HOST", "STATUS", "GPUS", "UTIL", "MEMORY",
-		    ow != NULL ? "DRIVER      " : "", "AGE / ERROR");
-		heading(ui, y, line);
+		draw_heading(d, y, d->nc, N_NCOLS);
+		break;
+	case ROW_NOMATCH:
+		put(y, 0, "no host or GPU matches \"%s\"", d->ui->filter);
 		break;
 	case ROW_HOST:
-		draw_host(ui, y, &hosts[r->a], ow, now);
+		host_cells(d, &d->hosts[r->a], c);
+		draw_cells(d, y, d->nc, N_NCOLS, c);
 		break;
 	case ROW_GPUS:
-		if (owners)
-			snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s "
-			    "%5s %-44s %-12s %5s %7s", "HOST", "IDX", "NAME",
-			    "UTIL", "OWNER (PROJECT/JOB)", "FLAG", "TEMP",
-			    "POWER");
-		else
-			snprintf(line, sizeof(line), " GPUs   %-14s %3s %-24s "
-			    "%5s %-16s %-28s %5s %7s", "HOST", "IDX", "NAME",
-			    "UTIL", "HISTORY", "MEMORY", "TEMP", "POWER");
-		heading(ui, y, line);
+		draw_heading(d, y, d->gc, G_NCOLS);
 		break;
 	case ROW_GPU:
-		draw_gpu(ui, y, &hosts[r->a], r->b, owners,
-		    gpu_owners(ow, r->a, r->b), gpu_flags(ow, r->a, r->b), now);
+		gpu_cells(d, r->a, r->b, c);
+		draw_cells(d, y, d->gc, G_NCOLS, c);
+		if (d->gc[G_HIST].shown) {
+			x = d->gc[G_HIST].x;
+			if (d->hosts[r->a].state != RNTOP_HOST_OK)
+				attron(A_DIM);
+			put_spark(d->ui, y, x, &d->hosts[r->a].hist, r->b,
+			    SPARK_W);
+			if (d->hosts[r->a].state != RNTOP_HOST_OK)
+				attroff(A_DIM);
+		}
 		break;
+	}
+}
+
+static int
+is_heading(enum row_kind k)
+{
+	return k == ROW_PROJECTS || k == ROW_NODES || k == ROW_GPUS;
+}
+
+/* The heading of the section row k is in (row k itself if one). */
+static int
+section_of(const struct rows *r, int k)
+{
+	while (k > 0 && !is_heading(r->v[k].kind))
+		k--;
+	return k;
+}
+
+/*
+ * The body below the Cluster lines: the rows from ui->top, the heading
+ * of the section the first one is in kept on top, and a last line of
+ * its own for "rows X-Y of N" when they do not all fit.
+ */
+static void
+draw_body(struct draw *d, const struct rows *r, int first)
+{
+	struct rntop_ui *ui = d->ui;
+	int room = LINES - first, y = first, row, sec, last = -1;
+
+	ui->body_len = (int)r->n;
+	if (room < 1)
+		return;
+	if (ui->body_len > room)
+		room--;		/* the rows marker's own line */
+	ui->body_rows = room;
+	scroll_by(ui, 0);
+	row = ui->top;
+	if (r->n > 0 && room > 1 && !is_heading(r->v[row].kind) &&
+	    (sec = section_of(r, row)) != row && is_heading(r->v[sec].kind)) {
+		draw_body_row(d, y++, &r->v[sec]);
+		room--;
+	}
+	for (; room > 0 && row < ui->body_len; row++, room--, y++) {
+		draw_body_row(d, y, &r->v[row]);
+		last = row;
+	}
+	if (ui->body_len > ui->body_rows) {
+		char mark[64];
+
+		snprintf(mark, sizeof(mark), "rows %d-%d of %d", ui->top + 1,
+		    last + 1, ui->body_len);
+		style_on(ui, 0, A_REVERSE);
+		put_text(LINES - 1, COLS > lay_width(mark) ? COLS -
+		    lay_width(mark) : 0, mark);
+		style_off(ui, 0, A_REVERSE);
 	}
 }
 
@@ -979,8 +1441,8 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
     const struct rntop_owners *ow, long long now)
 {
 	struct rows rows = { NULL, 0, 0 };
+	struct draw d;
 	size_t *order, shown;
-	int y, row, first_body = ow != NULL ? 6 : 5;
 
 	ui->have_owners = ow != NULL;
 	if (ui->help) {
@@ -996,21 +1458,20 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		refresh();
 		return;
 	}
+	memset(&d, 0, sizeof(d));
+	d.ui = ui;
+	d.hosts = hosts;
+	d.n = n;
+	d.ow = ow;
+	d.owners = ow != NULL && !ui->hide_owners;
+	d.now = now;
+	init_cols(&d);
 	order = view_order(ui, hosts, n, ow, &shown);
 	build_rows(ui, hosts, order, shown, ow, &rows);
+	fit_tables(&d, &rows);
 	erase();
-	draw_cluster(ui, hosts, n, interval, cluster, ow);
-	ui->body_len = (int)rows.n;
-	ui->body_rows = LINES - first_body;
-	if (ui->body_rows < 0)
-		ui->body_rows = 0;
-	scroll_by(ui, 0);
-	for (y = first_body, row = ui->top; y < LINES && row < ui->body_len;
-	    y++, row++)
-		draw_body_row(ui, y, &rows.v[row], hosts, ow, now);
-	if (ui->body_len > ui->body_rows && LINES > first_body)
-		put(LINES - 1, COLS > 24 ? COLS - 24 : 0, " rows %d-%d of %d ",
-		    ui->top + 1, ui->top + ui->body_rows, ui->body_len);
+	draw_cluster(&d, interval, cluster);
+	draw_body(&d, &rows, ow != NULL ? 6 : 5);
 	free(rows.v);
 	free(order);
 	refresh();

@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# rntop's screen never shows a wrong number: in tmux at 40x10, 60x15,
+# 80x24, 120x30 and 200x50, against sshd peers serving frozen fixtures
+# (a busy 8-GPU node, a node of mixed boards, a dead port), every number
+# on the screen, at the top and scrolled to the end, is compared with
+# the --once JSON of the same hosts (lib/rntop-screen-check.py): none
+# differs, none is cut, long host names are elided with a mark, the
+# rows marker has its line, headings stay on top when scrolled.
+
+load lib/common
+load lib/sshd
+
+setup_file() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	sshd_setup_file
+	sshd_start busy busy8
+	sshd_start models models
+	DEAD_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	# long names that differ only at their ends, as ssh_config aliases
+	SSH_CFG="$BATS_FILE_TMPDIR/ssh_config"
+	cat >"$SSH_CFG" <<-EOF
+	Host prod-gpu-cluster-east-node-01
+	  HostName 127.0.0.1
+	  Port $PORT_busy
+	Host prod-gpu-cluster-east-node-02
+	  HostName 127.0.0.1
+	  Port $PORT_models
+	Host prod-gpu-cluster-east-node-03
+	  HostName 127.0.0.1
+	  Port $DEAD_PORT
+	EOF
+	HOSTS="prod-gpu-cluster-east-node-01 prod-gpu-cluster-east-node-02 prod-gpu-cluster-east-node-03"
+	export SSH_CFG HOSTS DEAD_PORT
+}
+
+teardown_file() {
+	sshd_stop_all
+}
+
+setup() {
+	isolate_env
+	unset SSH_AUTH_SOCK TMUX
+	TSOCK="rntop-t4220-$$-$BATS_TEST_NUMBER"
+	TMUX_PID=
+	ARGS="-F $SSH_CFG -i $SSH_KEY --known-hosts $KNOWN_HOSTS"
+}
+
+teardown() {
+	if [ -n "${TMUX_PID:-}" ]; then
+		tmux -L "$TSOCK" kill-server 2>/dev/null || true
+		kill "$TMUX_PID" 2>/dev/null || true
+	fi
+}
+
+screen() {
+	tmux -L "$TSOCK" capture-pane -p "$@"
+}
+
+wait_screen() {
+	local i
+	for i in $(seq 1 200); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never showed '$1':" >&2
+	screen >&2
+	return 1
+}
+
+# check_screen W H NAME: the pane's numbers against the JSON
+check_screen() {
+	screen >"$BATS_TEST_TMPDIR/$3.txt"
+	echo "--- $1x$2 $3" >&3
+	run "$PYTHON" "$TOP/tests/e2e/lib/rntop-screen-check.py" \
+		"$BATS_TEST_TMPDIR/$3.txt" "$BATS_TEST_TMPDIR/once.json" "$1"
+	if [ "$status" -ne 0 ]; then
+		cat "$BATS_TEST_TMPDIR/$3.txt"
+		echo "$output"
+		return 1
+	fi
+	echo "$output" >&3
+}
+
+@test "every number on the screen is the JSON's, at 40x10 to 200x50" {
+	# the dead port: exit 1 (a host gave no data)
+	# shellcheck disable=SC2086 # ARGS and HOSTS are word lists
+	run -1 --separate-stderr rntop $ARGS -d 0.3 --once $HOSTS
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
+	jq -e '.cluster.hosts_ok == 2 and .cluster.gpus == 12' \
+		"$BATS_TEST_TMPDIR/once.json" >/dev/null
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 40 -y 10 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $HOSTS; echo EXIT=\$?" Enter
+	wait_screen "2/3 hosts"
+	local size w h
+	for size in 40x10 60x15 80x24 120x30 200x50; do
+		w=${size%x*} h=${size#*x}
+		tmux -L "$TSOCK" resize-window -x "$w" -y "$h"
+		# the next draw has the new size: the last line is drawn last
+		wait_screen "2/3 hosts"
+		sleep 0.7
+		check_screen "$w" "$h" "$size-top"
+		tmux -L "$TSOCK" send-keys End
+		sleep 0.7
+		check_screen "$w" "$h" "$size-end"
+		tmux -L "$TSOCK" send-keys Home
+	done
+	# wide: the whole names, no mark
+	run -0 screen
+	assert_line --regexp '^prod-gpu-cluster-east-node-01 +ok +8 '
+	assert_line --regexp '^prod-gpu-cluster-east-node-02 +1 +Tesla T4 '
+	refute_output --partial "…"
+	# narrow: both ends of each name, the mark in the middle
+	tmux -L "$TSOCK" resize-window -x 40 -y 10
+	wait_screen "^prod-.*….*-01 "
+	tmux -L "$TSOCK" send-keys End
+	# the GPUs heading stays on top of the scrolled rows
+	wait_screen "rows [0-9]+-[0-9]+ of [0-9]+$"
+	run -0 screen
+	assert_line --index 5 --regexp '^ GPUs HOST +IDX '
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
