@@ -116,9 +116,8 @@ check_screen() {
 	wait_screen "^prod-.*….*-01 "
 	tmux -L "$TSOCK" send-keys End
 	# the GPUs heading stays on top of the scrolled rows
-	wait_screen "rows [0-9]+-[0-9]+ of [0-9]+$"
-	run -0 screen
-	assert_line --index 5 --regexp '^ GPUs HOST +IDX '
+	wait_screen "rows [0-9]+-18 of 18$"
+	[[ $(screen | sed -n 6p) =~ ^\ GPUs\ HOST\ +IDX ]]
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
