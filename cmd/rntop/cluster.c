@@ -33,6 +33,12 @@ rntop_aggregate(const struct rntop_host *hosts, size_t n, struct rntop_agg *a)
 			/* GPUs we cannot see now are unknown, not idle */
 			if (h->have_snap)
 				a->gpus_unknown += h->snap.n;
+			if (!h->have_snap)
+				a->hosts_unseen++;
+			else if (h->state == RNTOP_HOST_STALE)
+				a->gpus_stale += h->snap.n;
+			else
+				a->gpus_unreachable += h->snap.n;
 			continue;
 		}
 		a->hosts_ok++;

@@ -316,6 +316,10 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 	cJSON_AddNumberToObject(cl, "gpus", (double)a.gpus);
 	cJSON_AddNumberToObject(cl, "gpus_lost", (double)a.gpus_lost);
 	cJSON_AddNumberToObject(cl, "gpus_unknown", (double)a.gpus_unknown);
+	cJSON_AddNumberToObject(cl, "gpus_stale", (double)a.gpus_stale);
+	cJSON_AddNumberToObject(cl, "gpus_unreachable",
+	    (double)a.gpus_unreachable);
+	cJSON_AddNumberToObject(cl, "hosts_unseen", (double)a.hosts_unseen);
 	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)a.nutil);
 	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)a.nmem);
 	if (a.nutil > 0)

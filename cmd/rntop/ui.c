@@ -894,7 +894,11 @@ host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 		cell_set(&c[N_STATUS], ok ? 0 : PAIR_RED, "%s",
 		    rntop_host_state_name(h->state));
 	/* how many GPUs a host has is unknown until it answers: never 0 */
-	if (seen)
+	/* k/n: only k of the host's n GPUs have a utilisation now */
+	if (seen && f.nutil < h->snap.n)
+		cell_set(&c[N_GPUS], PAIR_DIM, "%s%zu/%zu", held(stale),
+		    f.nutil, h->snap.n);
+	else if (seen)
 		cell_set(&c[N_GPUS], 0, "%s%zu", held(stale), h->snap.n);
 	else
 		cell_set(&c[N_GPUS], 0, "?");
@@ -1243,12 +1247,26 @@ lost_where(const struct rntop_host *hosts, size_t n, char *buf, size_t len)
 		snprintf(buf, len, "%s +%zu hosts", first, k - 1);
 }
 
+/* "(4 stale, 2 unreachable)": where unknown GPUs are, "" when nowhere. */
+static void
+unknown_parts(const struct rntop_agg *a, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (a->gpus_stale && a->gpus_unreachable)
+		snprintf(buf, len, "(%zu stale, %zu unreachable)",
+		    a->gpus_stale, a->gpus_unreachable);
+	else if (a->gpus_stale)
+		snprintf(buf, len, "(%zu stale)", a->gpus_stale);
+	else if (a->gpus_unreachable)
+		snprintf(buf, len, "(%zu unreachable)", a->gpus_unreachable);
+}
+
 static void
 draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 {
 	struct rntop_ui *ui = d->ui;
 	struct rntop_agg a;
-	struct seg s[6];
+	struct seg s[7];
 	char where[CELL_MAX];
 	int prec = ui->unit_div > 1000 ? 1 : 0;
 
@@ -1272,19 +1290,32 @@ draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 		seg_set(&s[4], 3, 0, "%s", "");
 	}
 	draw_segs(d, 2, s, 5, 2, cluster);
+	/* the GPUs known to exist, and how many of them have no value now */
 	seg_set(&s[0], 0, 0, "%zu/%zu hosts,", a.hosts_ok, a.hosts);
-	seg_set(&s[1], 0, 0, "%zu GPUs,", a.gpus);
-	seg_set(&s[2], 0, 0, "%zu GPUs unknown", a.gpus_unknown);
+	seg_set(&s[1], 0, 0, "%zu GPUs,", a.gpus + a.gpus_stale +
+	    a.gpus_unreachable);
+	seg_set(&s[2], 1, 0, "%zu unknown%s", a.gpus_unknown, a.gpus_lost ?
+	    "," : "");
+	memset(&s[3], 0, sizeof(s[3]));
+	unknown_parts(&a, s[3].text, sizeof(s[3].text));
+	s[3].prio = 1;
+	s[3].pair = s[3].text[0] ? PAIR_DIM : 0;
 	if (a.gpus_lost) {
 		lost_where(d->hosts, d->n, where, sizeof(where));
-		seg_set(&s[3], 0, PAIR_RED, "%zu GPUs lost:", a.gpus_lost);
-		seg_set(&s[4], 1, PAIR_RED, "%s", where);
-		s[4].elide = 1;
+		seg_set(&s[4], 0, PAIR_RED, "%zu lost:", a.gpus_lost);
+		seg_set(&s[5], 2, PAIR_RED, "%s", where);
+		s[5].elide = 1;
 	} else {
-		seg_set(&s[3], 0, 0, "%s", "");
 		seg_set(&s[4], 0, 0, "%s", "");
+		seg_set(&s[5], 0, 0, "%s", "");
 	}
-	draw_segs(d, 3, s, 5, 1, NULL);
+	/* hosts that never answered: how many GPUs they have is unknown */
+	if (a.hosts_unseen)
+		seg_set(&s[6], 1, 0, "+? GPUs on %zu host%s not seen",
+		    a.hosts_unseen, a.hosts_unseen == 1 ? "" : "s");
+	else
+		seg_set(&s[6], 0, 0, "%s", "");
+	draw_segs(d, 3, s, 7, 1, NULL);
 	if (d->ow == NULL)
 		return;
 	if (d->ow->kw->synced)

@@ -71,7 +71,7 @@ start_rntop() {
 
 @test "the screen: Cluster, Nodes and GPUs, coverage, a down host, sparklines" {
 	start_rntop
-	wait_screen "2/3 hosts, 6 GPUs, 0 GPUs unknown"
+	wait_screen "2/3 hosts, 6 GPUs, 0 unknown"
 	run -0 screen
 	assert_line --regexp '^ Cluster'
 	assert_line --regexp '^ Nodes +HOST +STATUS'

@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # rntop's screen never shows a wrong number: in tmux at 40x10, 60x15,
 # 80x24, 120x30 and 200x50, against sshd peers serving frozen fixtures
-# (a busy 8-GPU node, a node of mixed boards, a dead port), every number
+# (a busy 8-GPU node, a node of mixed boards, a dead port, a node with a
+# lost GPU and one without utilisation), every number
 # on the screen, at the top and scrolled to the end, is compared with
 # the --once JSON of the same hosts (lib/rntop-screen-check.py): none
 # differs, none is cut, long host names are elided with a mark, the
@@ -15,6 +16,7 @@ setup_file() {
 	sshd_setup_file
 	sshd_start busy busy8
 	sshd_start models models
+	sshd_start degraded degraded
 	DEAD_PORT=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	# long names that differ only at their ends, as ssh_config aliases
 	SSH_CFG="$BATS_FILE_TMPDIR/ssh_config"
@@ -28,8 +30,11 @@ setup_file() {
 	Host prod-gpu-cluster-east-node-03
 	  HostName 127.0.0.1
 	  Port $DEAD_PORT
+	Host prod-gpu-cluster-east-node-04
+	  HostName 127.0.0.1
+	  Port $PORT_degraded
 	EOF
-	HOSTS="prod-gpu-cluster-east-node-01 prod-gpu-cluster-east-node-02 prod-gpu-cluster-east-node-03"
+	HOSTS="prod-gpu-cluster-east-node-01 prod-gpu-cluster-east-node-02 prod-gpu-cluster-east-node-03 prod-gpu-cluster-east-node-04"
 	export SSH_CFG HOSTS DEAD_PORT
 }
 
@@ -86,19 +91,19 @@ check_screen() {
 	# shellcheck disable=SC2086 # ARGS and HOSTS are word lists
 	run -1 --separate-stderr rntop $ARGS -d 0.3 --once $HOSTS
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
-	jq -e '.cluster.hosts_ok == 2 and .cluster.gpus == 12' \
+	jq -e '.cluster.hosts_ok == 3 and .cluster.gpus == 15 and .cluster.gpus_lost == 1' \
 		"$BATS_TEST_TMPDIR/once.json" >/dev/null
 	tmux -L "$TSOCK" -f /dev/null new-session -d -x 40 -y 10 \
 		"env PS1='$ ' bash --norc --noprofile" 3>&-
 	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
 	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $HOSTS; echo EXIT=\$?" Enter
-	wait_screen "2/3 hosts"
+	wait_screen "3/4 hosts"
 	local size w h
 	for size in 40x10 60x15 80x24 120x30 200x50; do
 		w=${size%x*} h=${size#*x}
 		tmux -L "$TSOCK" resize-window -x "$w" -y "$h"
 		# the next draw has the new size: the last line is drawn last
-		wait_screen "2/3 hosts"
+		wait_screen "3/4 hosts"
 		sleep 0.7
 		check_screen "$w" "$h" "$size-top"
 		tmux -L "$TSOCK" send-keys End
@@ -111,12 +116,17 @@ check_screen() {
 	assert_line --regexp '^prod-gpu-cluster-east-node-01 +ok +8 '
 	assert_line --regexp '^prod-gpu-cluster-east-node-02 +1 +Tesla T4 '
 	refute_output --partial "…"
+	# the lost GPU: its host degraded, only 1 of its 3 GPUs measured,
+	# the Cluster line says where
+	assert_line --regexp '^prod-gpu-cluster-east-node-04 +degraded +1/3 '
+	assert_line --regexp '^prod-gpu-cluster-east-node-04 +1 +\? +LOST '
+	assert_line --regexp '^3/4 hosts, 15 GPUs, 2 unknown, 1 lost: prod-gpu-cluster-east-node-04 \+\? GPUs on 1 host not seen$'
 	# narrow: both ends of each name, the mark in the middle
 	tmux -L "$TSOCK" resize-window -x 40 -y 10
 	wait_screen "^prod-.*….*-01 "
 	tmux -L "$TSOCK" send-keys End
 	# the GPUs heading stays on top of the scrolled rows
-	wait_screen "rows [0-9]+-18 of 18$"
+	wait_screen "rows [0-9]+-22 of 22$"
 	[[ $(screen | sed -n 6p) =~ ^\ GPUs\ HOST\ +IDX ]]
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'

@@ -330,7 +330,7 @@ wait_pane() {
 	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null
 	tmux_rntop
 	wait_pane "cluster: cannot list pods \(Forbidden\): forbidden: injected fault"
-	wait_pane "2/2 hosts, 8 GPUs, 0 GPUs unknown"
+	wait_pane "2/2 hosts, 8 GPUs, 0 unknown"
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^\? GPUs allocated, \? idle, \? unmanaged +cluster: cannot list pods \(Forbidden\): forbidden: injected fault$'
 	assert_line --regexp '^node-1 +ok +4 '

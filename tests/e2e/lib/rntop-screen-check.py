@@ -106,6 +106,7 @@ def check_host(line, c, hosts):
     seen = status in ("ok", "stale")
     held = status == "stale"
     lost = any(g["lost"] for g in gpus)
+    utils = [g["utilization"] for g in gpus if g["utilization"] is not None]
     want = "degraded" if status == "ok" and lost else status
     if c.get("STATUS") != want:
         fail(line, "STATUS %r, JSON %s" % (c.get("STATUS"), want))
@@ -113,9 +114,10 @@ def check_host(line, c, hosts):
         if not seen:
             if c["GPUS"] != "?":
                 fail(line, "GPUS %r for a host not seen" % c["GPUS"])
-        elif c["GPUS"] != ("~" if held else "") + str(len(gpus)):
+        elif c["GPUS"] != ("~" if held else "") + (
+                "%d/%d" % (len(utils), len(gpus)) if len(utils) < len(gpus)
+                else str(len(gpus))):
             fail(line, "GPUS %r, JSON %d" % (c["GPUS"], len(gpus)))
-    utils = [g["utilization"] for g in gpus if g["utilization"] is not None]
     if "UTIL" in c:
         pct_check(line, "UTIL", c["UTIL"],
                   sum(utils) / len(utils) if seen and utils else None, held)
@@ -147,7 +149,10 @@ def check_gpu(line, c, hosts):
     if g is None:
         fail(line, "GPU index %r not in the JSON of %s" % (c.get("IDX"), found[0]))
         return None
-    if "NAME" in c and name_matches(c["NAME"], [g["name"]]) != [g["name"]]:
+    if "NAME" in c and g["name"] is None:
+        if c["NAME"] != "?":
+            fail(line, "NAME %r for an unknown name" % c["NAME"])
+    elif "NAME" in c and name_matches(c["NAME"], [g["name"]]) != [g["name"]]:
         fail(line, "NAME %r, JSON %r" % (c["NAME"], g["name"]))
     if g["lost"]:
         if c["UTIL"] != "LOST":
@@ -210,17 +215,25 @@ def check_cluster(lines, cl, interval):
     if re.search(r"\d", rest):
         fail(util, "a number left unchecked: %r" % rest)
     counts = lines[3].rstrip()
-    m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs, (\d+) GPUs unknown"
-                     r"( (\d+) GPUs lost:.*)?", counts)
+    m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs,?(?: (\d+) unknown,?)?"
+                     r"(?: \((?:(\d+) stale)?(?:, )?(?:(\d+) unreachable)?\))?"
+                     r"(?: (\d+) lost:.*?)?"
+                     r"(?: \+\? GPUs on (\d+) hosts? not seen)?", counts)
     if not m:
         fail(counts, "counts line")
         return
-    got = [int(m.group(i)) for i in (1, 2, 3, 4)]
-    want = [cl["hosts_ok"], cl["hosts"], cl["gpus"], cl["gpus_unknown"]]
-    if got != want:
-        fail(counts, "counts %s, JSON %s" % (got, want))
-    if (int(m.group(6)) if m.group(6) else 0) != cl["gpus_lost"]:
-        fail(counts, "lost %s, JSON %s" % (m.group(6), cl["gpus_lost"]))
+    got = [int(g) if g else 0 for g in m.groups()]
+    want = [cl["hosts_ok"], cl["hosts"],
+            cl["gpus"] + cl["gpus_stale"] + cl["gpus_unreachable"],
+            cl["gpus_unknown"], cl["gpus_stale"], cl["gpus_unreachable"],
+            cl["gpus_lost"], cl["hosts_unseen"]]
+    # segments left out on a narrow screen read as 0: only shown ones count
+    for k, (g, w) in enumerate(zip(got, want)):
+        if m.group(k + 1) is not None and g != w:
+            fail(counts, "counts %s, JSON %s" % (got, want))
+            break
+    if cl["gpus_lost"] and m.group(7) is None:
+        fail(counts, "lost GPUs not on the counts line")
 
 
 def main():
