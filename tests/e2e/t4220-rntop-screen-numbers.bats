@@ -131,3 +131,40 @@ check_screen() {
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
+
+# capture_when REGEX FILE: waits up to 10 s for a pane showing REGEX,
+# and keeps that very capture (with its attributes) in FILE
+capture_when() {
+	local i
+	for i in $(seq 1 200); do
+		screen -e >"$2"
+		sed 's/\x1b\[[0-9;]*m//g' "$2" | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never showed '$1':" >&2
+	cat "$2" >&2
+	return 1
+}
+
+@test "a stale host's values are held with ~, dimmed, with their age; a filter matching nothing says so" {
+	sshd_start hangl hang-later
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 20 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 -t 1 prod-gpu-cluster-east-node-01 127.0.0.1:$PORT_hangl; echo EXIT=\$?" Enter
+	capture_when "127.0.0.1:$PORT_hangl +stale" "$BATS_TEST_TMPDIR/stale"
+	# the plain text: the held values behind ~, the age of the data
+	sed 's/\x1b\[[0-9;]*m//g' "$BATS_TEST_TMPDIR/stale" >"$BATS_TEST_TMPDIR/plain"
+	run -0 cat "$BATS_TEST_TMPDIR/plain"
+	assert_line --regexp "^127.0.0.1:$PORT_hangl +stale +~1 +~42% +~25% +~20480/81559 +[0-9.]+s old: no sample for [0-9.]+ s"
+	assert_line --regexp "^127.0.0.1:$PORT_hangl +0 NVIDIA H100 80GB HBM3 +~42% .* ~25% +~20480/81559 +~41C +~312W"
+	# its GPUs are unknown now, counted apart; the mean leaves them out
+	assert_line --regexp '^1/2 hosts, 9 GPUs, 1 unknown \(1 stale\)'
+	assert_line --regexp '^GPU util 45% +\(mean of 8 GPUs\)'
+	# dimmed (SGR 2) on the GPU row
+	grep -E "127.0.0.1:$PORT_hangl" "$BATS_TEST_TMPDIR/stale" | grep -q $'\e\\[2m'
+	tmux -L "$TSOCK" send-keys / nosuchhost Enter
+	wait_screen 'no host or GPU matches "nosuchhost"'
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
