@@ -2,10 +2,13 @@
  * A watched host's record, shared by both collectors: the names of its
  * states, taking in a new snapshot, its text fields, and freeing it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "host.h"
 
 #include "core/banned.h"
@@ -46,10 +49,113 @@ rntop_host_set_text(char **dst, const char *src)
 	*dst = src ? xstrdup(src) : NULL;
 }
 
+/* Case-insensitive substring test. */
+static int
+has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a line nvidia-smi printed tells of a GPU fault. */
+static int
+fault_line(const char *line)
+{
+	static const char *const words[] = { "xid", "device handle",
+		"ecc error", "fallen off the bus", "gpu is lost",
+		"requires reset", "unknown error", "failed to initialize nvml",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (has_word(line, words[i]))
+			return 1;
+	return 0;
+}
+
+void
+rntop_host_note_line(struct rntop_host *h, const char *line, long long now)
+{
+	struct rntop_errline *last;
+
+	if (line == NULL || *line == '\0' || !fault_line(line))
+		return;
+	last = h->nerrlines ? &h->errlines[h->nerrlines - 1] : NULL;
+	if (last != NULL && strcmp(last->text, line) == 0) {
+		last->ms = now;
+		last->repeats++;
+		return;
+	}
+	if (h->nerrlines == RNTOP_ERRLINES) {
+		free(h->errlines[0].text);
+		memmove(&h->errlines[0], &h->errlines[1],
+		    (RNTOP_ERRLINES - 1) * sizeof(h->errlines[0]));
+		h->nerrlines--;
+	}
+	h->errlines[h->nerrlines].text = xstrdup(line);
+	h->errlines[h->nerrlines].ms = now;
+	h->errlines[h->nerrlines].repeats = 1;
+	h->nerrlines++;
+}
+
+int
+rntop_gpu_over(const struct rntop_gpu *g, const struct rntop_health_conf *c)
+{
+	int over = 0;
+
+	if (c->temp_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_TEMP)) &&
+	    g->temp >= c->temp_warn)
+		over |= 1;
+	if (c->power_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_POWER)) &&
+	    g->power >= c->power_warn)
+		over |= 2;
+	return over;
+}
+
+void
+rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
+    long long now)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	size_t j, lost = 0;
+	int over;
+
+	free(h->degraded);
+	h->degraded = NULL;
+	if (h->state != RNTOP_HOST_OK || !h->have_snap)
+		return;
+	rai_buf_init(&b, 4096);
+	for (j = 0; j < h->snap.n; j++)
+		lost += rntop_gpu_lost(&h->snap.gpus[j]);
+	if (lost)
+		rai_buf_addf(&b, "%zu GPU%s lost", lost, lost == 1 ? "" : "s");
+	for (j = 0; j < h->snap.n; j++) {
+		const struct rntop_gpu *g = &h->snap.gpus[j];
+
+		if ((over = rntop_gpu_over(g, c)) & 1)
+			rai_buf_addf(&b, "%sGPU %ld at %.0fC", b.len ? "; " :
+			    "", g->index, g->temp);
+		if (over & 2)
+			rai_buf_addf(&b, "%sGPU %ld at %.0fW", b.len ? "; " :
+			    "", g->index, g->power);
+	}
+	if (h->nerrlines > 0 &&
+	    now - h->errlines[h->nerrlines - 1].ms < RNTOP_ERR_HOLD_MS)
+		rai_buf_addf(&b, "%s%s", b.len ? "; " : "",
+		    h->errlines[h->nerrlines - 1].text);
+	if (b.len > 0)
+		h->degraded = xstrndup((const char *)b.data, b.len);
+	rai_buf_release(&b);
+}
+
 void
 rntop_hosts_release(struct rntop_host *hosts, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		struct rntop_host *h = &hosts[i];
@@ -63,6 +169,9 @@ rntop_hosts_release(struct rntop_host *hosts, size_t n)
 		free(h->error);
 		free(h->warning);
 		free(h->fingerprint);
+		free(h->degraded);
+		for (k = 0; k < h->nerrlines; k++)
+			free(h->errlines[k].text);
 		memset(h, 0, sizeof(*h));
 	}
 }

@@ -128,6 +128,17 @@ hosts_all_ok(const struct rntop_collector *c)
 	return 1;
 }
 
+/* Each host's health, from its state and data just settled. */
+static void
+health(struct loop *lp, long long now)
+{
+	struct rntop_health_conf hc = { lp->o->temp_warn, lp->o->power_warn };
+	size_t i;
+
+	for (i = 0; i < lp->c->nhosts; i++)
+		rntop_host_health(&lp->c->hosts[i], &hc, now);
+}
+
 /* --once: every host's answer, or why not, in one JSON document. */
 static int
 run_once(struct loop *lp, struct rai_err *err)
@@ -150,6 +161,7 @@ run_once(struct loop *lp, struct rai_err *err)
 	}
 	now = rai_now_ms();
 	c->ops->settle(c, now, 1);
+	health(lp, now);
 	if (lp->ow != NULL)
 		rntop_owners_update(lp->ow, c->hosts, c->nhosts, now);
 	rntop_report_json(stdout, c->hosts, c->nhosts, o->interval, now, 1,
@@ -170,6 +182,7 @@ static void
 settle(struct loop *lp, long long now)
 {
 	lp->c->ops->settle(lp->c, now, 0);
+	health(lp, now);
 	if (lp->ow != NULL)
 		rntop_owners_update(lp->ow, lp->c->hosts, lp->c->nhosts, now);
 }

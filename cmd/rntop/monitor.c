@@ -44,6 +44,12 @@ check_opts(const struct rntop_opts *o, struct rai_err *err)
 	if (!(o->idle_util >= 0 && o->idle_util <= 100))
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--idle-util must be from 0 to 100 (%%)");
+	if (!(o->temp_warn >= 0 && o->temp_warn <= 200))
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--temp-warn must be from 0 (none) to 200 (degrees C)");
+	if (!(o->power_warn >= 0 && o->power_warn <= 100000))
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--power-warn must be from 0 (none) to 100000 (W)");
 	if (o->idle_after < 0)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--idle-after must be 0 or more");
@@ -132,6 +138,7 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 		.color = o->color == -1 ? ctx->color : o->color,
 		.mem_unit = o->mem_unit,
 		.sort = o->sort,
+		.health = { o->temp_warn, o->power_warn },
 	};
 	int rc, on_screen = !o->once && !o->batch && isatty(0) && isatty(1);
 
@@ -264,6 +271,16 @@ static const struct rai_opt monitor_opts[] = {
 	  .offset = offsetof(struct rntop_opts, sort), .argh = "<key>",
 	  .help = "first sort order on the screen (the s key cycles)",
 	  .def = "host", .choices = sort_choices, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "temp-warn", .type = RAI_OPT_DOUBLE,
+	  .offset = offsetof(struct rntop_opts, temp_warn),
+	  .argh = "<celsius>", .help = "a GPU this hot or hotter makes its "
+	      "host degraded (0: never)",
+	  .def = "85" },
+	{ .long_name = "power-warn", .type = RAI_OPT_DOUBLE,
+	  .offset = offsetof(struct rntop_opts, power_warn),
+	  .argh = "<watts>", .help = "a GPU drawing this much or more makes "
+	      "its host degraded (0: never)",
+	  .def = "0" },
 	{ .long_name = "no-cluster", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct rntop_opts, no_cluster),
 	  .help = "do not read the cluster, even when a kubeconfig is found" },

@@ -86,6 +86,35 @@ gpu_json(const struct rntop_gpu *g)
 	return o;
 }
 
+/*
+ * health: ok, degraded (why in "problems"), or null when the host does
+ * not answer now; fault_lines: nvidia-smi's last fault lines, oldest
+ * first, with their age in seconds and how often each came.
+ */
+static void
+add_health(cJSON *h, const struct rntop_host *ho, long long now)
+{
+	cJSON *arr, *l;
+	size_t k;
+
+	if (ho->state != RNTOP_HOST_OK)
+		cJSON_AddNullToObject(h, "health");
+	else
+		cJSON_AddStringToObject(h, "health", ho->degraded ?
+		    "degraded" : "ok");
+	add_str(h, "problems", ho->degraded);
+	arr = cJSON_AddArrayToObject(h, "fault_lines");
+	for (k = 0; k < ho->nerrlines; k++) {
+		l = cJSON_CreateObject();
+		cJSON_AddStringToObject(l, "text", ho->errlines[k].text);
+		cJSON_AddNumberToObject(l, "age", (double)((now -
+		    ho->errlines[k].ms + 50) / 100) / 10);
+		cJSON_AddNumberToObject(l, "repeats",
+		    (double)ho->errlines[k].repeats);
+		cJSON_AddItemToArray(arr, l);
+	}
+}
+
 /* The wall clock as "2026-05-16T15:43:44.120Z", for "time". */
 static void
 wall_clock_rfc3339(char *buf, size_t size)
@@ -289,6 +318,7 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		else
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
+		add_health(h, ho, now);
 		add_ssh_fields(h, ho);
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);

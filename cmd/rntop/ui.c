@@ -47,6 +47,7 @@ struct rntop_ui {
 	int		 utf8;
 	double		 unit_div;	/* MiB per shown unit */
 	const char	*unit;
+	struct rntop_health_conf health;
 	enum sort_key	 sort;
 	int		 top;		/* first body row shown */
 	int		 body_rows;	/* body rows the last draw had room for */
@@ -151,6 +152,7 @@ rntop_ui_start(const struct rntop_ui_conf *conf, struct rai_err *err)
 	cs = nl_langinfo(CODESET);
 	ui->utf8 = cs != NULL && strcmp(cs, "UTF-8") == 0;
 	set_unit(ui, conf->mem_unit);
+	ui->health = conf->health;
 	for (i = 0; i < SORT_N; i++)
 		if (conf->sort != NULL && strcmp(conf->sort, sort_names[i]) == 0)
 			ui->sort = (enum sort_key)i;
@@ -865,6 +867,8 @@ host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
 		    h->error ? h->error : "no new data");
 	else if (h->error != NULL)
 		cell_set(c, PAIR_RED, "%s", h->error);
+	else if (h->degraded != NULL && h->have_snap)
+		cell_set(c, PAIR_RED, "%.1fs  %s", age, h->degraded);
 	else if (h->have_snap)
 		cell_set(c, 0, "%.1fs%s%s%s", age, h->polling ?
 		    " (polling)" : "", h->warning ? "  " : "",
@@ -887,8 +891,8 @@ host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 	memset(c, 0, sizeof(*c) * N_NCOLS);
 	host_figures(h, &f);
 	cell_set(&c[N_HOST], 0, "%s", h->name);
-	/* a host that answers with a lost GPU is not simply ok */
-	if (ok && f.lost)
+	/* a host that answers with a lost GPU, a fault, is not simply ok */
+	if (ok && h->degraded != NULL)
 		cell_set(&c[N_STATUS], PAIR_RED, "degraded");
 	else
 		cell_set(&c[N_STATUS], ok ? 0 : PAIR_RED, "%s",
@@ -985,6 +989,7 @@ gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
 	const struct rntop_gpu *g = &h->snap.gpus[j];
 	const struct rntop_gpu_own *own = gpu_owners(d->ow, i, j);
 	int stale = h->state != RNTOP_HOST_OK, lost = rntop_gpu_lost(g), k;
+	int over;
 	char who[CELL_MAX];
 
 	memset(c, 0, sizeof(*c) * G_NCOLS);
@@ -1010,6 +1015,11 @@ gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
 	    g->mem_total, stale, "n/a");
 	gpu_num(&c[G_TEMP], g, RNTOP_F_TEMP, g->temp, "C", stale);
 	gpu_num(&c[G_POWER], g, RNTOP_F_POWER, g->power, "W", stale);
+	over = stale ? 0 : rntop_gpu_over(g, &d->ui->health);
+	if (over & 1)
+		c[G_TEMP].pair = PAIR_RED;
+	if (over & 2)
+		c[G_POWER].pair = PAIR_RED;
 	cell_set(&c[G_MIG], 0, "%s", (g->valid & RNTOP_V(RNTOP_F_MIG)) &&
 	    g->mig ? "MIG" : "");
 	for (k = 0; k < G_NCOLS; k++) {

@@ -397,7 +397,7 @@ tty_wait() {
 	[ "$TTY_RC" -eq 0 ]
 	run -0 cat "$SCREEN"
 	assert_output --partial "rntop "
-	assert_output --partial "GPU utilization:"
+	assert_output --partial "GPU util "
 	assert_output --partial "NVIDIA A100-SXM4-80GB"
 	assert_output --partial "LOST"
 	fake_is_gone

@@ -93,6 +93,11 @@ check_screen() {
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
 	jq -e '.cluster.hosts_ok == 3 and .cluster.gpus == 15 and .cluster.gpus_lost == 1' \
 		"$BATS_TEST_TMPDIR/once.json" >/dev/null
+	# the fault lines nvidia-smi printed are kept, the host degraded
+	run -0 jq -c '.hosts[3] | [.health, .problems, [.fault_lines[].text]]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '["degraded","1 GPU lost; Unable to determine the device handle for GPU 0000:C1:00.0: Unknown Error",["NVRM: Xid (PCI:0000:41:00): 79, pid=4242, GPU has fallen off the bus.","Unable to determine the device handle for GPU 0000:C1:00.0: Unknown Error"]]'
+	run -0 jq -c '[.hosts[] | .health]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '["degraded","ok",null,"degraded"]'
 	tmux -L "$TSOCK" -f /dev/null new-session -d -x 40 -y 10 \
 		"env PS1='$ ' bash --norc --noprofile" 3>&-
 	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
@@ -113,12 +118,13 @@ check_screen() {
 	done
 	# wide: the whole names, no mark
 	run -0 screen
-	assert_line --regexp '^prod-gpu-cluster-east-node-01 +ok +8 '
+	# GPU 1 at 101C: over --temp-warn's 85
+	assert_line --regexp '^prod-gpu-cluster-east-node-01 +degraded +8 .* GPU 1 at 101C$'
 	assert_line --regexp '^prod-gpu-cluster-east-node-02 +1 +Tesla T4 '
 	refute_output --partial "…"
 	# the lost GPU: its host degraded, only 1 of its 3 GPUs measured,
 	# the Cluster line says where
-	assert_line --regexp '^prod-gpu-cluster-east-node-04 +degraded +1/3 '
+	assert_line --regexp '^prod-gpu-cluster-east-node-04 +degraded +1/3 .*[0-9]s  1 GPU lost; Unable to determine the device handle for GPU 0000:C1:00.0: Unknown Error$'
 	assert_line --regexp '^prod-gpu-cluster-east-node-04 +1 +\? +LOST '
 	assert_line --regexp '^3/4 hosts, 15 GPUs, 2 unknown, 1 lost: prod-gpu-cluster-east-node-04 \+\? GPUs on 1 host not seen$'
 	# narrow: both ends of each name, the mark in the middle

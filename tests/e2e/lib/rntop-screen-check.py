@@ -107,7 +107,9 @@ def check_host(line, c, hosts):
     held = status == "stale"
     lost = any(g["lost"] for g in gpus)
     utils = [g["utilization"] for g in gpus if g["utilization"] is not None]
-    want = "degraded" if status == "ok" and lost else status
+    want = "degraded" if h.get("health") == "degraded" else status
+    if lost and want != "degraded":
+        fail(line, "a host with a lost GPU is not degraded in the JSON")
     if c.get("STATUS") != want:
         fail(line, "STATUS %r, JSON %s" % (c.get("STATUS"), want))
     if "GPUS" in c:
@@ -128,7 +130,13 @@ def check_host(line, c, hosts):
     mem_check(line, c.get("MEM%"), c.get("MEM(MiB)"), used, total, held)
     age = c.get("AGE/ERROR")
     if age is not None and age != "":
-        if h["error"] is None:
+        if h["error"] is None and h.get("problems"):
+            m = re.match(NUM + r"s  ", age)
+            why = age[m.end():] if m else None
+            if why is None or not (why == h["problems"] or (
+                    why.endswith(ELL) and h["problems"].startswith(why[:-1]))):
+                fail(line, "AGE/problems %r, JSON %r" % (age, h["problems"]))
+        elif h["error"] is None:
             if not re.fullmatch(NUM + r"s( \(polling\))?", age):
                 fail(line, "AGE %r" % age)
         elif not (age == h["error"] or (age.endswith(ELL) and
