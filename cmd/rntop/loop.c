@@ -169,7 +169,7 @@ run_once(struct loop *lp, struct rai_err *err)
 	if (stdout_failed(err) == -1)
 		return -1;
 	if (o->output != NULL && rntop_report_csv(o->output, c->hosts,
-	    c->nhosts, lp->ow, err) == -1)
+	    c->nhosts, lp->ow, now, err) == -1)
 		return -1;
 	return hosts_all_ok(c) ? 0 : 1;
 }
@@ -208,7 +208,7 @@ report(struct loop *lp, long long now, long records, struct rai_err *err)
 			return rc;
 	}
 	if (o->output != NULL && records % o->output_every == 0 &&
-	    rntop_report_csv(o->output, c->hosts, c->nhosts, lp->ow,
+	    rntop_report_csv(o->output, c->hosts, c->nhosts, lp->ow, now,
 	    err) == -1)
 		return -1;
 	return 0;

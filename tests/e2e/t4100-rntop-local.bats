@@ -175,13 +175,13 @@ assert [n for n, _ in pairs] == sorted(n for n, _ in pairs), pairs
 	local csv="$BATS_TEST_TMPDIR/log.csv"
 	run -0 rntop --local --batch -n 3 -d 0.3 --output-every 2 -o "$csv" --nvidia-smi "$FAKE"
 	run -0 cat "$csv"
-	assert_line --index 0 'timestamp,node,index,utilization,memory_used,memory_total'
+	assert_line --index 0 'timestamp,node,index,utilization,memory_used,memory_total,status,age'
 	[ "${#lines[@]}" -eq 5 ]
 	local ts='[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}'
-	assert_line --index 1 --regexp "^$ts,localhost,0,37,20480,81559\$"
-	assert_line --index 2 --regexp "^$ts,localhost,1,0,1,81559\$"
-	assert_line --index 3 --regexp "^$ts,localhost,0,100,81000,81559\$"
-	assert_line --index 4 --regexp "^$ts,localhost,1,50,2048,81559\$"
+	assert_line --index 1 --regexp "^$ts,localhost,0,37,20480,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 2 --regexp "^$ts,localhost,1,0,1,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 3 --regexp "^$ts,localhost,0,100,81000,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 4 --regexp "^$ts,localhost,1,50,2048,81559,ok,[0-9]+\.[0-9]\$"
 	# appending: no second header
 	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
 	run -0 grep -c '^timestamp,' "$csv"
@@ -194,12 +194,12 @@ assert [n for n, _ in pairs] == sorted(n for n, _ in pairs), pairs
 	scenario na
 	local csv="$BATS_TEST_TMPDIR/log.csv"
 	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
-	run -0 cut -d, -f2- "$csv"
-	assert_output 'node,index,utilization,memory_used,memory_total
-localhost,0,,,
-localhost,1,12,1000,16384
-localhost,2,,,32768
-localhost,3,,5,16280'
+	run -0 cut -d, -f2-7 "$csv"
+	assert_output 'node,index,utilization,memory_used,memory_total,status
+localhost,0,,,,ok
+localhost,1,12,1000,16384,ok
+localhost,2,,,32768,ok
+localhost,3,,5,16280,ok'
 }
 
 @test "--once: a hanging nvidia-smi times out; rntop stops it and exits 1" {

@@ -348,12 +348,28 @@ true'
 @test "--output over SSH: the CSV log names each host" {
 	local csv="$HOME/log.csv"
 	run -0 rntop_ssh --once -o "$csv" "$(H "$PORT_h100")" "$(H "$PORT_mig")"
+	run -0 cut -d, -f2-7 "$csv"
+	assert_output "node,index,utilization,memory_used,memory_total,status
+127.0.0.1:$PORT_h100,0,37,20480,81559,ok
+127.0.0.1:$PORT_h100,1,0,1,81559,ok
+127.0.0.1:$PORT_mig,0,80,40000,81920,ok
+127.0.0.1:$PORT_mig,1,,36537,81920,ok"
+}
+
+@test "--output: a stale host's held values are not logged again, a down host is logged as down" {
+	local csv="$HOME/log.csv"
+	run -0 rntop_ssh --batch -n 12 -d 0.3 -t 1 --output-every 1 -o "$csv" \
+		"$(H "$PORT_hangl")" "127.0.0.1:$DEAD_PORT"
+	run -0 head -n 1 "$csv"
+	assert_output "timestamp,node,index,utilization,memory_used,memory_total,status,age"
 	run -0 cut -d, -f2- "$csv"
-	assert_output "node,index,utilization,memory_used,memory_total
-127.0.0.1:$PORT_h100,0,37,20480,81559
-127.0.0.1:$PORT_h100,1,0,1,81559
-127.0.0.1:$PORT_mig,0,80,40000,81920
-127.0.0.1:$PORT_mig,1,,36537,81920"
+	# the dead host is in every refresh, without an index or values
+	assert_line --regexp "^127\.0\.0\.1:$DEAD_PORT,,,,,down,\$"
+	[ "$(grep -c "^127.0.0.1:$DEAD_PORT," <<<"$output")" -eq 12 ]
+	# the silent host: fresh values while ok, none while stale
+	assert_line --regexp "^127\.0\.0\.1:$PORT_hangl,0,42,20480,81559,ok,[0-9.]+\$"
+	assert_line --regexp "^127\.0\.0\.1:$PORT_hangl,0,,,,stale,[0-9.]+\$"
+	refute_line --regexp ",[0-9]+,[0-9]+,[0-9]+,stale,"
 }
 
 @test "SSH usage errors: bad numbers, bad users" {
