@@ -29,6 +29,12 @@ rntop_aggregate(const struct rntop_host *hosts, size_t n, struct rntop_agg *a)
 	for (i = 0; i < n; i++) {
 		const struct rntop_host *h = &hosts[i];
 
+		/* a host given twice counts once */
+		if (h->dup_of != 0) {
+			a->hosts--;
+			a->hosts_duplicate++;
+			continue;
+		}
 		if (h->state != RNTOP_HOST_OK) {
 			/* GPUs we cannot see now are unknown, not idle */
 			if (h->have_snap)

@@ -152,6 +152,45 @@ rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
 	rai_buf_release(&b);
 }
 
+/* Whether two hosts share a GPU (by UUID, where known). */
+static int
+same_gpus(const struct rntop_host *a, const struct rntop_host *b)
+{
+	size_t i, j;
+
+	if (!a->have_snap || !b->have_snap)
+		return 0;
+	for (i = 0; i < a->snap.n; i++) {
+		const char *u = a->snap.gpus[i].uuid;
+
+		if (*u == '\0')
+			continue;
+		for (j = 0; j < b->snap.n; j++)
+			if (strcmp(u, b->snap.gpus[j].uuid) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+void
+rntop_hosts_find_dups(struct rntop_host *hosts, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		hosts[i].dup_of = 0;
+		for (k = 0; k < i && hosts[i].dup_of == 0; k++) {
+			if (hosts[k].dup_of != 0)
+				continue;
+			if ((hosts[i].address != NULL && hosts[k].address !=
+			    NULL && strcmp(hosts[i].address,
+			    hosts[k].address) == 0) ||
+			    same_gpus(&hosts[i], &hosts[k]))
+				hosts[i].dup_of = k + 1;
+		}
+	}
+}
+
 void
 rntop_hosts_release(struct rntop_host *hosts, size_t n)
 {

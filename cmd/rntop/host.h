@@ -63,6 +63,7 @@ struct rntop_host {
 	size_t			 nerrlines;
 	unsigned long		 noise_seen;	/* noise count looked at */
 	char			*degraded;	/* why; NULL: healthy or unknown */
+	size_t			 dup_of;	/* 1 + the host it repeats; 0: none */
 };
 
 const char *rntop_host_state_name(enum rntop_host_state);
@@ -86,6 +87,13 @@ int	 rntop_gpu_over(const struct rntop_gpu *,
  */
 void	 rntop_host_health(struct rntop_host *,
 	    const struct rntop_health_conf *, long long now);
+/*
+ * Marks each host that repeats an earlier one (dup_of): the same
+ * address (user@host:port) or a GPU UUID in common, as an alias and an
+ * IP of one node have. A host key alone proves nothing (cloned images
+ * share theirs). Duplicates are shown, never counted.
+ */
+void	 rntop_hosts_find_dups(struct rntop_host *, size_t n);
 /* Frees what n hosts hold (not the array). */
 void	 rntop_hosts_release(struct rntop_host *, size_t n);
 

@@ -128,7 +128,7 @@ hosts_all_ok(const struct rntop_collector *c)
 	return 1;
 }
 
-/* Each host's health, from its state and data just settled. */
+/* Each host's health and duplicates, from the data just settled. */
 static void
 health(struct loop *lp, long long now)
 {
@@ -137,6 +137,7 @@ health(struct loop *lp, long long now)
 
 	for (i = 0; i < lp->c->nhosts; i++)
 		rntop_host_health(&lp->c->hosts[i], &hc, now);
+	rntop_hosts_find_dups(lp->c->hosts, lp->c->nhosts);
 }
 
 /* --once: every host's answer, or why not, in one JSON document. */

@@ -319,6 +319,8 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
 		add_health(h, ho, now);
+		add_str(h, "duplicate_of", ho->dup_of != 0 ?
+		    hosts[ho->dup_of - 1].name : NULL);
 		add_ssh_fields(h, ho);
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);
@@ -350,6 +352,8 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 	cJSON_AddNumberToObject(cl, "gpus_unreachable",
 	    (double)a.gpus_unreachable);
 	cJSON_AddNumberToObject(cl, "hosts_unseen", (double)a.hosts_unseen);
+	cJSON_AddNumberToObject(cl, "hosts_duplicate",
+	    (double)a.hosts_duplicate);
 	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)a.nutil);
 	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)a.nmem);
 	if (a.nutil > 0)
@@ -469,7 +473,9 @@ csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
 static void
 csv_status(struct rai_buf *b, const struct rntop_host *h, long long now)
 {
-	rai_buf_addf(b, ",%s,", rntop_host_state_name(h->state));
+	/* a host given twice is logged once, under its first name */
+	rai_buf_addf(b, ",%s,", h->dup_of != 0 ? "duplicate" :
+	    rntop_host_state_name(h->state));
 	if (h->have_snap)
 		rai_buf_addf(b, "%.1f", (double)(now - h->snap_ms) / 1000);
 	rai_buf_addch(b, '\n');
@@ -479,7 +485,8 @@ csv_status(struct rai_buf *b, const struct rntop_host *h, long long now)
  * A host's lines: a line per GPU of an ok host; a stale host's GPUs
  * without values (they were logged when they came: a held value logged
  * again would read as a new sample); one line without an index for a
- * host that does not answer, so that it never silently drops out.
+ * host that does not answer, so that it never silently drops out, and
+ * for a duplicate.
  */
 static void
 csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
@@ -487,7 +494,8 @@ csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
 {
 	size_t j;
 
-	if (h->state != RNTOP_HOST_OK && h->state != RNTOP_HOST_STALE) {
+	if (h->dup_of != 0 || (h->state != RNTOP_HOST_OK &&
+	    h->state != RNTOP_HOST_STALE)) {
 		rai_buf_addf(b, "%s,%s,,,,", stamp, h->name);
 		if (owners)
 			rai_buf_addstr(b, ",,,,,,,");

@@ -595,11 +595,14 @@ gpu_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
 	    owners_match(gpu_owners(ow, i, j), ui->filter);
 }
 
-/* The number of GPU rows a host has now (ok and stale hosts only). */
+/*
+ * The number of GPU rows a host has now (ok and stale hosts only; a
+ * duplicate's GPUs are its first name's).
+ */
 static size_t
 host_gpu_rows(const struct rntop_host *h)
 {
-	return h->have_snap && (h->state == RNTOP_HOST_OK ||
+	return h->have_snap && h->dup_of == 0 && (h->state == RNTOP_HOST_OK ||
 	    h->state == RNTOP_HOST_STALE) ? h->snap.n : 0;
 }
 
@@ -885,7 +888,7 @@ host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 	struct host_fig f;
 	int ok = h->state == RNTOP_HOST_OK;
 	int stale = h->state == RNTOP_HOST_STALE && h->have_snap;
-	int seen = ok || stale;
+	int seen = ok || stale, k;
 	const char *unknown = seen ? "n/a" : "?";
 
 	memset(c, 0, sizeof(*c) * N_NCOLS);
@@ -916,12 +919,20 @@ host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 	cell_set(&c[N_DRIVER], 0, "%s", h->have_procs && h->procs.driver[0] ?
 	    h->procs.driver : "?");
 	host_age_cell(d, h, &c[N_AGE]);
-	if (stale) {
-		int k;
-
+	if (h->dup_of != 0) {
+		/* shown as what it is, its figures left to the first name */
+		for (k = N_GPUS; k < N_AGE; k++)
+			cell_set(&c[k], 0, "%s", k == N_DRIVER ? "" : "-");
+		cell_set(&c[N_STATUS], PAIR_DIM, "duplicate");
+		cell_set(&c[N_AGE], PAIR_DIM, "same %s as %s", h->address &&
+		    d->hosts[h->dup_of - 1].address && strcmp(h->address,
+		    d->hosts[h->dup_of - 1].address) == 0 ? "address" : "GPUs",
+		    d->hosts[h->dup_of - 1].name);
+		return;
+	}
+	if (stale)
 		for (k = N_GPUS; k < N_AGE; k++)
 			c[k].attr |= A_DIM;
-	}
 }
 
 /* "team-a/train(0.5) team-b/nb(0.25)": every owner, shares below 1. */
@@ -1276,7 +1287,7 @@ draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 {
 	struct rntop_ui *ui = d->ui;
 	struct rntop_agg a;
-	struct seg s[7];
+	struct seg s[8];
 	char where[CELL_MAX];
 	int prec = ui->unit_div > 1000 ? 1 : 0;
 
@@ -1319,13 +1330,18 @@ draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 		seg_set(&s[4], 0, 0, "%s", "");
 		seg_set(&s[5], 0, 0, "%s", "");
 	}
+	if (a.hosts_duplicate)
+		seg_set(&s[7], 1, PAIR_DIM, "(%zu duplicate%s not counted)",
+		    a.hosts_duplicate, a.hosts_duplicate == 1 ? "" : "s");
+	else
+		seg_set(&s[7], 0, 0, "%s", "");
 	/* hosts that never answered: how many GPUs they have is unknown */
 	if (a.hosts_unseen)
 		seg_set(&s[6], 1, 0, "+? GPUs on %zu host%s not seen",
 		    a.hosts_unseen, a.hosts_unseen == 1 ? "" : "s");
 	else
 		seg_set(&s[6], 0, 0, "%s", "");
-	draw_segs(d, 3, s, 7, 1, NULL);
+	draw_segs(d, 3, s, 8, 1, NULL);
 	if (d->ow == NULL)
 		return;
 	if (d->ow->kw->synced)

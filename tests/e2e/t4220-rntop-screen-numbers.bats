@@ -33,6 +33,9 @@ setup_file() {
 	Host prod-gpu-cluster-east-node-04
 	  HostName 127.0.0.1
 	  Port $PORT_degraded
+	Host node-02-by-alias
+	  HostName 127.0.0.1
+	  Port $PORT_models
 	EOF
 	HOSTS="prod-gpu-cluster-east-node-01 prod-gpu-cluster-east-node-02 prod-gpu-cluster-east-node-03 prod-gpu-cluster-east-node-04"
 	export SSH_CFG HOSTS DEAD_PORT
@@ -171,6 +174,31 @@ capture_when() {
 	grep -E "127.0.0.1:$PORT_hangl" "$BATS_TEST_TMPDIR/stale" | grep -q $'\e\\[2m'
 	tmux -L "$TSOCK" send-keys / nosuchhost Enter
 	wait_screen 'no host or GPU matches "nosuchhost"'
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
+
+@test "a host given twice, or by alias and address, is shown as a duplicate and counted once" {
+	# a second sshd serving the same fixture: the same GPU UUIDs
+	sshd_start models2 models
+	local dups="prod-gpu-cluster-east-node-02 node-02-by-alias 127.0.0.1:$PORT_models2"
+	# shellcheck disable=SC2086 # ARGS and dups are word lists
+	run -0 --separate-stderr rntop $ARGS -d 0.3 --once $dups
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
+	run -0 jq -c '[.cluster.hosts, .cluster.hosts_ok, .cluster.hosts_duplicate, .cluster.gpus, [.hosts[].duplicate_of]]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '[1,1,2,4,[null,"prod-gpu-cluster-east-node-02","prod-gpu-cluster-east-node-02"]]'
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 30 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $dups; echo EXIT=\$?" Enter
+	wait_screen "^1/1 hosts, 4 GPUs.*2 duplicates not counted"
+	check_screen 120 30 dups
+	run -0 screen
+	assert_line --regexp '^1/1 hosts, 4 GPUs, 0 unknown \(2 duplicates not counted\)$'
+	assert_line --regexp '^node-02-by-alias +duplicate +- .* same address as prod-gpu-cluster-east-node-02$'
+	assert_line --regexp "^127.0.0.1:$PORT_models2 +duplicate +- .* same GPUs as prod-gpu-cluster-east-node-02\$"
+	# the GPUs once, under the first name
+	[ "$(screen | grep -c 'Tesla T4')" -eq 1 ]
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }

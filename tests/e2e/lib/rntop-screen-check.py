@@ -101,6 +101,19 @@ def check_host(line, c, hosts):
         fail(line, "host %r matches %d hosts" % (c["HOST"], len(found)))
         return
     h = hosts[found[0]]
+    if h.get("duplicate_of"):
+        # shown, never counted: no figures of its own
+        if c.get("STATUS") != "duplicate":
+            fail(line, "STATUS %r for a duplicate" % c.get("STATUS"))
+        for col in ("GPUS", "UTIL", "MEM%", "MEM(MiB)"):
+            if col in c and c[col] != "-":
+                fail(line, "%s %r for a duplicate" % (col, c[col]))
+        age = c.get("AGE/ERROR")
+        if age is not None and not re.fullmatch(
+                r"same (address|GPUs) as " + re.escape(h["duplicate_of"]), age) \
+                and not (age.endswith(ELL) and re.match(r"same ", age)):
+            fail(line, "duplicate's text %r" % age)
+        return found[0]
     gpus = h["gpus"]
     status = h["status"]
     seen = status in ("ok", "stale")
@@ -226,7 +239,8 @@ def check_cluster(lines, cl, interval):
     m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs,?(?: (\d+) unknown,?)?"
                      r"(?: \((?:(\d+) stale)?(?:, )?(?:(\d+) unreachable)?\))?"
                      r"(?: (\d+) lost:.*?)?"
-                     r"(?: \+\? GPUs on (\d+) hosts? not seen)?", counts)
+                     r"(?: \+\? GPUs on (\d+) hosts? not seen)?"
+                     r"(?: \((\d+) duplicates? not counted\))?", counts)
     if not m:
         fail(counts, "counts line")
         return
@@ -234,7 +248,7 @@ def check_cluster(lines, cl, interval):
     want = [cl["hosts_ok"], cl["hosts"],
             cl["gpus"] + cl["gpus_stale"] + cl["gpus_unreachable"],
             cl["gpus_unknown"], cl["gpus_stale"], cl["gpus_unreachable"],
-            cl["gpus_lost"], cl["hosts_unseen"]]
+            cl["gpus_lost"], cl["hosts_unseen"], cl["hosts_duplicate"]]
     # segments left out on a narrow screen read as 0: only shown ones count
     for k, (g, w) in enumerate(zip(got, want)):
         if m.group(k + 1) is not None and g != w:
