@@ -80,26 +80,32 @@ fault_line(const char *line)
 void
 rntop_host_note_line(struct rntop_host *h, const char *line, long long now)
 {
-	struct rntop_errline *last;
+	struct rntop_errline e;
+	size_t k;
 
 	if (line == NULL || *line == '\0' || !fault_line(line))
 		return;
-	last = h->nerrlines ? &h->errlines[h->nerrlines - 1] : NULL;
-	if (last != NULL && strcmp(last->text, line) == 0) {
-		last->ms = now;
-		last->repeats++;
-		return;
+	/* a line seen before moves to the end, counted: events repeat */
+	for (k = 0; k < h->nerrlines; k++)
+		if (strcmp(h->errlines[k].text, line) == 0)
+			break;
+	if (k < h->nerrlines) {
+		e = h->errlines[k];
+		e.repeats++;
+	} else {
+		if (h->nerrlines == RNTOP_ERRLINES) {
+			free(h->errlines[0].text);
+			k = 0;
+		} else {
+			k = h->nerrlines++;
+		}
+		e.text = xstrdup(line);
+		e.repeats = 1;
 	}
-	if (h->nerrlines == RNTOP_ERRLINES) {
-		free(h->errlines[0].text);
-		memmove(&h->errlines[0], &h->errlines[1],
-		    (RNTOP_ERRLINES - 1) * sizeof(h->errlines[0]));
-		h->nerrlines--;
-	}
-	h->errlines[h->nerrlines].text = xstrdup(line);
-	h->errlines[h->nerrlines].ms = now;
-	h->errlines[h->nerrlines].repeats = 1;
-	h->nerrlines++;
+	e.ms = now;
+	memmove(&h->errlines[k], &h->errlines[k + 1],
+	    (h->nerrlines - 1 - k) * sizeof(h->errlines[0]));
+	h->errlines[h->nerrlines - 1] = e;
 }
 
 int

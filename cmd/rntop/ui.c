@@ -4,13 +4,19 @@
  * with its history, memory, coverage), Nodes (a row per host with its
  * state or error) and GPUs (a row per GPU with a sparkline of its
  * utilisation). Nodes and GPUs scroll together below the fixed Cluster
- * lines. Keys: q quits; ? help; arrows, j/k, PgUp/PgDn, space,
- * Home/End scroll; s cycles the sort (host, util, mem, state); / types
- * a filter on host names (Enter keeps it, Esc drops it); p pauses the
- * display; ^L redraws. Colours follow the original rntop, where red
- * means waste: utilisation under 10 % red, 80 % and more green, cyan
- * between; memory red under 50 %, green from 80 %. While the screen is
- * up, stderr goes to a temporary file, replayed when it ends.
+ * lines, the heading of the section on top kept, the rows marker on a
+ * line of its own. Every table goes through the column engine
+ * (layout.h): columns left out whole as the screen narrows, never a
+ * number cut, names elided with a mark. Keys: q quits; ? help; arrows,
+ * j/k, PgUp/PgDn, space, Home/End move the cursor; Enter shows the
+ * detail of its host or GPU (detail.h); s cycles the sort (host, util,
+ * mem, state); / types a filter on host names (Enter keeps it, Esc
+ * drops it); p pauses the display; ^L redraws. Colours follow the
+ * original rntop, where red means waste: utilisation under 10 % red,
+ * 80 % and more green, cyan between; red also marks trouble (a state,
+ * an error, LOST, a value over --temp-warn/--power-warn); a stale
+ * host's held values are dimmed and read "~". While the screen is up,
+ * stderr goes to a temporary file, replayed when it ends.
  */
 #include <curses.h>
 #include <term.h>
@@ -25,6 +31,7 @@
 #include "core/text.h"
 #include "cli/version.h"
 #include "cluster.h"
+#include "detail.h"
 #include "layout.h"
 #include "ui.h"
 
@@ -41,6 +48,8 @@ static const char *const sort_names[SORT_N] = { "host", "util", "mem",
 #define FILTER_MAX	64
 #define SPARK_W		16
 
+struct row;
+
 struct rntop_ui {
 	SCREEN		*scr;
 	int		 color;
@@ -50,6 +59,13 @@ struct rntop_ui {
 	struct rntop_health_conf health;
 	enum sort_key	 sort;
 	int		 top;		/* first body row shown */
+	int		 cur;		/* the body row the cursor is on */
+	struct row	*rows;		/* the last draw's body rows */
+	size_t		 nrows;
+	int		 detail;	/* Enter: the detail view is up */
+	size_t		 detail_host;	/* of the collector's hosts */
+	long		 detail_gpu;	/* a row of its snapshot, -1: the host */
+	int		 detail_top;	/* first line of it shown */
 	int		 body_rows;	/* body rows the last draw had room for */
 	int		 body_len;	/* body rows the last draw had */
 	int		 help;
@@ -184,6 +200,7 @@ rntop_ui_end(struct rntop_ui *ui)
 	endwin();
 	delscreen(ui->scr);
 	restore_stderr(ui);
+	free(ui->rows);
 	free(ui);
 }
 
@@ -193,20 +210,28 @@ rntop_ui_paused(const struct rntop_ui *ui)
 	return ui->paused;
 }
 
+/*
+ * Moves the cursor n rows (the view follows it when drawn), or scrolls
+ * the detail view.
+ */
 static void
-scroll_by(struct rntop_ui *ui, int n)
+move_cursor(struct rntop_ui *ui, int n)
 {
-	/* one more: a section's heading kept on top takes a line */
-	int max = ui->body_len - ui->body_rows + 1;
-
-	if (ui->body_len <= ui->body_rows)
-		max = 0;
-	ui->top += n;
-	if (ui->top > max)
-		ui->top = max;
-	if (ui->top < 0)
-		ui->top = 0;
+	if (ui->detail) {
+		ui->detail_top += n;
+		if (ui->detail_top < 0)
+			ui->detail_top = 0;
+		return;
+	}
+	ui->cur += n;
+	if (ui->cur > ui->body_len - 1)
+		ui->cur = ui->body_len - 1;
+	if (ui->cur < 0)
+		ui->cur = 0;
 }
+
+/* Enter: the detail of the host or GPU under the cursor. */
+static void open_detail(struct rntop_ui *);
 
 /* A key while typing a filter; returns 1 when it was one. */
 static int
@@ -219,7 +244,7 @@ filter_key(struct rntop_ui *ui, int ch)
 	if (ch == '\n' || ch == '\r' || ch == KEY_ENTER) {
 		snprintf(ui->filter, sizeof(ui->filter), "%s", ui->typed);
 		ui->typing = 0;
-		ui->top = 0;
+		ui->top = ui->cur = 0;
 	} else if (ch == 27) {		/* Esc: no filter */
 		ui->filter[0] = '\0';
 		ui->typing = 0;
@@ -257,7 +282,18 @@ rntop_ui_keys(struct rntop_ui *ui)
 			ui->help = !ui->help;
 			break;
 		case 27:
+		case KEY_BACKSPACE:
+		case 127:
 			ui->help = 0;
+			ui->detail = 0;
+			break;
+		case '\n':
+		case '\r':
+		case KEY_ENTER:
+			if (ui->detail)
+				ui->detail = 0;
+			else
+				open_detail(ui);
 			break;
 		case 'k':
 			/* with the cluster, k is the owners' view; else vi's up */
@@ -265,29 +301,29 @@ rntop_ui_keys(struct rntop_ui *ui)
 				ui->hide_owners = !ui->hide_owners;
 				break;
 			}
-			scroll_by(ui, -1);
+			move_cursor(ui, -1);
 			break;
 		case KEY_UP:
-			scroll_by(ui, -1);
+			move_cursor(ui, -1);
 			break;
 		case KEY_DOWN:
 		case 'j':
-			scroll_by(ui, 1);
+			move_cursor(ui, 1);
 			break;
 		case KEY_PPAGE:
-			scroll_by(ui, -page);
+			move_cursor(ui, -page);
 			break;
 		case KEY_NPAGE:
 		case ' ':
-			scroll_by(ui, page);
+			move_cursor(ui, page);
 			break;
 		case KEY_HOME:
 		case 'g':
-			ui->top = 0;
+			move_cursor(ui, -(ui->body_len + ui->detail_top));
 			break;
 		case KEY_END:
 		case 'G':
-			scroll_by(ui, ui->body_len);
+			move_cursor(ui, ui->body_len + 10000);
 			break;
 		case 's':
 			do
@@ -661,6 +697,22 @@ add_row(struct rows *r, enum row_kind kind, size_t a, size_t b)
 	r->v[r->n].a = a;
 	r->v[r->n].b = b;
 	r->n++;
+}
+
+static void
+open_detail(struct rntop_ui *ui)
+{
+	const struct row *r;
+
+	if (ui->rows == NULL || ui->cur < 0 || (size_t)ui->cur >= ui->nrows)
+		return;
+	r = &ui->rows[ui->cur];
+	if (r->kind != ROW_HOST && r->kind != ROW_GPU)
+		return;
+	ui->detail = 1;
+	ui->detail_top = 0;
+	ui->detail_host = r->a;
+	ui->detail_gpu = r->kind == ROW_GPU ? (long)r->b : -1;
 }
 
 /* qsort context for GPU rows by owner. */
@@ -1368,9 +1420,12 @@ draw_help(void)
 		"",
 		"  q            quit",
 		"  ? h          this help (any of them again: back)",
-		"  arrows j k   scroll a line (k: see below)",
-		"  PgUp PgDn    scroll a page",
+		"  arrows j k   move the cursor a row (k: see below)",
+		"  PgUp PgDn    a page",
 		"  Home End     first / last row",
+		"  Enter        the detail of the host or GPU under the",
+		"               cursor: whole error, fingerprint, fault",
+		"               lines, UUID, processes (Esc: back)",
 		"  s            sort: host, util, mem, state (project, job)",
 		"  /            filter hosts by name, GPUs by project or job",
 		"               (Enter: keep, Esc: drop)",
@@ -1461,7 +1516,7 @@ static void
 draw_body(struct draw *d, const struct rows *r, int first)
 {
 	struct rntop_ui *ui = d->ui;
-	int room = LINES - first, y = first, row, sec, last = -1;
+	int room = LINES - first, y = first, row, sec, last = -1, vis;
 
 	ui->body_len = (int)r->n;
 	if (room < 1)
@@ -1469,7 +1524,17 @@ draw_body(struct draw *d, const struct rows *r, int first)
 	if (ui->body_len > room)
 		room--;		/* the rows marker's own line */
 	ui->body_rows = room;
-	scroll_by(ui, 0);
+	move_cursor(ui, 0);
+	/* the view follows the cursor; a kept heading takes a line */
+	if (ui->cur < ui->top)
+		ui->top = ui->cur;
+	vis = ui->top > 0 ? room - 1 : room;
+	if (ui->cur >= ui->top + vis)
+		ui->top = ui->cur - (room - 1 > 0 ? room - 1 : 1) + 1;
+	if (ui->top > ui->body_len - room + 1 && ui->body_len > room)
+		ui->top = ui->body_len - room + 1;
+	if (ui->top < 0 || ui->body_len <= room)
+		ui->top = 0;
 	row = ui->top;
 	if (r->n > 0 && room > 1 && !is_heading(r->v[row].kind) &&
 	    (sec = section_of(r, row)) != row && is_heading(r->v[sec].kind)) {
@@ -1478,6 +1543,10 @@ draw_body(struct draw *d, const struct rows *r, int first)
 	}
 	for (; room > 0 && row < ui->body_len; row++, room--, y++) {
 		draw_body_row(d, y, &r->v[row]);
+		/* the cursor's row, where Enter opens the detail */
+		if (row == ui->cur && (r->v[row].kind == ROW_HOST ||
+		    r->v[row].kind == ROW_GPU))
+			mvchgat(y, 0, -1, A_REVERSE, 0, NULL);
 		last = row;
 	}
 	if (ui->body_len > ui->body_rows) {
@@ -1490,6 +1559,56 @@ draw_body(struct draw *d, const struct rows *r, int first)
 		    lay_width(mark) : 0, mark);
 		style_off(ui, 0, A_REVERSE);
 	}
+}
+
+/* Appends s cut into lines of at most width characters to out. */
+static void
+wrap_into(struct rai_strv *out, const char *s, int width)
+{
+	char buf[1024];
+	size_t i = 0, start;
+	int k;
+
+	do {
+		start = i;
+		for (k = 0; s[i] != '\0' && k < width; k++) {
+			i++;
+			while (((unsigned char)s[i] & 0xc0) == 0x80)
+				i++;
+		}
+		snprintf(buf, sizeof(buf), "%.*s", (int)(i - start), s + start);
+		rai_strv_push(out, buf);
+	} while (s[i] != '\0');
+}
+
+/* The detail view: every line whole, wrapped to the screen, scrolled. */
+static void
+draw_detail(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
+    long long now)
+{
+	struct rai_strv text = { NULL, 0 }, wrapped = { NULL, 0 };
+	size_t k;
+	int y, max;
+	char *safe;
+
+	rntop_detail_lines(&hosts[ui->detail_host], ui->detail_gpu, now,
+	    ui->utf8, &text);
+	for (k = 0; k < text.n; k++) {
+		safe = rai_text_sanitize(text.v[k]);
+		wrap_into(&wrapped, safe, COLS > 1 ? COLS - 1 : 1);
+		free(safe);
+	}
+	(void)n;
+	max = (int)wrapped.n - (LINES - 1);
+	if (ui->detail_top > max)
+		ui->detail_top = max > 0 ? max : 0;
+	erase();
+	heading(ui, 0, " Detail   Esc or Enter: back   arrows: scroll   q: quit");
+	for (y = 1, k = (size_t)ui->detail_top; y < LINES && k < wrapped.n;
+	    y++, k++)
+		put_text(y, 0, wrapped.v[k]);
+	rai_strv_release(&text);
+	rai_strv_release(&wrapped);
 }
 
 void
@@ -1507,6 +1626,12 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		refresh();
 		return;
 	}
+	if (ui->detail && ui->detail_host < n) {
+		draw_detail(ui, hosts, n, now);
+		refresh();
+		return;
+	}
+	ui->detail = 0;
 	if (ui->paused) {
 		/* only the status line changes: the numbers stay as they were */
 		move(0, 0);
@@ -1529,7 +1654,10 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 	erase();
 	draw_cluster(&d, interval, cluster);
 	draw_body(&d, &rows, ow != NULL ? 6 : 5);
-	free(rows.v);
+	/* kept for Enter, which reads what is on the screen */
+	free(ui->rows);
+	ui->rows = rows.v;
+	ui->nrows = rows.n;
 	free(order);
 	refresh();
 }

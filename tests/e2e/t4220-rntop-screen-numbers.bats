@@ -202,3 +202,41 @@ capture_when() {
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
+
+@test "Enter opens the detail of a host or GPU: the whole error, fingerprint, fault lines, every metric" {
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 50 -y 24 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $HOSTS; echo EXIT=\$?" Enter
+	wait_screen "^3/4 hosts"
+	# the down host (third row under Nodes): its error whole, wrapped
+	tmux -L "$TSOCK" send-keys Down Down Down Enter
+	wait_screen "^Host prod-gpu-cluster-east-node-03"
+	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n '"
+	assert_output --partial "cannotconnectto127.0.0.1port$DEAD_PORT:Connectionrefused"
+	# back, up to the first host: its host key's whole fingerprint
+	tmux -L "$TSOCK" send-keys Escape
+	wait_screen "^ Nodes HOST"
+	tmux -L "$TSOCK" send-keys Up Up Enter
+	wait_screen "^Host prod-gpu-cluster-east-node-01"
+	# wrapped at 50 columns, never cut
+	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n'"
+	assert_output --regexp "host key +$(host_fp busy)"
+	run -0 screen
+	assert_line --regexp '^  status +ok \(degraded\)$'
+	assert_line --regexp '^  problems +GPU 1 at 101C$'
+	# the last GPU row but one: node-04's lost GPU, and the host's faults
+	tmux -L "$TSOCK" send-keys Enter End Up Enter
+	wait_screen "^GPU 1 of prod-gpu-cluster-east-node-04"
+	run -0 screen
+	assert_line --regexp '^  state +LOST$'
+	assert_line --regexp '^  utilization +unknown \(GPU is lost\)$'
+	tmux -L "$TSOCK" send-keys End
+	wait_screen "^Fault lines"
+	# each line once, how often it came counted (compared without
+	# blanks: a line wrapped at a blank loses it at the pane's edge)
+	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n '"
+	assert_output --regexp "sagox[0-9]+NVRM:Xid\(PCI:0000:41:00\):79,pid=4242,GPUhasfallenoffthebus\.[0-9.]+sagox[0-9]+UnabletodeterminethedevicehandleforGPU0000:C1:00\.0:UnknownError\$"
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
