@@ -158,13 +158,19 @@ rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
 	rai_buf_release(&b);
 }
 
-/* Whether two hosts share a GPU (by UUID, where known). */
+/*
+ * Whether two hosts are one machine: the same host key and a GPU in
+ * common (by UUID). Either alone may mislead: cloned images share a
+ * host key, and test or copied fixtures a UUID.
+ */
 static int
 same_gpus(const struct rntop_host *a, const struct rntop_host *b)
 {
 	size_t i, j;
 
-	if (!a->have_snap || !b->have_snap)
+	if (!a->have_snap || !b->have_snap || a->fingerprint == NULL ||
+	    b->fingerprint == NULL || strcmp(a->fingerprint,
+	    b->fingerprint) != 0)
 		return 0;
 	for (i = 0; i < a->snap.n; i++) {
 		const char *u = a->snap.gpus[i].uuid;
@@ -195,6 +201,38 @@ rntop_hosts_find_dups(struct rntop_host *hosts, size_t n)
 				hosts[i].dup_of = k + 1;
 		}
 	}
+}
+
+static char *
+dup_text(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+struct rntop_host *
+rntop_hosts_clone(const struct rntop_host *src, size_t n)
+{
+	struct rntop_host *d = xcalloc(n ? n : 1, sizeof(*d));
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		d[i] = src[i];
+		d[i].name = dup_text(src[i].name);
+		d[i].address = dup_text(src[i].address);
+		d[i].warning = dup_text(src[i].warning);
+		d[i].fingerprint = dup_text(src[i].fingerprint);
+		d[i].error = dup_text(src[i].error);
+		d[i].node = dup_text(src[i].node);
+		d[i].degraded = dup_text(src[i].degraded);
+		memset(&d[i].snap, 0, sizeof(d[i].snap));
+		rntop_snap_copy(&d[i].snap, &src[i].snap);
+		memset(&d[i].procs, 0, sizeof(d[i].procs));
+		rntop_procs_copy(&d[i].procs, &src[i].procs);
+		rntop_hist_copy(&d[i].hist, &src[i].hist);
+		for (k = 0; k < src[i].nerrlines; k++)
+			d[i].errlines[k].text = xstrdup(src[i].errlines[k].text);
+	}
+	return d;
 }
 
 void

@@ -89,11 +89,14 @@ void	 rntop_host_health(struct rntop_host *,
 	    const struct rntop_health_conf *, long long now);
 /*
  * Marks each host that repeats an earlier one (dup_of): the same
- * address (user@host:port) or a GPU UUID in common, as an alias and an
- * IP of one node have. A host key alone proves nothing (cloned images
- * share theirs). Duplicates are shown, never counted.
+ * address (user@host:port), or the same host key and a GPU UUID in
+ * common, as an alias and an IP of one node have (a host key alone
+ * proves nothing: cloned images share theirs). Duplicates are shown,
+ * never counted.
  */
 void	 rntop_hosts_find_dups(struct rntop_host *, size_t n);
+/* A deep copy of n hosts (the screen's pause); free with release. */
+struct rntop_host *rntop_hosts_clone(const struct rntop_host *, size_t n);
 /* Frees what n hosts hold (not the array). */
 void	 rntop_hosts_release(struct rntop_host *, size_t n);
 

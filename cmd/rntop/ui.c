@@ -20,6 +20,8 @@
  */
 #include <curses.h>
 #include <term.h>
+#include <ctype.h>
+#include <fnmatch.h>
 #include <langinfo.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,7 +71,13 @@ struct rntop_ui {
 	int		 body_rows;	/* body rows the last draw had room for */
 	int		 body_len;	/* body rows the last draw had */
 	int		 help;
+	int		 reverse;	/* r: the sort the other way round */
 	int		 paused;
+	/* what the pause froze: the data, its moment, the cluster history */
+	struct rntop_host *frozen;
+	size_t		 nfrozen;
+	long long	 frozen_now;
+	struct rntop_hist frozen_cluster;
 	int		 have_owners;	/* the last draw had the cluster */
 	int		 hide_owners;	/* k: history and memory instead */
 	int		 typing;	/* reading a filter after '/' */
@@ -192,6 +200,19 @@ rntop_ui_start(const struct rntop_ui_conf *conf, struct rai_err *err)
 	return ui;
 }
 
+/* Drops the data the pause froze. */
+static void
+unfreeze(struct rntop_ui *ui)
+{
+	if (ui->frozen == NULL)
+		return;
+	rntop_hosts_release(ui->frozen, ui->nfrozen);
+	free(ui->frozen);
+	rntop_hist_release(&ui->frozen_cluster);
+	ui->frozen = NULL;
+	ui->nfrozen = 0;
+}
+
 void
 rntop_ui_end(struct rntop_ui *ui)
 {
@@ -201,6 +222,7 @@ rntop_ui_end(struct rntop_ui *ui)
 	delscreen(ui->scr);
 	restore_stderr(ui);
 	free(ui->rows);
+	unfreeze(ui);
 	free(ui);
 }
 
@@ -329,6 +351,10 @@ rntop_ui_keys(struct rntop_ui *ui)
 			do
 				ui->sort = (ui->sort + 1) % SORT_N;
 			while (!ui->have_owners && SORT_OWNED(ui->sort));
+			break;
+		case 'r':
+		case 'R':
+			ui->reverse = !ui->reverse;
 			break;
 		case '/':
 			ui->typing = 1;
@@ -548,6 +574,16 @@ host_figures(const struct rntop_host *h, struct host_fig *f)
 /* qsort has no context argument: the hosts and key for one sort. */
 static const struct rntop_host *sort_hosts;
 static enum sort_key sort_by;
+static int sort_rev;
+
+/* Two known values in the order asked: the highest first, or lowest. */
+static int
+cmp_known(double vx, double vy)
+{
+	if (vx == vy)
+		return 0;
+	return (vx > vy) != sort_rev ? -1 : 1;
+}
 
 static double
 sort_value(const struct rntop_host *h)
@@ -575,20 +611,25 @@ cmp_hosts(const void *a, const void *b)
 	case SORT_MEM:
 		vx = sort_value(x);
 		vy = sort_value(y);
-		if (vx != vy)
-			return vx > vy ? -1 : 1;
+		/* unknown sorts last, whichever way */
+		if ((vx < 0) != (vy < 0))
+			return vx < 0 ? 1 : -1;
+		if ((c = cmp_known(vx, vy)) != 0)
+			return c;
 		break;
 	case SORT_STATE:
 		/* problems first: ok sorts after every other state */
 		if ((x->state == RNTOP_HOST_OK) != (y->state == RNTOP_HOST_OK))
-			return x->state == RNTOP_HOST_OK ? 1 : -1;
+			return (x->state == RNTOP_HOST_OK) != sort_rev ? 1 : -1;
 		if (x->state != y->state)
-			return (int)x->state - (int)y->state;
+			return ((int)x->state - (int)y->state) *
+			    (sort_rev ? -1 : 1);
 		break;
 	default:
 		break;
 	}
-	c = strcmp(x->name, y->name);
+	c = strcmp(x->name, y->name) * (sort_by == SORT_HOST && sort_rev ?
+	    -1 : 1);
 	return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
 }
 
@@ -622,12 +663,49 @@ owners_match(const struct rntop_gpu_own *own, const char *filter)
 	return 0;
 }
 
-/* A GPU row shows when its host's name or one of its owners matches. */
+/* What a host row's STATUS reads, which the filter matches too. */
+static const char *
+state_text(const struct rntop_host *h)
+{
+	if (h->dup_of != 0)
+		return "duplicate";
+	if (h->state == RNTOP_HOST_OK && h->degraded != NULL)
+		return "degraded";
+	return rntop_host_state_name(h->state);
+}
+
+/*
+ * A host matches a filter with * or ? as a glob on its whole name, any
+ * case; else as a part of its name or its state.
+ */
+static int
+host_matches(const struct rntop_host *h, const char *filter)
+{
+	char name[256], pat[FILTER_MAX];
+	size_t k;
+
+	if (strpbrk(filter, "*?[") == NULL)
+		return contains(h->name, filter) ||
+		    contains(state_text(h), filter);
+	for (k = 0; h->name[k] != '\0' && k + 1 < sizeof(name); k++)
+		name[k] = (char)tolower((unsigned char)h->name[k]);
+	name[k] = '\0';
+	for (k = 0; filter[k] != '\0' && k + 1 < sizeof(pat); k++)
+		pat[k] = (char)tolower((unsigned char)filter[k]);
+	pat[k] = '\0';
+	return fnmatch(pat, name, 0) == 0;
+}
+
+/*
+ * A GPU row shows when its host matches, or its model, or one of its
+ * owners.
+ */
 static int
 gpu_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
     const struct rntop_owners *ow, size_t i, size_t j)
 {
-	return contains(hosts[i].name, ui->filter) ||
+	return host_matches(&hosts[i], ui->filter) ||
+	    contains(hosts[i].snap.gpus[j].name, ui->filter) ||
 	    owners_match(gpu_owners(ow, i, j), ui->filter);
 }
 
@@ -648,10 +726,10 @@ host_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
 {
 	size_t j;
 
-	if (contains(hosts[i].name, ui->filter))
+	if (host_matches(&hosts[i], ui->filter))
 		return 1;
 	for (j = 0; j < host_gpu_rows(&hosts[i]); j++)
-		if (owners_match(gpu_owners(ow, i, j), ui->filter))
+		if (gpu_shown(ui, hosts, ow, i, j))
 			return 1;
 	return 0;
 }
@@ -668,6 +746,7 @@ view_order(struct rntop_ui *ui, const struct rntop_host *hosts, size_t n,
 			idx[k++] = i;
 	sort_hosts = hosts;
 	sort_by = ui->sort;
+	sort_rev = ui->reverse;
 	qsort(idx, k, sizeof(*idx), cmp_hosts);
 	*count = k;
 	return idx;
@@ -746,6 +825,40 @@ cmp_gpu_rows(const void *a, const void *b)
 	return x->b < y->b ? -1 : x->b > y->b;
 }
 
+/* A GPU's own value for the util and mem sorts; -1: unknown now. */
+static double
+gpu_sort_value(const struct row *r)
+{
+	const struct rntop_host *h = &sort_hosts[r->a];
+	const struct rntop_gpu *g = &h->snap.gpus[r->b];
+
+	if (h->state != RNTOP_HOST_OK || rntop_gpu_lost(g))
+		return -1;
+	if (sort_by == SORT_UTIL)
+		return g->valid & RNTOP_V(RNTOP_F_UTIL) ? g->util : -1;
+	if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
+	    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)) && g->mem_total > 0)
+		return g->mem_used / g->mem_total;
+	return -1;
+}
+
+/* GPUs across the cluster by their own value; then as the hosts go. */
+static int
+cmp_gpu_values(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	double vx = gpu_sort_value(x), vy = gpu_sort_value(y);
+	int c;
+
+	if ((vx < 0) != (vy < 0))
+		return vx < 0 ? 1 : -1;
+	if ((c = cmp_known(vx, vy)) != 0)
+		return c;
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	return x->b < y->b ? -1 : x->b > y->b;
+}
+
 static void
 build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
     const size_t *order, size_t shown, const struct rntop_owners *ow,
@@ -776,6 +889,13 @@ build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
 		sort_ow = ow;
 		sort_by = ui->sort;
 		qsort(r->v + first, r->n - first, sizeof(*r->v), cmp_gpu_rows);
+	} else if (ui->sort == SORT_UTIL || ui->sort == SORT_MEM) {
+		/* the busiest GPUs of the cluster first (r: the idlest) */
+		sort_hosts = hosts;
+		sort_by = ui->sort;
+		sort_rev = ui->reverse;
+		qsort(r->v + first, r->n - first, sizeof(*r->v),
+		    cmp_gpu_values);
 	}
 }
 
@@ -1288,7 +1408,8 @@ draw_title(struct draw *d, double interval)
 		seg_set(&s[2], 0, 0, "filter: %s_", ui->typed);
 		seg_set(&s[3], 0, 0, "%s", "");
 	} else {
-		seg_set(&s[2], 1, 0, "sort: %s", sort_names[ui->sort]);
+		seg_set(&s[2], 1, 0, "sort: %s%s", sort_names[ui->sort],
+		    ui->reverse ? " (reversed)" : "");
 		seg_set(&s[3], 0, 0, "%s%s", ui->filter[0] ? "filter: " : "",
 		    ui->filter);
 	}
@@ -1426,11 +1547,15 @@ draw_help(void)
 		"  Enter        the detail of the host or GPU under the",
 		"               cursor: whole error, fingerprint, fault",
 		"               lines, UUID, processes (Esc: back)",
-		"  s            sort: host, util, mem, state (project, job)",
-		"  /            filter hosts by name, GPUs by project or job",
-		"               (Enter: keep, Esc: drop)",
+		"  s            sort: host, util, mem, state (project, job);",
+		"               util and mem also sort the GPUs, busiest first",
+		"  r            reverse the sort (util: the idlest GPUs first)",
+		"  /            filter: a part of a host's name or state, a",
+		"               GPU's model, project or job; with * ? a glob",
+		"               on host names (Enter: keep, Esc: drop)",
 		"  k            with the cluster: owners and Projects on/off",
-		"  p            pause the display (data keeps coming)",
+		"  p            pause: the data stays as it was (the keys",
+		"               still scroll, sort, filter and open)",
 		"  ^L           redraw",
 		"",
 		"red = waste or trouble (util < 10 %, a host's error, LOST);",
@@ -1626,20 +1751,30 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		refresh();
 		return;
 	}
+	/*
+	 * Pause freezes the data, not the screen: the rows still scroll,
+	 * sort, filter and open, over the hosts as they were.
+	 */
+	if (ui->paused && ui->frozen == NULL) {
+		ui->frozen = rntop_hosts_clone(hosts, n);
+		ui->nfrozen = n;
+		ui->frozen_now = now;
+		rntop_hist_copy(&ui->frozen_cluster, cluster);
+	} else if (!ui->paused) {
+		unfreeze(ui);
+	}
+	if (ui->frozen != NULL) {
+		hosts = ui->frozen;
+		n = ui->nfrozen;
+		now = ui->frozen_now;
+		cluster = &ui->frozen_cluster;
+	}
 	if (ui->detail && ui->detail_host < n) {
 		draw_detail(ui, hosts, n, now);
 		refresh();
 		return;
 	}
 	ui->detail = 0;
-	if (ui->paused) {
-		/* only the status line changes: the numbers stay as they were */
-		move(0, 0);
-		clrtoeol();
-		put(0, 0, "rntop %s   PAUSED (p: resume)", RAI_VERSION);
-		refresh();
-		return;
-	}
 	memset(&d, 0, sizeof(d));
 	d.ui = ui;
 	d.hosts = hosts;

@@ -179,26 +179,33 @@ capture_when() {
 }
 
 @test "a host given twice, or by alias and address, is shown as a duplicate and counted once" {
-	# a second sshd serving the same fixture: the same GPU UUIDs
-	sshd_start models2 models
-	local dups="prod-gpu-cluster-east-node-02 node-02-by-alias 127.0.0.1:$PORT_models2"
+	# one sshd on two ports: two addresses, one host key, the same GPU
+	# UUIDs; it serves the same fixture as node-02, whose host key is
+	# another: another machine
+	sshd_start twoport models --ports 2
+	local p1 p2
+	read -r p1 p2 <<<"$(. "$(sshd_dir twoport)/env"; echo "$SSHD_PORTS")"
+	sed -n "s/^\[127.0.0.1\]:$p1 /[127.0.0.1]:$p2 /p" "$KNOWN_HOSTS" >>"$KNOWN_HOSTS"
+	local dups="prod-gpu-cluster-east-node-02 node-02-by-alias 127.0.0.1:$p1 127.0.0.1:$p2"
 	# shellcheck disable=SC2086 # ARGS and dups are word lists
 	run -0 --separate-stderr rntop $ARGS -d 0.3 --once $dups
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
 	run -0 jq -c '[.cluster.hosts, .cluster.hosts_ok, .cluster.hosts_duplicate, .cluster.gpus, [.hosts[].duplicate_of]]' "$BATS_TEST_TMPDIR/once.json"
-	assert_output '[1,1,2,4,[null,"prod-gpu-cluster-east-node-02","prod-gpu-cluster-east-node-02"]]'
+	assert_output "[2,2,2,8,[null,\"prod-gpu-cluster-east-node-02\",null,\"127.0.0.1:$p1\"]]"
 	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 30 \
 		"env PS1='$ ' bash --norc --noprofile" 3>&-
 	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
 	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $dups; echo EXIT=\$?" Enter
-	wait_screen "^1/1 hosts, 4 GPUs.*2 duplicates not counted"
+	wait_screen "^2/2 hosts, 8 GPUs.*2 duplicates not counted"
 	check_screen 120 30 dups
 	run -0 screen
-	assert_line --regexp '^1/1 hosts, 4 GPUs, 0 unknown \(2 duplicates not counted\)$'
+	assert_line --regexp '^2/2 hosts, 8 GPUs, 0 unknown \(2 duplicates not counted\)$'
 	assert_line --regexp '^node-02-by-alias +duplicate +- .* same address as prod-gpu-cluster-east-node-02$'
-	assert_line --regexp "^127.0.0.1:$PORT_models2 +duplicate +- .* same GPUs as prod-gpu-cluster-east-node-02\$"
-	# the GPUs once, under the first name
-	[ "$(screen | grep -c 'Tesla T4')" -eq 1 ]
+	assert_line --regexp "^127.0.0.1:$p2 +duplicate +- .* same GPUs as 127.0.0.1:$p1\$"
+	assert_line --regexp "^127.0.0.1:$p1 +ok +4 "
+	# the GPUs once per machine, under the first name
+	[ "$(screen | grep -c 'Tesla T4')" -eq 2 ]
+	[ "$(screen | grep -c "^127.0.0.1:$p1 .*Tesla T4")" -eq 1 ]
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
@@ -221,7 +228,7 @@ capture_when() {
 	wait_screen "^Host prod-gpu-cluster-east-node-01"
 	# wrapped at 50 columns, never cut
 	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n'"
-	assert_output --regexp "host key +$(host_fp busy)"
+	assert_output --partial "host key       $(host_fp busy)"
 	run -0 screen
 	assert_line --regexp '^  status +ok \(degraded\)$'
 	assert_line --regexp '^  problems +GPU 1 at 101C$'
@@ -237,6 +244,48 @@ capture_when() {
 	# blanks: a line wrapped at a blank loses it at the pane's edge)
 	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n '"
 	assert_output --regexp "sagox[0-9]+NVRM:Xid\(PCI:0000:41:00\):79,pid=4242,GPUhasfallenoffthebus\.[0-9.]+sagox[0-9]+UnabletodeterminethedevicehandleforGPU0000:C1:00\.0:UnknownError\$"
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
+
+@test "p freezes the data only: the numbers and ages stay, the keys still scroll, sort and filter" {
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 100 -y 16 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $HOSTS; echo EXIT=\$?" Enter
+	wait_screen "^3/4 hosts"
+	tmux -L "$TSOCK" send-keys p
+	wait_screen "PAUSED"
+	screen >"$BATS_TEST_TMPDIR/a"
+	sleep 1
+	screen >"$BATS_TEST_TMPDIR/b"
+	# the ages (0.3s ...) would have moved in a second: they did not
+	run -0 diff "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
+	grep -Eq '^prod-gpu-cluster-east-node-01 +degraded +8 .* [0-9.]+s ' "$BATS_TEST_TMPDIR/a"
+	# still paused: End scrolls, s r sorts the GPUs idlest first
+	tmux -L "$TSOCK" send-keys End
+	wait_screen "rows [0-9]+-22 of 22"
+	tmux -L "$TSOCK" send-keys Home s r
+	wait_screen "sort: util \(reversed\)   PAUSED"
+	run -0 bash -c "tmux -L $TSOCK capture-pane -p | grep -E '^prod-gpu-cluster-east-node-0[124] +[0-9]+ ' | head -n 2"
+	assert_line --index 0 --regexp '^prod-gpu-cluster-east-node-01 +2 .* 0% '
+	assert_line --index 1 --regexp '^prod-gpu-cluster-east-node-01 +3 .* 2% '
+	# a filter on a state and on a glob
+	tmux -L "$TSOCK" send-keys /
+	tmux -L "$TSOCK" send-keys -l down
+	tmux -L "$TSOCK" send-keys Enter
+	wait_screen "filter: down"
+	run -0 screen
+	assert_line --regexp '^prod-gpu-cluster-east-node-03 +down '
+	refute_line --regexp '^prod-gpu-cluster-east-node-01 '
+	tmux -L "$TSOCK" send-keys / BSpace BSpace BSpace BSpace
+	tmux -L "$TSOCK" send-keys -l '*-0[24]'
+	tmux -L "$TSOCK" send-keys Enter
+	wait_screen "filter: \*-0\[24\]"
+	run -0 screen
+	assert_line --regexp '^prod-gpu-cluster-east-node-02 +ok '
+	assert_line --regexp '^prod-gpu-cluster-east-node-04 +degraded '
+	refute_line --regexp '^prod-gpu-cluster-east-node-0[13] '
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
