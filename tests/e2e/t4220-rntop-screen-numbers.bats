@@ -289,3 +289,15 @@ capture_when() {
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
+
+@test "--strict-host-key-checking no: the warning is on the host's row" {
+	: >"$BATS_TEST_TMPDIR/empty_known_hosts"
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 160 -y 12 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop -F $SSH_CFG -i $SSH_KEY --known-hosts $BATS_TEST_TMPDIR/empty_known_hosts --strict-host-key-checking no -d 0.3 prod-gpu-cluster-east-node-02; echo EXIT=\$?" Enter
+	wait_screen "^1/1 hosts"
+	wait_screen "^prod-gpu-cluster-east-node-02 +ok +4 .* [0-9.]+s  host key for \[127.0.0.1\]:$PORT_models not checked"
+	tmux -L "$TSOCK" send-keys q
+	wait_screen '^EXIT=0$'
+}
