@@ -1434,11 +1434,11 @@ lost_where(const struct rntop_host *hosts, size_t n, char *buf, size_t len)
 			first = hosts[i].name;
 	}
 	if (first == NULL)
-		snprintf(buf, len, "?");
+		buf[0] = '\0';
 	else if (k == 1)
 		snprintf(buf, len, "%s", first);
 	else
-		snprintf(buf, len, "%s +%zu hosts", first, k - 1);
+		snprintf(buf, len, "%s and %zu more", first, k - 1);
 }
 
 /* "(4 stale, 2 unreachable)": where unknown GPUs are, "" when nowhere. */
@@ -1455,12 +1455,59 @@ unknown_parts(const struct rntop_agg *a, char *buf, size_t len)
 		snprintf(buf, len, "(%zu unreachable)", a->gpus_unreachable);
 }
 
+/*
+ * The coverage line: the GPUs known to exist and how many of them have
+ * no value now (and why), lost ones and where, hosts never seen,
+ * duplicates. The details go, last first, until it fits; the counts
+ * themselves never do.
+ */
+static void
+draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
+{
+	char line[512], parts[96], lost[CELL_MAX + 32], unseen[64], dups[64];
+	const char *at;
+	int level;
+
+	unknown_parts(a, parts, sizeof(parts));
+	for (level = 0; level < 5; level++) {
+		lost[0] = unseen[0] = dups[0] = '\0';
+		if (a->gpus_lost && level < 3 && where[0] != '\0')
+			snprintf(lost, sizeof(lost), ", %zu lost on %s",
+			    a->gpus_lost, where);
+		else if (a->gpus_lost)
+			snprintf(lost, sizeof(lost), ", %zu lost",
+			    a->gpus_lost);
+		if (a->hosts_unseen && level < 2)
+			snprintf(unseen, sizeof(unseen), ", +? GPUs on %zu "
+			    "host%s not seen", a->hosts_unseen,
+			    a->hosts_unseen == 1 ? "" : "s");
+		if (a->hosts_duplicate && level < 1)
+			snprintf(dups, sizeof(dups), ", %zu duplicate%s not "
+			    "counted", a->hosts_duplicate,
+			    a->hosts_duplicate == 1 ? "" : "s");
+		snprintf(line, sizeof(line), "%zu/%zu hosts, %zu GPUs, %zu "
+		    "unknown%s%s%s%s%s", a->hosts_ok, a->hosts, a->gpus +
+		    a->gpus_stale + a->gpus_unreachable, a->gpus_unknown,
+		    parts[0] && level < 4 ? " " : "", level < 4 ? parts : "",
+		    lost, unseen, dups);
+		if (lay_width(line) <= COLS)
+			break;
+	}
+	put(3, 0, "%s", line);
+	/* lost GPUs in red: easy to miss otherwise */
+	if (lost[0] != '\0' && (at = strstr(line, lost)) != NULL) {
+		style_on(d->ui, PAIR_RED, 0);
+		put(3, lay_width(line) - lay_width(at) + 2, "%s", lost + 2);
+		style_off(d->ui, PAIR_RED, 0);
+	}
+}
+
 static void
 draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 {
 	struct rntop_ui *ui = d->ui;
 	struct rntop_agg a;
-	struct seg s[8];
+	struct seg s[6];
 	char where[CELL_MAX];
 	int prec = ui->unit_div > 1000 ? 1 : 0;
 
@@ -1484,37 +1531,8 @@ draw_cluster(struct draw *d, double interval, const struct rntop_hist *cluster)
 		seg_set(&s[4], 3, 0, "%s", "");
 	}
 	draw_segs(d, 2, s, 5, 2, cluster);
-	/* the GPUs known to exist, and how many of them have no value now */
-	seg_set(&s[0], 0, 0, "%zu/%zu hosts,", a.hosts_ok, a.hosts);
-	seg_set(&s[1], 0, 0, "%zu GPUs,", a.gpus + a.gpus_stale +
-	    a.gpus_unreachable);
-	seg_set(&s[2], 1, 0, "%zu unknown%s", a.gpus_unknown, a.gpus_lost ?
-	    "," : "");
-	memset(&s[3], 0, sizeof(s[3]));
-	unknown_parts(&a, s[3].text, sizeof(s[3].text));
-	s[3].prio = 1;
-	s[3].pair = s[3].text[0] ? PAIR_DIM : 0;
-	if (a.gpus_lost) {
-		lost_where(d->hosts, d->n, where, sizeof(where));
-		seg_set(&s[4], 0, PAIR_RED, "%zu lost:", a.gpus_lost);
-		seg_set(&s[5], 2, PAIR_RED, "%s", where);
-		s[5].elide = 1;
-	} else {
-		seg_set(&s[4], 0, 0, "%s", "");
-		seg_set(&s[5], 0, 0, "%s", "");
-	}
-	if (a.hosts_duplicate)
-		seg_set(&s[7], 1, PAIR_DIM, "(%zu duplicate%s not counted)",
-		    a.hosts_duplicate, a.hosts_duplicate == 1 ? "" : "s");
-	else
-		seg_set(&s[7], 0, 0, "%s", "");
-	/* hosts that never answered: how many GPUs they have is unknown */
-	if (a.hosts_unseen)
-		seg_set(&s[6], 1, 0, "+? GPUs on %zu host%s not seen",
-		    a.hosts_unseen, a.hosts_unseen == 1 ? "" : "s");
-	else
-		seg_set(&s[6], 0, 0, "%s", "");
-	draw_segs(d, 3, s, 8, 1, NULL);
+	lost_where(d->hosts, d->n, where, sizeof(where));
+	draw_counts(d, &a, where);
 	if (d->ow == NULL)
 		return;
 	if (d->ow->kw->synced)

@@ -236,11 +236,11 @@ def check_cluster(lines, cl, interval):
     if re.search(r"\d", rest):
         fail(util, "a number left unchecked: %r" % rest)
     counts = lines[3].rstrip()
-    m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs,?(?: (\d+) unknown,?)?"
+    m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs, (\d+) unknown"
                      r"(?: \((?:(\d+) stale)?(?:, )?(?:(\d+) unreachable)?\))?"
-                     r"(?: (\d+) lost:.*?)?"
-                     r"(?: \+\? GPUs on (\d+) hosts? not seen)?"
-                     r"(?: \((\d+) duplicates? not counted\))?", counts)
+                     r"(?:, (\d+) lost(?: on [^,]+)?)?"
+                     r"(?:, \+\? GPUs on (\d+) hosts? not seen)?"
+                     r"(?:, (\d+) duplicates? not counted)?", counts)
     if not m:
         fail(counts, "counts line")
         return
