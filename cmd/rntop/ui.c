@@ -835,7 +835,7 @@ gpu_sort_value(const struct row *r)
 	if (h->state != RNTOP_HOST_OK || rntop_gpu_lost(g))
 		return -1;
 	if (sort_by == SORT_UTIL)
-		return g->valid & RNTOP_V(RNTOP_F_UTIL) ? g->util : -1;
+		return (g->valid & RNTOP_V(RNTOP_F_UTIL)) ? g->util : -1;
 	if ((g->valid & RNTOP_V(RNTOP_F_MEM_USED)) &&
 	    (g->valid & RNTOP_V(RNTOP_F_MEM_TOTAL)) && g->mem_total > 0)
 		return g->mem_used / g->mem_total;
@@ -1318,6 +1318,8 @@ struct seg {
 	int	spark;		/* the cluster's sparkline, SPARK_W wide */
 };
 
+#define SEGS_MAX	8	/* segments on a line */
+
 static int
 segs_width(const struct seg *s, const int *on, size_t n, int sep)
 {
@@ -1337,13 +1339,14 @@ static void
 draw_segs(struct draw *d, int y, struct seg *s, size_t n, int sep,
     const struct rntop_hist *cluster)
 {
-	int on[8], x = 0;
+	int on[SEGS_MAX], x = 0;
 	size_t i, worst;
 	char out[4 * CELL_MAX];
 
-	for (i = 0; i < n && i < 8; i++)
+	if (n > SEGS_MAX)
+		n = SEGS_MAX;
+	for (i = 0; i < n; i++)
 		on[i] = s[i].text[0] != '\0' || s[i].spark;
-	n = n < 8 ? n : 8;
 	while (segs_width(s, on, n, sep) > COLS) {
 		for (i = 0, worst = n; i < n; i++)
 			if (on[i] && s[i].prio > 0 &&
