@@ -2,7 +2,9 @@
  * rntop's reports: a JSON snapshot of every host (pretty for --once, one
  * line per refresh for --batch) and the original rntop's CSV log, which
  * rntop-board reads: "timestamp,node,index,utilization,memory_used,
- * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time.
+ * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time, with
+ * rntop's status and age columns at the end (a reader of the first six
+ * columns reads on).
  * Ages come from the monotonic clock the loop passes in; the wall clock
  * is read here only to stamp the output.
  */

@@ -1275,7 +1275,8 @@ draw_cells(struct draw *d, int y, const struct lay_col *cols, size_t n,
 	size_t k;
 
 	for (k = 0; k < n; k++) {
-		if (!cols[k].shown)
+		/* even columns that must stay never run off a tiny screen */
+		if (!cols[k].shown || cols[k].x + cols[k].w > COLS)
 			continue;
 		lay_cell(&cols[k], c[k].text, d->ui->utf8, out, sizeof(out));
 		style_on(d->ui, c[k].pair, c[k].attr);
@@ -1495,6 +1496,18 @@ draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 		    lost, unseen, dups);
 		if (lay_width(line) <= COLS)
 			break;
+	}
+	/* on a very narrow screen, fewer counts rather than a cut one */
+	if (level == 5) {
+		lost[0] = '\0';
+		snprintf(line, sizeof(line), "%zu/%zu hosts, %zu GPUs",
+		    a->hosts_ok, a->hosts, a->gpus + a->gpus_stale +
+		    a->gpus_unreachable);
+		if (lay_width(line) > COLS)
+			snprintf(line, sizeof(line), "%zu/%zu hosts",
+			    a->hosts_ok, a->hosts);
+		if (lay_width(line) > COLS)
+			line[0] = '\0';
 	}
 	put(3, 0, "%s", line);
 	/* lost GPUs in red: easy to miss otherwise */
