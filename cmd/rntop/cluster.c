@@ -48,6 +48,7 @@ rntop_aggregate(const struct rntop_host *hosts, size_t n, struct rntop_agg *a)
 			continue;
 		}
 		a->hosts_ok++;
+		a->hosts_degraded += h->degraded != NULL;
 		for (j = 0; j < h->snap.n; j++) {
 			const struct rntop_gpu *g = &h->snap.gpus[j];
 

@@ -23,6 +23,7 @@ struct rntop_agg {
 	size_t	hosts, hosts_ok, gpus, gpus_unknown, gpus_lost;
 	size_t	gpus_stale, gpus_unreachable, hosts_unseen;
 	size_t	hosts_duplicate;	/* given again: not in hosts */
+	size_t	hosts_degraded;		/* ok, with a problem (host.h) */
 	size_t	nutil, nmem;
 	double	util, used, total;	/* util: the mean, when nutil */
 };

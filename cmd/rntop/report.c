@@ -356,6 +356,7 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 	cJSON_AddNumberToObject(cl, "hosts_unseen", (double)a.hosts_unseen);
 	cJSON_AddNumberToObject(cl, "hosts_duplicate",
 	    (double)a.hosts_duplicate);
+	cJSON_AddNumberToObject(cl, "hosts_degraded", (double)a.hosts_degraded);
 	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)a.nutil);
 	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)a.nmem);
 	if (a.nutil > 0)

@@ -1422,6 +1422,26 @@ draw_title(struct draw *d, double interval)
 	draw_segs(d, 0, s, 6, 3, NULL);
 }
 
+/* The first degraded host, and how many more; "" when none. */
+static void
+degraded_where(const struct rntop_host *hosts, size_t n, char *buf,
+    size_t len)
+{
+	size_t i, k = 0;
+	const char *first = NULL;
+
+	for (i = 0; i < n; i++)
+		if (hosts[i].state == RNTOP_HOST_OK && hosts[i].dup_of == 0 &&
+		    hosts[i].degraded != NULL && k++ == 0)
+			first = hosts[i].name;
+	if (first == NULL)
+		buf[0] = '\0';
+	else if (k == 1)
+		snprintf(buf, len, "%s", first);
+	else
+		snprintf(buf, len, "%s and %zu more", first, k - 1);
+}
+
 /* Where lost GPUs are: the first host, and how many more. */
 static void
 lost_where(const struct rntop_host *hosts, size_t n, char *buf, size_t len)
@@ -1468,13 +1488,21 @@ unknown_parts(const struct rntop_agg *a, char *buf, size_t len)
 static void
 draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 {
-	char line[512], parts[96], lost[CELL_MAX + 32], unseen[64], dups[64];
+	char line[768], parts[96], lost[CELL_MAX + 32], unseen[64], dups[64];
+	char sick[CELL_MAX + 32], sick_at[CELL_MAX];
 	const char *at;
 	int level;
 
 	unknown_parts(a, parts, sizeof(parts));
+	degraded_where(d->hosts, d->n, sick_at, sizeof(sick_at));
 	for (level = 0; level < 5; level++) {
-		lost[0] = unseen[0] = dups[0] = '\0';
+		lost[0] = unseen[0] = dups[0] = sick[0] = '\0';
+		if (a->hosts_degraded && level < 2 && sick_at[0] != '\0')
+			snprintf(sick, sizeof(sick), ", %zu degraded: %s",
+			    a->hosts_degraded, sick_at);
+		else if (a->hosts_degraded && level < 3)
+			snprintf(sick, sizeof(sick), ", %zu degraded",
+			    a->hosts_degraded);
 		if (a->gpus_lost && level < 3 && where[0] != '\0')
 			snprintf(lost, sizeof(lost), ", %zu lost on %s",
 			    a->gpus_lost, where);
@@ -1490,16 +1518,16 @@ draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 			    "counted", a->hosts_duplicate,
 			    a->hosts_duplicate == 1 ? "" : "s");
 		snprintf(line, sizeof(line), "%zu/%zu hosts, %zu GPUs, %zu "
-		    "unknown%s%s%s%s%s", a->hosts_ok, a->hosts, a->gpus +
+		    "unknown%s%s%s%s%s%s", a->hosts_ok, a->hosts, a->gpus +
 		    a->gpus_stale + a->gpus_unreachable, a->gpus_unknown,
 		    parts[0] && level < 4 ? " " : "", level < 4 ? parts : "",
-		    lost, unseen, dups);
+		    lost, sick, unseen, dups);
 		if (lay_width(line) <= COLS)
 			break;
 	}
 	/* on a very narrow screen, fewer counts rather than a cut one */
 	if (level == 5) {
-		lost[0] = '\0';
+		lost[0] = sick[0] = '\0';
 		snprintf(line, sizeof(line), "%zu/%zu hosts, %zu GPUs",
 		    a->hosts_ok, a->hosts, a->gpus + a->gpus_stale +
 		    a->gpus_unreachable);
@@ -1510,12 +1538,13 @@ draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 			line[0] = '\0';
 	}
 	put(3, 0, "%s", line);
-	/* lost GPUs in red: easy to miss otherwise */
-	if (lost[0] != '\0' && (at = strstr(line, lost)) != NULL) {
-		style_on(d->ui, PAIR_RED, 0);
+	/* lost GPUs and degraded hosts in red: easy to miss otherwise */
+	style_on(d->ui, PAIR_RED, 0);
+	if (lost[0] != '\0' && (at = strstr(line, lost)) != NULL)
 		put(3, lay_width(line) - lay_width(at) + 2, "%s", lost + 2);
-		style_off(d->ui, PAIR_RED, 0);
-	}
+	if (sick[0] != '\0' && (at = strstr(line, sick)) != NULL)
+		put(3, lay_width(line) - lay_width(at) + 2, "%s", sick + 2);
+	style_off(d->ui, PAIR_RED, 0);
 }
 
 static void

@@ -61,7 +61,7 @@ fake_is_gone() {
 	run -0 rntop monitor --local --once --nvidia-smi "$FAKE"
 	run -0 jq -c '.cluster' <<<"$output"
 	# (97 + 3 + 55 + 25) / 4 GPUs; memory summed over GPUs
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":4,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"gpus_utilization_known":4,"gpus_memory_known":4,"utilization":45,"memory_used":86534,"memory_total":167912,"memory_percent":51.54}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":4,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":4,"gpus_memory_known":4,"utilization":45,"memory_used":86534,"memory_total":167912,"memory_percent":51.54}'
 }
 
 @test "--once: unknown values are null with their reason, never 0" {
@@ -96,7 +96,7 @@ fake_is_gone() {
 	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig, .lost, .unknown]' <<<"$j"
 	assert_output '[0,"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037","NVIDIA H100 80GB HBM3",99,1395,81559,65,696.87,false,false,{}]'
 	run -0 jq -c '.cluster' <<<"$j"
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
 	fake_is_gone
 }
 

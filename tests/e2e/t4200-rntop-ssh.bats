@@ -62,7 +62,7 @@ H() { echo "127.0.0.1:$1"; }
 	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig]' <<<"$j"
 	assert_output '[0,"GPU-11111111-2222-3333-4444-555555555555","NVIDIA H100 80GB HBM3",37,20480,81559,41,312.45,false]'
 	run -0 jq -c '.cluster' <<<"$j"
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":2,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"gpus_utilization_known":2,"gpus_memory_known":2,"utilization":18.5,"memory_used":20481,"memory_total":163118,"memory_percent":12.56}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":2,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":2,"gpus_memory_known":2,"utilization":18.5,"memory_used":20481,"memory_total":163118,"memory_percent":12.56}'
 	fakes_gone h100
 }
 

@@ -129,7 +129,7 @@ check_screen() {
 	# the Cluster line says where
 	assert_line --regexp '^prod-gpu-cluster-east-node-04 +degraded +1/3 .*[0-9]s  1 GPU lost; Unable to determine the device handle for GPU 0000:C1:00.0: Unknown Error$'
 	assert_line --regexp '^prod-gpu-cluster-east-node-04 +1 +\? +LOST '
-	assert_line --regexp '^3/4 hosts, 15 GPUs, 2 unknown, 1 lost on prod-gpu-cluster-east-node-04, \+\? GPUs on 1 host not seen$'
+	assert_line --regexp '^3/4 hosts, 15 GPUs, 2 unknown, 1 lost on prod-gpu-cluster-east-node-04, 2 degraded: prod-gpu-cluster-east-node-01 and 1 more, \+\? GPUs on 1 host not seen$'
 	# narrow: both ends of each name, the mark in the middle
 	tmux -L "$TSOCK" resize-window -x 40 -y 10
 	wait_screen "^prod-.*….*-01 "

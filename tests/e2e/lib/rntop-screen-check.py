@@ -239,6 +239,7 @@ def check_cluster(lines, cl, interval):
     m = re.fullmatch(r"(\d+)/(\d+) hosts, (\d+) GPUs, (\d+) unknown"
                      r"(?: \((?:(\d+) stale)?(?:, )?(?:(\d+) unreachable)?\))?"
                      r"(?:, (\d+) lost(?: on [^,]+)?)?"
+                     r"(?:, (\d+) degraded(?:: [^,]+)?)?"
                      r"(?:, \+\? GPUs on (\d+) hosts? not seen)?"
                      r"(?:, (\d+) duplicates? not counted)?", counts)
     if not m:
@@ -248,7 +249,8 @@ def check_cluster(lines, cl, interval):
     want = [cl["hosts_ok"], cl["hosts"],
             cl["gpus"] + cl["gpus_stale"] + cl["gpus_unreachable"],
             cl["gpus_unknown"], cl["gpus_stale"], cl["gpus_unreachable"],
-            cl["gpus_lost"], cl["hosts_unseen"], cl["hosts_duplicate"]]
+            cl["gpus_lost"], cl["hosts_degraded"], cl["hosts_unseen"],
+            cl["hosts_duplicate"]]
     # segments left out on a narrow screen read as 0: only shown ones count
     for k, (g, w) in enumerate(zip(got, want)):
         if m.group(k + 1) is not None and g != w:
