@@ -29,13 +29,26 @@ rntop_aggregate(const struct rntop_host *hosts, size_t n, struct rntop_agg *a)
 	for (i = 0; i < n; i++) {
 		const struct rntop_host *h = &hosts[i];
 
+		/* a host given twice counts once */
+		if (h->dup_of != 0) {
+			a->hosts--;
+			a->hosts_duplicate++;
+			continue;
+		}
 		if (h->state != RNTOP_HOST_OK) {
 			/* GPUs we cannot see now are unknown, not idle */
 			if (h->have_snap)
 				a->gpus_unknown += h->snap.n;
+			if (!h->have_snap)
+				a->hosts_unseen++;
+			else if (h->state == RNTOP_HOST_STALE)
+				a->gpus_stale += h->snap.n;
+			else
+				a->gpus_unreachable += h->snap.n;
 			continue;
 		}
 		a->hosts_ok++;
+		a->hosts_degraded += h->degraded != NULL;
 		for (j = 0; j < h->snap.n; j++) {
 			const struct rntop_gpu *g = &h->snap.gpus[j];
 

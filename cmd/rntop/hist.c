@@ -80,3 +80,14 @@ rntop_hist_release(struct rntop_hist *h)
 	free(h->v);
 	memset(h, 0, sizeof(*h));
 }
+
+void
+rntop_hist_copy(struct rntop_hist *dst, const struct rntop_hist *src)
+{
+	*dst = *src;
+	dst->v = NULL;
+	if (src->ngpus > 0) {
+		dst->v = xcalloc(src->ngpus, RNTOP_HIST);
+		memcpy(dst->v, src->v, src->ngpus * RNTOP_HIST);
+	}
+}

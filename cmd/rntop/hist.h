@@ -25,6 +25,8 @@ void	 rntop_hist_push(struct rntop_hist *, const struct rntop_snap *);
 void	 rntop_hist_push_one(struct rntop_hist *, int value);
 /* Sample age back (0 = newest) of GPU row g: 0-100 or RNTOP_HIST_NONE. */
 int	 rntop_hist_get(const struct rntop_hist *, size_t g, unsigned age);
+/* dst (empty) becomes a copy of src. */
+void	 rntop_hist_copy(struct rntop_hist *dst, const struct rntop_hist *src);
 void	 rntop_hist_release(struct rntop_hist *);
 
 #endif

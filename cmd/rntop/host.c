@@ -2,10 +2,13 @@
  * A watched host's record, shared by both collectors: the names of its
  * states, taking in a new snapshot, its text fields, and freeing it.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "host.h"
 
 #include "core/banned.h"
@@ -46,10 +49,196 @@ rntop_host_set_text(char **dst, const char *src)
 	*dst = src ? xstrdup(src) : NULL;
 }
 
+/* Case-insensitive substring test. */
+static int
+has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (; *s != '\0'; s++)
+		if (strncasecmp(s, w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a line nvidia-smi printed tells of a GPU fault. */
+static int
+fault_line(const char *line)
+{
+	static const char *const words[] = { "xid", "device handle",
+		"ecc error", "fallen off the bus", "gpu is lost",
+		"requires reset", "unknown error", "failed to initialize nvml",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (has_word(line, words[i]))
+			return 1;
+	return 0;
+}
+
+void
+rntop_host_note_line(struct rntop_host *h, const char *line, long long now)
+{
+	struct rntop_errline e;
+	size_t k;
+
+	if (line == NULL || *line == '\0' || !fault_line(line))
+		return;
+	/* a line seen before moves to the end, counted: events repeat */
+	for (k = 0; k < h->nerrlines; k++)
+		if (strcmp(h->errlines[k].text, line) == 0)
+			break;
+	if (k < h->nerrlines) {
+		e = h->errlines[k];
+		e.repeats++;
+	} else {
+		if (h->nerrlines == RNTOP_ERRLINES) {
+			free(h->errlines[0].text);
+			k = 0;
+		} else {
+			k = h->nerrlines++;
+		}
+		e.text = xstrdup(line);
+		e.repeats = 1;
+	}
+	e.ms = now;
+	memmove(&h->errlines[k], &h->errlines[k + 1],
+	    (h->nerrlines - 1 - k) * sizeof(h->errlines[0]));
+	h->errlines[h->nerrlines - 1] = e;
+}
+
+int
+rntop_gpu_over(const struct rntop_gpu *g, const struct rntop_health_conf *c)
+{
+	int over = 0;
+
+	if (c->temp_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_TEMP)) &&
+	    g->temp >= c->temp_warn)
+		over |= 1;
+	if (c->power_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_POWER)) &&
+	    g->power >= c->power_warn)
+		over |= 2;
+	return over;
+}
+
+void
+rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
+    long long now)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	size_t j, lost = 0;
+	int over;
+
+	free(h->degraded);
+	h->degraded = NULL;
+	if (h->state != RNTOP_HOST_OK || !h->have_snap)
+		return;
+	rai_buf_init(&b, 4096);
+	for (j = 0; j < h->snap.n; j++)
+		lost += rntop_gpu_lost(&h->snap.gpus[j]);
+	if (lost)
+		rai_buf_addf(&b, "%zu GPU%s lost", lost, lost == 1 ? "" : "s");
+	for (j = 0; j < h->snap.n; j++) {
+		const struct rntop_gpu *g = &h->snap.gpus[j];
+
+		if ((over = rntop_gpu_over(g, c)) & 1)
+			rai_buf_addf(&b, "%sGPU %ld at %.0fC", b.len ? "; " :
+			    "", g->index, g->temp);
+		if (over & 2)
+			rai_buf_addf(&b, "%sGPU %ld at %.0fW", b.len ? "; " :
+			    "", g->index, g->power);
+	}
+	if (h->nerrlines > 0 &&
+	    now - h->errlines[h->nerrlines - 1].ms < RNTOP_ERR_HOLD_MS)
+		rai_buf_addf(&b, "%s%s", b.len ? "; " : "",
+		    h->errlines[h->nerrlines - 1].text);
+	if (b.len > 0)
+		h->degraded = xstrndup((const char *)b.data, b.len);
+	rai_buf_release(&b);
+}
+
+/*
+ * Whether two hosts are one machine: the same host key and a GPU in
+ * common (by UUID). Either alone may mislead: cloned images share a
+ * host key, and test or copied fixtures a UUID.
+ */
+static int
+same_gpus(const struct rntop_host *a, const struct rntop_host *b)
+{
+	size_t i, j;
+
+	if (!a->have_snap || !b->have_snap || a->fingerprint == NULL ||
+	    b->fingerprint == NULL || strcmp(a->fingerprint,
+	    b->fingerprint) != 0)
+		return 0;
+	for (i = 0; i < a->snap.n; i++) {
+		const char *u = a->snap.gpus[i].uuid;
+
+		if (*u == '\0')
+			continue;
+		for (j = 0; j < b->snap.n; j++)
+			if (strcmp(u, b->snap.gpus[j].uuid) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+void
+rntop_hosts_find_dups(struct rntop_host *hosts, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		hosts[i].dup_of = 0;
+		for (k = 0; k < i && hosts[i].dup_of == 0; k++) {
+			if (hosts[k].dup_of != 0)
+				continue;
+			if ((hosts[i].address != NULL && hosts[k].address !=
+			    NULL && strcmp(hosts[i].address,
+			    hosts[k].address) == 0) ||
+			    same_gpus(&hosts[i], &hosts[k]))
+				hosts[i].dup_of = k + 1;
+		}
+	}
+}
+
+static char *
+dup_text(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+struct rntop_host *
+rntop_hosts_clone(const struct rntop_host *src, size_t n)
+{
+	struct rntop_host *d = xcalloc(n ? n : 1, sizeof(*d));
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		d[i] = src[i];
+		d[i].name = dup_text(src[i].name);
+		d[i].address = dup_text(src[i].address);
+		d[i].warning = dup_text(src[i].warning);
+		d[i].fingerprint = dup_text(src[i].fingerprint);
+		d[i].error = dup_text(src[i].error);
+		d[i].node = dup_text(src[i].node);
+		d[i].degraded = dup_text(src[i].degraded);
+		memset(&d[i].snap, 0, sizeof(d[i].snap));
+		rntop_snap_copy(&d[i].snap, &src[i].snap);
+		memset(&d[i].procs, 0, sizeof(d[i].procs));
+		rntop_procs_copy(&d[i].procs, &src[i].procs);
+		rntop_hist_copy(&d[i].hist, &src[i].hist);
+		for (k = 0; k < src[i].nerrlines; k++)
+			d[i].errlines[k].text = xstrdup(src[i].errlines[k].text);
+	}
+	return d;
+}
+
 void
 rntop_hosts_release(struct rntop_host *hosts, size_t n)
 {
-	size_t i;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		struct rntop_host *h = &hosts[i];
@@ -63,6 +252,9 @@ rntop_hosts_release(struct rntop_host *hosts, size_t n)
 		free(h->error);
 		free(h->warning);
 		free(h->fingerprint);
+		free(h->degraded);
+		for (k = 0; k < h->nerrlines; k++)
+			free(h->errlines[k].text);
 		memset(h, 0, sizeof(*h));
 	}
 }

@@ -21,6 +21,24 @@ enum rntop_host_state {
 	RNTOP_HOST_HOSTKEY,	/* host key unknown, changed or revoked */
 };
 
+/*
+ * A line nvidia-smi printed about a fault (an Xid event, an ECC error,
+ * a device it cannot reach): kept, the same line again counted.
+ */
+#define RNTOP_ERRLINES		8	/* kept per host, the newest */
+#define RNTOP_ERR_HOLD_MS	(5 * 60 * 1000)	/* degraded this long after */
+struct rntop_errline {
+	char		*text;
+	long long	 ms;		/* when last seen */
+	unsigned long	 repeats;	/* times seen */
+};
+
+/* Health thresholds (0: none). */
+struct rntop_health_conf {
+	double	temp_warn;		/* degrees C */
+	double	power_warn;		/* W */
+};
+
 struct rntop_host {
 	char			*name;
 	char			*address;	/* user@host:port, SSH only */
@@ -40,6 +58,12 @@ struct rntop_host {
 	char			*node;		/* Kubernetes node, NULL: none */
 	struct rntop_procs	 procs;
 	int			 have_procs;
+	/* health: fault lines, and why an answering host is degraded */
+	struct rntop_errline	 errlines[RNTOP_ERRLINES];	/* oldest first */
+	size_t			 nerrlines;
+	unsigned long		 noise_seen;	/* noise count looked at */
+	char			*degraded;	/* why; NULL: healthy or unknown */
+	size_t			 dup_of;	/* 1 + the host it repeats; 0: none */
 };
 
 const char *rntop_host_state_name(enum rntop_host_state);
@@ -48,6 +72,31 @@ void	 rntop_host_take_snap(struct rntop_host *, const struct rntop_snap *,
 	    long long now);
 /* Replaces *dst by a copy of src (NULL: none) unless they are equal. */
 void	 rntop_host_set_text(char **dst, const char *src);
+/*
+ * A line that was no row (noise), seen at now: kept when it tells of a
+ * GPU fault. The collectors call it when the noise count moves.
+ */
+void	 rntop_host_note_line(struct rntop_host *, const char *line,
+	    long long now);
+/* Whether GPU g is over a threshold of c: 1 temperature, 2 power. */
+int	 rntop_gpu_over(const struct rntop_gpu *,
+	    const struct rntop_health_conf *);
+/*
+ * Sets h->degraded for an ok host with a lost GPU, a GPU over a
+ * threshold, or a fault line in the last RNTOP_ERR_HOLD_MS; else NULL.
+ */
+void	 rntop_host_health(struct rntop_host *,
+	    const struct rntop_health_conf *, long long now);
+/*
+ * Marks each host that repeats an earlier one (dup_of): the same
+ * address (user@host:port), or the same host key and a GPU UUID in
+ * common, as an alias and an IP of one node have (a host key alone
+ * proves nothing: cloned images share theirs). Duplicates are shown,
+ * never counted.
+ */
+void	 rntop_hosts_find_dups(struct rntop_host *, size_t n);
+/* A deep copy of n hosts (the screen's pause); free with release. */
+struct rntop_host *rntop_hosts_clone(const struct rntop_host *, size_t n);
 /* Frees what n hosts hold (not the array). */
 void	 rntop_hosts_release(struct rntop_host *, size_t n);
 

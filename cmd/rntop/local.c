@@ -197,6 +197,21 @@ local_pollfds(struct rntop_collector *col, struct pollfd *pfd,
 	return n;
 }
 
+/* When new noise came, its latest line may be a fault to keep. */
+static void
+note_fault(struct local *l, long long now)
+{
+	unsigned long k;
+
+	/* a retired child's lines were looked at before it went */
+	if (l->host.noise_seen < l->noise_base)
+		l->host.noise_seen = l->noise_base;
+	for (k = l->host.noise_seen + 1; k <= l->host.noise; k++)
+		rntop_host_note_line(&l->host, rntop_gpustat_noise_line(
+		    &l->child.ps, k - l->noise_base), now);
+	l->host.noise_seen = l->host.noise;
+}
+
 static void
 local_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
     long long now)
@@ -215,6 +230,7 @@ local_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
 	/* a retired child's lines are in noise_base already */
 	l->host.noise = l->noise_base +
 	    (rntop_child_running(c) ? c->ps.noise : 0);
+	note_fault(l, now);
 }
 
 static int
@@ -254,8 +270,9 @@ finish_once(struct local *l)
 		set_error(l, RNTOP_HOST_TIMEOUT, said_too(c,
 		    xasprintf("nvidia-smi did not answer in %g s",
 		    l->o->timeout)));
-	rntop_child_stop(c);
 	l->host.noise = l->noise_base + c->ps.noise;
+	note_fault(l, l->now);
+	rntop_child_stop(c);
 }
 
 static void

@@ -128,6 +128,18 @@ hosts_all_ok(const struct rntop_collector *c)
 	return 1;
 }
 
+/* Each host's health and duplicates, from the data just settled. */
+static void
+health(struct loop *lp, long long now)
+{
+	struct rntop_health_conf hc = { lp->o->temp_warn, lp->o->power_warn };
+	size_t i;
+
+	for (i = 0; i < lp->c->nhosts; i++)
+		rntop_host_health(&lp->c->hosts[i], &hc, now);
+	rntop_hosts_find_dups(lp->c->hosts, lp->c->nhosts);
+}
+
 /* --once: every host's answer, or why not, in one JSON document. */
 static int
 run_once(struct loop *lp, struct rai_err *err)
@@ -150,6 +162,7 @@ run_once(struct loop *lp, struct rai_err *err)
 	}
 	now = rai_now_ms();
 	c->ops->settle(c, now, 1);
+	health(lp, now);
 	if (lp->ow != NULL)
 		rntop_owners_update(lp->ow, c->hosts, c->nhosts, now);
 	rntop_report_json(stdout, c->hosts, c->nhosts, o->interval, now, 1,
@@ -157,7 +170,7 @@ run_once(struct loop *lp, struct rai_err *err)
 	if (stdout_failed(err) == -1)
 		return -1;
 	if (o->output != NULL && rntop_report_csv(o->output, c->hosts,
-	    c->nhosts, lp->ow, err) == -1)
+	    c->nhosts, lp->ow, now, err) == -1)
 		return -1;
 	return hosts_all_ok(c) ? 0 : 1;
 }
@@ -170,6 +183,7 @@ static void
 settle(struct loop *lp, long long now)
 {
 	lp->c->ops->settle(lp->c, now, 0);
+	health(lp, now);
 	if (lp->ow != NULL)
 		rntop_owners_update(lp->ow, lp->c->hosts, lp->c->nhosts, now);
 }
@@ -195,7 +209,7 @@ report(struct loop *lp, long long now, long records, struct rai_err *err)
 			return rc;
 	}
 	if (o->output != NULL && records % o->output_every == 0 &&
-	    rntop_report_csv(o->output, c->hosts, c->nhosts, lp->ow,
+	    rntop_report_csv(o->output, c->hosts, c->nhosts, lp->ow, now,
 	    err) == -1)
 		return -1;
 	return 0;

@@ -44,6 +44,12 @@ check_opts(const struct rntop_opts *o, struct rai_err *err)
 	if (!(o->idle_util >= 0 && o->idle_util <= 100))
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--idle-util must be from 0 to 100 (%%)");
+	if (!(o->temp_warn >= 0 && o->temp_warn <= 200))
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--temp-warn must be from 0 (none) to 200 (degrees C)");
+	if (!(o->power_warn >= 0 && o->power_warn <= 100000))
+		return rai_err_set(err, RAI_E_USAGE,
+		    "--power-warn must be from 0 (none) to 100000 (W)");
 	if (o->idle_after < 0)
 		return rai_err_set(err, RAI_E_USAGE,
 		    "--idle-after must be 0 or more");
@@ -132,6 +138,7 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 		.color = o->color == -1 ? ctx->color : o->color,
 		.mem_unit = o->mem_unit,
 		.sort = o->sort,
+		.health = { o->temp_warn, o->power_warn },
 	};
 	int rc, on_screen = !o->once && !o->batch && isatty(0) && isatty(1);
 
@@ -264,6 +271,16 @@ static const struct rai_opt monitor_opts[] = {
 	  .offset = offsetof(struct rntop_opts, sort), .argh = "<key>",
 	  .help = "first sort order on the screen (the s key cycles)",
 	  .def = "host", .choices = sort_choices, .comp = RAI_COMP_CHOICES },
+	{ .long_name = "temp-warn", .type = RAI_OPT_DOUBLE,
+	  .offset = offsetof(struct rntop_opts, temp_warn),
+	  .argh = "<celsius>", .help = "a GPU this hot or hotter makes its "
+	      "host degraded (0: never)",
+	  .def = "85" },
+	{ .long_name = "power-warn", .type = RAI_OPT_DOUBLE,
+	  .offset = offsetof(struct rntop_opts, power_warn),
+	  .argh = "<watts>", .help = "a GPU drawing this much or more makes "
+	      "its host degraded (0: never)",
+	  .def = "0" },
 	{ .long_name = "no-cluster", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct rntop_opts, no_cluster),
 	  .help = "do not read the cluster, even when a kubeconfig is found" },
@@ -357,18 +374,47 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "a random delay that doubles up to --reconnect-max; a refused "
 	    "host key or login waits --reconnect-max.\n\n"
 	    "On a terminal, without --once or --batch, it shows a screen in "
-	    "three parts like the original rntop: Cluster (utilisation with "
-	    "its history, memory, coverage), Nodes (a row per host: state, "
-	    "GPUs, utilisation, memory, age or error) and GPUs (a row per GPU "
-	    "with a sparkline of its utilisation), coloured like the original "
-	    "rntop, where red means waste (utilisation under 10 %, memory "
-	    "under 50 %) and green a busy GPU (80 % and more); --no-color "
-	    "turns colours off. Keys: q quits; ? shows help; the arrows, "
-	    "j/k, PgUp/PgDn, space, Home/End scroll; s cycles the sort of "
-	    "the hosts (host, util, mem, state); / filters hosts by name "
-	    "(Enter keeps, Esc drops); p pauses the display; ^L redraws. "
+	    "three parts like the original rntop: Cluster (the GPU-weighted "
+	    "utilisation, \"mean of N GPUs\", with its history; memory; "
+	    "coverage: hosts answering, GPUs known to exist, how many have no "
+	    "value now and why: stale, unreachable, lost; hosts never seen, "
+	    "duplicates; where GPUs are lost), Nodes (a row per host: state, "
+	    "GPUs (k/n when only k have a value), utilisation, memory, age, "
+	    "error or problems) and GPUs (a row per GPU with a sparkline of "
+	    "its utilisation, where 0 % has the lowest bar to itself). Columns "
+	    "are left out whole, the least important first, as the terminal "
+	    "narrows: a number is never cut; names are shortened in the middle "
+	    "and errors at the end, always with a mark (an ellipsis, or ~ "
+	    "without UTF-8). The section heading stays on top when scrolled, "
+	    "and the rows marker has the last line to itself. A stale host's "
+	    "held values read ~ and are dimmed, its age shown; a value never "
+	    "seen reads ?, one nvidia-smi does not know n/a: unknown is never "
+	    "0. Red means waste (utilisation under 10 %) or trouble (a host's "
+	    "state or error, LOST, a value over --temp-warn or --power-warn), "
+	    "green a busy GPU (80 % and more); --no-color turns colours off. "
+	    "Keys: q quits; ? shows help; the arrows, j/k, PgUp/PgDn, space, "
+	    "Home/End move the cursor; Enter shows the detail of the host or "
+	    "GPU under it (the whole error and host key fingerprint, the fault "
+	    "lines, UUID, every metric or why it is unknown, the longest "
+	    "history, the processes with the cluster read), Esc goes back; s "
+	    "cycles the sort (host, util, mem, state; util and mem also sort "
+	    "the GPUs across the cluster, busiest first); r reverses it (util: "
+	    "the idlest GPUs first); / filters (a part of a host's name or "
+	    "state, a GPU's model, with the cluster a project or job; with * "
+	    "or ? a glob on host names; Enter keeps, Esc drops; a filter "
+	    "matching nothing says so); p pauses: the data stays as it was, "
+	    "the keys still work; ^L redraws. "
 	    "When standard input or output is not a terminal, it prints "
 	    "--batch's JSON Lines instead.\n\n"
+	    "A host that answers is degraded when a GPU is lost, when "
+	    "nvidia-smi printed a fault line (an Xid event, an ECC error, a "
+	    "device it cannot reach, a GPU to reset) in the last 5 minutes, "
+	    "or when a GPU is at --temp-warn (85 C) or hotter, or draws "
+	    "--power-warn or more (0: no limit, the default); the last 8 "
+	    "fault lines are kept per host, a repeated one counted. A host "
+	    "given twice (the same user, address and port) or reached twice "
+	    "(the same host key and a GPU UUID in common, as an alias and an "
+	    "address of one machine) is a duplicate: shown, never counted.\n\n"
 	    "--once connects to every host, asks once and prints one JSON "
 	    "document when all have answered or failed (or after "
 	    "--connect-timeout + --timeout); the exit status is 1 when a host "
@@ -380,18 +426,26 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "the remote processes and exits with 128 plus the signal's "
 	    "number (130, 143, 129), as a shell reports it; q exits 0.\n\n"
 	    "The JSON: {time, interval, cluster: {hosts, hosts_ok, gpus, "
-	    "gpus_lost, gpus_unknown, gpus_utilization_known, "
+	    "gpus_lost, gpus_unknown, gpus_stale, gpus_unreachable, "
+	    "hosts_unseen, hosts_duplicate, hosts_degraded, "
+	    "gpus_utilization_known, "
 	    "gpus_memory_known, utilization, memory_used, memory_total, "
 	    "memory_percent}, hosts: [{name, status (ok, waiting, stale, "
 	    "timeout, error, down, auth or hostkey), error, age, "
-	    "noise_lines, and over SSH address, mode (stream, poll or once), "
+	    "noise_lines, health (ok, degraded, or null when not answering), "
+	    "problems, fault_lines [{text, age, repeats}], duplicate_of, and "
+	    "over SSH address, mode (stream, poll or once), "
 	    "fingerprint, warning, retry_in; gpus: [{index, uuid, name, "
 	    "utilization, memory_used, memory_total, temperature, power, "
 	    "mig, lost, unknown}]}]}, in %, MiB, degrees C and W. The "
-	    "cluster figures count the GPUs of hosts that are ok; "
-	    "gpus_unknown counts GPUs without a utilisation, and those of "
-	    "hosts that stopped answering. Only ok and stale hosts list "
-	    "GPUs.\n\n"
+	    "cluster figures count the GPUs of hosts that are ok, each host "
+	    "once (duplicates left out); gpus_unknown counts GPUs without a "
+	    "utilisation, and those of hosts that stopped answering "
+	    "(gpus_stale on stale hosts, gpus_unreachable on the others), so "
+	    "gpus + gpus_stale + gpus_unreachable GPUs are known to exist, "
+	    "gpus_utilization_known of them with a value; hosts_unseen never "
+	    "answered, their GPUs are not counted. Only ok and stale hosts "
+	    "list GPUs.\n\n"
 	    "With a kubeconfig (--kubeconfig, $KUBECONFIG or "
 	    "~/.kube/config; --context picks the context; the credentials, "
 	    "OIDC refresh and -v as for runai) rntop also reads the cluster, "
@@ -423,7 +477,7 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "utilisation, idle, and the deserved GPUs of the Run:ai Project "
 	    "when readable), the driver beside each node, and each GPU's "
 	    "owners and flag instead of its history and memory; k switches "
-	    "between the two views (without a cluster, k scrolls up), s also "
+	    "between the two views (without a cluster, k moves up), s also "
 	    "sorts GPUs by project or job, and / also matches projects and "
 	    "jobs. When the pods cannot be listed (RBAC), the Cluster lines "
 	    "say why in one line and every host goes on; it is tried again "
@@ -445,15 +499,19 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "log's lines "
 	    "(and a new log's header) gain driver, project, job, namespace, "
 	    "pod (several owners joined by ';'), idle and unmanaged (0 or "
-	    "1, empty when not known).\n\n"
+	    "1, empty when not known), before status and age.\n\n"
 	    "--local runs nvidia-smi on this machine instead, without a "
 	    "shell, with LC_ALL=C; it is stopped when rntop exits.\n\n"
 	    "--output appends the original rntop's CSV log, read by "
 	    "rntop-board: the header "
-	    "timestamp,node,index,utilization,memory_used,memory_total when "
-	    "the file is empty, then one line per GPU of each answering "
-	    "host, with the local time as YYYY/MM/DD HH:MM:SS.mmm and "
-	    "memory in MiB; an unknown value is an empty field. A new log "
+	    "timestamp,node,index,utilization,memory_used,memory_total,"
+	    "status,age when the file is empty, then one line per GPU of each "
+	    "answering host, with the local time as YYYY/MM/DD HH:MM:SS.mmm "
+	    "and memory in MiB; an unknown value is an empty field. status is "
+	    "the host's, age its data's in seconds. A stale host's GPUs are "
+	    "logged without values (they were logged when they came), a host "
+	    "that does not answer, or a duplicate, as one line without an "
+	    "index, so no host drops out of the log unseen. A new log "
 	    "is created with mode 0600; a symbolic link or anything but a "
 	    "regular file is refused.",
 	.examples = monitor_examples,

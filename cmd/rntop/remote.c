@@ -87,12 +87,16 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 	const struct rntop_opts *o = r->o;
 	struct rntop_host *h = &r->c.hosts[i];
 	struct rntop_ssh_status st;
+	unsigned long k;
 	int live;
 
 	rntop_ssh_status(r->eng, i, &st);
 	live = st.state == RNTOP_SSH_STREAM || st.state == RNTOP_SSH_POLL ||
 	    st.state == RNTOP_SSH_DONE || st.state == RNTOP_SSH_INVENTORY;
-	h->noise = st.noise;
+	/* the fault lines among the new noise are kept */
+	for (k = h->noise_seen + 1; k <= st.noise; k++)
+		rntop_host_note_line(h, rntop_ssh_noise_line(r->eng, i, k), now);
+	h->noise_seen = h->noise = st.noise;
 	h->polling = st.polling;
 	h->mode = st.state == RNTOP_SSH_DONE ? "once" :
 	    st.polling ? "poll" : "stream";

@@ -2,7 +2,9 @@
  * rntop's reports: a JSON snapshot of every host (pretty for --once, one
  * line per refresh for --batch) and the original rntop's CSV log, which
  * rntop-board reads: "timestamp,node,index,utilization,memory_used,
- * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time.
+ * memory_total", timestamp "YYYY/MM/DD HH:MM:SS.mmm" in local time, with
+ * rntop's status and age columns at the end (a reader of the first six
+ * columns reads on).
  * Ages come from the monotonic clock the loop passes in; the wall clock
  * is read here only to stamp the output.
  */
@@ -84,6 +86,35 @@ gpu_json(const struct rntop_gpu *g)
 	cJSON_AddBoolToObject(o, "lost", rntop_gpu_lost(g));
 	cJSON_AddItemToObject(o, "unknown", unknown_reasons(g));
 	return o;
+}
+
+/*
+ * health: ok, degraded (why in "problems"), or null when the host does
+ * not answer now; fault_lines: nvidia-smi's last fault lines, oldest
+ * first, with their age in seconds and how often each came.
+ */
+static void
+add_health(cJSON *h, const struct rntop_host *ho, long long now)
+{
+	cJSON *arr, *l;
+	size_t k;
+
+	if (ho->state != RNTOP_HOST_OK)
+		cJSON_AddNullToObject(h, "health");
+	else
+		cJSON_AddStringToObject(h, "health", ho->degraded ?
+		    "degraded" : "ok");
+	add_str(h, "problems", ho->degraded);
+	arr = cJSON_AddArrayToObject(h, "fault_lines");
+	for (k = 0; k < ho->nerrlines; k++) {
+		l = cJSON_CreateObject();
+		cJSON_AddStringToObject(l, "text", ho->errlines[k].text);
+		cJSON_AddNumberToObject(l, "age", (double)((now -
+		    ho->errlines[k].ms + 50) / 100) / 10);
+		cJSON_AddNumberToObject(l, "repeats",
+		    (double)ho->errlines[k].repeats);
+		cJSON_AddItemToArray(arr, l);
+	}
 }
 
 /* The wall clock as "2026-05-16T15:43:44.120Z", for "time". */
@@ -289,6 +320,9 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		else
 			cJSON_AddNullToObject(h, "age");
 		cJSON_AddNumberToObject(h, "noise_lines", (double)ho->noise);
+		add_health(h, ho, now);
+		add_str(h, "duplicate_of", ho->dup_of != 0 ?
+		    hosts[ho->dup_of - 1].name : NULL);
 		add_ssh_fields(h, ho);
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);
@@ -316,6 +350,13 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 	cJSON_AddNumberToObject(cl, "gpus", (double)a.gpus);
 	cJSON_AddNumberToObject(cl, "gpus_lost", (double)a.gpus_lost);
 	cJSON_AddNumberToObject(cl, "gpus_unknown", (double)a.gpus_unknown);
+	cJSON_AddNumberToObject(cl, "gpus_stale", (double)a.gpus_stale);
+	cJSON_AddNumberToObject(cl, "gpus_unreachable",
+	    (double)a.gpus_unreachable);
+	cJSON_AddNumberToObject(cl, "hosts_unseen", (double)a.hosts_unseen);
+	cJSON_AddNumberToObject(cl, "hosts_duplicate",
+	    (double)a.hosts_duplicate);
+	cJSON_AddNumberToObject(cl, "hosts_degraded", (double)a.hosts_degraded);
 	cJSON_AddNumberToObject(cl, "gpus_utilization_known", (double)a.nutil);
 	cJSON_AddNumberToObject(cl, "gpus_memory_known", (double)a.nmem);
 	if (a.nutil > 0)
@@ -431,16 +472,69 @@ csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
 		rai_buf_addstr(b, ",,");
 }
 
+/* ",status,age": the host's state, its data's age (empty: none). */
+static void
+csv_status(struct rai_buf *b, const struct rntop_host *h, long long now)
+{
+	/* a host given twice is logged once, under its first name */
+	rai_buf_addf(b, ",%s,", h->dup_of != 0 ? "duplicate" :
+	    rntop_host_state_name(h->state));
+	if (h->have_snap)
+		rai_buf_addf(b, "%.1f", (double)(now - h->snap_ms) / 1000);
+	rai_buf_addch(b, '\n');
+}
+
+/*
+ * A host's lines: a line per GPU of an ok host; a stale host's GPUs
+ * without values (they were logged when they came: a held value logged
+ * again would read as a new sample); one line without an index for a
+ * host that does not answer, so that it never silently drops out, and
+ * for a duplicate.
+ */
+static void
+csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
+    const struct rntop_host_own *own, int owners, long long now)
+{
+	size_t j;
+
+	if (h->dup_of != 0 || (h->state != RNTOP_HOST_OK &&
+	    h->state != RNTOP_HOST_STALE)) {
+		rai_buf_addf(b, "%s,%s,,,,", stamp, h->name);
+		if (owners)
+			rai_buf_addstr(b, ",,,,,,,");
+		csv_status(b, h, now);
+		return;
+	}
+	for (j = 0; h->have_snap && j < h->snap.n; j++) {
+		const struct rntop_gpu *g = &h->snap.gpus[j];
+
+		rai_buf_addf(b, "%s,%s,%ld", stamp, h->name, g->index);
+		if (h->state == RNTOP_HOST_OK) {
+			csv_num(b, g, RNTOP_F_UTIL, g->util);
+			csv_num(b, g, RNTOP_F_MEM_USED, g->mem_used);
+			csv_num(b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
+		} else {
+			rai_buf_addstr(b, ",,,");
+		}
+		if (owners)
+			csv_owner_fields(b, h, own != NULL && j < own->n ?
+			    &own->gpus[j] : NULL, own != NULL && j < own->n &&
+			    h->state == RNTOP_HOST_OK ? &own->flags[j] : NULL);
+		csv_status(b, h, now);
+	}
+}
+
 int
 rntop_report_csv(const char *path, const struct rntop_host *hosts,
-    size_t nhosts, const struct rntop_owners *ow, struct rai_err *err)
+    size_t nhosts, const struct rntop_owners *ow, long long now,
+    struct rai_err *err)
 {
 	struct rai_buf b = RAI_BUF_INIT;
 	struct timeval wall;
 	struct tm tm;
 	struct stat st;
-	char ts[64];
-	size_t i, j;
+	char ts[64], stamp[96];
+	size_t i;
 	ssize_t w;
 	int fd = -1, rc = 0;
 
@@ -448,33 +542,19 @@ rntop_report_csv(const char *path, const struct rntop_host *hosts,
 		return -1;
 	if (st.st_size == 0)
 		rai_buf_addstr(&b, ow == NULL ? "timestamp,node,index,"
-		    "utilization,memory_used,memory_total\n" : "timestamp,node,"
-		    "index,utilization,memory_used,memory_total,driver,project,"
-		    "job,namespace,pod,idle,unmanaged\n");
+		    "utilization,memory_used,memory_total,status,age\n" :
+		    "timestamp,node,index,utilization,memory_used,memory_total,"
+		    "driver,project,job,namespace,pod,idle,unmanaged,status,"
+		    "age\n");
 	/* the wall clock, in local time: the log's timestamps */
 	gettimeofday(&wall, NULL);
 	localtime_r(&wall.tv_sec, &tm);
 	strftime(ts, sizeof(ts), "%Y/%m/%d %H:%M:%S", &tm);
-	for (i = 0; i < nhosts; i++) {
-		if (hosts[i].state != RNTOP_HOST_OK)
-			continue;
-		for (j = 0; j < hosts[i].snap.n; j++) {
-			const struct rntop_gpu *g = &hosts[i].snap.gpus[j];
-
-			rai_buf_addf(&b, "%s.%03ld,%s,%ld", ts,
-			    (long)(wall.tv_usec / 1000), hosts[i].name,
-			    g->index);
-			csv_num(&b, g, RNTOP_F_UTIL, g->util);
-			csv_num(&b, g, RNTOP_F_MEM_USED, g->mem_used);
-			csv_num(&b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
-			if (ow != NULL)
-				csv_owner_fields(&b, &hosts[i], j <
-				    ow->hosts[i].n ? &ow->hosts[i].gpus[j] :
-				    NULL, j < ow->hosts[i].n ?
-				    &ow->hosts[i].flags[j] : NULL);
-			rai_buf_addch(&b, '\n');
-		}
-	}
+	snprintf(stamp, sizeof(stamp), "%s.%03ld", ts,
+	    (long)(wall.tv_usec / 1000));
+	for (i = 0; i < nhosts; i++)
+		csv_host(&b, stamp, &hosts[i], ow != NULL ? &ow->hosts[i] :
+		    NULL, ow != NULL, now);
 	/* one write: lines from two writers never interleave */
 	if (b.len > 0) {
 		do {

@@ -20,11 +20,15 @@ void	 rntop_report_json(FILE *, const struct rntop_host *, size_t n,
 	    double interval, long long now, int pretty,
 	    const struct rntop_owners *ow);
 /*
- * Appends rntop's CSV log lines of the OK hosts, header if empty; with
- * ow, each line also has driver, project, job, namespace, pod (several
- * owners joined by ';'), idle and unmanaged (0 or 1).
+ * Appends rntop's CSV log lines, header if empty: a line per GPU of the
+ * ok hosts, per GPU without values for stale ones, one without an index
+ * for the others; with ow, each line also has driver, project, job,
+ * namespace, pod (several owners joined by ';'), idle and unmanaged (0
+ * or 1); last, the host's status and its data's age in seconds (now:
+ * rai_now_ms).
  */
 int	 rntop_report_csv(const char *path, const struct rntop_host *,
-	    size_t n, const struct rntop_owners *ow, struct rai_err *);
+	    size_t n, const struct rntop_owners *ow, long long now,
+	    struct rai_err *);
 
 #endif

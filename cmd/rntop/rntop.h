@@ -44,6 +44,9 @@ struct rntop_opts {
 	int		 color;		/* -1: when the terminal has it */
 	const char	*mem_unit;
 	const char	*sort;
+	/* health */
+	double		 temp_warn;	/* degrees C, 0: none */
+	double		 power_warn;	/* W, 0: none */
 	/* the cluster */
 	int		 no_cluster;
 	int		 nodes_from_cluster;

@@ -16,6 +16,7 @@ struct rntop_ui_conf {
 	int		 color;
 	const char	*mem_unit;	/* mib, mb, gib, gb */
 	const char	*sort;		/* host, util, mem, state, project, job */
+	struct rntop_health_conf health;	/* hot GPUs in red */
 };
 struct rntop_ui *rntop_ui_start(const struct rntop_ui_conf *,
 	    struct rai_err *);

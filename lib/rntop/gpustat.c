@@ -254,6 +254,16 @@ noise(struct rntop_gpustat *ps, const char *s, size_t n)
 		ps->last_noise[j++] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
 	}
 	ps->last_noise[j] = '\0';
+	memcpy(ps->recent_noise[(ps->noise - 1) % RNTOP_NOISE_KEEP],
+	    ps->last_noise, j + 1);
+}
+
+const char *
+rntop_gpustat_noise_line(const struct rntop_gpustat *ps, unsigned long k)
+{
+	if (k == 0 || k > ps->noise || ps->noise - k >= RNTOP_NOISE_KEEP)
+		return NULL;
+	return ps->recent_noise[(k - 1) % RNTOP_NOISE_KEEP];
 }
 
 static void

@@ -58,6 +58,7 @@ enum rntop_na {
 #define RNTOP_NAME_MAX	96
 #define RNTOP_LINE_MAX	1024	/* longer lines are noise */
 #define RNTOP_GPUS_MAX	256	/* rows past this in one snapshot are noise */
+#define RNTOP_NOISE_KEEP 8	/* noise lines kept, the newest */
 
 struct rntop_gpu {
 	unsigned	 valid;			/* RNTOP_V(field) bits */
@@ -101,6 +102,8 @@ struct rntop_gpustat {
 	unsigned long	 rows;		/* rows parsed */
 	unsigned long	 noise;		/* lines that were not rows */
 	char		 last_noise[160]; /* sanitised, "" when none */
+	/* the last RNTOP_NOISE_KEEP noise lines: line k at (k - 1) % KEEP */
+	char		 recent_noise[RNTOP_NOISE_KEEP][160];
 	const char	*side_prefix;	/* lines for side, not rows or noise */
 	rntop_side_cb	 side;
 	void		*side_ud;
@@ -117,6 +120,12 @@ void	 rntop_gpustat_finish(struct rntop_gpustat *);
  */
 void	 rntop_gpustat_flush(struct rntop_gpustat *);
 void	 rntop_gpustat_release(struct rntop_gpustat *);
+/*
+ * Noise line number k (1 for the first this parser saw, up to noise),
+ * sanitised; NULL when it is no longer kept (or never came).
+ */
+const char *rntop_gpustat_noise_line(const struct rntop_gpustat *,
+	    unsigned long k);
 /*
  * Lines that start with prefix (a literal, kept) go to cb instead of
  * being rows or noise: another answer sharing the channel (rntop's

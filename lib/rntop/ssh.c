@@ -85,6 +85,8 @@ struct host {
 	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
 	unsigned long		 noise_base;
+	/* the last noise lines of stopped parsers: line k at (k-1) % KEEP */
+	char			 noise_kept[RNTOP_NOISE_KEEP][160];
 	unsigned long		 connects;
 	int			 answered;	/* a snapshot since connecting */
 };
@@ -284,7 +286,16 @@ release_slot(struct host *h)
 static void
 parser_stop(struct host *h)
 {
+	unsigned long k;
+	const char *line;
+
 	if (h->ps_live) {
+		/* its last lines outlive it, for the caller to read */
+		for (k = 1; k <= h->ps.noise; k++)
+			if ((line = rntop_gpustat_noise_line(&h->ps, k)) != NULL)
+				snprintf(h->noise_kept[(h->noise_base + k - 1) %
+				    RNTOP_NOISE_KEEP], sizeof(h->noise_kept[0]),
+				    "%s", line);
 		h->noise_base += h->ps.noise;
 		rntop_gpustat_release(&h->ps);
 		h->ps_live = 0;
@@ -1554,6 +1565,19 @@ rntop_ssh_status(const struct rntop_ssh *e, size_t idx,
 	st->noise = h->noise_base + (h->ps_live ? h->ps.noise : 0);
 	st->connects = h->connects;
 	st->retry_at = h->state == RNTOP_SSH_BACKOFF ? h->retry_at : 0;
+}
+
+const char *
+rntop_ssh_noise_line(const struct rntop_ssh *e, size_t idx, unsigned long k)
+{
+	const struct host *h = e->hosts[idx];
+	unsigned long total = h->noise_base + (h->ps_live ? h->ps.noise : 0);
+
+	if (k == 0 || k > total || total - k >= RNTOP_NOISE_KEEP)
+		return NULL;
+	if (k > h->noise_base)
+		return rntop_gpustat_noise_line(&h->ps, k - h->noise_base);
+	return h->noise_kept[(k - 1) % RNTOP_NOISE_KEEP];
 }
 
 void

@@ -136,6 +136,12 @@ void	 rntop_ssh_step(struct rntop_ssh *, const struct pollfd *, size_t n,
 int	 rntop_ssh_settled(const struct rntop_ssh *);
 void	 rntop_ssh_status(const struct rntop_ssh *, size_t idx,
 	    struct rntop_ssh_status *);
+/*
+ * Noise line k of host idx (1 up to its status' noise, every channel),
+ * when it is among the last RNTOP_NOISE_KEEP; else NULL. Borrowed.
+ */
+const char *rntop_ssh_noise_line(const struct rntop_ssh *, size_t idx,
+	    unsigned long k);
 /* Closes every channel and session (remote nvidia-smi ends), frees. */
 void	 rntop_ssh_free(struct rntop_ssh *);
 

@@ -61,7 +61,7 @@ fake_is_gone() {
 	run -0 rntop monitor --local --once --nvidia-smi "$FAKE"
 	run -0 jq -c '.cluster' <<<"$output"
 	# (97 + 3 + 55 + 25) / 4 GPUs; memory summed over GPUs
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":4,"gpus_lost":0,"gpus_unknown":0,"gpus_utilization_known":4,"gpus_memory_known":4,"utilization":45,"memory_used":86534,"memory_total":167912,"memory_percent":51.54}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":4,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":4,"gpus_memory_known":4,"utilization":45,"memory_used":86534,"memory_total":167912,"memory_percent":51.54}'
 }
 
 @test "--once: unknown values are null with their reason, never 0" {
@@ -96,7 +96,7 @@ fake_is_gone() {
 	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig, .lost, .unknown]' <<<"$j"
 	assert_output '[0,"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037","NVIDIA H100 80GB HBM3",99,1395,81559,65,696.87,false,false,{}]'
 	run -0 jq -c '.cluster' <<<"$j"
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
 	fake_is_gone
 }
 
@@ -175,13 +175,13 @@ assert [n for n, _ in pairs] == sorted(n for n, _ in pairs), pairs
 	local csv="$BATS_TEST_TMPDIR/log.csv"
 	run -0 rntop --local --batch -n 3 -d 0.3 --output-every 2 -o "$csv" --nvidia-smi "$FAKE"
 	run -0 cat "$csv"
-	assert_line --index 0 'timestamp,node,index,utilization,memory_used,memory_total'
+	assert_line --index 0 'timestamp,node,index,utilization,memory_used,memory_total,status,age'
 	[ "${#lines[@]}" -eq 5 ]
 	local ts='[0-9]{4}/[0-9]{2}/[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}'
-	assert_line --index 1 --regexp "^$ts,localhost,0,37,20480,81559\$"
-	assert_line --index 2 --regexp "^$ts,localhost,1,0,1,81559\$"
-	assert_line --index 3 --regexp "^$ts,localhost,0,100,81000,81559\$"
-	assert_line --index 4 --regexp "^$ts,localhost,1,50,2048,81559\$"
+	assert_line --index 1 --regexp "^$ts,localhost,0,37,20480,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 2 --regexp "^$ts,localhost,1,0,1,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 3 --regexp "^$ts,localhost,0,100,81000,81559,ok,[0-9]+\.[0-9]\$"
+	assert_line --index 4 --regexp "^$ts,localhost,1,50,2048,81559,ok,[0-9]+\.[0-9]\$"
 	# appending: no second header
 	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
 	run -0 grep -c '^timestamp,' "$csv"
@@ -194,12 +194,12 @@ assert [n for n, _ in pairs] == sorted(n for n, _ in pairs), pairs
 	scenario na
 	local csv="$BATS_TEST_TMPDIR/log.csv"
 	run -0 rntop --local --once -o "$csv" --nvidia-smi "$FAKE"
-	run -0 cut -d, -f2- "$csv"
-	assert_output 'node,index,utilization,memory_used,memory_total
-localhost,0,,,
-localhost,1,12,1000,16384
-localhost,2,,,32768
-localhost,3,,5,16280'
+	run -0 cut -d, -f2-7 "$csv"
+	assert_output 'node,index,utilization,memory_used,memory_total,status
+localhost,0,,,,ok
+localhost,1,12,1000,16384,ok
+localhost,2,,,32768,ok
+localhost,3,,5,16280,ok'
 }
 
 @test "--once: a hanging nvidia-smi times out; rntop stops it and exits 1" {
@@ -412,7 +412,7 @@ tty_wait() {
 	[ "$TTY_RC" -eq 0 ]
 	run -0 cat "$SCREEN"
 	assert_output --partial "rntop "
-	assert_output --partial "GPU utilization:"
+	assert_output --partial "GPU util "
 	assert_output --partial "NVIDIA A100-SXM4-80GB"
 	assert_output --partial "LOST"
 	fake_is_gone

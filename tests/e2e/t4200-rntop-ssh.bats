@@ -62,7 +62,7 @@ H() { echo "127.0.0.1:$1"; }
 	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig]' <<<"$j"
 	assert_output '[0,"GPU-11111111-2222-3333-4444-555555555555","NVIDIA H100 80GB HBM3",37,20480,81559,41,312.45,false]'
 	run -0 jq -c '.cluster' <<<"$j"
-	assert_output '{"hosts":1,"hosts_ok":1,"gpus":2,"gpus_lost":0,"gpus_unknown":0,"gpus_utilization_known":2,"gpus_memory_known":2,"utilization":18.5,"memory_used":20481,"memory_total":163118,"memory_percent":12.56}'
+	assert_output '{"hosts":1,"hosts_ok":1,"gpus":2,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":2,"gpus_memory_known":2,"utilization":18.5,"memory_used":20481,"memory_total":163118,"memory_percent":12.56}'
 	fakes_gone h100
 }
 
@@ -382,12 +382,28 @@ true'
 @test "--output over SSH: the CSV log names each host" {
 	local csv="$HOME/log.csv"
 	run -0 rntop_ssh --once -o "$csv" "$(H "$PORT_h100")" "$(H "$PORT_mig")"
+	run -0 cut -d, -f2-7 "$csv"
+	assert_output "node,index,utilization,memory_used,memory_total,status
+127.0.0.1:$PORT_h100,0,37,20480,81559,ok
+127.0.0.1:$PORT_h100,1,0,1,81559,ok
+127.0.0.1:$PORT_mig,0,80,40000,81920,ok
+127.0.0.1:$PORT_mig,1,,36537,81920,ok"
+}
+
+@test "--output: a stale host's held values are not logged again, a down host is logged as down" {
+	local csv="$HOME/log.csv"
+	run -0 rntop_ssh --batch -n 12 -d 0.3 -t 1 --output-every 1 -o "$csv" \
+		"$(H "$PORT_hangl")" "127.0.0.1:$DEAD_PORT"
+	run -0 head -n 1 "$csv"
+	assert_output "timestamp,node,index,utilization,memory_used,memory_total,status,age"
 	run -0 cut -d, -f2- "$csv"
-	assert_output "node,index,utilization,memory_used,memory_total
-127.0.0.1:$PORT_h100,0,37,20480,81559
-127.0.0.1:$PORT_h100,1,0,1,81559
-127.0.0.1:$PORT_mig,0,80,40000,81920
-127.0.0.1:$PORT_mig,1,,36537,81920"
+	# the dead host is in every refresh, without an index or values
+	assert_line --regexp "^127\.0\.0\.1:$DEAD_PORT,,,,,down,\$"
+	[ "$(grep -c "^127.0.0.1:$DEAD_PORT," <<<"$output")" -eq 12 ]
+	# the silent host: fresh values while ok, none while stale
+	assert_line --regexp "^127\.0\.0\.1:$PORT_hangl,0,42,20480,81559,ok,[0-9.]+\$"
+	assert_line --regexp "^127\.0\.0\.1:$PORT_hangl,0,,,,stale,[0-9.]+\$"
+	refute_line --regexp ",[0-9]+,[0-9]+,[0-9]+,stale,"
 }
 
 @test "SSH usage errors: bad numbers, bad users" {

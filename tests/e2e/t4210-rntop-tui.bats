@@ -71,7 +71,7 @@ start_rntop() {
 
 @test "the screen: Cluster, Nodes and GPUs, coverage, a down host, sparklines" {
 	start_rntop
-	wait_screen "2/3 hosts, 6 GPUs, 0 GPUs unknown"
+	wait_screen "2/3 hosts, 6 GPUs, 0 unknown"
 	run -0 screen
 	assert_line --regexp '^ Cluster'
 	assert_line --regexp '^ Nodes +HOST +STATUS'
@@ -128,8 +128,12 @@ $(printf '127.0.0.1:%s\n' "$PORT_h100" "$PORT_models" | sort)"
 	assert_line --partial "rntop"
 	keys End
 	wait_screen "rows [0-9]+-12 of 12"
+	# the GPUs heading stays on top of the rows scrolled to
+	run -0 screen
+	[[ $(screen | sed -n 6p) =~ ^\ GPUs\ HOST\ +IDX ]]
 	keys Home
-	wait_screen "rows 1-5 of 12"
+	# the marker has the last line: 4 rows show below Cluster
+	wait_screen "rows 1-4 of 12"
 	tmux -L "$TSOCK" resize-window -x 120 -y 30
 	wait_screen "^ GPUs"
 	keys q

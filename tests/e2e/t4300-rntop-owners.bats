@@ -286,10 +286,10 @@ last_is() {
 	own_args
 	run -0 rntop "${OWN_ARGS[@]}" --once -o "$BATS_TEST_TMPDIR/log.csv" node-1 node-2
 	run -0 head -n 1 "$BATS_TEST_TMPDIR/log.csv"
-	assert_output "timestamp,node,index,utilization,memory_used,memory_total,driver,project,job,namespace,pod,idle,unmanaged"
-	run -0 cut -d, -f2- "$BATS_TEST_TMPDIR/log.csv"
-	assert_line "node-1,1,60,1024,81559,580.159.04,team-a;team-b,frac-a;frac-b,runai-team-a;runai-team-b,frac-a;frac-b,0,0"
-	assert_line "node-2,3,55,1024,81559,550.163.01,,,,,0,1"
+	assert_output "timestamp,node,index,utilization,memory_used,memory_total,driver,project,job,namespace,pod,idle,unmanaged,status,age"
+	run -0 cut -d, -f2-14 "$BATS_TEST_TMPDIR/log.csv"
+	assert_line "node-1,1,60,1024,81559,580.159.04,team-a;team-b,frac-a;frac-b,runai-team-a;runai-team-b,frac-a;frac-b,0,0,ok"
+	assert_line "node-2,3,55,1024,81559,550.163.01,,,,,0,1,ok"
 }
 
 # tmux: a 160x40 pane running rntop on both nodes.
@@ -357,7 +357,7 @@ wait_pane() {
 	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null
 	tmux_rntop
 	wait_pane "cluster: cannot list pods \(Forbidden\): forbidden: injected fault"
-	wait_pane "2/2 hosts, 8 GPUs, 0 GPUs unknown"
+	wait_pane "2/2 hosts, 8 GPUs, 0 unknown"
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^\? GPUs allocated, \? idle, \? unmanaged +cluster: cannot list pods \(Forbidden\): forbidden: injected fault$'
 	assert_line --regexp '^node-1 +ok +4 '

@@ -100,7 +100,7 @@ shared_dir() {
 	(umask 000 && rntop --local --batch -n 1 -o "$log" --nvidia-smi "$FAKE" >/dev/null)
 	[ "$(stat -c %a "$log")" = 600 ]
 	run -0 head -1 "$log"
-	assert_output 'timestamp,node,index,utilization,memory_used,memory_total'
+	assert_output 'timestamp,node,index,utilization,memory_used,memory_total,status,age'
 	# an existing log keeps its mode and gets lines appended
 	chmod 640 "$log"
 	rntop --local --batch -n 1 -o "$log" --nvidia-smi "$FAKE" >/dev/null

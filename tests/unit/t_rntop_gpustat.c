@@ -308,6 +308,29 @@ TEST(fixture_noise_is_skipped_and_counted)
 	free(out);
 }
 
+TEST(the_last_noise_lines_are_kept_by_number)
+{
+	struct rntop_gpustat ps;
+	char line[32];
+	int k;
+
+	rntop_gpustat_init(&ps, NULL, NULL);
+	T_NULL(rntop_gpustat_noise_line(&ps, 1));
+	for (k = 1; k <= RNTOP_NOISE_KEEP + 2; k++) {
+		snprintf(line, sizeof(line), "Xid %d\n", k);
+		rntop_gpustat_feed(&ps, line, strlen(line));
+	}
+	T_UINT_EQ(ps.noise, RNTOP_NOISE_KEEP + 2);
+	/* the two oldest are gone, the rest kept by their number */
+	T_NULL(rntop_gpustat_noise_line(&ps, 0));
+	T_NULL(rntop_gpustat_noise_line(&ps, 2));
+	T_STR_EQ(rntop_gpustat_noise_line(&ps, 3), "Xid 3");
+	T_STR_EQ(rntop_gpustat_noise_line(&ps, RNTOP_NOISE_KEEP + 2),
+	    "Xid 10");
+	T_NULL(rntop_gpustat_noise_line(&ps, RNTOP_NOISE_KEEP + 3));
+	rntop_gpustat_release(&ps);
+}
+
 TEST(fixture_lost_gpu_then_gone)
 {
 	struct rntop_gpustat ps;
@@ -659,6 +682,7 @@ main(void)
 	RUN(fixture_driver_failure_is_noise);
 	RUN(stream_snapshot_out_on_its_last_row);
 	RUN(overlong_lines_are_noise);
+	RUN(the_last_noise_lines_are_kept_by_number);
 	RUN(too_many_gpus_are_capped);
 	RUN(real_h100_idle);
 	RUN(real_h100_busy);
