@@ -941,8 +941,9 @@ draw_body_row(struct rntop_ui *ui, int y, const struct row *r,
 		    "IDLE", "DESERVED");
 		heading(ui, y, line);
 		break;
-	case ROW_PROJECT:
-		draw_project(ui, y, &ow->projects[r->a]);
+	case ROW_PROJECT:	/* only made from owner blocks */
+		if (ow != NULL)
+			draw_project(ui, y, &ow->projects[r->a]);
 		break;
 	case ROW_NODES:
 		/* the driver's column only where the owner blocks bring it */
