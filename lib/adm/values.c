@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,24 @@
 #include "core/text.h"
 
 #include "core/banned.h"
+
+/*
+ * Whether every number in a value is finite: cJSON reads 1e999 as
+ * infinity and writes it back as null, which would change the value
+ * without a word (found by fuzz_values).
+ */
+static int
+all_finite(const cJSON *j)
+{
+	const cJSON *c;
+
+	if (cJSON_IsNumber(j))
+		return isfinite(j->valuedouble);
+	for (c = j->child; c != NULL; c = c->next)
+		if (!all_finite(c))
+			return 0;
+	return 1;
+}
 
 /* memmem(3) is a GNU extension; the build is POSIX plus _DEFAULT_SOURCE. */
 static const char *
@@ -1050,6 +1069,12 @@ line_value(const char *val, size_t len, const struct var *vars,
 		    (int)len, val);
 		goto out;
 	}
+	if (!all_finite(j)) {
+		tmpl_err(err, name, line, "a number out of range: %.*s",
+		    (int)len, val);
+		cJSON_Delete(j);
+		goto out;
+	}
 	*out = j;
 	rc = 0;
 out:
@@ -1176,6 +1201,12 @@ apply_set(cJSON *root, const char *arg, struct rai_err *err)
 	}
 	p++;
 	val = cJSON_ParseWithOpts(p, NULL, 1);
+	if (val != NULL && !all_finite(val)) {
+		cJSON_Delete(val);
+		rai_err_set(err, RAI_E_USAGE, "invalid --set '%s': a number "
+		    "out of range", arg);
+		goto out;
+	}
 	if (val == NULL)
 		val = cJSON_CreateString(p);
 	if ((why = tree_set(root, &segs, val)) != NULL) {

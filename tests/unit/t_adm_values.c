@@ -720,6 +720,47 @@ TEST(values_yaml_escapes_what_yaml_refuses)
 	rai_err_release(&err);
 }
 
+/*
+ * Found by fuzz_values: a number beyond a double's range (1e999, from
+ * the template or --set) was read as infinity and written as null.
+ * It is refused now, in either place.
+ */
+TEST(values_refuse_numbers_out_of_range)
+{
+	struct rai_strv sets = { NULL, 0 };
+	struct rai_buf b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_values v;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = "runai.example.com";
+	T_INT_EQ(adm_values_render("a = 38388888889.e8106\n", 21, "t.tmpl",
+	    &v, NULL, &b, &err), -1);
+	T_STR_EQ(err.message, "template 't.tmpl' line 1: a number out of "
+	    "range: 38388888889.e8106");
+	T_UINT_EQ(b.len, 0);
+	rai_err_release(&err);
+
+	rai_strv_push(&sets, "global.n=[1, -1e999]");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), -1);
+	T_STR_EQ(err.message, "invalid --set 'global.n=[1, -1e999]': a number "
+	    "out of range");
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	rai_err_release(&err);
+	rai_strv_release(&sets);
+
+	/* large but finite numbers stay */
+	rai_strv_push(&sets, "global.big=1e300");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), 0);
+	T_STR_CONTAINS(rai_buf_str(&b), "big: 1e+300");
+	rai_buf_release(&b);
+	rai_strv_release(&sets);
+}
+
 TEST(set_overrides)
 {
 	struct rai_strv sets = { NULL, 0 };
@@ -907,6 +948,7 @@ main(void)
 	RUN(template_must_be_text);
 	RUN(values_must_be_utf8);
 	RUN(values_yaml_escapes_what_yaml_refuses);
+	RUN(values_refuse_numbers_out_of_range);
 	RUN(set_overrides);
 	RUN(yaml_quotes_what_would_retype);
 	RUN(builtin_template_is_the_shipped_file);
