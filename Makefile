@@ -9,6 +9,7 @@
 #   make install [PREFIX=/usr/local] [DESTDIR=...]   / make uninstall
 #   make deps            install the Debian/npm packages the build and tests need
 #   make fuzz [FUZZ_TIME=60]  run each libFuzzer target (clang) for FUZZ_TIME s
+#   make lint            clang-tidy (.clang-tidy) and scan-build over lib/ and cmd/
 #   make deb             runai-tools_<version>_<arch>.deb (in build/default)
 #   make dist            runai-tools-<version>.tar.gz of HEAD (in build/default)
 #   make V=1             show full command lines
@@ -87,7 +88,7 @@ HELPER_SRCS	:= $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN	:= $(if $(HELPER_SRCS),$(O)/tests/helper/rai-test-tool)
 
 .PHONY: all check check-valgrind test-bins docs demo install uninstall \
-	deps clean fuzz fuzz-bins deb dist
+	deps clean fuzz fuzz-bins deb dist lint lint-tidy lint-scan
 .DEFAULT_GOAL := all
 
 all: $(PROGRAMS)
@@ -210,6 +211,42 @@ fuzz: $(FUZZ_BINS)
 		echo "   FUZZ    $${f##*/fuzz_} for $(FUZZ_TIME) s"; \
 		tests/fuzz/run-target $$f $(FUZZ_TIME) || exit 1; \
 	done
+
+# make lint: clang-tidy with the checks in .clang-tidy (why each group
+# is in or out is written there), one file per job (make -j2 lint), and
+# clang's static analyzer through scan-build on a separate build of the
+# programs. Any finding fails. A false positive is silenced at its line
+# (NOLINT(check) with the reason beside it), never by dropping a check.
+CLANG_TIDY	?= clang-tidy
+SCAN_BUILD	?= scan-build
+LINT_SRCS	:= $(LIB_SRCS) $(RUNAI_SRCS) $(ADM_SRCS) $(RNTOP_SRCS)
+LINT_HDRS	:= $(wildcard lib/*/*.h cmd/*/*.h)
+LINT_CFLAGS	:= $(ALL_CPPFLAGS) -O1 $(FUZZ_WARNINGS) $(PKG_CFLAGS)
+# the default checkers plus portability of POSIX calls, float loop
+# counters and va_list misuse
+SCAN_CHECKERS	:= -enable-checker optin.portability.UnixAPI \
+		   -enable-checker security.FloatLoopCounter -enable-checker valist
+
+$(O)/lint/%.tidy: %.c .clang-tidy $(LINT_HDRS)
+	@mkdir -p $(@D)
+	@echo '   TIDY    $<'
+	@$(CLANG_TIDY) --quiet $< -- $(LINT_CFLAGS) >$@.log 2>&1 || \
+		{ grep -v 'warnings* generated' $@.log; exit 1; }
+	@mv $@.log $@
+
+lint-tidy: $(LINT_SRCS:%.c=$(O)/lint/%.tidy)
+
+lint-scan:
+	@rm -rf $(O)/lint/scan && mkdir -p $(O)/lint
+	@echo '   SCAN    lib/ cmd/ (scan-build)'
+	@$(SCAN_BUILD) --status-bugs --use-cc=clang -o $(O)/lint/scan/report \
+		$(SCAN_CHECKERS) $(MAKE) --no-print-directory -s \
+		O=$(O)/lint/scan/obj CFLAGS='-O0 -g' \
+		WARNINGS='$(FUZZ_WARNINGS)' all >$(O)/lint/scan.log 2>&1 || \
+		{ grep -E 'warning:|bugs? found|scan-view' $(O)/lint/scan.log; \
+		exit 1; }
+
+lint: lint-tidy lint-scan
 
 deps:
 	@contrib/install-deps.sh

@@ -272,7 +272,7 @@ child_main(struct kube_session *ks, int fd, int once)
 		if (list_pods(&ch, ks) == -1) {
 			if (once)
 				break;
-			rai_sleep_ms(RNTOP_KWATCH_RETRY_S * 1000);
+			rai_sleep_ms(RNTOP_KWATCH_RETRY_S * 1000L);
 			continue;
 		}
 		if (once)

@@ -105,7 +105,7 @@ wait_and_step(struct loop *lp, long long now, long long wake)
 		for (i = 0; i <= n + 1; i++)
 			lp->pfd[i].revents = 0;
 	c->ops->step(c, lp->pfd + 1, n, rai_now_ms());
-	if (lp->pfd[n + 1].revents != 0)
+	if (lp->ow != NULL && lp->pfd[n + 1].revents != 0)
 		rntop_kwatch_read(lp->ow->kw);
 	if (lp->ui == NULL)
 		return;

@@ -43,7 +43,7 @@ host_room(struct rntop_host_own *ho, const struct rntop_snap *s)
 	for (i = 0; i < s->n; i++) {
 		snprintf(ho->flags[i].uuid, sizeof(ho->flags[i].uuid), "%s",
 		    s->gpus[i].uuid);
-		for (j = 0; j < oldn; j++)
+		for (j = 0; old != NULL && j < oldn; j++)
 			if (strcmp(old[j].uuid, s->gpus[i].uuid) == 0)
 				ho->flags[i].low_since = old[j].low_since;
 	}

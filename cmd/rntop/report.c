@@ -147,6 +147,7 @@ add_ssh_fields(cJSON *h, const struct rntop_host *ho)
 	add_str(h, "warning", ho->warning);
 	if (ho->retry_in_ms > 0)
 		cJSON_AddNumberToObject(h, "retry_in",
+		    /* NOLINTNEXTLINE(bugprone-integer-division): rounds to tenths */
 		    (double)((ho->retry_in_ms + 50) / 100) / 10);
 	else
 		cJSON_AddNullToObject(h, "retry_in");

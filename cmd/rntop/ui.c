@@ -1647,7 +1647,9 @@ draw_body_row(struct draw *d, int y, const struct row *r)
 	case ROW_PROJECTS:
 		draw_heading(d, y, d->pc, P_NCOLS);
 		break;
-	case ROW_PROJECT:
+	case ROW_PROJECT:	/* only made from owner blocks */
+		if (d->ow == NULL)
+			break;
 		project_cells(&d->ow->projects[r->a], c);
 		draw_cells(d, y, d->pc, P_NCOLS, c);
 		break;

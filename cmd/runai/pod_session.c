@@ -333,6 +333,7 @@ runai_pod_session(struct rai_ctx *ctx, const struct runai_session_opts *o,
 	cJSON *pod = NULL;
 	int rc = -1, tty;
 
+	memset(&res, 0, sizeof(res));	/* a failed start leaves it unset */
 	if (wait_for_pod(ctx, o, &pod, err) == -1)
 		return -1;
 	if ((container = pick_container(pod, o->container, err)) == NULL)

@@ -246,7 +246,7 @@ static const struct rai_example dist_examples[] = {
 
 #define DIST_SUBCMD(var, word, what) \
 	static const struct rai_cmd var = { \
-		.name = word, \
+		.name = (word), \
 		.summary = "submit a distributed " what " job", \
 		.synopsis = "[<name>] -i <image> [--workers <n>] [options] " \
 		    "[-- <command> [<arg>...]]", \

@@ -55,14 +55,16 @@ relative(time_t exp, time_t now, char *buf, size_t n)
 static char *
 groups_joined(const cJSON *claims)
 {
-	const cJSON *g = rai_json_child(claims, "groups"), *it;
+	const cJSON *g = rai_json_child(claims, "groups"), *it, *list;
 	char *s = xstrdup(""), *t;
 
 	if (cJSON_IsString(g)) {
 		free(s);
 		return xstrdup(g->valuestring);
 	}
-	cJSON_ArrayForEach(it, (cJSON_IsArray(g) ? g : NULL)) {
+	/* once: cJSON_ArrayForEach evaluates its array twice */
+	list = cJSON_IsArray(g) ? g : NULL;
+	cJSON_ArrayForEach(it, list) {
 		if (!cJSON_IsString(it))
 			continue;
 		t = xasprintf("%s%s%s", s, *s ? "," : "", it->valuestring);

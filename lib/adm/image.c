@@ -769,7 +769,7 @@ load_legacy_entry(struct adm_archive *a, const cJSON *e, size_t idx,
 	const cJSON *layers = rai_json_array(e, "Layers"), *l, *t, *diff_ids;
 	char *raw = NULL, name_digest[ADM_DIGEST_MAX];
 	cJSON *cfg = NULL;
-	size_t rawlen, i = 0;
+	size_t rawlen = 0, i = 0;
 	int rc = -1;
 
 	if (cfgname == NULL || layers == NULL)

@@ -4,6 +4,7 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,8 +29,27 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/strv.h"
+#include "core/text.h"
 
 #include "core/banned.h"
+
+/*
+ * Whether every number in a value is finite: cJSON reads 1e999 as
+ * infinity and writes it back as null, which would change the value
+ * without a word (found by fuzz_values).
+ */
+static int
+all_finite(const cJSON *j)
+{
+	const cJSON *c;
+
+	if (cJSON_IsNumber(j))
+		return isfinite(j->valuedouble);
+	for (c = j->child; c != NULL; c = c->next)
+		if (!all_finite(c))
+			return 0;
+	return 1;
+}
 
 /* memmem(3) is a GNU extension; the build is POSIX plus _DEFAULT_SOURCE. */
 static const char *
@@ -1049,6 +1069,12 @@ line_value(const char *val, size_t len, const struct var *vars,
 		    (int)len, val);
 		goto out;
 	}
+	if (!all_finite(j)) {
+		tmpl_err(err, name, line, "a number out of range: %.*s",
+		    (int)len, val);
+		cJSON_Delete(j);
+		goto out;
+	}
 	*out = j;
 	rc = 0;
 out:
@@ -1131,6 +1157,32 @@ out:
 	return rc;
 }
 
+/*
+ * Whether s[0..len) is UTF-8 throughout: a YAML reader (helm's) takes
+ * nothing else, and no quoting can carry other bytes into the file.
+ */
+static int
+utf8_valid(const char *s, size_t len)
+{
+	unsigned char tail[5];
+	size_t i = 0, n;
+	long cp;
+
+	while (i < len) {
+		if (len - i >= 4) {
+			n = rai_utf8_next((const unsigned char *)s + i, &cp);
+		} else {	/* rai_utf8_next reads up to a NUL */
+			memcpy(tail, s + i, len - i);
+			tail[len - i] = '\0';
+			n = rai_utf8_next(tail, &cp);
+		}
+		if (cp < 0)
+			return 0;
+		i += n;
+	}
+	return 1;
+}
+
 static int
 apply_set(cJSON *root, const char *arg, struct rai_err *err)
 {
@@ -1139,6 +1191,9 @@ apply_set(cJSON *root, const char *arg, struct rai_err *err)
 	cJSON *val;
 	int rc = -1;
 
+	if (!utf8_valid(arg, strlen(arg)))
+		return rai_err_set(err, RAI_E_USAGE, "invalid --set: not UTF-8 "
+		    "text");
 	if ((why = parse_path(&p, &segs)) != NULL || *p != '=') {
 		rai_err_set(err, RAI_E_USAGE, "invalid --set '%s': %s", arg,
 		    why != NULL ? why : "expected KEY.PATH=VALUE");
@@ -1146,6 +1201,12 @@ apply_set(cJSON *root, const char *arg, struct rai_err *err)
 	}
 	p++;
 	val = cJSON_ParseWithOpts(p, NULL, 1);
+	if (val != NULL && !all_finite(val)) {
+		cJSON_Delete(val);
+		rai_err_set(err, RAI_E_USAGE, "invalid --set '%s': a number "
+		    "out of range", arg);
+		goto out;
+	}
 	if (val == NULL)
 		val = cJSON_CreateString(p);
 	if ((why = tree_set(root, &segs, val)) != NULL) {
@@ -1174,6 +1235,11 @@ adm_values_build(const char *tmpl, size_t len, const char *name,
 	if (memchr(tmpl, '\0', len) != NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "template '%s': not a text "
 		    "file", name);
+		goto fail;
+	}
+	if (!utf8_valid(tmpl, len)) {
+		rai_err_set(err, RAI_E_CONFIG, "template '%s': not UTF-8 "
+		    "text", name);
 		goto fail;
 	}
 	while (p < end) {
@@ -1237,6 +1303,41 @@ plain_ok(const char *s)
 	return p[-1] != ':';
 }
 
+/*
+ * Whether a code point may stand raw in a double-quoted YAML string and
+ * read back as itself: printable ASCII and the rest of Unicode but the
+ * C1 controls, the surrogates, U+FFFE and U+FFFF (which YAML readers
+ * refuse), and NEL, U+2028 and U+2029 (line breaks to YAML 1.1, folded
+ * into a space). (Found by fuzz_values: DEL and C1 controls from --set
+ * went out raw and the file could not be read.) cJSON escapes the C0
+ * controls before this is asked.
+ */
+static int
+yaml_printable(long cp)
+{
+	return (cp >= 0x20 && cp <= 0x7e) || (cp >= 0xa0 && cp <= 0xd7ff &&
+	    cp != 0x2028 && cp != 0x2029) || (cp >= 0xe000 && cp <= 0xfffd) ||
+	    (cp >= 0x10000 && cp <= 0x10ffff);
+}
+
+/* A JSON string's text, the code points YAML refuses as \uXXXX. */
+static void
+yaml_escape_rest(struct rai_buf *out, const char *json)
+{
+	const unsigned char *p = (const unsigned char *)json;
+	size_t n;
+	long cp;
+
+	while (*p != '\0') {
+		n = rai_utf8_next(p, &cp);
+		if (yaml_printable(cp))
+			rai_buf_add(out, p, n);
+		else	/* all below U+10000; not UTF-8 (-1) is U+FFFD */
+			rai_buf_addf(out, "\\u%04lX", cp < 0 ? 0xfffdL : cp);
+		p += n;
+	}
+}
+
 static void
 yaml_string(struct rai_buf *out, const char *s)
 {
@@ -1247,12 +1348,16 @@ yaml_string(struct rai_buf *out, const char *s)
 		rai_buf_addstr(out, s);
 		return;
 	}
-	/* JSON's escapes are a subset of YAML's double-quoted ones. */
+	/*
+	 * JSON's escapes are a subset of YAML's double-quoted ones; cJSON
+	 * escapes the C0 controls, the rest a YAML reader refuses is
+	 * escaped here.
+	 */
 	j = cJSON_CreateString(s);
 	p = cJSON_PrintUnformatted(j);
 	if (p == NULL)
 		rai_die("out of memory");
-	rai_buf_addstr(out, p);
+	yaml_escape_rest(out, p);
 	cJSON_free(p);
 	cJSON_Delete(j);
 }

@@ -24,6 +24,8 @@ struct rai_kube_globals {
  * The four option rows, for a program's global option table: gtype is
  * the program's globals struct, member its struct rai_kube_globals.
  */
+/* NOLINTBEGIN(bugprone-macro-parentheses): member is a field path for
+ * offsetof, which parentheses would break */
 #define RAI_KUBE_GLOBAL_OPTS(gtype, member)				\
 	{ .long_name = "kubeconfig", .type = RAI_OPT_STRING,		\
 	  .offset = offsetof(gtype, member.kubeconfig), .argh = "<file>", \
@@ -41,6 +43,7 @@ struct rai_kube_globals {
 	  .offset = offsetof(gtype, member.request_timeout),		\
 	  .argh = "<duration>",						\
 	  .help = "time limit for each API request (default 60s)" }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 /* The log level: -v when given, else $RUNAI_VERBOSITY (0-10), else 0. */
 int	rai_kube_verbosity(const struct rai_kube_globals *);

@@ -588,7 +588,7 @@ rai_out_age(time_t t, time_t now, char buf[16])
 		snprintf(buf, 16, "%lldm", d / 60);
 	else if (h < 24)
 		snprintf(buf, 16, "%lldh", h);
-	else if (h < 24 * 365)
+	else if (h < 24LL * 365)
 		snprintf(buf, 16, "%lldd", h / 24);
 	else
 		snprintf(buf, 16, "%lldy", h / 24 / 365);

@@ -2,6 +2,9 @@
  * The error value. Setters own their strings; rai_err_release frees
  * them. Turning an HTTP answer into one is core/http_err.c's work.
  */
+/* the definitions of the setters; see err.h */
+#define RAI_ERR_IMPL
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

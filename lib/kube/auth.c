@@ -591,7 +591,7 @@ parse_rfc3339(const char *s, time_t *out)
 	t = timegm(&tm);
 	if (t == (time_t)-1)
 		return -1;
-	*out = t - sign * (oh * 3600 + om * 60);
+	*out = t - sign * ((time_t)oh * 3600 + (time_t)om * 60);
 	return 0;
 }
 

@@ -288,7 +288,7 @@ view_build(const struct kube_config *kc, struct kc_view *out,
 			goto fail;
 		}
 		/* An empty value does not count as set (kubectl's merge). */
-		if (v.current == NULL && cJSON_IsString(cc) &&
+		if (v.current == NULL && cc != NULL && cJSON_IsString(cc) &&
 		    cc->valuestring[0] != '\0') {
 			v.current = cc->valuestring;
 			v.current_file = i;

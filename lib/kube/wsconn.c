@@ -197,6 +197,7 @@ parse_head(struct answer *a, struct rai_err *err)
 		if (rai_log_enabled(RAI_LOG_HDRS) && nl - p > 1)
 			rai_log(RAI_LOG_HDRS, "< %.*s", (int)(nl - p - 1), p);
 		if (first) {
+			/* NOLINTNEXTLINE(cert-err34-c): %3ld cannot overflow */
 			if (sscanf(p, "HTTP/1.%*1d %3ld %47[^\r\n]%n",
 			    &a->status, reason, &n) < 1)
 				return rai_err_set(err, RAI_E_PROTO, "the "

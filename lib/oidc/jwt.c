@@ -180,11 +180,13 @@ jwks_key(const cJSON *jwks, const char *kid, const struct jws_alg *alg,
     struct rai_err *err)
 {
 	const cJSON *keys = rai_json_child(jwks, "keys"), *k, *found = NULL;
+	/* once: cJSON_ArrayForEach evaluates its array twice */
+	const cJSON *list = cJSON_IsArray(keys) ? keys : NULL;
 	const char *kty, *kkid, *use, *kalg;
 	int nfit = 0;
 	EVP_PKEY *pk;
 
-	cJSON_ArrayForEach(k, (cJSON_IsArray(keys) ? keys : NULL)) {
+	cJSON_ArrayForEach(k, list) {
 		kty = rai_json_str(k, "kty");
 		kkid = rai_json_str(k, "kid");
 		use = rai_json_str(k, "use");
@@ -275,11 +277,11 @@ out:
 static int
 aud_has(const cJSON *aud, const char *client_id)
 {
-	const cJSON *a;
+	const cJSON *a, *list = cJSON_IsArray(aud) ? aud : NULL;
 
 	if (cJSON_IsString(aud))
 		return strcmp(aud->valuestring, client_id) == 0;
-	cJSON_ArrayForEach(a, (cJSON_IsArray(aud) ? aud : NULL))
+	cJSON_ArrayForEach(a, list)	/* evaluates its array twice */
 		if (cJSON_IsString(a) && strcmp(a->valuestring, client_id) == 0)
 			return 1;
 	return 0;

@@ -209,7 +209,12 @@ rntop_gpustat_init(struct rntop_gpustat *ps, rntop_snap_cb cb, void *ud)
 	memset(ps, 0, sizeof(*ps));
 	ps->cb = cb;
 	ps->ud = ud;
-	rai_buf_init(&ps->line, RNTOP_LINE_MAX + 1);
+	/*
+	 * the same bound as a line met whole in one read: one byte more
+	 * let a line of RNTOP_LINE_MAX + 1 through only when it came in
+	 * pieces (found by fuzz_gpustat)
+	 */
+	rai_buf_init(&ps->line, RNTOP_LINE_MAX);
 }
 
 void

@@ -382,7 +382,7 @@ rntop_sshg_release(struct rntop_sshg *g)
 static int
 reap_bounded(pid_t pid, int *status, double deadline)
 {
-	struct timespec ts = { 0, 2 * 1000 * 1000 };
+	struct timespec ts = { 0, 2L * 1000 * 1000 };
 	pid_t r;
 
 	for (;;) {

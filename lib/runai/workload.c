@@ -503,7 +503,9 @@ rai_image_tag_at_least(const char *image, int maj, int min, int patch)
 	colon++;
 	if (*colon == 'v')
 		colon++;
-	if (sscanf(colon, "%d.%d.%d", &v[0], &v[1], &v[2]) < 2)
+	/* the widths keep a server's tag from overflowing an int */
+	/* NOLINTNEXTLINE(cert-err34-c): and a longer number is no version */
+	if (sscanf(colon, "%9d.%9d.%9d", &v[0], &v[1], &v[2]) < 2)
 		return 1;
 	if (v[0] != maj)
 		return v[0] > maj;

@@ -647,6 +647,120 @@ TEST(template_must_be_text)
 	rai_buf_release(&b);
 }
 
+/*
+ * Found by fuzz_values: bytes that are not UTF-8, from --set or the
+ * template, went into the file as they were, and no YAML reader (helm)
+ * could read it back. Both are refused now.
+ */
+TEST(values_must_be_utf8)
+{
+	struct rai_strv sets = { NULL, 0 };
+	struct rai_buf b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_values v;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = "runai.example.com";
+	rai_strv_push(&sets, "global.affinity.enabled=true\x8a\xff\xb3");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), -1);
+	T_STR_EQ(err.message, "invalid --set: not UTF-8 text");
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	T_UINT_EQ(b.len, 0);
+	rai_err_release(&err);
+	rai_strv_release(&sets);
+
+	T_INT_EQ(adm_values_render("a = \"x\xc3\"\n", 9, "t.tmpl", &v, NULL,
+	    &b, &err), -1);
+	T_STR_EQ(err.message, "template 't.tmpl': not UTF-8 text");
+	T_UINT_EQ(b.len, 0);
+	rai_err_release(&err);
+
+	/* UTF-8 beyond ASCII still goes through, and reads back */
+	rai_strv_push(&sets, "global.note=caf\xc3\xa9 \xe2\x82\xac");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), 0);
+	T_STR_CONTAINS(rai_buf_str(&b), "caf\xc3\xa9 \xe2\x82\xac");
+	rai_buf_release(&b);
+	rai_strv_release(&sets);
+}
+
+/*
+ * Found by fuzz_values: DEL and the C1 controls (and U+FFFE, U+FFFF)
+ * went into a double-quoted string raw, and YAML readers refuse them;
+ * NEL and U+2028 read back as a space. They are \u escapes now, and the
+ * value reads back the same.
+ */
+TEST(values_yaml_escapes_what_yaml_refuses)
+{
+	const char *set = "global.note=a\x7f b\xc2\x9e c\xef\xbf\xbf "
+	    "d\xc2\x85 e\xe2\x80\xa8 \xc3\xa9";
+	const char *val = set + strlen("global.note=");
+	struct rai_strv sets = { NULL, 0 };
+	struct rai_buf b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_values v;
+	cJSON *back = NULL;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = "runai.example.com";
+	rai_strv_push(&sets, set);
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), 0);
+	T_STR_CONTAINS(rai_buf_str(&b),
+	    "note: \"a\\u007F b\\u009E c\\uFFFF d\\u0085 e\\u2028 \xc3\xa9\"");
+	T_INT_EQ(rai_yaml_parse(b.data, b.len, "out", &back, &err), 0);
+	T_STR_EQ(rai_json_str(back, "global.note"), val);
+	cJSON_Delete(back);
+	rai_buf_release(&b);
+	rai_strv_release(&sets);
+	rai_err_release(&err);
+}
+
+/*
+ * Found by fuzz_values: a number beyond a double's range (1e999, from
+ * the template or --set) was read as infinity and written as null.
+ * It is refused now, in either place.
+ */
+TEST(values_refuse_numbers_out_of_range)
+{
+	struct rai_strv sets = { NULL, 0 };
+	struct rai_buf b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_values v;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = "runai.example.com";
+	T_INT_EQ(adm_values_render("a = 38388888889.e8106\n", 21, "t.tmpl",
+	    &v, NULL, &b, &err), -1);
+	T_STR_EQ(err.message, "template 't.tmpl' line 1: a number out of "
+	    "range: 38388888889.e8106");
+	T_UINT_EQ(b.len, 0);
+	rai_err_release(&err);
+
+	rai_strv_push(&sets, "global.n=[1, -1e999]");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), -1);
+	T_STR_EQ(err.message, "invalid --set 'global.n=[1, -1e999]': a number "
+	    "out of range");
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	rai_err_release(&err);
+	rai_strv_release(&sets);
+
+	/* large but finite numbers stay */
+	rai_strv_push(&sets, "global.big=1e300");
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), 0);
+	T_STR_CONTAINS(rai_buf_str(&b), "big: 1e+300");
+	rai_buf_release(&b);
+	rai_strv_release(&sets);
+}
+
 TEST(set_overrides)
 {
 	struct rai_strv sets = { NULL, 0 };
@@ -832,6 +946,9 @@ main(void)
 	RUN(template_types_conditions_and_order);
 	RUN(template_errors_name_the_line);
 	RUN(template_must_be_text);
+	RUN(values_must_be_utf8);
+	RUN(values_yaml_escapes_what_yaml_refuses);
+	RUN(values_refuse_numbers_out_of_range);
 	RUN(set_overrides);
 	RUN(yaml_quotes_what_would_retype);
 	RUN(builtin_template_is_the_shipped_file);

@@ -433,6 +433,34 @@ TEST(overlong_lines_are_noise)
 	free(big);
 }
 
+/*
+ * Found by fuzz_gpustat: a row of RNTOP_LINE_MAX + 1 bytes was noise
+ * when it came in one read and a GPU when it came in pieces. The bound
+ * is the same both ways now: RNTOP_LINE_MAX bytes (a '\r' included).
+ */
+TEST(line_bound_is_the_same_in_pieces)
+{
+	const char *head = "0, GPU-a, 1, 2, 3, 4, 5, Disabled, ";
+	char line[RNTOP_LINE_MAX + 3];
+	size_t len, chunk;
+	int n, size;
+	unsigned long noise;
+	char *out;
+
+	for (size = RNTOP_LINE_MAX; size <= RNTOP_LINE_MAX + 1; size++) {
+		memset(line, 'A', sizeof(line));
+		memcpy(line, head, strlen(head));
+		line[size] = '\n';
+		len = (size_t)size + 1;
+		for (chunk = 1; chunk <= len; chunk += len - 1) {
+			out = run(line, len, chunk, 0, &n, &noise);
+			T_INT_EQ(n, size == RNTOP_LINE_MAX ? 1 : 0);
+			T_INT_EQ(noise, size == RNTOP_LINE_MAX ? 0 : 1);
+			free(out);
+		}
+	}
+}
+
 TEST(too_many_gpus_are_capped)
 {
 	struct rntop_gpustat ps;
@@ -683,6 +711,7 @@ main(void)
 	RUN(stream_snapshot_out_on_its_last_row);
 	RUN(overlong_lines_are_noise);
 	RUN(the_last_noise_lines_are_kept_by_number);
+	RUN(line_bound_is_the_same_in_pieces);
 	RUN(too_many_gpus_are_capped);
 	RUN(real_h100_idle);
 	RUN(real_h100_busy);
