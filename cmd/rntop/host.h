@@ -26,7 +26,7 @@ enum rntop_host_state {
  * a device it cannot reach): kept, the same line again counted.
  */
 #define RNTOP_ERRLINES		8	/* kept per host, the newest */
-#define RNTOP_ERR_HOLD_MS	(5 * 60 * 1000)	/* degraded this long after */
+#define RNTOP_ERR_HOLD_MS	(5LL * 60 * 1000)	/* degraded this long after */
 struct rntop_errline {
 	char		*text;
 	long long	 ms;		/* when last seen */

@@ -39,6 +39,15 @@ add_num(cJSON *o, const char *key, const struct rntop_gpu *g, int f,
 		cJSON_AddNullToObject(o, key);
 }
 
+/* An age in milliseconds as seconds to one decimal, rounded. */
+static double
+tenths_of_seconds(long long ms)
+{
+	long long tenths = (ms + 50) / 100;
+
+	return (double)tenths / 10.0;
+}
+
 static void
 add_str(cJSON *o, const char *key, const char *s)
 {
@@ -109,8 +118,8 @@ add_health(cJSON *h, const struct rntop_host *ho, long long now)
 	for (k = 0; k < ho->nerrlines; k++) {
 		l = cJSON_CreateObject();
 		cJSON_AddStringToObject(l, "text", ho->errlines[k].text);
-		cJSON_AddNumberToObject(l, "age", (double)((now -
-		    ho->errlines[k].ms + 50) / 100) / 10);
+		cJSON_AddNumberToObject(l, "age",
+		    tenths_of_seconds(now - ho->errlines[k].ms));
 		cJSON_AddNumberToObject(l, "repeats",
 		    (double)ho->errlines[k].repeats);
 		cJSON_AddItemToArray(arr, l);

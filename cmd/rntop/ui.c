@@ -628,8 +628,9 @@ cmp_hosts(const void *a, const void *b)
 	default:
 		break;
 	}
-	c = strcmp(x->name, y->name) * (sort_by == SORT_HOST && sort_rev ?
-	    -1 : 1);
+	c = strcmp(x->name, y->name);
+	if (sort_by == SORT_HOST && sort_rev)
+		c = -c;
 	return c ? c : (*(const size_t *)a < *(const size_t *)b ? -1 : 1);
 }
 
@@ -1794,8 +1795,8 @@ draw_detail(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		ui->detail_top = max > 0 ? max : 0;
 	erase();
 	heading(ui, 0, " Detail   Esc or Enter: back   arrows: scroll   q: quit");
-	for (y = 1, k = (size_t)ui->detail_top; y < LINES && k < wrapped.n;
-	    y++, k++)
+	for (y = 1, k = (size_t)ui->detail_top;
+	    wrapped.v != NULL && y < LINES && k < wrapped.n; y++, k++)
 		put_text(y, 0, wrapped.v[k]);
 	rai_strv_release(&text);
 	rai_strv_release(&wrapped);

@@ -404,8 +404,13 @@ adm_tls_fetch_chain(const char *host, int port, const char *sni,
 	if (ssl == NULL)
 		rai_die("out of memory");
 	SSL_set_fd(ssl, fd);
-	if (sni != NULL && !is_ip_literal(sni))
-		SSL_set_tlsext_host_name(ssl, sni);
+	if (sni != NULL && !is_ip_literal(sni)) {
+		/* OpenSSL's macro takes the name as void *: a copy of ours */
+		char name[256];
+
+		snprintf(name, sizeof(name), "%s", sni);
+		SSL_set_tlsext_host_name(ssl, name);
+	}
 	for (;;) {
 		r = SSL_connect(ssl);
 		if (r == 1)

@@ -557,11 +557,18 @@ cp_cluster(struct cp *c, const char *key)
 int
 cp_version_at_least(const char *release, int major, int minor)
 {
-	int ma = 0, mi = 0;
+	const char *p;
+	char *end;
+	long ma, mi;
 
 	if (release == NULL)
 		return 1;
-	if (sscanf(release, "%d.%d", &ma, &mi) != 2)
+	ma = strtol(release, &end, 10);
+	if (end == release || *end != '.')
+		return 0;
+	p = end + 1;
+	mi = strtol(p, &end, 10);
+	if (end == p)
 		return 0;
 	return ma > major || (ma == major && mi >= minor);
 }
