@@ -1423,6 +1423,18 @@ draw_title(struct draw *d, double interval)
 	draw_segs(d, 0, s, 6, 3, NULL);
 }
 
+/* "host", or "host and 2 more": k places, the first of them named. */
+static void
+first_and_more(const char *first, size_t k, char *buf, size_t len)
+{
+	if (first == NULL)
+		buf[0] = '\0';
+	else if (k == 1)
+		snprintf(buf, len, "%s", first);
+	else
+		snprintf(buf, len, "%s and %zu more", first, k - 1);
+}
+
 /* The first degraded host, and how many more; "" when none. */
 static void
 degraded_where(const struct rntop_host *hosts, size_t n, char *buf,
@@ -1435,12 +1447,7 @@ degraded_where(const struct rntop_host *hosts, size_t n, char *buf,
 		if (hosts[i].state == RNTOP_HOST_OK && hosts[i].dup_of == 0 &&
 		    hosts[i].degraded != NULL && k++ == 0)
 			first = hosts[i].name;
-	if (first == NULL)
-		buf[0] = '\0';
-	else if (k == 1)
-		snprintf(buf, len, "%s", first);
-	else
-		snprintf(buf, len, "%s and %zu more", first, k - 1);
+	first_and_more(first, k, buf, len);
 }
 
 /* Where lost GPUs are: the first host, and how many more. */
@@ -1458,12 +1465,7 @@ lost_where(const struct rntop_host *hosts, size_t n, char *buf, size_t len)
 		if (f.lost && k++ == 0)
 			first = hosts[i].name;
 	}
-	if (first == NULL)
-		buf[0] = '\0';
-	else if (k == 1)
-		snprintf(buf, len, "%s", first);
-	else
-		snprintf(buf, len, "%s and %zu more", first, k - 1);
+	first_and_more(first, k, buf, len);
 }
 
 /* "(4 stale, 2 unreachable)": where unknown GPUs are, "" when nowhere. */
@@ -1490,7 +1492,7 @@ static void
 draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 {
 	char line[768], parts[96], lost[CELL_MAX + 32], unseen[64], dups[64];
-	char sick[CELL_MAX + 32], sick_at[CELL_MAX];
+	char sick[CELL_MAX + 48], sick_at[CELL_MAX];
 	const char *at;
 	int level;
 

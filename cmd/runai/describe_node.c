@@ -30,35 +30,6 @@ static const struct rai_col gpu_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
-/* "No match found for node(s) '[a b]'" and the node names there are. */
-static int
-check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
-    char **argv)
-{
-	struct rai_buf missing = RAI_BUF_INIT, known = RAI_BUF_INIT;
-	size_t i;
-	int a, found;
-
-	for (a = 0; a < argc; a++) {
-		for (i = 0, found = 0; i < nl->n && !found; i++)
-			found = strcmp(nl->v[i].name, argv[a]) == 0;
-		if (!found)
-			rai_buf_addf(&missing, "%s%s", missing.len ? " " : "",
-			    argv[a]);
-	}
-	if (missing.len == 0)
-		return 0;
-	for (i = 0; i < nl->n; i++)
-		rai_buf_addf(&known, "%s%s", i ? ", " : "", nl->v[i].name);
-	rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND,
-	    "No match found for node(s) '[%s]'", rai_buf_str(&missing));
-	rai_err_set_hint(rai_ctx_err(ctx), "available nodes: %s",
-	    known.len ? rai_buf_str(&known) : "(none)");
-	rai_buf_release(&missing);
-	rai_buf_release(&known);
-	return -1;
-}
-
 static int
 active(const cJSON *pod)
 {
@@ -171,7 +142,7 @@ cmd_describe_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (check_names(ctx, &nl, argc, argv) == -1)
+	if (rai_node_list_require(&nl, argc, argv, rai_ctx_err(ctx)) == -1)
 		goto out;
 	lo.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
 	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_PODS, NULL, &lo, &pods,

@@ -121,36 +121,6 @@ print_node(struct rai_ctx *ctx, const struct rai_node_view *v)
 	    rai_fmt_iec(v->mem_allocated, a, sizeof(a)));
 }
 
-/* Every name asked for must be a node of the cluster. */
-static int
-check_names(struct rai_ctx *ctx, const struct rai_node_list *nl, int argc,
-    char **argv)
-{
-	struct rai_buf missing = RAI_BUF_INIT, known = RAI_BUF_INIT;
-	size_t i;
-	int a;
-
-	for (a = 0; a < argc; a++) {
-		for (i = 0; i < nl->n; i++)
-			if (strcmp(nl->v[i].name, argv[a]) == 0)
-				break;
-		if (i == nl->n)
-			rai_buf_addf(&missing, "%s%s", missing.len ? " " : "",
-			    argv[a]);
-	}
-	if (missing.len == 0)
-		return 0;
-	for (i = 0; i < nl->n; i++)
-		rai_buf_addf(&known, "%s%s", i ? ", " : "", nl->v[i].name);
-	rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND,
-	    "No match found for node(s) '[%s]'", rai_buf_str(&missing));
-	rai_err_set_hint(rai_ctx_err(ctx), "available nodes: %s",
-	    known.len ? rai_buf_str(&known) : "(none)");
-	rai_buf_release(&missing);
-	rai_buf_release(&known);
-	return -1;
-}
-
 /*
  * The Kubernetes-mode block without what the API has no word for
  * (address, role, the per-GPU table), with the node's pool instead.
@@ -167,7 +137,7 @@ runai_describe_node_cp(struct rai_ctx *ctx, int argc, char **argv)
 	if (nl.n == 0) {
 		fprintf(ctx->out, "No available node found in cluster\n");
 		rc = 0;
-	} else if (check_names(ctx, &nl, argc, argv) == 0) {
+	} else if (rai_node_list_require(&nl, argc, argv, rai_ctx_err(ctx)) == 0) {
 		for (i = 0; i < nl.n; i++) {
 			if (!rai_node_wanted(argc, argv, nl.v[i].name))
 				continue;

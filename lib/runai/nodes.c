@@ -317,6 +317,34 @@ rai_node_list_release(struct rai_node_list *nl)
 }
 
 int
+rai_node_list_require(const struct rai_node_list *nl, int argc,
+    char *const argv[], struct rai_err *err)
+{
+	struct rai_buf missing = RAI_BUF_INIT, known = RAI_BUF_INIT;
+	size_t i;
+	int a, found;
+
+	for (a = 0; a < argc; a++) {
+		for (i = 0, found = 0; i < nl->n && !found; i++)
+			found = strcmp(nl->v[i].name, argv[a]) == 0;
+		if (!found)
+			rai_buf_addf(&missing, "%s%s", missing.len ? " " : "",
+			    argv[a]);
+	}
+	if (missing.len == 0)
+		return 0;
+	for (i = 0; i < nl->n; i++)
+		rai_buf_addf(&known, "%s%s", i ? ", " : "", nl->v[i].name);
+	rai_err_set(err, RAI_E_NOTFOUND, "No match found for node(s) '[%s]'",
+	    rai_buf_str(&missing));
+	rai_err_set_hint(err, "available nodes: %s",
+	    known.len ? rai_buf_str(&known) : "(none)");
+	rai_buf_release(&missing);
+	rai_buf_release(&known);
+	return -1;
+}
+
+int
 rai_node_wanted(int argc, char *const argv[], const char *name)
 {
 	int i;

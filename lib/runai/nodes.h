@@ -48,5 +48,11 @@ int	 rai_nodes_fetch(struct kube_client *, struct rai_node_list *,
 void	 rai_node_list_release(struct rai_node_list *);
 /* Whether name is among the node names asked for (all when argc is 0). */
 int	 rai_node_wanted(int argc, char *const argv[], const char *name);
+/*
+ * Every name asked for must be a node in the list: -1 with the original
+ * CLI's "No match found for node(s) '[a b]'" and the names there are.
+ */
+int	 rai_node_list_require(const struct rai_node_list *, int argc,
+	    char *const argv[], struct rai_err *);
 
 #endif

@@ -32,6 +32,22 @@ def success_status():
 WOULD_BLOCK = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, InterruptedError)
 
 
+def read_available(sock, data, limit):
+    """Appends to `data` what the non-blocking `sock` has, up to `limit`
+    bytes in all; True when the peer has gone (end of stream or error)."""
+    while len(data) < limit:
+        try:
+            chunk = sock.recv(65536)
+        except WOULD_BLOCK:
+            return False
+        except (OSError, ValueError):
+            return True
+        if not chunk:
+            return True
+        data += chunk
+    return False
+
+
 class WsConn:
     """The upgraded connection, driven from one thread: non-blocking reads
     fed to a frame parser, writes that wait (bounded) for the socket.
@@ -67,18 +83,8 @@ class WsConn:
         """Reads what has arrived; returns the data messages it completed.
         Answers pings and closes itself."""
         data, self._early = bytearray(self._early), b""
-        while len(data) < limit:
-            try:
-                chunk = self.sock.recv(65536)
-            except WOULD_BLOCK:
-                break
-            except (OSError, ValueError):
-                self.eof = True
-                break
-            if not chunk:
-                self.eof = True
-                break
-            data += chunk
+        if read_available(self.sock, data, limit):
+            self.eof = True
         try:
             messages = self.parser.feed(bytes(data))
         except wsproto.ProtocolError as e:

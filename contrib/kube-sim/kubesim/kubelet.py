@@ -189,12 +189,15 @@ class Kubelet(Part):
         self._running_since[uid] = now
         self._printing.setdefault(uid, 0)
         self._start_main(out, uid)
-        for c in (out.get("spec") or {}).get("containers") or []:
-            self.event(out, "Pulled", 'Container image "%s" already present on machine'
+        self._started_events(out)
+
+    def _started_events(self, pod):
+        for c in (pod.get("spec") or {}).get("containers") or []:
+            self.event(pod, "Pulled", 'Container image "%s" already present on machine'
                        % c.get("image", ""), component="kubelet")
-            self.event(out, "Created", "Created container %s" % c.get("name"),
+            self.event(pod, "Created", "Created container %s" % c.get("name"),
                        component="kubelet")
-            self.event(out, "Started", "Started container %s" % c.get("name"),
+            self.event(pod, "Started", "Started container %s" % c.get("name"),
                        component="kubelet")
 
     def _start_main(self, pod, uid):
@@ -309,13 +312,7 @@ class Kubelet(Part):
         uid = meta_of(out).get("uid")
         self._running_since[uid] = now
         self._start_main(out, uid)
-        for c in (out.get("spec") or {}).get("containers") or []:
-            self.event(out, "Pulled", 'Container image "%s" already present on machine'
-                       % c.get("image", ""), component="kubelet")
-            self.event(out, "Created", "Created container %s" % c.get("name"),
-                       component="kubelet")
-            self.event(out, "Started", "Started container %s" % c.get("name"),
-                       component="kubelet")
+        self._started_events(out)
 
     @staticmethod
     def _template_annotation(world, pod, key):

@@ -18,7 +18,7 @@ import socket
 import time
 
 from kubesim import spdy, wsproto
-from kubesim.channels import WOULD_BLOCK, WsConn
+from kubesim.channels import WOULD_BLOCK, WsConn, read_available
 from kubesim.podreq import POLL, READ_CHUNK
 
 PROTOCOL = "portforward.k8s.io"
@@ -44,18 +44,8 @@ class RawTransport:
 
     def read(self, limit=256 * 1024):
         data, self._early = bytearray(self._early), b""
-        while len(data) < limit:
-            try:
-                chunk = self.sock.recv(65536)
-            except WOULD_BLOCK:
-                break
-            except (OSError, ValueError):
-                self.eof = True
-                break
-            if not chunk:
-                self.eof = True
-                break
-            data += chunk
+        if read_available(self.sock, data, limit):
+            self.eof = True
         return bytes(data)
 
     def send(self, data):
