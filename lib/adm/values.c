@@ -1220,6 +1220,28 @@ out:
 	return rc;
 }
 
+/*
+ * How deep values may nest: far beyond any chart's, and well inside what
+ * our own YAML reader (and helm's) takes back, so every file we write
+ * reads back.
+ */
+#define VALUES_MAX_DEPTH	128
+
+/* Whether a tree nests deeper than limit levels; looks no deeper. */
+static int
+nests_deeper(const cJSON *node, int limit)
+{
+	const cJSON *c;
+
+	if (limit <= 0)
+		return 1;
+	for (c = node->child; c != NULL; c = c->next)
+		if ((cJSON_IsObject(c) || cJSON_IsArray(c)) &&
+		    nests_deeper(c, limit - 1))
+			return 1;
+	return 0;
+}
+
 int
 adm_values_build(const char *tmpl, size_t len, const char *name,
     const struct adm_values *a, const struct rai_strv *sets, cJSON **out,
@@ -1257,6 +1279,13 @@ adm_values_build(const char *tmpl, size_t len, const char *name,
 	for (i = 0; sets != NULL && i < sets->n; i++)
 		if (apply_set(root, sets->v[i], err) == -1)
 			goto fail;
+	if (nests_deeper(root, VALUES_MAX_DEPTH)) {
+		rai_err_set(err, RAI_E_USAGE, "the values nest deeper than %d "
+		    "levels", VALUES_MAX_DEPTH);
+		rai_err_set_hint(err, "a --set key path or value, or the "
+		    "template, nests too deep");
+		goto fail;
+	}
 	*out = root;
 	return 0;
 fail:

@@ -761,6 +761,46 @@ TEST(values_refuse_numbers_out_of_range)
 	rai_strv_release(&sets);
 }
 
+/* Deeper than 128 levels is refused: what we write must read back. */
+TEST(values_refuse_nesting_too_deep)
+{
+	struct rai_strv sets = { NULL, 0 };
+	struct rai_buf key = RAI_BUF_INIT, b = RAI_BUF_INIT;
+	struct rai_err err = RAI_ERR_INIT;
+	struct adm_values v;
+	cJSON *back = NULL;
+	int i;
+
+	memset(&v, 0, sizeof(v));
+	v.domain = "runai.example.com";
+	for (i = 0; i < 126; i++)
+		rai_buf_addf(&key, "%sk%d", i ? "." : "", i);
+	rai_buf_addf(&key, "=1");
+	rai_strv_push(&sets, rai_buf_str(&key));
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), 0);
+	T_INT_EQ(rai_yaml_parse(b.data, b.len, "back", &back, &err), 0);
+	cJSON_Delete(back);
+	rai_buf_release(&b);
+	rai_strv_release(&sets);
+
+	rai_buf_reset(&key);
+	for (i = 0; i < 600; i++)
+		rai_buf_addf(&key, "%sk%d", i ? "." : "", i);
+	rai_buf_addf(&key, "=1");
+	rai_strv_push(&sets, rai_buf_str(&key));
+	T_INT_EQ(adm_values_render(adm_values_template,
+	    strlen(adm_values_template), adm_values_template_name, &v, &sets,
+	    &b, &err), -1);
+	T_STR_EQ(err.message, "the values nest deeper than 128 levels");
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	T_UINT_EQ(b.len, 0);
+	rai_err_release(&err);
+	rai_strv_release(&sets);
+	rai_buf_release(&key);
+}
+
 TEST(set_overrides)
 {
 	struct rai_strv sets = { NULL, 0 };
@@ -949,6 +989,7 @@ main(void)
 	RUN(values_must_be_utf8);
 	RUN(values_yaml_escapes_what_yaml_refuses);
 	RUN(values_refuse_numbers_out_of_range);
+	RUN(values_refuse_nesting_too_deep);
 	RUN(set_overrides);
 	RUN(yaml_quotes_what_would_retype);
 	RUN(builtin_template_is_the_shipped_file);
