@@ -126,9 +126,41 @@ is_name_char(int c)
 	return isalnum(c) || c == '_';
 }
 
-/* $VAR or ${VAR} at s; returns the characters used (0: not a reference). */
-static size_t
-expand_ref(const char *s, struct rai_buf *out)
+/*
+ * Whether a template may read variable name from the user's
+ * environment. Templates are written by whoever may edit ConfigMaps in
+ * the "runai" namespace, and the admin's applies to every submit
+ * unasked, so they may not copy a researcher's token or password into
+ * a job spec: only RAI_TEMPLATE_ENV_DEFAULT and the names listed in
+ * $RUNAI_TEMPLATE_ENV (commas, colons or blanks between; "*" for every
+ * variable, as the original CLI read them) are read.
+ */
+static int
+env_allowed(const char *name)
+{
+	static const char *const dflt[] = { RAI_TEMPLATE_ENV_DEFAULT };
+	const char *list = getenv("RUNAI_TEMPLATE_ENV"), *p;
+	size_t i, len = strlen(name), n;
+
+	for (i = 0; i < sizeof(dflt) / sizeof(dflt[0]); i++)
+		if (strcmp(dflt[i], name) == 0)
+			return 1;
+	for (p = list; p != NULL && *p != '\0'; p += n) {
+		p += strspn(p, ",: \t");
+		n = strcspn(p, ",: \t");
+		if ((n == 1 && *p == '*') ||
+		    (n == len && strncmp(p, name, len) == 0))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * $VAR or ${VAR} at s; returns the characters used (0: not a
+ * reference, -1: a set variable templates may not read, named in err).
+ */
+static long
+expand_ref(const char *s, struct rai_buf *out, struct rai_err *err)
 {
 	size_t n, start = s[1] == '{' ? 2 : 1;
 	const char *v;
@@ -139,20 +171,31 @@ expand_ref(const char *s, struct rai_buf *out)
 	if (n == start || (start == 2 && s[n] != '}'))
 		return 0;
 	name = xstrndup(s + start, n - start);
-	if ((v = getenv(name)) != NULL)
+	if ((v = getenv(name)) != NULL && *v != '\0' && !env_allowed(name)) {
+		rai_err_set(err, RAI_E_USAGE, "it reads $%s from your "
+		    "environment, which templates may not by default; "
+		    "RUNAI_TEMPLATE_ENV=%s allows it", name, name);
+		free(name);
+		return -1;
+	}
+	if (v != NULL)
 		rai_buf_addstr(out, v);
 	free(name);
-	return n + (start == 2);
+	return (long)(n + (start == 2));
 }
 
 static char *
-expand_env(const char *text)
+expand_env(const char *text, struct rai_err *err)
 {
 	struct rai_buf b = RAI_BUF_INIT;
-	size_t used;
+	long used;
 
 	while (*text != '\0') {
-		if (*text == '$' && (used = expand_ref(text, &b)) > 0) {
+		if (*text == '$' && (used = expand_ref(text, &b, err)) != 0) {
+			if (used < 0) {
+				rai_buf_release(&b);
+				return NULL;
+			}
 			text += used;
 			continue;
 		}
@@ -164,10 +207,12 @@ expand_env(const char *text)
 int
 rai_template_parse(const char *values, cJSON **out, struct rai_err *err)
 {
-	char *text = expand_env(values);
+	char *text;
 	int rc = 0;
 
 	*out = NULL;
+	if ((text = expand_env(values, err)) == NULL)
+		return -1;
 	if (strspn(text, " \t\r\n") != strlen(text))
 		rc = rai_yaml_parse(text, strlen(text), "template values", out,
 		    err);

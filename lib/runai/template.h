@@ -40,10 +40,16 @@ int	 rai_template_is_admin(const cJSON *cm);
 const cJSON *rai_template_find(const cJSON *items, const char *name);
 const cJSON *rai_template_admin(const cJSON *items);
 
+/* The variables every template may read from the user's environment. */
+#define RAI_TEMPLATE_ENV_DEFAULT	"USER", "LOGNAME", "HOME"
+
 /*
  * The values as JSON: $VAR and ${VAR} replaced from the environment
  * first (unset ones become empty, as the original CLI did), then YAML
- * parsed. An empty text gives an empty object.
+ * parsed. An empty text gives an empty object. A reference to a
+ * variable set to a non-empty value that is neither in RAI_TEMPLATE_ENV_DEFAULT nor listed in
+ * $RUNAI_TEMPLATE_ENV fails (RAI_E_USAGE): a template is not the
+ * user's own text, and must not copy secrets from their shell.
  */
 int	 rai_template_parse(const char *values, cJSON **out, struct rai_err *);
 

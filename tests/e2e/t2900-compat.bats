@@ -292,7 +292,7 @@ Job d2 deleted successfully."
 	run -2 --separate-stderr runai submit --name t1 --template gpu-half
 	stderr_has "could not submit job due to: the flag node-type is mandatory."
 	# command line > --template > admin template; lists merge
-	TAG=2.1 run -0 objects --name t1 --template gpu-half --node-type dgx -e SHARED=cli
+	TAG=2.1 RUNAI_TEMPLATE_ENV=TAG run -0 objects --name t1 --template gpu-half --node-type dgx -e SHARED=cli
 	run -0 jq -c '.items[1].spec.template | [.metadata.annotations["gpu-fraction"],
 		.spec.containers[0].image, .spec.containers[0].args,
 		[.spec.containers[0].env[] | "\(.name)=\(.value)"],
@@ -320,6 +320,27 @@ Job d2 deleted successfully."
 	stderr_has "could not find runai template nope. Please run 'runai list templates'"
 	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai/configmaps/template-admin" >/dev/null
 	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai/configmaps/tpl-half" >/dev/null
+}
+
+@test "a template reads from the user's environment only what RUNAI_TEMPLATE_ENV allows" {
+	kube_api -X POST -H 'Content-Type: application/json' \
+		"$KUBESIM_URL/api/v1/namespaces/runai/configmaps" -d '{
+		"metadata": {"name": "template-admin", "labels": {"runai/template": "true"}},
+		"data": {"name": "admin", "values": "environments: [\"KEY=${T_SECRET_KEY}\", \"WHO=$USER\"]\n"}}' >/dev/null
+	# a set variable the template may not read: refused, the job not made
+	T_SECRET_KEY=hunter2 run -2 --separate-stderr runai submit envjob -i busybox -- true
+	stderr_has "template 'admin': it reads \$T_SECRET_KEY from your environment, which templates may not by default; RUNAI_TEMPLATE_ENV=T_SECRET_KEY allows it"
+	[[ "$stderr$output" != *hunter2* ]]
+	run -1 --separate-stderr runai describe job envjob
+	# unset or empty: empty, as the original CLI; USER is read by default
+	T_SECRET_KEY= USER=alice run -0 objects --name envjob -i busybox
+	run -0 jq -c '[.items[1].spec.template.spec.containers[0].env[] | "\(.name)=\(.value)"]' <<<"$output"
+	assert_output '["KEY=","WHO=alice"]'
+	# allowed by name
+	T_SECRET_KEY=hunter2 USER=alice RUNAI_TEMPLATE_ENV=OTHER,T_SECRET_KEY run -0 objects --name envjob -i busybox
+	run -0 jq -c '[.items[1].spec.template.spec.containers[0].env[] | "\(.name)=\(.value)"]' <<<"$output"
+	assert_output '["KEY=hunter2","WHO=alice"]'
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai/configmaps/template-admin" >/dev/null
 }
 
 @test "the GPU column: fractions with two decimals, whole GPUs as integers; -o json stays numeric" {

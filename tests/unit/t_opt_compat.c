@@ -536,6 +536,7 @@ TEST(template_values_expand_the_environment)
 {
 	cJSON *v;
 
+	setenv("RUNAI_TEMPLATE_ENV", "T_TPL_TAG", 1);
 	setenv("T_TPL_TAG", "2.1", 1);
 	unsetenv("T_TPL_UNSET");
 	v = values("image: {value: \"pytorch:${T_TPL_TAG}-$T_TPL_TAG\"}\n"
@@ -550,6 +551,46 @@ TEST(template_values_expand_the_environment)
 	T_INT_EQ(cJSON_IsObject(v), 1);
 	cJSON_Delete(v);
 	T_NULL(values("- a\n- b\n"));
+}
+
+/* A template may read only the default names and RUNAI_TEMPLATE_ENV's. */
+TEST(template_values_read_only_allowed_variables)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *v = NULL;
+
+	setenv("T_TPL_SECRET", "s3cret", 1);
+	setenv("USER", "alice", 1);
+	unsetenv("RUNAI_TEMPLATE_ENV");
+	T_INT_EQ(rai_template_parse("image: {value: \"x$T_TPL_SECRET\"}\n",
+	    &v, &err), -1);
+	T_NULL(v);
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	T_STR_CONTAINS(err.message, "$T_TPL_SECRET");
+	T_STR_CONTAINS(err.message, "RUNAI_TEMPLATE_ENV=T_TPL_SECRET");
+	T_INT_EQ(strstr(err.message, "s3cret") == NULL, 1);
+	rai_err_release(&err);
+
+	/* unset variables are read as empty, allowed or not */
+	unsetenv("T_TPL_SECRET");
+	v = values("image: {value: \"x${T_TPL_SECRET}y-$USER\"}\n");
+	T_STR_EQ(rai_json_str(v, "image.value"), "xy-alice");
+	cJSON_Delete(v);
+
+	/* any separator; a name's prefix does not count */
+	setenv("T_TPL_SECRET", "s3cret", 1);
+	setenv("RUNAI_TEMPLATE_ENV", "T_TPL, ,OTHER:T_TPL_SECRET", 1);
+	v = values("image: {value: \"$T_TPL_SECRET\"}\n");
+	T_STR_EQ(rai_json_str(v, "image.value"), "s3cret");
+	cJSON_Delete(v);
+	setenv("RUNAI_TEMPLATE_ENV", "T_TPL_SECRE T_TPL_SECRETS", 1);
+	T_NULL(values("image: {value: \"$T_TPL_SECRET\"}\n"));
+	setenv("RUNAI_TEMPLATE_ENV", "*", 1);
+	v = values("image: {value: \"$T_TPL_SECRET\"}\n");
+	T_STR_EQ(rai_json_str(v, "image.value"), "s3cret");
+	cJSON_Delete(v);
+	unsetenv("RUNAI_TEMPLATE_ENV");
+	unsetenv("T_TPL_SECRET");
 }
 
 TEST(templates_merge_as_the_original_cli)
@@ -599,6 +640,7 @@ main(void)
 	RUN(git_sync_parses_keys_defaults_and_quotes);
 	RUN(git_sync_credentials_come_from_the_secret);
 	RUN(template_values_expand_the_environment);
+	RUN(template_values_read_only_allowed_variables);
 	RUN(templates_merge_as_the_original_cli);
 	return t_done();
 }
