@@ -18,6 +18,7 @@
 
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "kube/config.h"
 #include "runai.h"
 #include "runai/cp.h"
@@ -71,12 +72,27 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
  * Streams (logs, exec, bash, attach) are not in the control plane's API:
  * they go through the cluster's Kubernetes API with the kubeconfig's own
  * credentials, in the namespace the control plane names for the
- * project; the Kubernetes-mode code then runs unchanged.
+ * project; the Kubernetes-mode code then runs unchanged. With no
+ * kubeconfig for the cluster, logs alone goes through the cluster's own
+ * endpoint (cp_logs.c).
  */
 static const struct rai_cmd *const stream_commands[] = {
 	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
 	NULL
 };
+
+/*
+ * Without a way to the cluster's Kubernetes API, logs (only) can still
+ * come through the cluster's own endpoint, when the login found one.
+ */
+static int
+logs_via_cluster(struct rai_ctx *ctx)
+{
+	const char *domain = cp_cluster(RUNAI_CP(ctx), "domain");
+
+	return ctx->cmd == &runai_cmd_logs && domain != NULL &&
+	    *domain != '\0';
+}
 
 static int
 stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
@@ -85,12 +101,24 @@ stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	struct runai_app *app = RUNAI_APP(ctx);
 	const char *project;
 	char *ns = NULL;
+	int rc;
 
 	if (runai_cp_project(ctx, &project, err) == -1 ||
 	    cp_project_namespace(app->cp, project, &ns, err) == -1)
 		return -1;
-	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
-	    "runai/" RAI_VERSION, err) == -1) {
+	rc = rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
+	    "runai/" RAI_VERSION, err);
+	if (rc == -1 && logs_via_cluster(ctx)) {
+		rai_log(RAI_LOG_NOTE, "no way to the cluster's Kubernetes API "
+		    "(%s): the log comes through the cluster's own endpoint",
+		    err->message != NULL ? err->message : "");
+		rai_err_release(err);
+		free(ns);
+		app->project = xstrdup(project);
+		app->cluster_api = 1;
+		return 0;
+	}
+	if (rc == -1) {
 		free(ns);
 		rai_err_prefix(err, "in control-plane mode '%s %s' goes "
 		    "through the cluster's Kubernetes API", ctx->prog->name,

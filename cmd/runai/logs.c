@@ -119,6 +119,15 @@ check_opts(const struct logs_opts *o, struct rai_err *err)
 	return 0;
 }
 
+/* Whether any option narrows or follows the log. */
+static int
+narrowed(const struct logs_opts *o)
+{
+	return o->follow || o->tail != -1 || o->since > 0 ||
+	    o->since_time != NULL || o->timestamps || o->pod != NULL ||
+	    o->container != NULL || o->all_pods;
+}
+
 /*
  * The pod to read, once it has started: Running, or already finished.
  * A pod still starting (or a job without pods yet) is polled until
@@ -572,6 +581,18 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_opts(o, err) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, err) == -1)
 		goto out;
+	if (RUNAI_APP(ctx)->cluster_api) {
+		fflush(ctx->out);
+		s.fd = fileno(ctx->out);
+		rai_logs_init(&s.filter, 0, 0);
+		rc = runai_cp_logs(ctx, argv[0], narrowed(o), on_bytes, &s,
+		    err);
+		if (s.gone || s.werrno || s.overflow) {
+			rai_err_release(err);
+			rc = sink_result(&s, err);
+		}
+		goto out;
+	}
 	if (o->all_pods) {
 		fflush(ctx->out);
 		s.fd = fileno(ctx->out);
@@ -640,7 +661,11 @@ const struct rai_cmd runai_cmd_logs = {
 	    "reconnect.\n\n"
 	    "--tail, --since and --since-time narrow what is printed first; "
 	    "--since and --since-time cannot be used together. --tail 0 "
-	    "prints no old lines, which makes sense with -f.",
+	    "prints no old lines, which makes sense with -f.\n\n"
+	    "In control-plane mode the log comes through the cluster's "
+	    "Kubernetes API; with no kubeconfig for the cluster, a "
+	    "training's log (only) comes through the cluster's own "
+	    "endpoint instead, which takes none of the options above.",
 	.examples = logs_examples,
 	.opts = logs_opts,
 	.opts_size = sizeof(struct logs_opts),

@@ -26,6 +26,8 @@ struct runai_app {
 	struct cp		*cp;		/* backend mode, else NULL */
 	char			*project;	/* resolved project, or NULL */
 	char			*namespace;	/* its namespace */
+	/* backend mode, logs with no kubeconfig: the cluster's endpoint */
+	int			 cluster_api;
 };
 
 #define RUNAI_APP(ctx)	((struct runai_app *)(ctx)->app)
@@ -236,6 +238,14 @@ int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
  * stream after a backend-mode command (submit --attach).
  */
 int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
+/*
+ * logs in backend mode with no kubeconfig for the cluster (cp_logs.c):
+ * a training's log through the cluster's own endpoint, to on_bytes;
+ * narrowed (any of logs' options given) is refused, as the endpoint
+ * takes none.
+ */
+int	runai_cp_logs(struct rai_ctx *, const char *job, int narrowed,
+	    kube_bytes_fn *on_bytes, void *ud, struct rai_err *);
 struct runai_cp_login {
 	const char	*auth_flow;	/* only "cli" (or none) so far */
 	const char	*username;

@@ -126,10 +126,13 @@ upgrade_request(struct rai_http *h, const char *url, const char *path,
 	rai_buf_addstr(&b, "Upgrade: websocket\r\nConnection: Upgrade\r\n"
 	    "Sec-WebSocket-Version: 13\r\n");
 	rai_buf_addf(&b, "Sec-WebSocket-Key: %s\r\n", key);
-	rai_buf_addstr(&b, "Sec-WebSocket-Protocol: ");
-	for (i = 0; offered[i] != NULL; i++)
-		rai_buf_addf(&b, "%s%s", i ? ", " : "", offered[i]);
-	rai_buf_addstr(&b, "\r\n\r\n");
+	if (offered[0] != NULL) {	/* none: the header is left out */
+		rai_buf_addstr(&b, "Sec-WebSocket-Protocol: ");
+		for (i = 0; offered[i] != NULL; i++)
+			rai_buf_addf(&b, "%s%s", i ? ", " : "", offered[i]);
+		rai_buf_addstr(&b, "\r\n");
+	}
+	rai_buf_addstr(&b, "\r\n");
 	rai_free_secret(auth);
 	free(host);
 	log_request(b.data, b.len);

@@ -66,6 +66,13 @@ const char *cp_cluster(struct cp *, const char *key);
  */
 int	 cp_version_at_least(const char *release, int major, int minor);
 
+/*
+ * A fresh access token (renewed first when it nears expiry), for a
+ * request the session does not make itself, such as the cluster's own
+ * endpoint; the caller frees it with rai_free_secret.
+ */
+int	 cp_access_token(struct cp *, char **token, struct rai_err *);
+
 /* An authenticated call; see backend_call. */
 int	 cp_call(struct cp *, const char *method, const char *path,
 	    const cJSON *body, long *status, cJSON **out, struct rai_err *);

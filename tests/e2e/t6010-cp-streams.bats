@@ -117,6 +117,51 @@ tmux_wait() {
 	assert_line job/att1
 }
 
+# no_kube COMMAND...: COMMAND with no kubeconfig at all, backend mode from
+# the environment (the login is kept per control plane, not per context)
+no_kube() {
+	KUBECONFIG="$BATS_TEST_TMPDIR/no-kubeconfig" RUNAI_CONTROL_PLANE_URL="$CP_URL" "$@"
+}
+
+@test "logs with no kubeconfig: a training's log through the cluster's own endpoint" {
+	runai submit lg1 -i busybox -- sh -c 'echo first-line; echo "second line"; sleep 300' >/dev/null
+	cp_wait_status lg1 Running
+	local i
+	for ((i = 0; i < 100; i++)); do
+		runai logs lg1 | grep -q 'second line' && break
+		sleep 0.1
+	done
+	run -0 --separate-stderr no_kube runai logs lg1 -p team-a
+	assert_output $'first-line\nsecond line'
+	assert_equal "$stderr" ""
+	# the status check, then the WebSocket, each with the bearer token
+	run -0 cp_status_of GET '^/cluster-api/status$'
+	assert_line 200
+	run -0 cp_status_of GET '^/cluster-api/api/v1/team-a/workloads/training/runai/lg1/logs$'
+	assert_output 101
+	# -v says which way the log came
+	run -0 --separate-stderr no_kube runai -v=1 logs lg1 -p team-a
+	[[ "$stderr" == *"the log comes through the cluster's own endpoint"* ]]
+	# the endpoint takes no options: each is refused, with what would give them
+	run -2 --separate-stderr no_kube runai logs lg1 -p team-a -f
+	assert_equal "$stderr" "runai: error: without a kubeconfig for the cluster, logs come through the cluster's own endpoint, which takes no options: not -f, --tail, --since, --since-time, --timestamps, --pod, -c or --all-pods
+hint: a kubeconfig context that reaches the cluster's API server gives them all"
+	run -2 no_kube runai logs lg1 -p team-a --tail 1
+	# a job that is not there: the control plane's answer, in the usual words
+	run -1 --separate-stderr no_kube runai logs nosuch -p team-a
+	[[ "$stderr" == *"nosuch does not exist in project team-a"* ]]
+}
+
+@test "logs with no kubeconfig: a workspace's log is refused with what the cluster needs" {
+	runai submit ws1 -i busybox --interactive -- sleep 300 >/dev/null
+	cp_wait_status ws1 Running
+	run -1 --separate-stderr no_kube runai logs ws1 -p team-a
+	assert_equal "${stderr_lines[0]}" "runai: error: without a kubeconfig for the cluster only a training's log can be read (through the cluster's own endpoint); ws1 is a Workspace"
+	# exec has no such way: the error names what the cluster needs
+	run -1 --separate-stderr no_kube runai exec ws1 -p team-a -- true
+	[[ "$stderr" == *"goes through the cluster's Kubernetes API"* ]]
+}
+
 @test "the judge saw no schema violation in the streams' requests" {
 	run -0 cat "$CP_VIOLATIONS"
 	assert_output ""

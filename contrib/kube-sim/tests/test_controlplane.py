@@ -115,6 +115,31 @@ class ProfileCase:
             self.assertEqual(status, 200)
             self.assertEqual(self.violations(), [])
 
+    def test_cluster_api_status_and_log_refusals(self):
+        """The cluster's own endpoint: the bearer first, then "OK"; the log
+        only as a WebSocket upgrade, and only of a training that exists."""
+        def get(path, token=None, headers=None):
+            req = urllib.request.Request(self.c.url + path)
+            if token:
+                req.add_header("Authorization", "Bearer " + token)
+            for k, v in (headers or {}).items():
+                req.add_header(k, v)
+            try:
+                with urllib.request.urlopen(req, timeout=10) as r:
+                    return r.status, r.read().decode()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read().decode()
+        self.assertEqual(get("/cluster-api/status")[0], 401)
+        token = self.login()["accessToken"]
+        self.assertEqual(get("/cluster-api/status", token), (200, "OK"))
+        path = "/cluster-api/api/v1/team-a/workloads/training/runai/nope/logs"
+        self.assertEqual(get(path, token), (400, "a WebSocket upgrade is required"))
+        upgrade = {"Upgrade": "websocket", "Sec-WebSocket-Version": "13",
+                   "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ=="}
+        self.assertEqual(get(path, token, upgrade),
+                         (404, "training nope not found in project team-a"))
+        self.assertEqual(get("/cluster-api/other", token)[0], 404)
+
     def test_bearer_required(self):
         status, body = self.c.call("GET", "/api/v1/workloads")
         self.assertEqual((status, body["code"]), (401, 401))

@@ -18,7 +18,7 @@ from kubesim.objutil import CLAIMS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
-from kubesim.controlplane import views
+from kubesim.controlplane import clusterapi, views
 from kubesim.controlplane.objects import (FRAMEWORKS, new_claims, runaijob, service,
                                           training_job)
 from kubesim.controlplane.judge import Judge, query_of
@@ -470,6 +470,15 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.close()  # as a control plane that is not there
             return
         entry = {"method": self.command, "path": path, "query": url.query}
+        if clusterapi.handles(path):
+            try:
+                self.bearer(cp)
+                entry["status"] = clusterapi.answer(self, cp, path)
+            except CpError as e:
+                self.send_text(e.code, e.message)
+                entry["status"] = e.code
+            cp.log(entry)
+            return
         try:
             body = self._body()
         except CpError as e:
@@ -517,6 +526,14 @@ class Handler(BaseHTTPRequestHandler):
         if cp.profile["expires_in"]:
             out["expiresIn"] = cp.token_ttl
         return 200, out
+
+    def send_text(self, status, text):
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/plain; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
 
     def send(self, status, obj):
         data = b"" if obj is None else json.dumps(obj).encode()
