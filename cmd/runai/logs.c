@@ -916,6 +916,8 @@ static const struct rai_example logs_examples[] = {
 	    "another pod and container of the job" },
 	{ "runai logs ddp1 --all-pods --tail 5",
 	    "the last lines of every pod of a distributed job" },
+	{ "runai logs ddp1 --all-pods -f --tail 0",
+	    "the new lines of every pod, as they come" },
 	{ NULL, NULL }
 };
 
@@ -929,7 +931,12 @@ const struct rai_cmd runai_cmd_logs = {
 	    "the newest when the job has several, or the one --pod names; "
 	    "a distributed job's master or launcher (else worker 0). "
 	    "--all-pods prints every pod's log instead, the lead's first, "
-	    "each line after \"[<pod>] \". "
+	    "each line after \"[<pod>] \"; with -f it follows them all at "
+	    "once, asking each running pod every second for the lines it "
+	    "added (each line printed once and whole, never mixed with "
+	    "another pod's), taking in pods that start later (a replaced "
+	    "worker) and letting go of deleted ones, until every pod has "
+	    "finished or Ctrl-C. "
 	    "A pod that is still starting is waited for, up to "
 	    "--pod-running-timeout, with a line on stderr saying so; a pod "
 	    "that does not start in that time is an error.\n\n"
