@@ -14,6 +14,7 @@
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "runai.h"
@@ -254,10 +255,23 @@ stop_watches(struct kube_watch **w)
 	}
 }
 
+/* Whether a watch besides number i is still open. */
+static int
+others(struct kube_watch *const *w, int i)
+{
+	int j;
+
+	for (j = 0; j < NWATCH; j++)
+		if (j != i && w[j] != NULL)
+			return 1;
+	return 0;
+}
+
 /*
  * Waits for a change: 1 when one came, 0 when the server ended a watch
- * without one, -1 on errors. A training kind the cluster does not serve
- * (or we may not read) is left out.
+ * without one, -1 on errors. A kind the cluster does not serve, or that
+ * we may not watch (pods of every namespace, say), is left out; with
+ * nothing left to watch, that is the error.
  */
 static int
 wait_change(struct kube_watch **w, struct watch_state *ws,
@@ -269,18 +283,20 @@ wait_change(struct kube_watch **w, struct watch_state *ws,
 		if (kube_watches_wait(w, NWATCH, 1000, err) == -1)
 			return -1;
 		for (i = 0; i < NWATCH; i++) {
-			if (w[i] == NULL)
-				continue;
-			if ((r = kube_watch_result(w[i], err)) == 1)
+			if (w[i] == NULL ||
+			    (r = kube_watch_result(w[i], err)) == 1)
 				continue;
 			if (ws->changed)
 				return 1;
 			if (r == 0)
 				return 0;
-			if (i < 2 || err->kind != RAI_E_HTTP ||
+			if (err->kind != RAI_E_HTTP ||
 			    (err->http_status != 404 &&
-			    err->http_status != 403))
+			    err->http_status != 403) || !others(w, i))
 				return -1;
+			rai_log(RAI_LOG_NOTE, "not watching %s: %s", i == 0 ?
+			    "RunaiJobs" : i == 1 ? "pods" : "a training kind",
+			    err->message != NULL ? err->message : "refused");
 			rai_err_release(err);
 			kube_watch_free(w[i]);
 			w[i] = NULL;

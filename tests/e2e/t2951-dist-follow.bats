@@ -151,14 +151,24 @@ pod_json() {
 	runai delete lf >/dev/null
 }
 
-@test "logs --all-pods -f ends at Ctrl-C, quietly" {
-	runai submit-dist pytorch lc -i busybox --workers 1 -- sh -c 'echo up $RANK; sleep 600' >/dev/null
+@test "logs --all-pods -f takes in a pod that replaces a deleted one, and ends at Ctrl-C, quietly" {
+	runai submit-dist pytorch lc -i busybox --workers 1 -- sh -c 'echo up $RANK $(cat /proc/sys/kernel/random/uuid); sleep 600' >/dev/null
 	all_running lc 2
-	local out="$BATS_TEST_TMPDIR/logs" rc=0
+	local out="$BATS_TEST_TMPDIR/logs" rc=0 _ uid
 	env --default-signal=INT runai logs lc --all-pods -f --tail 1 >"$out" 2>"$BATS_TEST_TMPDIR/err" &
 	BG_PID=$!
-	wait_file "$out" '^\[lc-worker-0\] up 1$'
-	wait_file "$out" '^\[lc-master-0\] up 0$'
+	wait_file "$out" '^\[lc-worker-0\] up 1 '
+	wait_file "$out" '^\[lc-master-0\] up 0 '
+	# the operator replaces a deleted worker: its new pod's log follows
+	uid=$(get_obj "/api/v1/namespaces/$NS/pods/lc-worker-0" | jq -r .metadata.uid)
+	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$NS/pods/lc-worker-0" >/dev/null
+	for _ in $(seq 1 100); do
+		[ "$(grep -c '^\[lc-worker-0\] up 1 ' "$out")" = 2 ] && break
+		sleep 0.1
+	done
+	[ "$(grep -c '^\[lc-worker-0\] up 1 ' "$out")" = 2 ]
+	[ "$(get_obj "/api/v1/namespaces/$NS/pods/lc-worker-0" | jq -r .metadata.uid)" != "$uid" ]
+	[ "$(grep -c '^\[lc-master-0\] up 0 ' "$out")" = 1 ]
 	kill -INT "$BG_PID"
 	wait "$BG_PID" || rc=$?
 	BG_PID=
