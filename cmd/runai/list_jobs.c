@@ -14,9 +14,11 @@
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "kube/client.h"
 #include "runai.h"
+#include "runai/dist.h"
 #include "runai/job.h"
 #include "runai/project.h"
 
@@ -178,13 +180,14 @@ list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
 #define REDRAW_MIN_MS	1000
 
 struct watch_state {
-	char	*rv;		/* where the next watch starts */
-	int	 changed;	/* a job was added, modified or deleted */
+	char	*rv;		/* where the next watches start */
+	int	 changed;	/* a job or one of its pods changed */
 };
 
 /*
- * A job changed: stop the stream (the client cannot list while it
- * streams). A bookmark only moves where the watch resumes.
+ * A job changed: stop (the stream is of no more use: the list that
+ * follows shows the change and the watches start again after it). A
+ * bookmark only moves where the watches resume.
  */
 static int
 on_event(void *ud, const char *type, const cJSON *obj)
@@ -203,36 +206,131 @@ on_event(void *ud, const char *type, const cJSON *obj)
 	return 0;
 }
 
+/* A pod counts when it is a job's: the runai-scheduler places it. */
+static int
+on_pod_event(void *ud, const char *type, const cJSON *obj)
+{
+	if (strcmp(type, "BOOKMARK") != 0 && strcmp(rai_json_str_or(obj,
+	    "spec.schedulerName", ""), "runai-scheduler") != 0)
+		return 0;
+	return on_event(ud, type, obj);
+}
+
 /*
- * Redraws after changes until the server ends the stream (or ^C). A
- * burst of events costs one list, not one each: the stream stops at the
- * first change, the list then shows every change made so far, and the
- * next watch starts at the list's resourceVersion, so the rest of the
- * burst is not replayed; lists are also at least REDRAW_MIN_MS apart.
+ * What --watch follows, each from the list's resourceVersion: the
+ * RunaiJobs (whose scheduler annotations follow their pods), the pods
+ * themselves (every kind's, distributed jobs' workers too) and the
+ * training operator's kinds.
+ */
+#define NWATCH	(2 + RAI_DIST_NKINDS)
+
+static int
+start_watches(struct rai_ctx *ctx, const char *ns, struct watch_state *ws,
+    struct kube_watch **w, struct rai_err *err)
+{
+	struct kube_list_opts lo = { 0 };
+	const struct kube_res *res;
+	char *from = xstrdup(ws->rv);
+	int i, rc = 0;
+
+	lo.resource_version = from;
+	for (i = 0; i < NWATCH && rc == 0; i++) {
+		res = i == 0 ? &KUBE_RES_RUNAIJOBS : i == 1 ? &KUBE_RES_PODS :
+		    rai_dist_framework((enum rai_dist_kind)(i - 2))->res;
+		rc = kube_watch_start(RUNAI_CLIENT(ctx), res, ns, &lo, 0,
+		    i == 1 ? on_pod_event : on_event, ws, &w[i], err);
+	}
+	free(from);
+	return rc;
+}
+
+static void
+stop_watches(struct kube_watch **w)
+{
+	int i;
+
+	for (i = 0; i < NWATCH; i++) {
+		kube_watch_free(w[i]);
+		w[i] = NULL;
+	}
+}
+
+/* Whether a watch besides number i is still open. */
+static int
+others(struct kube_watch *const *w, int i)
+{
+	int j;
+
+	for (j = 0; j < NWATCH; j++)
+		if (j != i && w[j] != NULL)
+			return 1;
+	return 0;
+}
+
+/*
+ * Waits for a change: 1 when one came, 0 when the server ended a watch
+ * without one, -1 on errors. A kind the cluster does not serve, or that
+ * we may not watch (pods of every namespace, say), is left out; with
+ * nothing left to watch, that is the error.
+ */
+static int
+wait_change(struct kube_watch **w, struct watch_state *ws,
+    struct rai_err *err)
+{
+	int i, r;
+
+	for (;;) {
+		if (kube_watches_wait(w, NWATCH, 1000, err) == -1)
+			return -1;
+		for (i = 0; i < NWATCH; i++) {
+			if (w[i] == NULL ||
+			    (r = kube_watch_result(w[i], err)) == 1)
+				continue;
+			if (ws->changed)
+				return 1;
+			if (r == 0)
+				return 0;
+			if (err->kind != RAI_E_HTTP ||
+			    (err->http_status != 404 &&
+			    err->http_status != 403) || !others(w, i))
+				return -1;
+			rai_log(RAI_LOG_NOTE, "not watching %s: %s", i == 0 ?
+			    "RunaiJobs" : i == 1 ? "pods" : "a training kind",
+			    err->message != NULL ? err->message : "refused");
+			rai_err_release(err);
+			kube_watch_free(w[i]);
+			w[i] = NULL;
+		}
+		if (ws->changed)
+			return 1;
+	}
+}
+
+/*
+ * Redraws after changes until the server ends a watch (or ^C). A burst
+ * of events costs one list, not one each: the watches stop at the first
+ * change, the list then shows every change made so far, and the next
+ * watches start at the list's resourceVersion, so the rest of the burst
+ * is not replayed; lists are also at least REDRAW_MIN_MS apart.
  */
 static int
 watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
     enum rai_out_fmt fmt, const char *project)
 {
-	struct kube_list_opts lo = { 0 };
+	struct kube_watch *w[NWATCH] = { 0 };
 	struct watch_state ws = { *rv, 0 };
 	long drawn = rai_now_ms();
-	char *from;
 	int rc = -1;
 
 	*rv = NULL;
 	for (;;) {
-		from = xstrdup(ws.rv);
-		lo.resource_version = from;
 		ws.changed = 0;
-		rc = kube_watch(RUNAI_CLIENT(ctx), &KUBE_RES_RUNAIJOBS, ns, &lo,
-		    0,
-		    on_event, &ws, rai_ctx_err(ctx));
-		free(from);
-		if (rc == -1)
+		if (start_watches(ctx, ns, &ws, w, rai_ctx_err(ctx)) == -1)
 			break;
-		if (!ws.changed)
-			break;	/* the server ended the watch */
+		rc = wait_change(w, &ws, rai_ctx_err(ctx));
+		stop_watches(w);
+		if (rc != 1)
+			break;	/* an error, or the server ended a watch */
 		rai_sleep_ms(REDRAW_MIN_MS - (rai_now_ms() - drawn));
 		if (ctx->out_tty)
 			fputs("\033[H\033[2J", ctx->out);
@@ -248,6 +346,7 @@ watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
 			break;
 		}
 	}
+	stop_watches(w);
 	free(ws.rv);
 	return rc;
 }
@@ -325,11 +424,15 @@ const struct rai_cmd runai_cmd_list_jobs = {
 	    "gpus.requestedMemoryBytes, pods.running, pods.pending, "
 	    "serviceUrls, createdByCli, creationTimestamp in Unix "
 	    "seconds), not the raw workloads; -o name prints job/<name>.\n\n"
-	    "--watch prints the list again whenever a RunaiJob changes "
-	    "(their scheduler annotations follow their pods): over the old "
-	    "one on a terminal, after it otherwise, until the server ends "
-	    "the watch or Ctrl-C. A burst of changes gives one new list, "
-	    "and lists come at most once a second.",
+	    "--watch prints the list again whenever a job or one of its "
+	    "pods changes: it watches the RunaiJobs, the pods the "
+	    "runai-scheduler places (those of every kind of job, a "
+	    "distributed job's workers too) and the training operator's "
+	    "PyTorchJobs, MPIJobs, TFJobs and XGBoostJobs, all at once. The "
+	    "new list goes over the old one on a terminal, after it "
+	    "otherwise, until the server ends a watch or Ctrl-C. A burst of "
+	    "changes gives one new list, and lists come at most once a "
+	    "second.",
 	.examples = list_jobs_examples,
 	.opts = runai_list_jobs_opts,
 	.opts_size = sizeof(struct runai_list_jobs_opts),

@@ -108,9 +108,9 @@ check_opts(const struct logs_opts *o, struct rai_err *err)
 	if (o->since > 0 && o->since_time != NULL)
 		return rai_err_set(err, RAI_E_USAGE, "--since and --since-time "
 		    "cannot be used together");
-	if (o->all_pods && (o->follow || o->pod != NULL))
+	if (o->all_pods && o->pod != NULL)
 		return rai_err_set(err, RAI_E_USAGE, "--all-pods prints every "
-		    "pod's log once: not with -f or --pod");
+		    "pod's log: not with --pod");
 	if (o->since_time != NULL &&
 	    rai_parse_rfc3339(o->since_time) == (time_t)-1)
 		return rai_err_set(err, RAI_E_USAGE, "--since-time '%s' is "
@@ -565,6 +565,306 @@ out:
 	return rc;
 }
 
+/*
+ * --all-pods -f: every pod of the job followed at once, in one loop
+ * that asks each started pod for what its log gained since the last
+ * round (a plain GET from just before the last line printed, the
+ * resume of rai_logs: nothing repeated, nothing lost) and prints whole
+ * lines after "[<pod>] ", so two pods' lines never mix within a line.
+ * The job's pods are listed again every round: a pod that starts (a
+ * worker the operator replaced, a restarted job) joins, one that is
+ * deleted leaves with its last partial line printed. It ends when every
+ * pod has finished and its log is read to the end, or on Ctrl-C.
+ */
+#define FOLLOW_ALL_MS	1000	/* between two rounds */
+
+struct pod_follow {
+	struct pod_follow *next;
+	char		*name;
+	char		*uid;
+	char		*container;	/* NULL: the only one */
+	char		*prefix;	/* "[<pod>] ", cleaned */
+	struct rai_logs	 filter;
+	struct rai_buf	 held;		/* a line not yet whole */
+	/* after a first answer that printed nothing: where the next starts,
+	 * so --tail and --since narrow the old lines only once */
+	char		 since0[RAI_LOGS_SINCE_MAX];
+	int		 seen;		/* still listed this round */
+	int		 done;		/* finished and read to the end */
+};
+
+struct follow_all {
+	struct rai_ctx		*ctx;
+	const struct logs_opts	*o;
+	struct sink		*s;
+	struct pod_follow	*pods;
+	struct pod_follow	*cur;	/* the pod being read */
+};
+
+static void
+pod_follow_free(struct pod_follow *pf)
+{
+	free(pf->name);
+	free(pf->uid);
+	free(pf->container);
+	free(pf->prefix);
+	rai_buf_release(&pf->held);
+	free(pf);
+}
+
+/* Prints the whole lines of a pod's held bytes; *all: the rest too. */
+static int
+print_held(struct sink *s, struct pod_follow *pf, int all)
+{
+	const char *p = pf->held.data, *nl;
+	size_t n = 0;
+	int rc = 0;
+
+	while (n < pf->held.len && (nl = memchr(p + n, '\n',
+	    pf->held.len - n)) != NULL)
+		n = (size_t)(nl - p) + 1;
+	if (all && n < pf->held.len) {
+		rai_buf_addch(&pf->held, '\n');
+		p = pf->held.data;
+		n = pf->held.len;
+	}
+	if (n == 0)
+		return 0;
+	rai_buf_reset(&s->out);
+	rai_buf_add(&s->out, p, n);
+	s->prefix = pf->prefix;
+	s->mid_line = 0;
+	rc = flush_out(s);
+	s->prefix = NULL;
+	rai_buf_consume(&pf->held, n);
+	return rc;
+}
+
+static int
+on_pod_bytes(void *ud, const char *data, size_t len)
+{
+	struct follow_all *fa = ud;
+	struct pod_follow *pf = fa->cur;
+
+	rai_buf_reset(&fa->s->out);
+	if (rai_logs_feed(&pf->filter, data, len, &fa->s->out) == -1 ||
+	    rai_buf_add(&pf->held, fa->s->out.data, fa->s->out.len) == -1) {
+		fa->s->overflow = 1;
+		return 1;
+	}
+	rai_buf_reset(&fa->s->out);
+	return print_held(fa->s, pf, 0) == -1;
+}
+
+/* The tracker of a listed pod, made when it is first seen running. */
+static struct pod_follow *
+pod_follow_of(struct follow_all *fa, const cJSON *pod, struct rai_err *err)
+{
+	const char *uid = rai_json_str_or(pod, "metadata.uid", "");
+	const char *container;
+	struct pod_follow *pf, **tail;
+	char *clean;
+
+	for (tail = &fa->pods; (pf = *tail) != NULL; tail = &pf->next)
+		if (strcmp(pf->uid, uid) == 0)
+			return pf;
+	if (pick_container(pod, fa->o->container, &container, err) == -1)
+		return NULL;
+	pf = xcalloc(1, sizeof(*pf));
+	pf->name = xstrdup(rai_json_str_or(pod, "metadata.name", ""));
+	pf->uid = xstrdup(uid);
+	pf->container = container != NULL ? xstrdup(container) : NULL;
+	clean = rai_text_sanitize(pf->name);
+	pf->prefix = xasprintf("[%s] ", clean);
+	free(clean);
+	/* stamped: the timestamps place each round's resume */
+	rai_logs_init(&pf->filter, 1, fa->o->timestamps);
+	rai_buf_init(&pf->held, RAI_BUF_LINE_MAX);
+	if (fa->pods != NULL)
+		rai_log(RAI_LOG_NOTE, "following pod %s too", pf->name);
+	*tail = pf;
+	return pf;
+}
+
+/*
+ * One pod's new lines: 0, or -1 with err set when the round must stop.
+ * A pod that is gone, or whose container has not started, gives nothing
+ * this round; so does a passing network failure (the next round asks
+ * again from the same place).
+ */
+static int
+read_new(struct follow_all *fa, struct pod_follow *pf, int last,
+    struct rai_err *err)
+{
+	struct logs_opts po = *fa->o;
+	char since[RAI_LOGS_SINCE_MAX], *path;
+	int resumed, rc;
+
+	struct rai_logs_time now = { (long long)time(NULL), 0 };
+
+	po.follow = 0;
+	po.timestamps = 1;
+	resumed = rai_logs_resume(&pf->filter, since, sizeof(since));
+	path = log_path(RUNAI_NS(fa->ctx), pf->name, pf->container, &po,
+	    resumed ? since : pf->since0[0] ? pf->since0 : NULL);
+	fa->cur = pf;
+	rc = kube_stream_raw(RUNAI_CLIENT(fa->ctx), path, on_pod_bytes, fa,
+	    err);
+	free(path);
+	if (rc == 0 && !pf->since0[0] && (po.tail >= 0 || po.since > 0 ||
+	    po.since_time != NULL))
+		rai_logs_format_since(&now, pf->since0, sizeof(pf->since0));
+	if (fa->s->gone || fa->s->werrno || fa->s->overflow)
+		return -1;
+	if (rc == 0 && last) {
+		if (rai_logs_end(&pf->filter, &fa->s->out) == -1 ||
+		    rai_buf_add(&pf->held, fa->s->out.data,
+		    fa->s->out.len) == -1) {
+			fa->s->overflow = 1;
+			return -1;
+		}
+		rai_buf_reset(&fa->s->out);
+		pf->done = 1;
+		return print_held(fa->s, pf, 1);
+	}
+	if (rc == 0)
+		return 0;
+	if (retryable(err) || (err->kind == RAI_E_HTTP &&
+	    (err->http_status == 400 || err->http_status == 404))) {
+		rai_log(RAI_LOG_NOTE, "log of pod %s: %s; asking again", pf->name,
+		    err->message != NULL ? err->message : "no answer");
+		rai_err_release(err);
+		return 0;
+	}
+	return -1;
+}
+
+/* Drops the pods no longer listed, printing what they held. */
+static int
+drop_gone(struct follow_all *fa)
+{
+	struct pod_follow **pp = &fa->pods, *pf;
+	int rc = 0;
+
+	while ((pf = *pp) != NULL) {
+		if (pf->seen) {
+			pp = &pf->next;
+			continue;
+		}
+		if (!pf->done && print_held(fa->s, pf, 1) == -1)
+			rc = -1;
+		if (!pf->done)
+			rai_log(RAI_LOG_NOTE, "pod %s is gone", pf->name);
+		*pp = pf->next;
+		pod_follow_free(pf);
+	}
+	return rc;
+}
+
+/* One pod of a round; *live is set while it may still log. */
+static int
+round_pod(struct follow_all *fa, const cJSON *pod, int *live,
+    struct rai_err *err)
+{
+	struct pod_follow *pf;
+	int fin = finished(pod);
+
+	if (phase_is(pod, "Pending")) {
+		*live = 1;
+		return 0;
+	}
+	if ((pf = pod_follow_of(fa, pod, err)) == NULL)
+		return -1;
+	pf->seen = 1;
+	if (pf->done)
+		return 0;
+	if (!fin)
+		*live = 1;
+	return read_new(fa, pf, fin, err);
+}
+
+/*
+ * One round over the job's pods, the lead first. *live: some pod may
+ * still log; *started: some pod has.
+ */
+static int
+follow_round(struct follow_all *fa, const char *uid, int *live,
+    int *started, struct rai_err *err)
+{
+	struct pod_follow *pf;
+	const cJSON *p, *lead;
+	cJSON *pods = NULL;
+	int rc = 0;
+
+	*live = 0;
+	if (rai_job_pods(RUNAI_CLIENT(fa->ctx), RUNAI_NS(fa->ctx), uid, &pods,
+	    err) == -1)
+		return retryable(err) ? (rai_err_release(err), *live = 1, 0) :
+		    -1;
+	for (pf = fa->pods; pf != NULL; pf = pf->next)
+		pf->seen = 0;
+	lead = rai_job_chief(pods);
+	if (lead != NULL)
+		rc = round_pod(fa, lead, live, err);
+	cJSON_ArrayForEach(p, pods) {
+		if (rc == -1)
+			break;
+		if (p != lead)
+			rc = round_pod(fa, p, live, err);
+	}
+	cJSON_Delete(pods);
+	if (rc == 0)
+		rc = drop_gone(fa);
+	if (fa->pods != NULL)
+		*started = 1;
+	return rc;
+}
+
+static int
+follow_all_pods(struct rai_ctx *ctx, const char *job,
+    const struct logs_opts *o, struct sink *s)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct follow_all fa = { ctx, o, s, NULL, NULL };
+	struct pod_follow *pf;
+	struct rai_job_view v;
+	long deadline = rai_now_ms() + o->start_timeout * 1000, next;
+	int live, started = 0, said = 0, rc = 0;
+
+	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), RUNAI_PROJECT(ctx),
+	    job, 0, &v, err) == -1)
+		return -1;
+	for (;;) {
+		next = rai_now_ms() + FOLLOW_ALL_MS;
+		if ((rc = follow_round(&fa, v.uid, &live, &started,
+		    err)) == -1)
+			break;
+		if (started && !live)
+			break;
+		if (!started && rai_now_ms() >= deadline) {
+			rc = rai_err_set(err, RAI_E_NOTFOUND, "no pod of job "
+			    "%s has started, please use \"runai describe "
+			    "job\" to get more information.", job);
+			break;
+		}
+		if (!started && !said++)
+			fprintf(stderr, "Waiting for a pod of job %s to "
+			    "start...\n", job);
+		if (next > rai_now_ms())
+			rai_sleep_ms(next - rai_now_ms());
+	}
+	if (s->gone || s->werrno || s->overflow) {
+		rai_err_release(err);
+		rc = sink_result(s, err);
+	}
+	while ((pf = fa.pods) != NULL) {
+		fa.pods = pf->next;
+		pod_follow_free(pf);
+	}
+	rai_job_view_release(&v);
+	return rc;
+}
+
 static int
 cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -597,7 +897,8 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fflush(ctx->out);
 		s.fd = fileno(ctx->out);
 		rai_logs_init(&s.filter, 0, o->timestamps);
-		rc = all_pods(ctx, argv[0], o, &s);
+		rc = o->follow ? follow_all_pods(ctx, argv[0], o, &s) :
+		    all_pods(ctx, argv[0], o, &s);
 		goto out;
 	}
 	if (wait_for_pod(ctx, argv[0], o, &pod, err) == -1 ||
@@ -636,6 +937,8 @@ static const struct rai_example logs_examples[] = {
 	    "another pod and container of the job" },
 	{ "runai logs ddp1 --all-pods --tail 5",
 	    "the last lines of every pod of a distributed job" },
+	{ "runai logs ddp1 --all-pods -f --tail 0",
+	    "the new lines of every pod, as they come" },
 	{ NULL, NULL }
 };
 
@@ -649,7 +952,12 @@ const struct rai_cmd runai_cmd_logs = {
 	    "the newest when the job has several, or the one --pod names; "
 	    "a distributed job's master or launcher (else worker 0). "
 	    "--all-pods prints every pod's log instead, the lead's first, "
-	    "each line after \"[<pod>] \". "
+	    "each line after \"[<pod>] \"; with -f it follows them all at "
+	    "once, asking each running pod every second for the lines it "
+	    "added (each line printed once and whole, never mixed with "
+	    "another pod's), taking in pods that start later (a replaced "
+	    "worker) and letting go of deleted ones, until every pod has "
+	    "finished or Ctrl-C. "
 	    "A pod that is still starting is waited for, up to "
 	    "--pod-running-timeout, with a line on stderr saying so; a pod "
 	    "that does not start in that time is an error.\n\n"

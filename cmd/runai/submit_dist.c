@@ -27,6 +27,8 @@ struct dist_opts {
 	int		 no_master;
 	long		 slots;
 	const char	*clean_pod_policy;
+	int		 tty;
+	int		 stdin_open;
 };
 
 static const char *const clean_policies[] = { "Running", "All", "None",
@@ -54,6 +56,12 @@ static const struct rai_opt dist_opts[] = {
 	  .help = "pods removed when the job ends: Running (the operator's "
 	      "default), All or None",
 	  .choices = clean_policies, .comp = RAI_COMP_CHOICES },
+	{ .short_name = 't', .long_name = "tty", .type = RAI_OPT_BOOL,
+	  .offset = OFF(tty),
+	  .help = "give every pod's container a terminal (needs --stdin), "
+	      "for runai attach" },
+	{ .long_name = "stdin", .type = RAI_OPT_BOOL, .offset = OFF(stdin_open),
+	  .help = "keep every pod's standard input open, for runai attach" },
 	RUNAI_SUBMIT_OPTS_RESOURCES(struct dist_opts),
 	RUNAI_SUBMIT_OPTS_STORAGE(struct dist_opts),
 	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct dist_opts),
@@ -91,6 +99,8 @@ job_from_opts(struct dist_job *j, const struct rai_dist_framework *fw,
 	s->cmd = (const char *const *)cmd;
 	s->ncmd = ncmd;
 	s->is_command = o->command;
+	s->tty = o->tty;
+	s->stdin_open = o->stdin_open;
 }
 
 /* NAME before "--" (or --name, not both); the command after it. */

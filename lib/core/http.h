@@ -136,6 +136,27 @@ void	 rai_http_prefetch(struct rai_http *, const char *url,
 void	 rai_http_prefetch_drop(struct rai_http *);
 
 /*
+ * Side streams: several GETs whose bodies arrive at once (watches of
+ * several kinds, the logs of several pods), each on its own connection,
+ * all moved on by one wait. req (which must outlive the stream) is a
+ * stream's request as rai_http_do takes it, on_data set; a side stream
+ * is not retried: the caller starts it again where it stopped.
+ * rai_http_streams_wait waits up to wait_ms for bytes on any of them
+ * and hands what came to the sinks (-1: libcurl broke); the n streams
+ * given are the ones it can mark ended. rai_http_stream_result then
+ * says 1 while the stream runs, 0 once it ended cleanly or its sink
+ * stopped it, -1 with err as rai_http_do would fill it (resp gets the
+ * answer's status and, for a failure, its body).
+ */
+struct rai_http_stream;
+int	 rai_http_stream_start(struct rai_http *, const struct rai_http_req *,
+	    struct rai_http_stream **, struct rai_err *);
+int	 rai_http_streams_wait(struct rai_http *, long wait_ms,
+	    struct rai_http_stream *const *, size_t n);
+int	 rai_http_stream_result(struct rai_http *, struct rai_http_stream *,
+	    struct rai_http_resp *, struct rai_err *);
+void	 rai_http_stream_free(struct rai_http *, struct rai_http_stream *);
+/*
  * Logs a body at -v=8 and above: redacted, then cut to 1 KiB (10 KiB at
  * 9, whole at 10). For stream lines as well as whole bodies.
  */

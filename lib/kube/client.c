@@ -1220,15 +1220,13 @@ kube_stream_raw(struct kube_client *c, const char *path, kube_bytes_fn *fn,
 	return rc;
 }
 
-int
-kube_watch(struct kube_client *c, const struct kube_res *res,
-    const char *ns, const struct kube_list_opts *lo, long timeout_s,
-    kube_watch_fn *fn, void *ud, struct rai_err *err)
+/* The watch's path: the list's, with what a watch adds. */
+static char *
+watch_path(const struct kube_res *res, const char *ns,
+    const struct kube_list_opts *lo, long timeout_s)
 {
 	struct rai_buf b = RAI_BUF_INIT;
-	struct stream s;
 	char *base;
-	int rc;
 
 	base = kube_path(res, res->namespaced ? ns : NULL, NULL, NULL);
 	rai_buf_addstr(&b, base);
@@ -1242,11 +1240,124 @@ kube_watch(struct kube_client *c, const struct kube_res *res,
 	kube_path_query(&b, "allowWatchBookmarks", "true");
 	if (timeout_s > 0)
 		path_query_long(&b, "timeoutSeconds", timeout_s);
+	return rai_buf_detach(&b, NULL);
+}
+
+int
+kube_watch(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo, long timeout_s,
+    kube_watch_fn *fn, void *ud, struct rai_err *err)
+{
+	struct stream s;
+	char *path = watch_path(res, ns, lo, timeout_s);
+	int rc;
+
 	memset(&s, 0, sizeof(s));
 	s.watch_fn = fn;
 	s.ud = ud;
-	rc = run_stream(c, rai_buf_str(&b), timeout_s > 0 ?
+	rc = run_stream(c, path, timeout_s > 0 ?
 	    (timeout_s + WATCH_SLACK_S) * 1000 : 0, &s, err);
-	rai_buf_release(&b);
+	free(path);
 	return rc;
+}
+
+/* ---- several watches at once ---- */
+
+struct kube_watch {
+	struct kube_client	*c;
+	struct stream		 s;
+	struct rai_http_req	 hr;
+	struct rai_http_stream	*hs;
+	char			*url;
+	int			 ended;
+};
+
+int
+kube_watch_start(struct kube_client *c, const struct kube_res *res,
+    const char *ns, const struct kube_list_opts *lo, long timeout_s,
+    kube_watch_fn *fn, void *ud, struct kube_watch **out,
+    struct rai_err *err)
+{
+	struct kube_watch *w = xcalloc(1, sizeof(*w));
+	char *path = watch_path(res, ns, lo, timeout_s);
+
+	w->c = c;
+	w->url = url_of(c, path);
+	free(path);
+	w->s.c = c;
+	w->s.url = w->url;
+	w->s.watch_fn = fn;
+	w->s.ud = ud;
+	kube_lines_init(&w->s.lines, RAI_BUF_LINE_MAX, stream_line, &w->s);
+	w->hr.method = "GET";
+	w->hr.url = w->url;
+	w->hr.flags = RAI_HTTP_IDEMPOTENT;
+	w->hr.on_data = stream_data;
+	w->hr.on_data_ud = &w->s;
+	w->hr.stream_timeout_ms = timeout_s > 0 ?
+	    (timeout_s + WATCH_SLACK_S) * 1000 : 0;
+	if (rai_http_stream_start(c->http, &w->hr, &w->hs, err) == -1) {
+		kube_watch_free(w);
+		return -1;
+	}
+	*out = w;
+	return 0;
+}
+
+int
+kube_watches_wait(struct kube_watch *const *ws, size_t n, long wait_ms,
+    struct rai_err *err)
+{
+	struct rai_http_stream **hs;
+	struct rai_http *http = NULL;
+	size_t i;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	hs = xcalloc(n, sizeof(*hs));
+	for (i = 0; i < n; i++)
+		if (ws[i] != NULL && !ws[i]->ended) {
+			hs[i] = ws[i]->hs;
+			http = ws[i]->c->http;
+		}
+	rc = http == NULL ? 0 : rai_http_streams_wait(http, wait_ms, hs, n);
+	free(hs);
+	if (rc == -1)
+		return rai_err_set(err, RAI_E_INTERNAL, "libcurl failed "
+		    "while waiting for watch events");
+	return 0;
+}
+
+int
+kube_watch_result(struct kube_watch *w, struct rai_err *err)
+{
+	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
+	int rc;
+
+	if (w->ended)
+		return 0;
+	rc = rai_http_stream_result(w->c->http, w->hs, &resp, err);
+	if (rc == 1) {
+		rai_http_resp_release(&resp);
+		return 1;
+	}
+	rc = stream_end(&w->s, rc, &resp, err);
+	if (rc == 0)
+		rai_err_release(err);
+	rai_http_resp_release(&resp);
+	w->ended = 1;
+	return rc;
+}
+
+void
+kube_watch_free(struct kube_watch *w)
+{
+	if (w == NULL)
+		return;
+	rai_http_stream_free(w->c->http, w->hs);
+	kube_lines_release(&w->s.lines);
+	rai_err_release(&w->s.ev_err);
+	free(w->url);
+	free(w);
 }

@@ -202,4 +202,23 @@ int	 kube_watch(struct kube_client *, const struct kube_res *,
 	    const char *ns, const struct kube_list_opts *, long timeout_s,
 	    kube_watch_fn *, void *ud, struct rai_err *);
 
+
+/*
+ * Several watches read at once, by one loop: start each, then call
+ * kube_watches_wait (up to wait_ms for events; each watch's fn gets its
+ * events there, as kube_watch's does) and ask each kube_watch_result:
+ * 1 while it runs, 0 once it ended cleanly or fn stopped it, -1 with
+ * err (a 404 or 403 of a kind not served or not allowed among them).
+ * kube_watch_free stops one.
+ */
+struct kube_watch;
+int	 kube_watch_start(struct kube_client *, const struct kube_res *,
+	    const char *ns, const struct kube_list_opts *, long timeout_s,
+	    kube_watch_fn *, void *ud, struct kube_watch **,
+	    struct rai_err *);
+int	 kube_watches_wait(struct kube_watch *const *, size_t n,
+	    long wait_ms, struct rai_err *);
+int	 kube_watch_result(struct kube_watch *, struct rai_err *);
+void	 kube_watch_free(struct kube_watch *);
+
 #endif

@@ -161,6 +161,19 @@ items_deliver(struct kube_items *it, struct rai_err *err)
 	return rc == 0 ? 0 : -1;
 }
 
+/*
+ * Inside a string, the next byte that matters: its closing quote or a
+ * backslash (memchr looks at many bytes a step); end when neither is in.
+ */
+static const char *
+str_special(const char *p, const char *end)
+{
+	const char *q = memchr(p, '"', (size_t)(end - p));
+	const char *b = memchr(p, '\\', (size_t)((q != NULL ? q : end) - p));
+
+	return b != NULL ? b : q != NULL ? q : end;
+}
+
 /* Reads value bytes from p; *done when the value ended (at *stop). */
 static const char *
 items_scan(struct kube_items *it, const char *p, const char *end, int *done)
@@ -168,6 +181,9 @@ items_scan(struct kube_items *it, const char *p, const char *end, int *done)
 	char c;
 
 	for (; p < end; p++) {
+		/* most bytes are inside strings: skip to what ends them */
+		if (it->in_str && !it->esc && (p = str_special(p, end)) == end)
+			break;
 		c = *p;
 		if (it->in_str) {
 			if (it->esc)
