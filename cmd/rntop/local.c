@@ -101,9 +101,11 @@ retry_without_limits(struct local *l, long long now)
 	struct rai_err serr = RAI_ERR_INIT;
 
 	if (l->basic || c->out_fd != -1 || l->host.have_snap ||
-	    !rntop_child_reap(c) || !rntop_gpustat_refused(&c->ps))
+	    !rntop_gpustat_refused(&c->ps))
 		return;
 	l->basic = 1;
+	/* its output ended with the refusal: it is exiting, or gone */
+	rntop_child_stop(c);
 	rntop_child_release(c);
 	if (start_child(l, &serr) == -1) {
 		set_error(l, RNTOP_HOST_ERROR, xstrdup(serr.message ?
