@@ -135,6 +135,9 @@ gpu_lines(const struct rntop_host *h, size_t j, int utf8,
 	    "MiB");
 	metric(out, "temperature", g, RNTOP_F_TEMP, g->temp, 0, "C");
 	metric(out, "power", g, RNTOP_F_POWER, g->power, 2, "W");
+	metric(out, "to temp limit", g, RNTOP_F_TLIMIT, g->tlimit, 0, "C");
+	metric(out, "power limit", g, RNTOP_F_POWER_LIMIT, g->power_limit, 2,
+	    "W");
 	if (g->valid & RNTOP_V(RNTOP_F_MIG))
 		line(out, "  %-14s %s", "MIG", g->mig ? "enabled" : "disabled");
 	else

@@ -108,18 +108,57 @@ rntop_host_note_line(struct rntop_host *h, const char *line, long long now)
 	h->errlines[h->nerrlines - 1] = e;
 }
 
+static int
+has(const struct rntop_gpu *g, int f)
+{
+	return (g->valid & RNTOP_V(f)) != 0;
+}
+
+/* Whether g is too hot by c: a threshold given, or the GPU's own limit. */
+static int
+too_hot(const struct rntop_gpu *g, const struct rntop_health_conf *c)
+{
+	if (c->temp_warn > 0)
+		return has(g, RNTOP_F_TEMP) && g->temp >= c->temp_warn;
+	if (c->temp_warn == 0)
+		return 0;
+	if (has(g, RNTOP_F_TLIMIT))
+		return g->tlimit <= RNTOP_TLIMIT_WARN;
+	return has(g, RNTOP_F_TEMP) && g->temp >= RNTOP_TEMP_WARN;
+}
+
+static int
+too_much_power(const struct rntop_gpu *g, const struct rntop_health_conf *c)
+{
+	if (!has(g, RNTOP_F_POWER))
+		return 0;
+	if (c->power_warn > 0)
+		return g->power >= c->power_warn;
+	if (c->power_warn == 0 || !has(g, RNTOP_F_POWER_LIMIT) ||
+	    g->power_limit <= 0)
+		return 0;
+	return g->power >= g->power_limit * RNTOP_POWER_OVER;
+}
+
 int
 rntop_gpu_over(const struct rntop_gpu *g, const struct rntop_health_conf *c)
 {
-	int over = 0;
+	return (too_hot(g, c) ? 1 : 0) | (too_much_power(g, c) ? 2 : 0);
+}
 
-	if (c->temp_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_TEMP)) &&
-	    g->temp >= c->temp_warn)
-		over |= 1;
-	if (c->power_warn > 0 && (g->valid & RNTOP_V(RNTOP_F_POWER)) &&
-	    g->power >= c->power_warn)
-		over |= 2;
-	return over;
+/* "GPU 1 at 84C", and how far from its limit when that decided. */
+static void
+hot_text(struct rai_buf *b, const struct rntop_gpu *g,
+    const struct rntop_health_conf *c)
+{
+	rai_buf_addf(b, "%sGPU %ld", b->len ? "; " : "", g->index);
+	if (has(g, RNTOP_F_TEMP))
+		rai_buf_addf(b, " at %.0fC", g->temp);
+	if (c->temp_warn < 0 && has(g, RNTOP_F_TLIMIT))
+		rai_buf_addf(b, "%s %.0fC %s its limit",
+		    has(g, RNTOP_F_TEMP) ? "," : "",
+		    g->tlimit < 0 ? -g->tlimit : g->tlimit,
+		    g->tlimit < 0 ? "over" : "under");
 }
 
 void
@@ -143,9 +182,12 @@ rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
 		const struct rntop_gpu *g = &h->snap.gpus[j];
 
 		if ((over = rntop_gpu_over(g, c)) & 1)
-			rai_buf_addf(&b, "%sGPU %ld at %.0fC", b.len ? "; " :
-			    "", g->index, g->temp);
-		if (over & 2)
+			hot_text(&b, g, c);
+		if ((over & 2) && c->power_warn < 0)
+			rai_buf_addf(&b, "%sGPU %ld at %.0fW, over its %.0fW "
+			    "limit", b.len ? "; " : "", g->index, g->power,
+			    g->power_limit);
+		else if (over & 2)
 			rai_buf_addf(&b, "%sGPU %ld at %.0fW", b.len ? "; " :
 			    "", g->index, g->power);
 	}

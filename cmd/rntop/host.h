@@ -33,7 +33,18 @@ struct rntop_errline {
 	unsigned long	 repeats;	/* times seen */
 };
 
-/* Health thresholds (0: none). */
+/*
+ * Health thresholds: a number given, 0 for none, or RNTOP_WARN_AUTO for
+ * the GPU's own limits where nvidia-smi gives them. Automatic, a GPU is
+ * hot at RNTOP_TLIMIT_WARN degrees or less from its temperature limit
+ * (tlimit), or without a tlimit at RNTOP_TEMP_WARN; it draws too much
+ * at RNTOP_POWER_OVER times its power limit (a busy GPU runs at its
+ * limit: a real H100 drew 691 to 698 W of its 700 W), never without one.
+ */
+#define RNTOP_WARN_AUTO		(-1.0)
+#define RNTOP_TLIMIT_WARN	5.0	/* degrees C of headroom */
+#define RNTOP_TEMP_WARN		85.0	/* degrees C */
+#define RNTOP_POWER_OVER	1.02	/* of power.limit */
 struct rntop_health_conf {
 	double	temp_warn;		/* degrees C */
 	double	power_warn;		/* W */

@@ -41,6 +41,7 @@ struct local {
 	enum rntop_host_state	 fail_state;	/* with host.error */
 	unsigned long		 noise_base;	/* of earlier children */
 	int			 fresh;		/* a snapshot not reported yet */
+	int			 basic;		/* no limits: nvidia-smi refused */
 };
 
 static void
@@ -62,6 +63,8 @@ on_snapshot(void *ud, const struct rntop_snap *s)
 	set_error(l, RNTOP_HOST_OK, NULL);
 }
 
+static void	 retire_child(struct local *, long long);
+
 static int
 start_child(struct local *l, struct rai_err *err)
 {
@@ -69,7 +72,9 @@ start_child(struct local *l, struct rai_err *err)
 	int n = 0;
 
 	argv[n++] = l->exe;
-	argv[n++] = (char *)(uintptr_t)("--query-gpu=" RNTOP_GPUSTAT_QUERY);
+	argv[n++] = (char *)(uintptr_t)(l->basic ?
+	    "--query-gpu=" RNTOP_GPUSTAT_QUERY :
+	    "--query-gpu=" RNTOP_GPUSTAT_QUERY_LIMITS);
 	argv[n++] = (char *)(uintptr_t)"--format=csv,noheader,nounits";
 	if (!l->o->once) {
 		argv[n++] = (char *)(uintptr_t)"-lms";
@@ -77,7 +82,38 @@ start_child(struct local *l, struct rai_err *err)
 	}
 	argv[n] = NULL;
 	l->restart_at = 0;
-	return rntop_child_start(&l->child, l->exe, argv, on_snapshot, l, err);
+	if (rntop_child_start(&l->child, l->exe, argv, on_snapshot, l,
+	    err) == -1)
+		return -1;
+	rntop_gpustat_limits(&l->child.ps, !l->basic);
+	return 0;
+}
+
+/*
+ * An older nvidia-smi refuses the whole query for the limits' fields:
+ * it is asked again at once without them (its refusal is rntop's own
+ * question declined, so it is not counted as a line about the GPUs).
+ */
+static void
+retry_without_limits(struct local *l, long long now)
+{
+	struct rntop_child *c = &l->child;
+	struct rai_err serr = RAI_ERR_INIT;
+
+	if (l->basic || c->out_fd != -1 || l->host.have_snap ||
+	    !rntop_gpustat_refused(&c->ps))
+		return;
+	l->basic = 1;
+	/* its output ended with the refusal: it is exiting, or gone */
+	rntop_child_stop(c);
+	rntop_child_release(c);
+	if (start_child(l, &serr) == -1) {
+		set_error(l, RNTOP_HOST_ERROR, xstrdup(serr.message ?
+		    serr.message : "cannot run nvidia-smi"));
+		if (!l->o->once)
+			retire_child(l, now);
+	}
+	rai_err_release(&serr);
 }
 
 /* msg, then what the child said if anything ("msg (said: ...)"). */
@@ -225,6 +261,7 @@ local_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
 		if (pfd[i].revents != 0 &&
 		    (pfd[i].fd == c->out_fd || pfd[i].fd == c->err_fd))
 			rntop_child_read(c, pfd[i].fd);
+	retry_without_limits(l, now);
 	if (!l->o->once)
 		supervise(l, now);
 	/* a retired child's lines are in noise_base already */
@@ -249,6 +286,7 @@ local_done(struct rntop_collector *col, long long now)
 {
 	struct local *l = (struct local *)col;
 
+	retry_without_limits(l, now);
 	if (l->child.out_fd == -1 && rntop_child_reap(&l->child))
 		return 1;
 	return now >= l->start + l->timeout;

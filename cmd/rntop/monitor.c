@@ -138,11 +138,19 @@ monitor_run(struct rai_ctx *ctx, void *optsp, int argc, char **argv)
 		.color = o->color == -1 ? ctx->color : o->color,
 		.mem_unit = o->mem_unit,
 		.sort = o->sort,
-		.health = { o->temp_warn, o->power_warn },
 	};
 	int rc, on_screen = !o->once && !o->batch && isatty(0) && isatty(1);
 
-	if (check_opts(o, err) == -1 ||
+	if (check_opts(o, err) == -1)
+		return -1;
+	/* not given: from each GPU's own limits (host.h) */
+	if (!rai_opt_given(ctx, "temp-warn"))
+		o->temp_warn = RNTOP_WARN_AUTO;
+	if (!rai_opt_given(ctx, "power-warn"))
+		o->power_warn = RNTOP_WARN_AUTO;
+	screen.health.temp_warn = o->temp_warn;
+	screen.health.power_warn = o->power_warn;
+	if (
 	    (rc = open_cluster(o, ctx->globals, RNTOP_KUBE(ctx), &nodes,
 	    err)) == -1) {
 		rntop_knodes_release(&nodes);
@@ -274,13 +282,13 @@ static const struct rai_opt monitor_opts[] = {
 	{ .long_name = "temp-warn", .type = RAI_OPT_DOUBLE,
 	  .offset = offsetof(struct rntop_opts, temp_warn),
 	  .argh = "<celsius>", .help = "a GPU this hot or hotter makes its "
-	      "host degraded (0: never)",
-	  .def = "85" },
+	      "host degraded (0: never; default: 5 C or less from the GPU's "
+	      "own limit, else 85)" },
 	{ .long_name = "power-warn", .type = RAI_OPT_DOUBLE,
 	  .offset = offsetof(struct rntop_opts, power_warn),
 	  .argh = "<watts>", .help = "a GPU drawing this much or more makes "
-	      "its host degraded (0: never)",
-	  .def = "0" },
+	      "its host degraded (0: never; default: 102 % of the GPU's own "
+	      "power limit, where known)" },
 	{ .long_name = "no-cluster", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct rntop_opts, no_cluster),
 	  .help = "do not read the cluster, even when a kubeconfig is found" },
@@ -402,15 +410,27 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "the idlest GPUs first); / filters (a part of a host's name or "
 	    "state, a GPU's model, with the cluster a project or job; with * "
 	    "or ? a glob on host names; Enter keeps, Esc drops; a filter "
-	    "matching nothing says so); p pauses: the data stays as it was, "
+	    "matching nothing says so); p pauses: the data (owners "
+	    "included) stays as it was, "
 	    "the keys still work; ^L redraws. "
 	    "When standard input or output is not a terminal, it prints "
 	    "--batch's JSON Lines instead.\n\n"
 	    "A host that answers is degraded when a GPU is lost, when "
 	    "nvidia-smi printed a fault line (an Xid event, an ECC error, a "
 	    "device it cannot reach, a GPU to reset) in the last 5 minutes, "
-	    "or when a GPU is at --temp-warn (85 C) or hotter, or draws "
-	    "--power-warn or more (0: no limit, the default); the last 8 "
+	    "or when a GPU is too hot or draws too much power. By default "
+	    "the GPU's own limits decide, where nvidia-smi gives them: it is "
+	    "too hot at 5 C or less from its temperature limit "
+	    "(temperature.gpu.tlimit is that headroom in degrees, negative "
+	    "past the limit; the GPU slows down a little past it), or without "
+	    "one at 85 C, and draws too much at 102 % of its enforced power "
+	    "limit (power.limit; a busy GPU runs at its limit, so that alone "
+	    "is no fault), never without one. --temp-warn (degrees C) and "
+	    "--power-warn (W) set one threshold for every GPU instead, 0 "
+	    "turns the check off. rntop asks nvidia-smi for both limits; an "
+	    "older nvidia-smi that refuses a field it does not know is asked "
+	    "again at once without them, and the limits are unknown (null). "
+	    "The last 8 "
 	    "fault lines are kept per host, a repeated one counted. A host "
 	    "given twice (the same user, address and port) or reached twice "
 	    "(the same host key and a GPU UUID in common, as an alias and an "
@@ -437,6 +457,8 @@ const struct rai_cmd rntop_cmd_monitor = {
 	    "over SSH address, mode (stream, poll or once), "
 	    "fingerprint, warning, retry_in; gpus: [{index, uuid, name, "
 	    "utilization, memory_used, memory_total, temperature, power, "
+	    "temperature_headroom (degrees C to the GPU's temperature limit), "
+	    "power_limit, "
 	    "mig, lost, unknown}]}]}, in %, MiB, degrees C and W. The "
 	    "cluster figures count the GPUs of hosts that are ok, each host "
 	    "once (duplicates left out); gpus_unknown counts GPUs without a "

@@ -213,5 +213,79 @@ rntop_owners_release(struct rntop_owners *ow)
 	}
 	free(ow->hosts);
 	free(ow->projects);
+	for (i = 0; i < ow->nkept_pods; i++)
+		rntop_pod_release(&ow->kept_pods[i]);
+	free(ow->kept_pods);
+	rai_strv_release(&ow->kept_names);
 	memset(ow, 0, sizeof(*ow));
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* A copy of pod in d's kept pods, for an owner entry to point to. */
+static const struct rntop_pod *
+keep_pod(struct rntop_owners *d, const struct rntop_pod *pod)
+{
+	struct rntop_pod *k = &d->kept_pods[d->nkept_pods++];
+
+	*k = *pod;
+	k->uid = dup_or_null(pod->uid);
+	k->ns = dup_or_null(pod->ns);
+	k->name = dup_or_null(pod->name);
+	k->node = dup_or_null(pod->node);
+	k->project = dup_or_null(pod->project);
+	k->job = dup_or_null(pod->job);
+	return k;
+}
+
+/* The GPUs of a host copied, their owners pointing at kept pods. */
+static void
+clone_host(struct rntop_owners *d, struct rntop_host_own *dh,
+    const struct rntop_host_own *sh)
+{
+	size_t j, k;
+
+	dh->n = sh->n;
+	dh->gpus = xcalloc(sh->n ? sh->n : 1, sizeof(*dh->gpus));
+	dh->flags = xcalloc(sh->n ? sh->n : 1, sizeof(*dh->flags));
+	if (sh->n == 0)
+		return;
+	memcpy(dh->gpus, sh->gpus, sh->n * sizeof(*dh->gpus));
+	memcpy(dh->flags, sh->flags, sh->n * sizeof(*dh->flags));
+	for (j = 0; j < sh->n; j++)
+		for (k = 0; k < dh->gpus[j].n; k++)
+			dh->gpus[j].v[k].pod = keep_pod(d,
+			    sh->gpus[j].v[k].pod);
+}
+
+struct rntop_owners *
+rntop_owners_clone(const struct rntop_owners *ow)
+{
+	struct rntop_owners *d = xcalloc(1, sizeof(*d));
+	size_t i, j, owners = 0;
+
+	*d = *ow;
+	d->kept_pods = NULL;
+	d->nkept_pods = 0;
+	memset(&d->kept_names, 0, sizeof(d->kept_names));
+	for (i = 0; i < ow->nhosts; i++)
+		for (j = 0; j < ow->hosts[i].n; j++)
+			owners += ow->hosts[i].gpus[j].n;
+	d->kept_pods = xcalloc(owners ? owners : 1, sizeof(*d->kept_pods));
+	d->hosts = xcalloc(ow->nhosts ? ow->nhosts : 1, sizeof(*d->hosts));
+	for (i = 0; i < ow->nhosts; i++)
+		clone_host(d, &d->hosts[i], &ow->hosts[i]);
+	d->projects = xcalloc(ow->nprojects ? ow->nprojects : 1,
+	    sizeof(*d->projects));
+	for (i = 0; i < ow->nprojects; i++)
+		rai_strv_push(&d->kept_names, ow->projects[i].name);
+	for (i = 0; i < ow->nprojects; i++) {
+		d->projects[i] = ow->projects[i];
+		d->projects[i].name = d->kept_names.v[i];
+	}
+	return d;
 }

@@ -14,6 +14,7 @@
 
 #include "host.h"
 #include "kwatch.h"
+#include "core/strv.h"
 #include "rntop/owner.h"
 
 struct rntop_gpu_flags {
@@ -49,6 +50,10 @@ struct rntop_owners {
 	size_t			 nprojects;
 	size_t			 gpus_allocated, gpus_idle, gpus_unmanaged;
 	unsigned		 nodes_gen;	/* of the last host matching */
+	/* a clone's copies of what it points to (rntop_owners_clone) */
+	struct rntop_pod	*kept_pods;
+	size_t			 nkept_pods;
+	struct rai_strv		 kept_names;
 };
 
 void	 rntop_owners_init(struct rntop_owners *, struct rntop_kwatch *,
@@ -65,5 +70,12 @@ long long rntop_owners_idle_for(const struct rntop_gpu_flags *, long long now);
 void	 rntop_owners_label(const struct rntop_gpu_own *, char *buf,
 	    size_t len);
 void	 rntop_owners_release(struct rntop_owners *);
+/*
+ * A copy of ow as it is now, which the pods and quotas it points to may
+ * outlive (the screen's pause): the owners' pods and the projects'
+ * names are copied. Only kw is shared (the cluster's status). Freed by
+ * rntop_owners_release and free().
+ */
+struct rntop_owners *rntop_owners_clone(const struct rntop_owners *);
 
 #endif

@@ -321,7 +321,7 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	memset(&conf, 0, sizeof(conf));
 	conf.use_agent = !o->no_agent;
 	conf.nvidia_smi = o->nvidia_smi ? o->nvidia_smi : "nvidia-smi";
-	conf.query = RNTOP_GPUSTAT_QUERY;
+	conf.query = RNTOP_GPUSTAT_QUERY_LIMITS;
 	conf.loop_ms = o->once ? 0 : (long)RNTOP_MS(o->interval);
 	conf.interval = o->interval;
 	conf.connect_timeout = o->connect_timeout;

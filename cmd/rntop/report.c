@@ -64,6 +64,7 @@ unknown_reasons(const struct rntop_gpu *g)
 	static const char *const keys[RNTOP_GPU_NFIELDS] = {
 		"index", "uuid", "utilization", "memory_used",
 		"memory_total", "temperature", "power", "mig", "name",
+		"temperature_headroom", "power_limit",
 	};
 	cJSON *o = cJSON_CreateObject();
 	int f;
@@ -88,6 +89,8 @@ gpu_json(const struct rntop_gpu *g)
 	add_num(o, "memory_total", g, RNTOP_F_MEM_TOTAL, g->mem_total);
 	add_num(o, "temperature", g, RNTOP_F_TEMP, g->temp);
 	add_num(o, "power", g, RNTOP_F_POWER, g->power);
+	add_num(o, "temperature_headroom", g, RNTOP_F_TLIMIT, g->tlimit);
+	add_num(o, "power_limit", g, RNTOP_F_POWER_LIMIT, g->power_limit);
 	if (g->valid & RNTOP_V(RNTOP_F_MIG))
 		cJSON_AddBoolToObject(o, "mig", g->mig);
 	else

@@ -77,6 +77,7 @@ struct rntop_ui {
 	struct rntop_host *frozen;
 	size_t		 nfrozen;
 	long long	 frozen_now;
+	struct rntop_owners *frozen_ow;	/* NULL: none, or no cluster */
 	struct rntop_hist frozen_cluster;
 	int		 have_owners;	/* the last draw had the cluster */
 	int		 hide_owners;	/* k: history and memory instead */
@@ -209,6 +210,11 @@ unfreeze(struct rntop_ui *ui)
 	rntop_hosts_release(ui->frozen, ui->nfrozen);
 	free(ui->frozen);
 	rntop_hist_release(&ui->frozen_cluster);
+	if (ui->frozen_ow != NULL) {
+		rntop_owners_release(ui->frozen_ow);
+		free(ui->frozen_ow);
+	}
+	ui->frozen_ow = NULL;
 	ui->frozen = NULL;
 	ui->nfrozen = 0;
 }
@@ -1821,13 +1827,16 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 	}
 	/*
 	 * Pause freezes the data, not the screen: the rows still scroll,
-	 * sort, filter and open, over the hosts as they were.
+	 * sort, filter and open, over the hosts and their owners as they
+	 * were (the owners copied with their pods, which the watch may
+	 * replace meanwhile).
 	 */
 	if (ui->paused && ui->frozen == NULL) {
 		ui->frozen = rntop_hosts_clone(hosts, n);
 		ui->nfrozen = n;
 		ui->frozen_now = now;
 		rntop_hist_copy(&ui->frozen_cluster, cluster);
+		ui->frozen_ow = ow != NULL ? rntop_owners_clone(ow) : NULL;
 	} else if (!ui->paused) {
 		unfreeze(ui);
 	}
@@ -1836,6 +1845,7 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 		n = ui->nfrozen;
 		now = ui->frozen_now;
 		cluster = &ui->frozen_cluster;
+		ow = ui->frozen_ow;
 	}
 	if (ui->detail && ui->detail_host < n) {
 		draw_detail(ui, hosts, n, now);

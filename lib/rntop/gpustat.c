@@ -33,6 +33,8 @@ rntop_na_name(enum rntop_na na)
 		return "empty";
 	if (na == RNTOP_NA_OTHER)
 		return "unknown";
+	if (na == RNTOP_NA_UNQUERIED)
+		return "not queried";
 	for (i = 0; i < sizeof(sentinels) / sizeof(sentinels[0]); i++)
 		if (sentinels[i].na == na)
 			return sentinels[i].text;
@@ -99,6 +101,19 @@ parse_num(const char *s, size_t n, double *out)
 	return 0;
 }
 
+/* A decimal that may be negative ("-3"): tlimit past the limit. */
+static int
+parse_signed(const char *s, size_t n, double *out)
+{
+	if (n > 1 && s[0] == '-') {
+		if (parse_num(s + 1, n - 1, out) == -1)
+			return -1;
+		*out = -*out;
+		return 0;
+	}
+	return parse_num(s, n, out);
+}
+
 static int
 printable_token(const char *s, size_t n)
 {
@@ -126,22 +141,79 @@ copy_text(char *dst, size_t size, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-int
-rntop_gpustat_parse_row(const char *line, size_t len, struct rntop_gpu *g)
+/* The fields of each query, column by column; the name (free text) last. */
+static const unsigned char cols_basic[] = {
+	RNTOP_F_INDEX, RNTOP_F_UUID, RNTOP_F_UTIL, RNTOP_F_MEM_USED,
+	RNTOP_F_MEM_TOTAL, RNTOP_F_TEMP, RNTOP_F_POWER, RNTOP_F_MIG,
+	RNTOP_F_NAME,
+};
+static const unsigned char cols_limits[] = {
+	RNTOP_F_INDEX, RNTOP_F_UUID, RNTOP_F_UTIL, RNTOP_F_MEM_USED,
+	RNTOP_F_MEM_TOTAL, RNTOP_F_TEMP, RNTOP_F_POWER, RNTOP_F_MIG,
+	RNTOP_F_TLIMIT, RNTOP_F_POWER_LIMIT, RNTOP_F_NAME,
+};
+
+/* The number field f of g points to. */
+static double *
+num_field(struct rntop_gpu *g, int f)
+{
+	switch (f) {
+	case RNTOP_F_UTIL: return &g->util;
+	case RNTOP_F_MEM_USED: return &g->mem_used;
+	case RNTOP_F_MEM_TOTAL: return &g->mem_total;
+	case RNTOP_F_TEMP: return &g->temp;
+	case RNTOP_F_TLIMIT: return &g->tlimit;
+	case RNTOP_F_POWER_LIMIT: return &g->power_limit;
+	default: return &g->power;
+	}
+}
+
+/* One value of field f that is not a sentinel; -1 when it is bad. */
+static int
+take_value(struct rntop_gpu *g, int f, const char *s, size_t n)
+{
+	switch (f) {
+	case RNTOP_F_UUID:
+		if (n >= RNTOP_UUID_MAX || !printable_token(s, n))
+			return -1;
+		copy_text(g->uuid, sizeof(g->uuid), s, n);
+		return 0;
+	case RNTOP_F_NAME:
+		copy_text(g->name, sizeof(g->name), s, n);
+		return 0;
+	case RNTOP_F_MIG:
+		if (n == 7 && memcmp(s, "Enabled", 7) == 0)
+			g->mig = 1;
+		else if (n == 8 && memcmp(s, "Disabled", 8) == 0)
+			g->mig = 0;
+		else
+			return -1;
+		return 0;
+	case RNTOP_F_TLIMIT:
+		return parse_signed(s, n, num_field(g, f));
+	default:
+		return parse_num(s, n, num_field(g, f));
+	}
+}
+
+static int
+parse_cols(const char *line, size_t len, const unsigned char *cols,
+    int ncols, struct rntop_gpu *g)
 {
 	const char *f[RNTOP_GPU_NFIELDS];
 	size_t fl[RNTOP_GPU_NFIELDS];
 	const char *p = line, *end = line + len, *c;
-	double *num;
 	double idx;
 	int i;
 
 	memset(g, 0, sizeof(*g));
+	for (i = 0; i < RNTOP_GPU_NFIELDS; i++)
+		g->na[i] = RNTOP_NA_UNQUERIED;
 	if (len > 0 && line[len - 1] == '\r')
 		end--;
-	/* split: every field but the last ends at a comma */
-	for (i = 0; i < RNTOP_GPU_NFIELDS; i++) {
-		if (i < RNTOP_GPU_NFIELDS - 1) {
+	/* split: every column but the last ends at a comma */
+	for (i = 0; i < ncols; i++) {
+		if (i < ncols - 1) {
 			c = memchr(p, ',', (size_t)(end - p));
 			if (c == NULL)
 				return -1;
@@ -157,50 +229,38 @@ rntop_gpustat_parse_row(const char *line, size_t len, struct rntop_gpu *g)
 			fl[i]--;
 		p = c < end ? c + 1 : c;
 	}
-	/* the index frames snapshots: it must be a plain number */
-	if (parse_num(f[RNTOP_F_INDEX], fl[RNTOP_F_INDEX], &idx) == -1 ||
-	    memchr(f[RNTOP_F_INDEX], '.', fl[RNTOP_F_INDEX]) != NULL ||
-	    idx > 1000000)
+	/* the index (column 0) frames snapshots: it must be a plain number */
+	if (parse_num(f[0], fl[0], &idx) == -1 ||
+	    memchr(f[0], '.', fl[0]) != NULL || idx > 1000000)
 		return -1;
 	g->index = (long)idx;
 	g->valid |= RNTOP_V(RNTOP_F_INDEX);
-	for (i = RNTOP_F_UUID; i < RNTOP_GPU_NFIELDS; i++) {
+	g->na[RNTOP_F_INDEX] = RNTOP_NA_NONE;
+	for (i = 1; i < ncols; i++) {
 		enum rntop_na na = sentinel(f[i], fl[i]);
 
-		if (na != RNTOP_NA_NONE) {
-			g->na[i] = (unsigned char)na;
+		g->na[cols[i]] = (unsigned char)na;
+		if (na != RNTOP_NA_NONE)
 			continue;
-		}
-		switch (i) {
-		case RNTOP_F_UUID:
-			if (fl[i] >= RNTOP_UUID_MAX ||
-			    !printable_token(f[i], fl[i]))
-				return -1;
-			copy_text(g->uuid, sizeof(g->uuid), f[i], fl[i]);
-			break;
-		case RNTOP_F_NAME:
-			copy_text(g->name, sizeof(g->name), f[i], fl[i]);
-			break;
-		case RNTOP_F_MIG:
-			if (fl[i] == 7 && memcmp(f[i], "Enabled", 7) == 0)
-				g->mig = 1;
-			else if (fl[i] == 8 && memcmp(f[i], "Disabled", 8) == 0)
-				g->mig = 0;
-			else
-				return -1;
-			break;
-		default:
-			num = i == RNTOP_F_UTIL ? &g->util :
-			    i == RNTOP_F_MEM_USED ? &g->mem_used :
-			    i == RNTOP_F_MEM_TOTAL ? &g->mem_total :
-			    i == RNTOP_F_TEMP ? &g->temp : &g->power;
-			if (parse_num(f[i], fl[i], num) == -1)
-				return -1;
-			break;
-		}
-		g->valid |= RNTOP_V(i);
+		if (take_value(g, cols[i], f[i], fl[i]) == -1)
+			return -1;
+		g->valid |= RNTOP_V(cols[i]);
 	}
 	return 0;
+}
+
+int
+rntop_gpustat_parse_row(const char *line, size_t len, struct rntop_gpu *g)
+{
+	return parse_cols(line, len, cols_basic, (int)sizeof(cols_basic), g);
+}
+
+int
+rntop_gpustat_parse_row_limits(const char *line, size_t len,
+    struct rntop_gpu *g)
+{
+	return parse_cols(line, len, cols_limits, (int)sizeof(cols_limits),
+	    g);
 }
 
 void
@@ -215,6 +275,25 @@ rntop_gpustat_init(struct rntop_gpustat *ps, rntop_snap_cb cb, void *ud)
 	 * pieces (found by fuzz_gpustat)
 	 */
 	rai_buf_init(&ps->line, RNTOP_LINE_MAX);
+}
+
+void
+rntop_gpustat_limits(struct rntop_gpustat *ps, int on)
+{
+	ps->limits = on != 0;
+}
+
+int
+rntop_gpustat_refused(const struct rntop_gpustat *ps)
+{
+	unsigned long k;
+	const char *line;
+
+	for (k = 1; k <= ps->noise; k++)
+		if ((line = rntop_gpustat_noise_line(ps, k)) != NULL &&
+		    strstr(line, "is not a valid field to query") != NULL)
+			return 1;
+	return 0;
 }
 
 void
@@ -283,7 +362,8 @@ line_done(struct rntop_gpustat *ps, const char *s, size_t n)
 		ps->side(ps->side_ud, s, n);
 		return;
 	}
-	if (rntop_gpustat_parse_row(s, n, &g) == -1) {
+	if ((ps->limits ? rntop_gpustat_parse_row_limits(s, n, &g) :
+	    rntop_gpustat_parse_row(s, n, &g)) == -1) {
 		noise(ps, s, n);
 		return;
 	}

@@ -7,7 +7,8 @@
  * handed out as soon as it is known to be complete (the same GPU indices
  * as the previous one, a new one starting, or the end of input).
  *
- * A row has exactly RNTOP_GPU_NFIELDS columns separated by ','
+ * A row has exactly the query's columns (RNTOP_GPUSTAT_QUERY, or
+ * RNTOP_GPUSTAT_QUERY_LIMITS when the caller says so) separated by ','
  * (nvidia-smi writes ", "); the name is last, so a comma in it cannot
  * shift columns. Bracketed sentinels ("[N/A]", "[Not Supported]",
  * "[GPU is lost]", ...), bare "N/A" and empty values are unknown: the
@@ -26,6 +27,17 @@
 /* The fields, in the order they are queried; name (free text) last. */
 #define RNTOP_GPUSTAT_QUERY "index,uuid,utilization.gpu,memory.used," \
 	"memory.total,temperature.gpu,power.draw,mig.mode.current,name"
+/*
+ * The same with the GPU's own limits before the name: the headroom in
+ * degrees C to its temperature limit (temperature.gpu.tlimit: a margin,
+ * negative past the limit, not a temperature) and the enforced power
+ * limit in W. An older nvidia-smi refuses the whole query for a field
+ * it does not know (rntop_gpustat_refused); RNTOP_GPUSTAT_QUERY is the
+ * fallback then.
+ */
+#define RNTOP_GPUSTAT_QUERY_LIMITS "index,uuid,utilization.gpu," \
+	"memory.used,memory.total,temperature.gpu,power.draw," \
+	"mig.mode.current,temperature.gpu.tlimit,power.limit,name"
 
 enum rntop_gpu_field {
 	RNTOP_F_INDEX,
@@ -37,6 +49,8 @@ enum rntop_gpu_field {
 	RNTOP_F_POWER,		/* W */
 	RNTOP_F_MIG,		/* Enabled / Disabled */
 	RNTOP_F_NAME,
+	RNTOP_F_TLIMIT,		/* degrees C to the limit; may be < 0 */
+	RNTOP_F_POWER_LIMIT,	/* W */
 	RNTOP_GPU_NFIELDS
 };
 #define RNTOP_V(f)	(1u << (f))	/* valid bit of a field */
@@ -52,6 +66,7 @@ enum rntop_na {
 	RNTOP_NA_RESET,		/* [GPU requires reset] */
 	RNTOP_NA_ERROR,		/* [Unknown Error] */
 	RNTOP_NA_OTHER,		/* any other [...] */
+	RNTOP_NA_UNQUERIED,	/* not in the query (an older nvidia-smi) */
 };
 
 #define RNTOP_UUID_MAX	96
@@ -69,6 +84,8 @@ struct rntop_gpu {
 	double		 mem_total;
 	double		 temp;
 	double		 power;
+	double		 tlimit;
+	double		 power_limit;
 	int		 mig;			/* 1 Enabled, 0 Disabled */
 	char		 uuid[RNTOP_UUID_MAX];	/* "" when unknown */
 	char		 name[RNTOP_NAME_MAX];	/* "" when unknown */
@@ -104,6 +121,7 @@ struct rntop_gpustat {
 	char		 last_noise[160]; /* sanitised, "" when none */
 	/* the last RNTOP_NOISE_KEEP noise lines: line k at (k - 1) % KEEP */
 	char		 recent_noise[RNTOP_NOISE_KEEP][160];
+	int		 limits;	/* rows of RNTOP_GPUSTAT_QUERY_LIMITS */
 	const char	*side_prefix;	/* lines for side, not rows or noise */
 	rntop_side_cb	 side;
 	void		*side_ud;
@@ -134,6 +152,17 @@ const char *rntop_gpustat_noise_line(const struct rntop_gpustat *,
 void	 rntop_gpustat_side(struct rntop_gpustat *, const char *prefix,
 	    rntop_side_cb, void *ud);
 /*
+ * The rows to expect: those of RNTOP_GPUSTAT_QUERY_LIMITS (1) or of
+ * RNTOP_GPUSTAT_QUERY (0, the default), as the caller asked nvidia-smi.
+ */
+void	 rntop_gpustat_limits(struct rntop_gpustat *, int on);
+/*
+ * Whether nvidia-smi refused the query for a field it does not know
+ * ("Field ... is not a valid field to query.", among the noise lines
+ * kept), as an older one does for RNTOP_GPUSTAT_QUERY_LIMITS' fields.
+ */
+int	 rntop_gpustat_refused(const struct rntop_gpustat *);
+/*
  * Primes framing with the GPU set of an earlier snapshot (a one-shot
  * inventory), so a stream's first snapshot is complete at its last row
  * instead of when the second one starts.
@@ -142,9 +171,12 @@ void	 rntop_gpustat_expect(struct rntop_gpustat *, const struct rntop_snap *);
 
 /*
  * One line without its '\n'. Returns 0 and fills *gpu for a row, -1
- * for noise.
+ * for noise. _limits reads a row of RNTOP_GPUSTAT_QUERY_LIMITS; the
+ * other one of RNTOP_GPUSTAT_QUERY, the limits RNTOP_NA_UNQUERIED.
  */
 int	 rntop_gpustat_parse_row(const char *, size_t, struct rntop_gpu *);
+int	 rntop_gpustat_parse_row_limits(const char *, size_t,
+	    struct rntop_gpu *);
 
 /* Snapshot helpers for callers that keep a copy. */
 void	 rntop_snap_copy(struct rntop_snap *dst, const struct rntop_snap *);

@@ -89,12 +89,15 @@ struct host {
 	char			 noise_kept[RNTOP_NOISE_KEEP][160];
 	unsigned long		 connects;
 	int			 answered;	/* a snapshot since connecting */
+	int			 basic;		/* the limits' fields refused */
 };
 
 struct rntop_ssh {
 	struct rntop_ssh_conf	 conf;
 	char			*nvidia_smi, *query;
 	char			*cmd_once, *cmd_loop;
+	/* with the limits' query: the fallback without them, else NULL */
+	char			*cmd_once_basic, *cmd_loop_basic;
 	rntop_ssh_snap_cb	 cb;
 	rntop_ssh_procs_cb	 procs_cb;
 	void			*ud;
@@ -108,6 +111,28 @@ struct rntop_ssh {
 static int	 libssh2_ready;
 
 static double	 dead_after(const struct rntop_ssh *);
+
+/*
+ * With RNTOP_GPUSTAT_QUERY_LIMITS, the commands an older nvidia-smi
+ * that refuses its fields gets instead (RNTOP_GPUSTAT_QUERY).
+ */
+static void
+basic_commands(struct rntop_ssh *e, int owners)
+{
+	long ms = e->conf.loop_ms > 0 ? e->conf.loop_ms : 1000;
+
+	free(e->cmd_once_basic);
+	free(e->cmd_loop_basic);
+	e->cmd_once_basic = e->cmd_loop_basic = NULL;
+	if (strcmp(e->query, RNTOP_GPUSTAT_QUERY_LIMITS) != 0)
+		return;
+	e->cmd_once_basic = owners ? rntop_remote_command_owners(
+	    e->nvidia_smi, RNTOP_GPUSTAT_QUERY, 0) : rntop_remote_command(
+	    e->nvidia_smi, RNTOP_GPUSTAT_QUERY, 0);
+	e->cmd_loop_basic = owners ? rntop_remote_command_owners(
+	    e->nvidia_smi, RNTOP_GPUSTAT_QUERY, ms) : rntop_remote_command(
+	    e->nvidia_smi, RNTOP_GPUSTAT_QUERY, ms);
+}
 
 const char *
 rntop_ssh_state_name(enum rntop_ssh_state s)
@@ -179,6 +204,7 @@ rntop_ssh_new(const struct rntop_ssh_conf *conf, rntop_ssh_snap_cb cb,
 	e->cmd_once = rntop_remote_command(e->nvidia_smi, e->query, 0);
 	e->cmd_loop = rntop_remote_command(e->nvidia_smi, e->query,
 	    conf->loop_ms > 0 ? conf->loop_ms : 1000);
+	basic_commands(e, 0);
 	if (e->cmd_once == NULL || e->cmd_loop == NULL) {
 		rntop_ssh_free(e);
 		return rai_err_set(err, RAI_E_INTERNAL, "bad remote query"),
@@ -212,6 +238,7 @@ rntop_ssh_owners(struct rntop_ssh *e, rntop_ssh_procs_cb cb,
 	free(e->cmd_loop);
 	e->cmd_once = once;
 	e->cmd_loop = loop;
+	basic_commands(e, 1);
 	e->procs_cb = cb;
 	return 0;
 }
@@ -970,6 +997,8 @@ open_channel(struct host *h, int loop)
 {
 	parser_stop(h);
 	rntop_gpustat_init(&h->ps, on_snap, h);
+	rntop_gpustat_limits(&h->ps, h->eng->cmd_once_basic != NULL &&
+	    !h->basic);
 	h->ps_live = 1;
 	if (h->eng->procs_cb != NULL) {
 		rntop_ownerframe_release(&h->of);
@@ -1099,6 +1128,20 @@ channel_done(struct host *h, int status, char *sig)
 	if (h->ps_live)
 		rntop_gpustat_finish(&h->ps);
 	got = h->ch_snaps;
+	/*
+	 * An older nvidia-smi refused the limits' fields: the same again
+	 * at once without them; the refusal was rntop's question, not a
+	 * line about the GPUs, so it is not kept as noise.
+	 */
+	if (got == 0 && !h->basic && e->cmd_once_basic != NULL &&
+	    h->ps_live && rntop_gpustat_refused(&h->ps)) {
+		h->basic = 1;
+		rntop_gpustat_release(&h->ps);
+		h->ps_live = 0;
+		free(sig);
+		open_channel(h, h->ch_loop);
+		return;
+	}
 	if (h->ch_loop) {
 		/*
 		 * No sample at all: the loop form may not work here (an old
@@ -1213,8 +1256,9 @@ step_channel(struct host *h)
 		h->ch_phase = CH_EXEC;
 		/* FALLTHROUGH */
 	case CH_EXEC:
-		rc = libssh2_channel_exec(h->ch, h->ch_loop ? e->cmd_loop :
-		    e->cmd_once);
+		rc = libssh2_channel_exec(h->ch, h->basic ? (h->ch_loop ?
+		    e->cmd_loop_basic : e->cmd_once_basic) : h->ch_loop ?
+		    e->cmd_loop : e->cmd_once);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 0;
 		if (rc != 0) {
@@ -1612,5 +1656,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 	free(e->query);
 	free(e->cmd_once);
 	free(e->cmd_loop);
+	free(e->cmd_once_basic);
+	free(e->cmd_loop_basic);
 	free(e);
 }

@@ -54,7 +54,12 @@ enum rntop_ssh_fail {
 struct rntop_ssh_conf {
 	int		 use_agent;	/* try $SSH_AUTH_SOCK first */
 	const char	*nvidia_smi;	/* remote path, rntop_remote_path_ok */
-	const char	*query;		/* --query-gpu list */
+	/*
+	 * The --query-gpu list; RNTOP_GPUSTAT_QUERY_LIMITS, when a host's
+	 * nvidia-smi refuses it (rntop_gpustat_refused), is asked again at
+	 * once as RNTOP_GPUSTAT_QUERY, and that host keeps the shorter one.
+	 */
+	const char	*query;
 	long		 loop_ms;	/* -lms N; 0: inventory only (--once) */
 	double		 interval;	/* s, for one-shot polling */
 	double		 connect_timeout; /* s: TCP, handshake and auth */

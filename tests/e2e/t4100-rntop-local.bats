@@ -71,7 +71,10 @@ fake_is_gone() {
 	run -0 jq -c '[.hosts[0].gpus[] | [.utilization, .memory_used, .memory_total, .temperature, .power]]' <<<"$j"
 	assert_output '[[null,null,null,41,11.52],[12,1000,16384,null,null],[null,null,32768,38,null],[null,5,16280,null,30]]'
 	run -0 jq -c '[.hosts[0].gpus[] | .unknown]' <<<"$j"
-	assert_output '[{"utilization":"N/A","memory_used":"N/A","memory_total":"N/A","mig":"N/A"},{"temperature":"Not Supported","power":"Not Supported","mig":"Not Supported"},{"utilization":"Insufficient Permissions","memory_used":"Insufficient Permissions","power":"N/A"},{"uuid":"Unknown Error","utilization":"empty","temperature":"unknown","name":"N/A"}]'
+	assert_output '[{"utilization":"N/A","memory_used":"N/A","memory_total":"N/A","mig":"N/A","temperature_headroom":"N/A","power_limit":"N/A"},{"temperature":"Not Supported","power":"Not Supported","mig":"Not Supported","temperature_headroom":"Not Supported","power_limit":"Not Supported"},{"utilization":"Insufficient Permissions","memory_used":"Insufficient Permissions","power":"N/A"},{"uuid":"Unknown Error","utilization":"empty","temperature":"unknown","name":"N/A","temperature_headroom":"empty","power_limit":"N/A"}]'
+	# the limits, where the GPU gives them; never 0
+	run -0 jq -c '[.hosts[0].gpus[] | [.temperature_headroom, .power_limit]]' <<<"$j"
+	assert_output '[[null,null],[null,null],[45,250],[null,null]]'
 	# only known values count: util of GPU 1 alone, memory of GPU 1 alone
 	run -0 jq -c '.cluster | [.utilization, .gpus_utilization_known, .memory_used, .memory_total, .gpus_memory_known]' <<<"$j"
 	assert_output '[12,1,1005,32664,2]'
@@ -94,7 +97,8 @@ fake_is_gone() {
 	run -0 jq -c '.hosts[0] | [.name, .status, .error, .noise_lines, (.gpus | length)]' <<<"$j"
 	assert_output '["localhost","ok",null,0,1]'
 	run -0 jq -c '.hosts[0].gpus[0] | [.index, .uuid, .name, .utilization, .memory_used, .memory_total, .temperature, .power, .mig, .lost, .unknown]' <<<"$j"
-	assert_output '[0,"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037","NVIDIA H100 80GB HBM3",99,1395,81559,65,696.87,false,false,{}]'
+	# captured with the query without the limits: the fake refuses them
+	assert_output '[0,"GPU-5d1313bc-df7f-4ba4-0b78-57723b425037","NVIDIA H100 80GB HBM3",99,1395,81559,65,696.87,false,false,{"temperature_headroom":"not queried","power_limit":"not queried"}]'
 	run -0 jq -c '.cluster' <<<"$j"
 	assert_output '{"hosts":1,"hosts_ok":1,"gpus":1,"gpus_lost":0,"gpus_unknown":0,"gpus_stale":0,"gpus_unreachable":0,"hosts_unseen":0,"hosts_duplicate":0,"hosts_degraded":0,"gpus_utilization_known":1,"gpus_memory_known":1,"utilization":99,"memory_used":1395,"memory_total":81559,"memory_percent":1.71}'
 	fake_is_gone
@@ -239,10 +243,59 @@ localhost,3,,5,16280,ok'
 	LC_ALL=C.UTF-8 run -0 rntop --local --batch -n 1 -d 0.25 --nvidia-smi "$FAKE"
 	run -0 rntop --local --once localhost --nvidia-smi "$FAKE"
 	run -0 cat "$FAKE_NVSMI_LOG"
-	assert_output "argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name|--format=csv,noheader,nounits|-lms|250
+	assert_output "argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,temperature.gpu.tlimit,power.limit,name|--format=csv,noheader,nounits|-lms|250
 LC_ALL=C
-argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name|--format=csv,noheader,nounits
+argv: --query-gpu=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,temperature.gpu.tlimit,power.limit,name|--format=csv,noheader,nounits
 LC_ALL=C"
+}
+
+@test "the GPUs' own limits decide health by default; --temp-warn and --power-warn override" {
+	scenario limits
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	local j=$output
+	run -0 jq -c '[.hosts[0].gpus[] | [.index, .temperature, .temperature_headroom, .power, .power_limit]]' <<<"$j"
+	assert_output '[[0,84,3,500,700],[1,90,20,650,700],[2,60,40,720,700],[3,62,47,699,700],[4,86,null,900,null],[5,80,-2,300,700]]'
+	run -0 jq -c '.hosts[0].gpus[4].unknown' <<<"$j"
+	assert_output '{"temperature_headroom":"N/A","power_limit":"Not Supported"}'
+	# hot: 3 C from the limit, 2 C past it, and 86 C without a limit
+	# (not GPU 1: 90 C with 20 C left); GPU 2 over 102 % of its limit,
+	# not GPU 3 at its cap, not GPU 4 without a limit
+	run -0 jq -r '.hosts[0] | .health, .problems' <<<"$j"
+	assert_output 'degraded
+GPU 0 at 84C, 3C under its limit; GPU 2 at 720W, over its 700W limit; GPU 4 at 86C; GPU 5 at 80C, 2C over its limit'
+	# given, one threshold for every GPU, whatever its limits
+	run -0 rntop --local --once --temp-warn 88 --power-warn 800 --nvidia-smi "$FAKE"
+	run -0 jq -r '.hosts[0].problems' <<<"$output"
+	assert_output 'GPU 1 at 90C; GPU 4 at 900W'
+	# 0: the check is off
+	run -0 rntop --local --once --temp-warn 0 --power-warn 0 --nvidia-smi "$FAKE"
+	run -0 jq -c '.hosts[0] | [.health, .problems]' <<<"$output"
+	assert_output '["ok",null]'
+}
+
+@test "an older nvidia-smi that refuses the limits' fields is asked again without them, at once" {
+	# mig.csv answers only the query without the limits, as an older
+	# driver: it refuses the other with 'Field ... is not a valid field'
+	scenario mig
+	export FAKE_NVSMI_LOG="$BATS_TEST_TMPDIR/fake.log"
+	run -0 rntop --local --once --nvidia-smi "$FAKE"
+	local j=$output
+	run -0 jq -c '.hosts[0] | [.status, .error, .noise_lines, [.gpus[] | [.temperature, .temperature_headroom, .power_limit, .unknown.power_limit]]]' <<<"$j"
+	assert_output '["ok",null,0,[[60,null,null,"not queried"],[33,null,null,"not queried"]]]'
+	run -0 grep -c '^argv: ' "$FAKE_NVSMI_LOG"
+	assert_output 2
+	run -0 grep '^argv: ' "$FAKE_NVSMI_LOG"
+	assert_line --index 0 --regexp 'tlimit,power.limit,name\|--format=csv,noheader,nounits$'
+	assert_line --index 1 --regexp 'mig.mode.current,name\|--format=csv,noheader,nounits$'
+	# live: the refused stream, then the stream without the limits
+	: >"$FAKE_NVSMI_LOG"
+	run -0 rntop --local --batch -n 3 -d 0.2 --nvidia-smi "$FAKE"
+	run -0 jq -c '.hosts[0] | [.status, .noise_lines, (.gpus | length)]' <<<"${lines[2]}"
+	assert_output '["ok",0,2]'
+	run -0 grep '^argv: ' "$FAKE_NVSMI_LOG"
+	[ "${#lines[@]}" -eq 2 ]
+	assert_line --index 0 --regexp 'tlimit,power.limit,name\|--format=csv,noheader,nounits\|-lms\|200$'
+	assert_line --index 1 --regexp 'mig.mode.current,name\|--format=csv,noheader,nounits\|-lms\|200$'
 }
 
 @test "one nvidia-smi for --once and for a --batch of several samples (the fake's PID log)" {

@@ -313,6 +313,29 @@ true'
 	fakes_gone models
 }
 
+@test "an older nvidia-smi over SSH: the limits' query is refused, and asked again without them at once" {
+	# mig.csv answers only the query without the limits, as an older driver
+	sshd_start old mig --env "FAKE_NVSMI_LOG=$(sshd_dir old)/fake.log"
+	run -0 rntop_ssh --once "$(H "$PORT_old")"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .noise_lines, [.gpus[] | [.temperature, .temperature_headroom, .power_limit, .unknown.temperature_headroom]]]' <<<"$output"
+	assert_output '["ok","once",0,[[60,null,null,"not queried"],[33,null,null,"not queried"]]]'
+	run -0 grep '^argv: ' "$(sshd_dir old)/fake.log"
+	[ "${#lines[@]}" -eq 2 ]
+	assert_line --index 0 --regexp 'tlimit,power\.limit,name\|--format=csv,noheader,nounits$'
+	assert_line --index 1 --regexp 'mig\.mode\.current,name\|--format=csv,noheader,nounits$'
+	: >"$(sshd_dir old)/fake.log"
+	# live: the refused stream, then the stream without the limits
+	run -0 rntop_ssh --batch -n 4 -d 0.3 "$(H "$PORT_old")"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .noise_lines, (.gpus | length), .gpus[1].temperature]' <<<"${lines[3]}"
+	assert_output '["ok","stream",0,2,33]'
+	run -0 grep '^argv: ' "$(sshd_dir old)/fake.log"
+	[ "${#lines[@]}" -eq 2 ]
+	assert_line --index 0 --regexp 'tlimit,power\.limit,name\|--format=csv,noheader,nounits\|-lms\|300$'
+	assert_line --index 1 --regexp 'mig\.mode\.current,name\|--format=csv,noheader,nounits\|-lms\|300$'
+	fakes_gone old
+	sshd_stop old
+}
+
 @test "one nvidia-smi per host: --once, and --batch over several samples (the fake's PID log)" {
 	local h pids
 	for h in one1 one2; do

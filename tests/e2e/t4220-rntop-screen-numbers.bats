@@ -178,6 +178,92 @@ capture_when() {
 	wait_screen '^EXIT=0$'
 }
 
+@test "a hung nvidia-smi: its host reads timeout, every value ? (never 0), the rest of the numbers true" {
+	# hang: nvidia-smi starts and never prints a row
+	sshd_start hung hang
+	local hosts="prod-gpu-cluster-east-node-01 127.0.0.1:$PORT_hung"
+	# shellcheck disable=SC2086 # ARGS and hosts are word lists
+	run -1 --separate-stderr rntop $ARGS -d 0.3 -t 1 --once $hosts
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
+	run -0 jq -c '.hosts[1] | [.status, .error, .health, .gpus]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '["timeout","nvidia-smi did not answer in 1 s",null,[]]'
+	run -0 jq -c '.cluster | [.hosts_ok, .gpus, .hosts_unseen]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '[1,8,1]'
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 20 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 -t 1 $hosts; echo EXIT=\$?" Enter
+	wait_screen "^127.0.0.1:$PORT_hung +timeout "
+	check_screen 120 20 hung
+	run -0 screen
+	# no value of it at all: ? for its GPUs, utilisation and memory
+	assert_line --regexp "^127.0.0.1:$PORT_hung +timeout +\? +\? +\? +\? nvidia-smi did not answer in 1 s\$"
+	refute_line --regexp "^127.0.0.1:$PORT_hung +[0-9]"
+	assert_line --regexp '^1/2 hosts, 8 GPUs, 0 unknown, 1 degraded: prod-gpu-cluster-east-node-01, \+\? GPUs on 1 host not seen$'
+	# the detail says what it is waiting for, whole (its name sorts first)
+	tmux -L "$TSOCK" send-keys Down Enter
+	wait_screen "^Host 127.0.0.1:$PORT_hung"
+	run -0 screen
+	assert_line --regexp '^  status +timeout'
+	assert_line --regexp '^  error +nvidia-smi did not answer in 1 s$'
+	tmux -L "$TSOCK" send-keys Escape q
+	wait_screen '^EXIT=0$'
+}
+
+@test "an Xid line: the host is degraded with the line on the screen, in the detail view and in --once's fault_lines" {
+	sshd_start xid xid
+	local hosts="prod-gpu-cluster-east-node-02 127.0.0.1:$PORT_xid"
+	local xid='NVRM: Xid (PCI:0000:18:00): 48, pid=777, DBE (double bit error) ECC error detected.'
+	# shellcheck disable=SC2086 # ARGS and hosts are word lists
+	run -0 --separate-stderr rntop $ARGS -d 0.3 --once $hosts
+	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/once.json"
+	run -0 jq -r '.hosts[1] | .status, .health, .problems, (.fault_lines | length), .fault_lines[0].text, .noise_lines' "$BATS_TEST_TMPDIR/once.json"
+	assert_output "ok
+degraded
+$xid
+1
+$xid
+1"
+	run -0 jq -c '[.cluster.hosts_degraded, .hosts[0].health]' "$BATS_TEST_TMPDIR/once.json"
+	assert_output '[1,"ok"]'
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x 160 -y 20 \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $hosts; echo EXIT=\$?" Enter
+	wait_screen "^2/2 hosts"
+	wait_screen "^127.0.0.1:$PORT_xid +degraded "
+	check_screen 160 20 xid
+	run -0 screen
+	# the text itself, not a count: on the host's row and the Cluster line
+	assert_line --regexp "^127.0.0.1:$PORT_xid +degraded +2 +[0-9]+% .* [0-9.]+s  NVRM: Xid \(PCI:0000:18:00\): 48, pid=777, DBE \(double bit error\) ECC error detected\.\$"
+	assert_line --regexp "^2/2 hosts, 6 GPUs, 0 unknown, 1 degraded: 127.0.0.1:$PORT_xid\$"
+	assert_line --regexp '^prod-gpu-cluster-east-node-02 +ok '
+	# the detail (its name sorts first): the line under the fault lines,
+	# seen again and counted
+	tmux -L "$TSOCK" send-keys Down Enter
+	wait_screen "^Host 127.0.0.1:$PORT_xid"
+	run -0 screen
+	assert_line --regexp '^  status +ok \(degraded\)$'
+	assert_line --regexp "^  problems +NVRM: Xid \(PCI:0000:18:00\): 48, pid=777, DBE"
+	assert_line --regexp '^Fault lines'
+	assert_line --regexp "^ +[0-9.]+s ago +x[0-9]+ +NVRM: Xid \(PCI:0000:18:00\): 48, pid=777, DBE \(double bit error\) ECC error detected\.\$"
+	# a GPU's detail has its own limits, as nvidia-smi gave them
+	tmux -L "$TSOCK" send-keys Escape
+	wait_screen "^ Nodes HOST"
+	tmux -L "$TSOCK" send-keys /
+	tmux -L "$TSOCK" send-keys -l 127.0.0.1
+	tmux -L "$TSOCK" send-keys Enter
+	wait_screen "filter: 127.0.0.1"
+	tmux -L "$TSOCK" send-keys End Enter
+	wait_screen "^GPU 1 of 127.0.0.1:$PORT_xid"
+	run -0 screen
+	assert_line --regexp '^  temperature +60 C$'
+	assert_line --regexp '^  to temp limit +27 C$'
+	assert_line --regexp '^  power limit +700\.00 W$'
+	tmux -L "$TSOCK" send-keys Escape q
+	wait_screen '^EXIT=0$'
+}
+
 @test "a host given twice, or by alias and address, is shown as a duplicate and counted once" {
 	# one sshd on two ports: two addresses, one host key, the same GPU
 	# UUIDs; it serves the same fixture as node-02, whose host key is

@@ -12,7 +12,8 @@
 load lib/common
 load lib/sshd
 
-GPU_ROW=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name
+# the query with the GPUs' limits, as a current nvidia-smi answers it
+GPU_ROW=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,temperature.gpu.tlimit,power.limit,name
 
 # make_pod NS NAME NODE LABELS-JSON ANNOTATIONS-JSON GPUS: creates a pod
 # bound to NODE; prints its UID.
@@ -38,7 +39,7 @@ scenario() {
 	shift 2
 	echo "@fields $GPU_ROW" >"$f"
 	for u in "$@"; do
-		echo "$i, $(uuid "$n" "$i"), $u, 1024, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "$i, $(uuid "$n" "$i"), $u, 1024, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
 		i=$((i + 1))
 	done
 }
@@ -119,7 +120,7 @@ teardown_file() {
 setup() {
 	isolate_env
 	unset SSH_AUTH_SOCK
-	RNTOP_PID= TMUX_PID=
+	RNTOP_PID= TMUX_PID= PAUSE_POD=
 	TSOCK="rntop-own-$$-$BATS_TEST_NUMBER"
 }
 
@@ -133,6 +134,9 @@ teardown() {
 		kill "$TMUX_PID" 2>/dev/null || true
 	fi
 	sim DELETE /_sim/faults >/dev/null 2>&1 || true
+	if [ -n "${PAUSE_POD:-}" ]; then
+		kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai-team-b/pods/late-b" >/dev/null 2>&1 || true
+	fi
 }
 
 OWN_ARGS=()
@@ -219,8 +223,8 @@ last_is() {
 	for m in 1024 1024 1024 4096; do
 		[ -z "$sep" ] || echo "@frame" >>"$f"
 		sep=1
-		echo "0, $(uuid 3 0), 50, $m, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
-		echo "1, $(uuid 3 1), 0, 1024, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "0, $(uuid 3 0), 50, $m, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "1, $(uuid 3 1), 0, 1024, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
 	done
 	echo "@app $(uuid 3 0), 301, 1000" >>"$f"
 	sshd_start n3 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
@@ -347,6 +351,43 @@ wait_pane() {
 	wait_pane 'filter: dist'
 	run -0 bash -c "tmux -L '$TSOCK' capture-pane -p | grep -E '^node-[12] +[0-9] NVIDIA' | awk '{print \$1 \$2}' | tr '\n' ' '"
 	assert_output "node-12 node-20 "
+	tmux -L "$TSOCK" send-keys q
+	wait_pane "EXIT=0"
+}
+
+@test "the screen: pause freezes the owners with the data; they move on when it ends" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	own_args
+	local log="$BATS_TEST_TMPDIR/log.csv" i
+	# the CSV log, written on every refresh, shows what the loop has now
+	OWN_ARGS+=(-o "$log" --output-every 1)
+	tmux_rntop
+	wait_pane '^node-1 +3 NVIDIA H100 80GB HBM3 +0% - '
+	wait_pane '^5 GPUs allocated'
+	tmux -L "$TSOCK" send-keys p
+	wait_pane 'PAUSED'
+	# a pod takes node-1's free GPU 3 while the screen is paused
+	PAUSE_POD=$(make_pod runai-team-b late-b node-1 '{"project":"team-b","release":"late-b"}' '{}' 1)
+	[[ $PAUSE_POD =~ ^[0-9a-f-]{36}$ ]]
+	for i in $(seq 1 200); do
+		tail -n 8 "$log" | grep -q ',late-b,' && break
+		sleep 0.05
+	done
+	run -0 grep -c ',late-b,' "$log"
+	# the loop has it; a key draws the screen again after that, and the
+	# screen still shows the GPUs' owners as they were at the pause
+	tmux -L "$TSOCK" send-keys s
+	wait_pane 'sort: util'
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line --regexp '^node-1 +3 NVIDIA H100 80GB HBM3 +0% - '
+	assert_line --regexp '^5 GPUs allocated, '
+	assert_line --regexp '^team-b +0\.50 +0\.50 '
+	refute_output --partial 'late-b'
+	# p again: the owners of now
+	tmux -L "$TSOCK" send-keys p
+	wait_pane '^node-1 +3 NVIDIA H100 80GB HBM3 +0% team-b/late-b '
+	wait_pane '^6 GPUs allocated'
+	wait_pane '^team-b +1\.50 +0\.50 '
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
 }

@@ -7,7 +7,8 @@
  * no unknown value may carry a valid bit.
  *
  *	input[0]	bits 0-5: largest chunk - 1; bit 6: random sizes
- *			below it (else all that size)
+ *			below it (else all that size); bit 7: rows of the
+ *			query with the limits (RNTOP_GPUSTAT_QUERY_LIMITS)
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,9 @@ check(void *ud, const struct rntop_snap *s)
 		r->hash = mix(r->hash, &g->util, sizeof(g->util));
 		r->hash = mix(r->hash, &g->mem_used, sizeof(g->mem_used));
 		r->hash = mix(r->hash, &g->power, sizeof(g->power));
+		r->hash = mix(r->hash, &g->tlimit, sizeof(g->tlimit));
+		r->hash = mix(r->hash, &g->power_limit,
+		    sizeof(g->power_limit));
 		r->hash = mix(r->hash, g->name, strlen(g->name));
 		r->rows++;
 	}
@@ -71,7 +75,8 @@ check(void *ud, const struct rntop_snap *s)
 }
 
 static void
-feed(const uint8_t *data, size_t len, unsigned ctl, struct run *r)
+feed(const uint8_t *data, size_t len, unsigned ctl, int limits,
+    struct run *r)
 {
 	struct rntop_gpustat ps;
 	size_t off = 0, n, max = (ctl & 0x3f) + 1;
@@ -80,6 +85,7 @@ feed(const uint8_t *data, size_t len, unsigned ctl, struct run *r)
 	memset(r, 0, sizeof(*r));
 	r->hash = 14695981039346656037ull;
 	rntop_gpustat_init(&ps, check, r);
+	rntop_gpustat_limits(&ps, limits);
 	while (off < len) {
 		if (ctl == 0xffff) {
 			n = len;
@@ -103,14 +109,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct run whole, chunked;
 	struct rntop_gpu g;
+	int limits;
 
 	if (size < 1)
 		return 0;
-	feed(data + 1, size - 1, 0xffff, &whole);
-	feed(data + 1, size - 1, data[0] & 0x7f, &chunked);
+	limits = (data[0] & 0x80) != 0;
+	feed(data + 1, size - 1, 0xffff, limits, &whole);
+	feed(data + 1, size - 1, data[0] & 0x7f, limits, &chunked);
 	if (whole.snaps != chunked.snaps || whole.rows != chunked.rows ||
 	    whole.hash != chunked.hash)
 		abort();
 	(void)rntop_gpustat_parse_row((const char *)data + 1, size - 1, &g);
+	(void)rntop_gpustat_parse_row_limits((const char *)data + 1,
+	    size - 1, &g);
 	return 0;
 }

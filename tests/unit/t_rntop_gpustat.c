@@ -73,7 +73,19 @@ lcg(uint32_t *state)
 	return *state >> 8;
 }
 
-/* A fixture's output: its lines but '@' directives and '#' comments. */
+/* Every field of RNTOP_GPUSTAT_QUERY valid: all but the limits. */
+#define BASIC_VALID	((1u << (RNTOP_F_NAME + 1)) - 1)
+
+/*
+ * The parser's mode for run(): the last fixture's @fields query (set
+ * by fixture_output; tests of other input clear it).
+ */
+static int fixture_limits;
+
+/*
+ * A fixture's output: its lines but '@' directives and '#' comments;
+ * fixture_limits says whether its @fields is the limits' query.
+ */
 static char *
 fixture_output(const char *name, size_t *lenp)
 {
@@ -91,6 +103,10 @@ fixture_output(const char *name, size_t *lenp)
 		nl = strchr(p, '\n');
 		if (nl == NULL)
 			nl = p + strlen(p);
+		if (strncmp(p, "@fields ", 8) == 0)
+			fixture_limits = strncmp(p + 8,
+			    RNTOP_GPUSTAT_QUERY_LIMITS "\n",
+			    strlen(RNTOP_GPUSTAT_QUERY_LIMITS) + 1) == 0;
 		if (*p != '@' && *p != '#') {
 			rai_buf_add(&b, p, (size_t)(nl - p));
 			rai_buf_addch(&b, '\n');
@@ -117,6 +133,7 @@ run(const char *in, size_t len, size_t chunk, uint32_t seed, int *np,
 
 	memset(&s, 0, sizeof(s));
 	rntop_gpustat_init(&ps, collect, &s);
+	rntop_gpustat_limits(&ps, fixture_limits);
 	while (off < len) {
 		n = chunk ? chunk : 1 + lcg(&seed) % 23;
 		if (n > len - off)
@@ -155,7 +172,9 @@ TEST(row_all_fields)
 	    "20480, 81559, 41, 312.45, Disabled, NVIDIA H100 80GB HBM3";
 
 	T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
-	T_UINT_EQ(g.valid, (1u << RNTOP_GPU_NFIELDS) - 1);
+	T_UINT_EQ(g.valid, BASIC_VALID);
+	T_UINT_EQ(g.na[RNTOP_F_TLIMIT], RNTOP_NA_UNQUERIED);
+	T_UINT_EQ(g.na[RNTOP_F_POWER_LIMIT], RNTOP_NA_UNQUERIED);
 	T_INT_EQ(g.index, 3);
 	T_STR_EQ(g.uuid, "GPU-11111111-2222-3333-4444-555555555555");
 	T_DBL_EQ(g.util, 37);
@@ -228,6 +247,59 @@ TEST(row_rejects_what_is_not_a_row)
 			T_STR_EQ(bad[i], "(rejected)");
 		}
 	}
+}
+
+/* The limits' query: tlimit is a margin (negative past the limit). */
+TEST(row_with_limits)
+{
+	struct rntop_gpu g;
+	/* the values a real H200 gave (real/h200/limits.out), at 40 C */
+	const char *row = "0, GPU-9d920358-7fcd-ed72-993c-97df269bf811, 0, 0, "
+	    "143771, 40, 79.65, Disabled, 47, 700.00, NVIDIA H200, rev. X";
+	const char *past = "1, GPU-a, 99, 1, 2, 91, 701.5, Disabled, -4, "
+	    "700.00, n";
+	const char *na = "2, GPU-b, 1, 1, 2, 30, 20, Disabled, [N/A], "
+	    "[Not Supported], n";
+
+	T_INT_EQ(rntop_gpustat_parse_row_limits(row, strlen(row), &g), 0);
+	T_UINT_EQ(g.valid, (1u << RNTOP_GPU_NFIELDS) - 1);
+	T_DBL_EQ(g.temp, 40);
+	T_DBL_EQ(g.tlimit, 47);
+	T_DBL_EQ(g.power_limit, 700);
+	T_STR_EQ(g.name, "NVIDIA H200, rev. X");
+	T_INT_EQ(rntop_gpustat_parse_row_limits(past, strlen(past), &g), 0);
+	T_DBL_EQ(g.tlimit, -4);
+	/* unknown limits stay unknown, never 0 */
+	T_INT_EQ(rntop_gpustat_parse_row_limits(na, strlen(na), &g), 0);
+	T_UINT_EQ(g.valid & RNTOP_V(RNTOP_F_TLIMIT), 0);
+	T_UINT_EQ(g.valid & RNTOP_V(RNTOP_F_POWER_LIMIT), 0);
+	T_INT_EQ(g.na[RNTOP_F_TLIMIT], RNTOP_NA_NA);
+	T_INT_EQ(g.na[RNTOP_F_POWER_LIMIT], RNTOP_NA_NOT_SUPPORTED);
+	/* a negative number anywhere else, and a basic row, are no rows */
+	row = "1, GPU-a, 99, 1, 2, 91, -701.5, Disabled, -4, 700.00, n";
+	T_INT_EQ(rntop_gpustat_parse_row_limits(row, strlen(row), &g), -1);
+	row = "1, GPU-a, 99, 1, 2, 91, 70, Disabled, -, 700.00, n";
+	T_INT_EQ(rntop_gpustat_parse_row_limits(row, strlen(row), &g), -1);
+	row = "1, GPU-a, 99, 1, 2, 91, 70, Disabled, NVIDIA H100 80GB HBM3";
+	T_INT_EQ(rntop_gpustat_parse_row_limits(row, strlen(row), &g), -1);
+}
+
+/* An older nvidia-smi's refusal of a field is told from other noise. */
+TEST(refused_field)
+{
+	struct rntop_gpustat ps;
+	const char *refusal =
+	    "Field \"temperature.gpu.tlimit\" is not a valid field to query.\n";
+	const char *xid = "NVRM: Xid (PCI:0000:41:00): 79, pid=1, off the bus\n";
+
+	rntop_gpustat_init(&ps, NULL, NULL);
+	rntop_gpustat_limits(&ps, 1);
+	rntop_gpustat_feed(&ps, xid, strlen(xid));
+	T_INT_EQ(rntop_gpustat_refused(&ps), 0);
+	rntop_gpustat_feed(&ps, refusal, strlen(refusal));
+	rntop_gpustat_finish(&ps);
+	T_INT_EQ(rntop_gpustat_refused(&ps), 1);
+	rntop_gpustat_release(&ps);
 }
 
 TEST(fixture_h100x2_three_frames)
@@ -445,6 +517,8 @@ TEST(line_bound_is_the_same_in_pieces)
 	size_t len, chunk;
 	int n, size;
 	unsigned long noise;
+
+	fixture_limits = 0;
 	char *out;
 
 	for (size = RNTOP_LINE_MAX; size <= RNTOP_LINE_MAX + 1; size++) {
@@ -490,6 +564,7 @@ real_output(const char *name, size_t *lenp)
 	char *text;
 
 	snprintf(rel, sizeof(rel), "nvidia-smi/real/h100/%s", name);
+	fixture_limits = 0;	/* taken with the query without the limits */
 	text = t_slurp(t_fixture(rel), lenp);
 	if (text == NULL) {
 		printf("# missing fixture %s (set RAI_TOP)\n", rel);
@@ -527,7 +602,7 @@ seen_release(struct seen *s, struct rntop_gpustat *ps)
 static void
 check_h100(const struct rntop_gpu *g)
 {
-	T_UINT_EQ(g->valid, (1u << RNTOP_GPU_NFIELDS) - 1);
+	T_UINT_EQ(g->valid, BASIC_VALID);
 	T_INT_EQ(g->index, 0);
 	T_STR_EQ(g->uuid, H100_UUID);
 	T_DBL_EQ(g->mem_total, 81559);
@@ -648,6 +723,7 @@ TEST(real_h100_errors_are_noise)
 	T_INT_EQ(s.n, 0);
 	T_STR_EQ(ps.last_noise,
 	    "Field \"no.such.field\" is not a valid field to query.");
+	T_INT_EQ(rntop_gpustat_refused(&ps), 1);
 	seen_release(&s, &ps);
 	T_INT_EQ(parse_real("bad-id.out", &s, &ps), 1);
 	T_INT_EQ(s.n, 0);
@@ -698,6 +774,8 @@ int
 main(void)
 {
 	RUN(row_all_fields);
+	RUN(row_with_limits);
+	RUN(refused_field);
 	RUN(row_tolerates_spacing_and_cr);
 	RUN(row_sentinels_are_unknown_never_zero);
 	RUN(row_rejects_what_is_not_a_row);
