@@ -407,6 +407,29 @@ wait_pane() {
 	wait_pane "EXIT=0"
 }
 
+@test "the screen: Enter on a GPU lists its processes with user and command" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	own_args
+	tmux_rntop
+	wait_pane '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a'
+	# from the last GPU row (node-2's GPU 3) up to node-1's GPU 1
+	tmux -L "$TSOCK" send-keys End Up Up Up Up Up Up Enter
+	wait_pane '^GPU 1 of node-1'
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line 'Processes (PID, GPU memory, user, command; pod and container below)'
+	# 102: nothing readable but its pod; 103: a uid the host cannot name
+	assert_line --regexp '^  102 +9000 MiB  \? +\?$'
+	assert_line --regexp "^ +pod $U_FA  container 4c01db0b339c4e7b8e8fd0e4b1ad3c6b2c3f0c4d5e6f708192a3b4c5d6e7f8102\$"
+	assert_line --regexp '^  103 +8000 MiB  uid 4242 +torchrun$'
+	# back; GPU 0: root's command line, its newline and escape as spaces
+	tmux -L "$TSOCK" send-keys Escape Up Enter
+	wait_pane '^GPU 0 of node-1'
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line --regexp '^  101 +20000 MiB  root +python3 train.py --note a b \[2J$'
+	tmux -L "$TSOCK" send-keys Escape q
+	wait_pane "EXIT=0"
+}
+
 @test "the screen: pods forbidden is one line in Cluster, the nodes and GPUs go on" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	own_args
