@@ -232,7 +232,7 @@ batch_steady() {
 	"$BIN/rntop" "${RNTOP_ARGS[@]}" "$@" --batch -d 1 >"$out" 2>/dev/null &
 	pid=$!
 	for i in $(seq 1 240); do
-		ok=$(tail -n 1 "$out" 2>/dev/null | jq '.cluster.hosts_ok' 2>/dev/null || echo 0)
+		ok=$(tail -n 1 "$out" 2>/dev/null | jq '.cluster.hosts_ok + .cluster.hosts_duplicate' 2>/dev/null || echo 0)
 		[ "${ok:-0}" -ge "$n" ] && break
 		sleep 0.5
 	done
@@ -243,7 +243,7 @@ batch_steady() {
 	peak=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
 	kill -INT "$pid"
 	wait "$pid" || true
-	ok=$(tail -n 1 "$out" | jq '.cluster.hosts_ok' 2>/dev/null || echo "?")
+	ok=$(tail -n 1 "$out" | jq '.cluster.hosts_ok + .cluster.hosts_duplicate' 2>/dev/null || echo "?")
 	awk -v a="$t0" -v b="$t1" -v hz="$hz" -v p="$peak" -v l="$(wc -l <"$out")" -v ok="$ok" \
 		'BEGIN { printf "%.2f %d %d %s\n", (b - a) / hz, p, l, ok }'
 }
@@ -385,13 +385,13 @@ for n in "${SIZES[@]}"; do
 	wf=$(col 1 "$STATE/rf") cf=$(col 2 "$STATE/rf") mf=$(col 3 "$STATE/rf")
 	# shellcheck disable=SC2059
 	printf "$FMT" "" "wall s" "cpu s" "peak KiB" "check (last round)"
-	ok1=$(jq '.cluster.hosts_ok' "$STATE/once.json" 2>/dev/null || echo "?")
+	ok1=$(answered "$STATE/once.json")
 	# shellcheck disable=SC2059
-	printf "$FMT" "rntop --once (ssh -G)" "$w1" "$c1" "$m1" "$ok1/$n hosts ok"
+	printf "$FMT" "rntop --once (ssh -G)" "$w1" "$c1" "$m1" "$ok1/$n hosts answered"
 	why "$STATE/once.json"
-	ok2=$(jq '.cluster.hosts_ok' "$STATE/once2.json" 2>/dev/null || echo "?")
+	ok2=$(answered "$STATE/once2.json")
 	# shellcheck disable=SC2059
-	printf "$FMT" "rntop --once (--no-ssh-config)" "$w2" "$c2" "$m2" "$ok2/$n hosts ok"
+	printf "$FMT" "rntop --once (--no-ssh-config)" "$w2" "$c2" "$m2" "$ok2/$n hosts answered"
 	why "$STATE/once2.json"
 	ok3=$(grep -c '\[SUCCESS\]' "$STATE/pssh.txt" || true)
 	# shellcheck disable=SC2059
