@@ -304,10 +304,13 @@ once_breakdown() {
 			"$(awk -v a="$(col "${k%% *}" "$STATE/r-noown")" -v b="$(col "${k%% *}" "$STATE/r-own")" 'BEGIN { printf "%.2f", b - a }')" ""
 	done
 	awk -v f="$f" -v c="$cores" -v a="$(col 4 "$STATE/r-noown")" -v b="$(col 4 "$STATE/r-own")" \
-		-v w0="$(col 1 "$STATE/r-noown")" -v w1="$(col 1 "$STATE/r-own")" 'BEGIN {
+		-v w0="$(col 1 "$STATE/r-noown")" -v w1="$(col 1 "$STATE/r-own")" \
+		-v h0="$(col 5 "$STATE/r-noown")" -v h1="$(col 5 "$STATE/r-own")" 'BEGIN {
 		x = (b - a) * f / c
+		y = (h1 - h0) / c
 		printf "fake nvidia-smi alone: %.3f CPU s a start; the owners side starts %d more: %.2f s of wall on %d cores\n", f, b - a, x, c
-		printf "once wall owners / none %.2f; without the extra fake starts %.2f (bound 1.2)\n", w1 / w0, (w1 - x) / w0 }'
+		printf "the hosts side (sshd, shells, fakes) spends %.2f CPU s more: %.2f s of wall on %d cores\n", h1 - h0, y, c
+		printf "once wall owners / none %.2f; without the extra fake starts %.2f, without all the extra host CPU %.2f (bound 1.2)\n", w1 / w0, (w1 - x) / w0, (w1 - y) / w0 }'
 }
 
 # owners_case N: --once and steady --batch with ownership on, against

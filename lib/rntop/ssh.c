@@ -881,19 +881,25 @@ memory_changed(const struct rntop_snap *a, const struct rntop_snap *b)
 /*
  * Whether every GPU of s is known to hold no memory: then no process
  * runs on any (each CUDA context holds some; an idle H100 or H200
- * reads 0 MiB, tests/fixtures/nvidia-smi/real). Unknown is not 0.
+ * reads 0 MiB, tests/fixtures/nvidia-smi/real). Unknown is not 0, and
+ * a GPU in MIG mode (or of unknown mode) never counts: its processes
+ * live in instances this figure does not describe.
  */
 static int
 no_memory_in_use(const struct rntop_snap *s)
 {
 	size_t i;
-	unsigned mv = RNTOP_V(RNTOP_F_MEM_USED);
+	unsigned mv = RNTOP_V(RNTOP_F_MEM_USED), gv = RNTOP_V(RNTOP_F_MIG);
 
 	if (s->n == 0)
 		return 0;
-	for (i = 0; i < s->n; i++)
-		if (!(s->gpus[i].valid & mv) || s->gpus[i].mem_used > 0)
+	for (i = 0; i < s->n; i++) {
+		const struct rntop_gpu *g = &s->gpus[i];
+
+		if (!(g->valid & mv) || g->mem_used > 0 || !(g->valid & gv) ||
+		    g->mig)
 			return 0;
+	}
 	return 1;
 }
 
