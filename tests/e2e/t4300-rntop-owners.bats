@@ -294,6 +294,28 @@ last_is() {
 	sshd_stop n4
 }
 
+@test "beside the stream: a GPU in MIG mode at 0 MiB is still asked (its instances hold the processes)" {
+	own_args
+	local f="$BATS_TEST_TMPDIR/mig0.csv" m sep=
+	echo "@fields $GPU_ROW" >"$f"
+	for m in 512 512 512 0; do
+		[ -z "$sep" ] || echo "@frame" >>"$f"
+		sep=1
+		echo "0, $(uuid 5 0), [N/A], $m, 81559, 40, 100.00, Enabled, NVIDIA A100-SXM4-80GB" >>"$f"
+	done
+	echo "@app $(uuid 5 0), 501, 500" >>"$f"
+	sshd_start n5 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
+		--env "FAKE_NVSMI_LOG=$(sshd_dir n5)/fake.log"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n5"
+	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[].pid]]' <<<"${lines[19]}"
+	assert_output '[0,[501]]'
+	fakes_gone n5
+	# the block at the start, and the one asked for when 512 became 0
+	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n5)/fake.log"
+	assert_output 2
+	sshd_stop n5
+}
+
 @test "pods forbidden (RBAC): one clear line, the hosts go on" {
 	own_args
 	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null
