@@ -115,6 +115,31 @@ host_lines(const struct rntop_host *h, long long now, struct rai_strv *out)
 		    h->errlines[k].text);
 }
 
+/*
+ * One GPU process: "PID MEM USER COMMAND", then its pod and container.
+ * A user the host could not name shows as its uid; "?" is unreadable.
+ */
+static void
+proc_lines(struct rai_strv *out, const struct rntop_proc *p)
+{
+	char mem[32], user[RNTOP_LOGIN_MAX + 8];
+
+	if (p->mem_known)
+		snprintf(mem, sizeof(mem), "%.0f MiB", p->mem);
+	else
+		snprintf(mem, sizeof(mem), "? MiB");
+	if (p->user[0] != '\0')
+		snprintf(user, sizeof(user), "%s", p->user);
+	else if (p->uid >= 0)
+		snprintf(user, sizeof(user), "uid %ld", p->uid);
+	else
+		snprintf(user, sizeof(user), "?");
+	line(out, "  %-8ld %10s  %-12s %s", p->pid, mem, user,
+	    p->cmd[0] != '\0' ? p->cmd : "?");
+	line(out, "  %-8s pod %s  container %s", "", or_none(p->pod_uid),
+	    or_none(p->container));
+}
+
 static void
 gpu_lines(const struct rntop_host *h, size_t j, int utf8,
     struct rai_strv *out)
@@ -145,19 +170,15 @@ gpu_lines(const struct rntop_host *h, size_t j, int utf8,
 		    rntop_na_name((enum rntop_na)g->na[RNTOP_F_MIG]));
 	history(out, h, j, utf8);
 	line(out, "%s", "");
-	line(out, "Processes (PID, GPU memory, pod, container)");
+	line(out, "Processes (PID, GPU memory, user, command; pod and "
+	    "container below)");
 	for (k = 0; h->have_procs && k < h->procs.n; k++) {
 		const struct rntop_proc *p = &h->procs.v[k];
 
 		if (g->uuid[0] == '\0' || strcmp(p->gpu_uuid, g->uuid) != 0)
 			continue;
 		n++;
-		if (p->mem_known)
-			line(out, "  %-8ld %8.0f MiB  %s  %s", p->pid, p->mem,
-			    or_none(p->pod_uid), or_none(p->container));
-		else
-			line(out, "  %-8ld %12s  %s  %s", p->pid, "?",
-			    or_none(p->pod_uid), or_none(p->container));
+		proc_lines(out, p);
 	}
 	if (!h->have_procs)
 		line(out, "  not known (the processes are read with the "

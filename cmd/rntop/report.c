@@ -233,6 +233,46 @@ add_owner_fields(cJSON *o, const struct rntop_gpu_own *own,
 	cJSON_AddBoolToObject(o, "unmanaged", f->unmanaged);
 }
 
+/*
+ * A GPU's processes from the host's last owner block: pid, GPU memory,
+ * the owner's uid and user name, the command line, the pod and
+ * container; each null when the host could not read it. The list is
+ * null until a block came (or when the compute-apps query failed).
+ */
+static void
+add_processes(cJSON *o, const struct rntop_host *ho, const char *uuid)
+{
+	cJSON *arr, *w;
+	size_t k;
+
+	if (!ho->have_procs || !ho->procs.apps_ok || uuid[0] == '\0') {
+		cJSON_AddNullToObject(o, "processes");
+		return;
+	}
+	arr = cJSON_AddArrayToObject(o, "processes");
+	for (k = 0; k < ho->procs.n; k++) {
+		const struct rntop_proc *p = &ho->procs.v[k];
+
+		if (strcmp(p->gpu_uuid, uuid) != 0)
+			continue;
+		w = cJSON_CreateObject();
+		cJSON_AddNumberToObject(w, "pid", (double)p->pid);
+		if (p->mem_known)
+			cJSON_AddNumberToObject(w, "memory_used", p->mem);
+		else
+			cJSON_AddNullToObject(w, "memory_used");
+		if (p->uid >= 0)
+			cJSON_AddNumberToObject(w, "uid", (double)p->uid);
+		else
+			cJSON_AddNullToObject(w, "uid");
+		add_str(w, "user", p->user);
+		add_str(w, "command", p->cmd);
+		add_str(w, "pod_uid", p->pod_uid);
+		add_str(w, "container", p->container);
+		cJSON_AddItemToArray(arr, w);
+	}
+}
+
 /* A GPU whose owners are not known (no list of pods yet): nulls. */
 static void
 add_unknown_owner_fields(cJSON *o)
@@ -353,6 +393,8 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 				    &ow->hosts[i].flags[j], now);
 			else if (ow != NULL)
 				add_unknown_owner_fields(g);
+			if (ow != NULL)
+				add_processes(g, ho, ho->snap.gpus[j].uuid);
 			cJSON_AddItemToArray(gpus, g);
 		}
 	}

@@ -22,6 +22,7 @@
 #include "core/buf.h"
 #include "core/time.h"
 #include "rntop/hosts.h"
+#include "rntop/owner.h"
 
 #include "core/banned.h"
 
@@ -746,8 +747,12 @@ query_ok(const char *q)
 /*
  * The owner block's shell function "o", for rntop_remote_command_owners.
  * Every value is read by the shell and printed through "%s": nothing
- * from the node is ever run. Errors (a pid gone, no driver file) are
- * silent; the block says only what it could read.
+ * from the node is ever run, and a uid goes to getent only when it is
+ * digits. Errors (a pid gone, no driver file, no getent) are silent;
+ * the block says only what it could read. Per GPU process: its cgroup
+ * and the uid in its status (shell reads), its command line (tr turns
+ * the NULs and any control character into spaces, head bounds it) or
+ * its comm; then one getent for the block's uids, not one per process.
  */
 static char *
 owner_function(const char *nvidia_smi)
@@ -759,14 +764,24 @@ owner_function(const char *nvidia_smi)
 	    "P=${RNTOP_PROC:-/proc}; b=$( { "
 	    "IFS= read -r l <\"$P/driver/nvidia/version\" && "
 	    "printf '#rntop driver %%s\\n' \"$l\"; "
-	    "printf '%%s\\n' \"$a\" | while IFS=', ' read -r u i m _; do "
+	    "printf '%%s\\n' \"$a\" | { U=; while IFS=', ' read -r u i m _; do "
 	    "[ -n \"$u\" ] || continue; "
 	    "printf '#rntop app %%s %%s %%s\\n' \"$u\" \"$i\" \"$m\"; "
 	    "case $i in ''|*[!0-9]*) continue;; esac; "
 	    "while IFS= read -r c; do printf '#rntop cg %%s %%s\\n' \"$i\" "
-	    "\"$c\"; done <\"$P/$i/cgroup\"; done; } 2>/dev/null); "
+	    "\"$c\"; done <\"$P/$i/cgroup\"; "
+	    "while read -r k v _; do [ \"$k\" = Uid: ] || continue; "
+	    "printf '#rntop uid %%s %%s\\n' \"$i\" \"$v\"; "
+	    "case $v in ''|*[!0-9]*) ;; *) U=\"$U $v\";; esac; break; "
+	    "done <\"$P/$i/status\"; "
+	    "c=$(tr '\\000-\\037' ' ' <\"$P/$i/cmdline\" | head -c %d); "
+	    "[ -n \"$c\" ] || IFS= read -r c <\"$P/$i/comm\"; "
+	    "printf '#rntop cmd %%s %%s\\n' \"$i\" \"$c\"; done; "
+	    "[ -z \"$U\" ] || getent passwd $U | while IFS=: read -r n _ x _; "
+	    "do printf '#rntop user %%s %%s\\n' \"$x\" \"$n\"; done; }; "
+	    "} 2>/dev/null); "
 	    "printf '#rntop begin\\n%%s\\n#rntop end %%s\\n' \"$b\" \"$e\"; }; ",
-	    nvidia_smi);
+	    nvidia_smi, RNTOP_CMD_MAX - 1);
 }
 
 static char *

@@ -249,6 +249,7 @@ frame_app(struct rntop_procs *ps, const char *p, const char *end)
 	}
 	pr = &ps->v[ps->n];
 	memset(pr, 0, sizeof(*pr));
+	pr->uid = -1;
 	memcpy(pr->gpu_uuid, w, n);
 	n = word(&p, end, &w);
 	if (parse_long(w, n, &pid) == -1)
@@ -287,6 +288,92 @@ frame_cgroup(struct rntop_procs *ps, const char *p, const char *end)
 		}
 }
 
+/* "uid PID UID": the owner's numeric user id, from /proc/PID/status. */
+static void
+frame_uid(struct rntop_procs *ps, const char *p, const char *end)
+{
+	const char *w;
+	size_t n, i;
+	long pid, uid;
+
+	n = word(&p, end, &w);
+	if (parse_long(w, n, &pid) == -1)
+		return;
+	n = word(&p, end, &w);
+	if (parse_long(w, n, &uid) == -1)
+		return;
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].pid == pid)
+			ps->v[i].uid = uid;
+}
+
+/*
+ * "cmd PID TEXT": the command line, printable ASCII only (a byte of a
+ * terminal escape or of another encoding becomes '?'), cut to fit,
+ * without the space the last NUL became.
+ */
+static void
+frame_cmd(struct rntop_procs *ps, const char *p, const char *end)
+{
+	char cmd[RNTOP_CMD_MAX];
+	const char *w;
+	size_t n, i, len = 0;
+	long pid;
+
+	n = word(&p, end, &w);
+	if (parse_long(w, n, &pid) == -1)
+		return;
+	while (p < end && *p == ' ')
+		p++;
+	for (; p < end && len + 1 < sizeof(cmd); p++) {
+		unsigned char c = (unsigned char)*p;
+
+		cmd[len++] = c >= ' ' && c < 0x7f ? (char)c : '?';
+	}
+	while (len > 0 && cmd[len - 1] == ' ')
+		len--;
+	cmd[len] = '\0';
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].pid == pid)
+			memcpy(ps->v[i].cmd, cmd, len + 1);
+}
+
+/* Whether name (n bytes) is a plain login name, safe to show as is. */
+static int
+user_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n >= RNTOP_LOGIN_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && memchr("._-@$", s[i], 5) ==
+		    NULL)
+			return 0;
+	return 1;
+}
+
+/* "user UID NAME": the host's name for a uid, for its processes. */
+static void
+frame_user(struct rntop_procs *ps, const char *p, const char *end)
+{
+	const char *w;
+	size_t n, i;
+	long uid;
+
+	n = word(&p, end, &w);
+	if (parse_long(w, n, &uid) == -1)
+		return;
+	n = word(&p, end, &w);
+	if (!user_ok(w, n) || p != end)
+		return;
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].uid == uid) {
+			memcpy(ps->v[i].user, w, n);
+			ps->v[i].user[n] = '\0';
+		}
+}
+
 void
 rntop_ownerframe_line(struct rntop_ownerframe *f, const char *s, size_t n)
 {
@@ -312,6 +399,12 @@ rntop_ownerframe_line(struct rntop_ownerframe *f, const char *s, size_t n)
 		frame_app(&f->cur, p, end);
 	} else if (k == 2 && memcmp(w, "cg", 2) == 0) {
 		frame_cgroup(&f->cur, p, end);
+	} else if (k == 3 && memcmp(w, "uid", 3) == 0) {
+		frame_uid(&f->cur, p, end);
+	} else if (k == 3 && memcmp(w, "cmd", 3) == 0) {
+		frame_cmd(&f->cur, p, end);
+	} else if (k == 4 && memcmp(w, "user", 4) == 0) {
+		frame_user(&f->cur, p, end);
 	} else if (k == 6 && memcmp(w, "driver", 6) == 0) {
 		(void)rntop_driver_version(p, (size_t)(end - p), f->cur.driver);
 	} else if (k == 3 && memcmp(w, "end", 3) == 0) {

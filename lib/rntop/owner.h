@@ -29,6 +29,8 @@
 #define RNTOP_CONTAINER_MAX	72	/* a 64-hex id and the NUL */
 #define RNTOP_DRIVER_MAX	32
 #define RNTOP_PROCS_MAX		1024	/* per host; more are dropped */
+#define RNTOP_LOGIN_MAX		33	/* a login name (32) and the NUL */
+#define RNTOP_CMD_MAX		241	/* a command line, cut at 240 bytes */
 
 /*
  * The pod and container of one /proc/PID/cgroup line (v1 "N:ctrl:/path"
@@ -57,6 +59,9 @@ struct rntop_proc {
 	int	 mem_known;
 	char	 pod_uid[RNTOP_POD_UID_MAX];	/* "" outside any pod */
 	char	 container[RNTOP_CONTAINER_MAX];
+	long	 uid;			/* -1 when unreadable */
+	char	 user[RNTOP_LOGIN_MAX];	/* the host's name for uid, or "" */
+	char	 cmd[RNTOP_CMD_MAX];	/* printable ASCII, or "" */
 };
 
 /* One owner block: a host's GPU processes at one moment. */
@@ -74,10 +79,15 @@ typedef void (*rntop_procs_cb)(void *ud, const struct rntop_procs *);
 
 /*
  * Frames owner blocks from "#rntop" lines: "begin", then "driver
- * LINE", "app UUID PID MEM" and "cg PID CGROUP-LINE" in any number,
+ * LINE", "app UUID PID MEM" and, after a process's app lines, "cg PID
+ * CGROUP-LINE", "uid PID UID" (from /proc/PID/status), "cmd PID TEXT"
+ * (its command line, NULs and control characters made spaces on the
+ * host) and "user UID NAME" (the host's name for a uid) in any number,
  * then "end ok" (or "end fail": the compute-apps query failed). A block
  * is handed out only when its end comes; a "begin" drops an unfinished
- * one, so a cut block never shows.
+ * one, so a cut block never shows. A command keeps printable ASCII (any
+ * other byte becomes '?') without its trailing spaces; a user name
+ * that is not a plain login name (letters, digits, "._-@$") is dropped.
  */
 struct rntop_ownerframe {
 	rntop_procs_cb	 cb;

@@ -906,13 +906,41 @@ memory_changed(const struct rntop_snap *a, const struct rntop_snap *b)
 }
 
 /*
+ * Whether every GPU of s is known to hold no memory: then no process
+ * runs on any (each CUDA context holds some; an idle H100 or H200
+ * reads 0 MiB, tests/fixtures/nvidia-smi/real). Unknown is not 0, and
+ * a GPU in MIG mode (or of unknown mode) never counts: its processes
+ * live in instances this figure does not describe.
+ */
+static int
+no_memory_in_use(const struct rntop_snap *s)
+{
+	size_t i;
+	unsigned mv = RNTOP_V(RNTOP_F_MEM_USED), gv = RNTOP_V(RNTOP_F_MIG);
+
+	if (s->n == 0)
+		return 0;
+	for (i = 0; i < s->n; i++) {
+		const struct rntop_gpu *g = &s->gpus[i];
+
+		if (!(g->valid & mv) || g->mem_used > 0 || !(g->valid & gv) ||
+		    g->mig)
+			return 0;
+	}
+	return 1;
+}
+
+static void own_known_empty(struct host *);
+
+/*
  * With owners beside the stream: a new block is asked for when the
  * GPUs' memory in use changed since the last request (a process came or
  * went: every GPU process holds memory), or the last one is older than
  * owner_every (a pod may have replaced a process of the same size).
  * Each block costs the host an nvidia-smi start; a steady host asks
- * rarely. One request at a time; one lost is given up after the
- * stream's dead time.
+ * rarely, and an idle one (no memory in use anywhere) never: its block
+ * is known to list no process (own_known_empty). One request at a
+ * time; one lost is given up after the stream's dead time.
  */
 static void
 own_request(struct host *h, const struct rntop_snap *s)
@@ -932,8 +960,31 @@ own_request(struct host *h, const struct rntop_snap *s)
 	    e->now - h->own_asked < e->conf.owner_every)
 		return;
 	rntop_snap_copy(&h->own_ref, s);
+	if (no_memory_in_use(s)) {
+		own_known_empty(h);
+		return;
+	}
 	h->own_want = 1;
 	h->own_pending = 0;
+}
+
+/*
+ * The block of a host with no memory in use, without an nvidia-smi
+ * run: no process, the driver of the last block (it does not change
+ * under a running stream).
+ */
+static void
+own_known_empty(struct host *h)
+{
+	struct rntop_procs none;
+
+	memset(&none, 0, sizeof(none));
+	none.apps_ok = 1;
+	memcpy(none.driver, h->of.cur.driver, sizeof(none.driver));
+	h->own_want = 0;
+	h->own_pending = 0;
+	h->own_asked = h->eng->now;
+	h->eng->procs_cb(h->eng->ud, h->idx, &none);
 }
 
 /* Writes a pending request (one newline); libssh2 may say later. */

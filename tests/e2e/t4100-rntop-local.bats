@@ -376,6 +376,10 @@ GPU 0 at 84C, 3C under its limit; GPU 2 at 720W, over its 700W limit; GPU 4 at 8
 	run -0 rntop --local --once --nvidia-smi "$FAKE"
 	run -2 env FAKE_NVSMI_SCENARIO="$FIX/h100x2.csv" "$FAKE" \
 		--query-gpu=index,name --format=csv,noheader,nounits
+	# one --query-* switch a run, as a real nvidia-smi answers both
+	run -2 env FAKE_NVSMI_SCENARIO="$FIX/h100x2.csv" "$FAKE" \
+		--query-gpu=index --query-compute-apps=pid --format=csv,noheader,nounits
+	assert_output "$(cat "$FIX/real/h200/both-queries.out")"
 }
 
 @test "usage errors: bad flags, no --local, hosts with --local" {

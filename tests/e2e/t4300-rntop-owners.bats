@@ -90,6 +90,12 @@ setup_file() {
 	proc_pod "$F/proc1" 103 "$U_FB" v2
 	proc_pod "$F/proc1" 104 "$U_W0" v1
 	driver_file "$F/proc1" 580.159.04
+	# who runs them: 101 as root with a command line (NULs, a newline,
+	# an escape); 103 by its comm only; 102 and 104 unreadable
+	printf 'Name:\tpython3\nUmask:\t0022\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n' >"$F/proc1/101/status"
+	printf 'python3\0train.py\0--note\0a\nb\033[2J\0' >"$F/proc1/101/cmdline"
+	printf 'Uid:\t4242\t4242\t4242\t4242\n' >"$F/proc1/103/status"
+	echo "torchrun" >"$F/proc1/103/comm"
 	scenario "$F/n2.csv" 2 70 0 0 55
 	{
 		echo "@app $(uuid 2 0), 201, 30000"
@@ -99,6 +105,8 @@ setup_file() {
 	mkdir -p "$F/proc2/202"
 	echo "0::/user.slice/user-1000.slice/session-4.scope" >"$F/proc2/202/cgroup"
 	driver_file "$F/proc2" 550.163.01
+	printf 'Uid:\t%s\t%s\t%s\t%s\n' "$(id -u)" "$(id -u)" "$(id -u)" "$(id -u)" >"$F/proc2/202/status"
+	printf 'xmrig\0--threads=8\0' >"$F/proc2/202/cmdline"
 	sshd_start n1 "$F/n1.csv" --env "RNTOP_PROC=$F/proc1"
 	sshd_start n2 "$F/n2.csv" --env "RNTOP_PROC=$F/proc2"
 	cat >"$F/ssh_config" <<-EOF
@@ -215,6 +223,23 @@ last_is() {
 	U_IDLE=$(make_pod runai-team-d notebook-d node-2 '{"project":"team-d","release":"notebook-d"}' '{}' 1)
 }
 
+@test "--once: each GPU's processes with user and command, null where the host could not read them" {
+	own_args
+	run -0 --separate-stderr rntop "${OWN_ARGS[@]}" --once node-1 node-2
+	local j=$output
+	run -0 jq -c '.hosts[0].gpus[] | [.index, [.processes[] | [.pid, .memory_used, .uid, .user, .command, (.pod_uid != null)]]]' <<<"$j"
+	assert_output '[0,[[101,20000,0,"root","python3 train.py --note a b [2J",true]]]
+[1,[[102,9000,null,null,null,true],[103,8000,4242,null,"torchrun",true]]]
+[2,[[104,30000,null,null,null,true]]]
+[3,[]]'
+	run -0 jq -c '.hosts[1].gpus[3].processes' <<<"$j"
+	assert_output "[{\"pid\":202,\"memory_used\":500,\"uid\":$(id -u),\"user\":\"$(id -un)\",\"command\":\"xmrig --threads=8\",\"pod_uid\":null,\"container\":null}]"
+	# without the cluster no process is read: no key at all
+	run -0 rntop "${OWN_ARGS[@]}" --no-cluster --once node-1
+	run -0 jq -c '.hosts[0].gpus[0] | has("processes")' <<<"$output"
+	assert_output false
+}
+
 @test "beside the stream: one nvidia-smi -lms per host; compute apps asked again only when memory in use changes" {
 	own_args
 	local f="$BATS_TEST_TMPDIR/steady.csv" m sep=
@@ -240,6 +265,59 @@ last_is() {
 	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n3)/fake.log"
 	assert_output 2
 	sshd_stop n3
+}
+
+@test "beside the stream: GPUs with no memory in use are not asked for processes (none can run)" {
+	own_args
+	local f="$BATS_TEST_TMPDIR/ends.csv" m sep=
+	# GPU 0's process ends after three samples: 0 MiB in use everywhere
+	# (an idle GPU reads 0, tests/fixtures/nvidia-smi/real)
+	echo "@fields $GPU_ROW" >"$f"
+	for m in 4096 4096 4096 0; do
+		[ -z "$sep" ] || echo "@frame" >>"$f"
+		sep=1
+		echo "0, $(uuid 4 0), 50, $m, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "1, $(uuid 4 1), 0, 0, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+	done
+	# the fake's processes never change: were it asked, 401 would stay
+	echo "@app $(uuid 4 0), 401, 4000" >>"$f"
+	sshd_start n4 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
+		--env "FAKE_NVSMI_LOG=$(sshd_dir n4)/fake.log"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n4"
+	local first=${lines[0]} last=${lines[19]}
+	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[]?.pid]]' <<<"$first"
+	assert_output '[4096,[401]]'
+	run -0 jq -c '.hosts[0] | [.status, .driver, .gpus[0].memory_used, .gpus[0].processes, .gpus[1].processes]' <<<"$last"
+	assert_output '["ok","580.159.04",0,[],[]]'
+	fakes_gone n4
+	# two runs in all (the fake's PID log): the stream and the block at its start
+	run -0 wc -l <"$(sshd_dir n4)/fake.pids"
+	assert_output 2
+	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n4)/fake.log"
+	assert_output 1
+	sshd_stop n4
+}
+
+@test "beside the stream: a GPU in MIG mode at 0 MiB is still asked (its instances hold the processes)" {
+	own_args
+	local f="$BATS_TEST_TMPDIR/mig0.csv" m sep=
+	echo "@fields $GPU_ROW" >"$f"
+	for m in 512 512 512 0; do
+		[ -z "$sep" ] || echo "@frame" >>"$f"
+		sep=1
+		echo "0, $(uuid 5 0), [N/A], $m, 81559, 40, 100.00, Enabled, NVIDIA A100-SXM4-80GB" >>"$f"
+	done
+	echo "@app $(uuid 5 0), 501, 500" >>"$f"
+	sshd_start n5 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
+		--env "FAKE_NVSMI_LOG=$(sshd_dir n5)/fake.log"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n5"
+	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[].pid]]' <<<"${lines[19]}"
+	assert_output '[0,[501]]'
+	fakes_gone n5
+	# the block at the start, and the one asked for when 512 became 0
+	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n5)/fake.log"
+	assert_output 2
+	sshd_stop n5
 }
 
 @test "pods forbidden (RBAC): one clear line, the hosts go on" {
@@ -389,6 +467,29 @@ wait_pane() {
 	wait_pane '^6 GPUs allocated'
 	wait_pane '^team-b +1\.50 +0\.50 '
 	tmux -L "$TSOCK" send-keys q
+	wait_pane "EXIT=0"
+}
+
+@test "the screen: Enter on a GPU lists its processes with user and command" {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	own_args
+	tmux_rntop
+	wait_pane '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a'
+	# from the last GPU row (node-2's GPU 3) up to node-1's GPU 1
+	tmux -L "$TSOCK" send-keys End Up Up Up Up Up Up Enter
+	wait_pane '^GPU 1 of node-1'
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line 'Processes (PID, GPU memory, user, command; pod and container below)'
+	# 102: nothing readable but its pod; 103: a uid the host cannot name
+	assert_line --regexp '^  102 +9000 MiB  \? +\?$'
+	assert_line --regexp "^ +pod $U_FA  container 4c01db0b339c4e7b8e8fd0e4b1ad3c6b2c3f0c4d5e6f708192a3b4c5d6e7f8102\$"
+	assert_line --regexp '^  103 +8000 MiB  uid 4242 +torchrun$'
+	# back; GPU 0: root's command line, its newline and escape as spaces
+	tmux -L "$TSOCK" send-keys Escape Up Enter
+	wait_pane '^GPU 0 of node-1'
+	run -0 tmux -L "$TSOCK" capture-pane -p
+	assert_line --regexp '^  101 +20000 MiB  root +python3 train.py --note a b \[2J$'
+	tmux -L "$TSOCK" send-keys Escape q
 	wait_pane "EXIT=0"
 }
 

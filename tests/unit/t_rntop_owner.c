@@ -148,6 +148,13 @@ TEST(owner_blocks)
 	    "#rntop app GPU-b 603 [Insufficient\n"
 	    "#rntop cg 601 0::/kubepods/burstable/pod" UID1 "/" CID "\n"
 	    "#rntop cg 602 0::/user.slice/session-1.scope\n"
+	    "#rntop uid 601 1000\n"
+	    "#rntop uid 602 0\n"
+	    "#rntop uid 603 x1\n"			/* not a number: unknown */
+	    "#rntop cmd 601 python3 train.py --lr 0.1 \n"
+	    "#rntop cmd 602 a\033[2Jb\tc\xc3\xa9  \n"	/* escapes, UTF-8 */
+	    "#rntop user 1000 alice\n"
+	    "#rntop user 0 ro ot\n"			/* not a login name */
 	    "#rntop end ok\n");
 	T_INT_EQ(b.n, 1);
 	T_UINT_EQ(b.last.n, 3);
@@ -162,6 +169,29 @@ TEST(owner_blocks)
 	T_INT_EQ(b.last.v[1].mem_known, 0);
 	T_STR_EQ(b.last.v[1].pod_uid, "");
 	T_INT_EQ(b.last.v[2].mem_known, 0);
+	T_INT_EQ(b.last.v[0].uid, 1000);
+	T_STR_EQ(b.last.v[0].user, "alice");
+	T_STR_EQ(b.last.v[0].cmd, "python3 train.py --lr 0.1");
+	T_INT_EQ(b.last.v[1].uid, 0);
+	T_STR_EQ(b.last.v[1].user, "");
+	T_STR_EQ(b.last.v[1].cmd, "a?[2Jb?c??");
+	T_INT_EQ(b.last.v[2].uid, -1);
+	T_STR_EQ(b.last.v[2].user, "");
+	T_STR_EQ(b.last.v[2].cmd, "");
+	/* a command longer than the field is cut, never overflows */
+	{
+		char big[1200];
+
+		memset(big, 'x', sizeof(big));
+		memcpy(big, "#rntop cmd 601 ", 15);
+		big[sizeof(big) - 1] = '\0';
+		feed_lines(&f, "#rntop begin\n#rntop app GPU-a 601 1\n");
+		rntop_ownerframe_line(&f, big, strlen(big));
+		feed_lines(&f, "#rntop end ok\n");
+		T_INT_EQ(b.n, 2);
+		T_UINT_EQ(strlen(b.last.v[0].cmd), RNTOP_CMD_MAX - 1);
+		b.n = 1;
+	}
 	/* a cut block is dropped when the next begins; a failed query says so */
 	feed_lines(&f, "#rntop begin\n#rntop app GPU-a 9 1\n#rntop begin\n"
 	    "#rntop end fail\n");
@@ -336,6 +366,13 @@ TEST(owner_command_runs)
 	    "Kernel Module  550.1.2  x' >%s/proc/driver/nvidia/version", dir,
 	    dir, UID1, CID, dir, dir);
 	T_INT_EQ(system(path), 0);
+	/* 601: uid 0 (root on every host), a command line with a newline */
+	snprintf(path, sizeof(path), "printf 'Name:\\tpython3\\nUid:\\t0\\t0"
+	    "\\t0\\t0\\nGid:\\t0\\n' >%s/proc/601/status && printf "
+	    "'python3\\000-c\\000print(1)\\nx\\000' >%s/proc/601/cmdline && "
+	    "mkdir -p %s/proc/602 && echo 'nv-app' >%s/proc/602/comm && : >"
+	    "%s/proc/602/cmdline", dir, dir, dir, dir, dir);
+	T_INT_EQ(system(path), 0);
 	snprintf(path, sizeof(path), "%s/nvidia-smi", dir);
 	cmd = rntop_remote_command_owners(path, "index,uuid", 0);
 	T_NOT_NULL(cmd);
@@ -391,6 +428,14 @@ TEST(owner_command_runs)
 	T_STR_EQ(b.last.v[0].pod_uid, UID1);
 	T_STR_EQ(b.last.v[0].container, CID);
 	T_STR_EQ(b.last.v[1].pod_uid, "");
+	/* the user by the host's name for the status's uid; the command
+	 * line's NULs and newline spaces; no cmdline: comm; no status: -1 */
+	T_INT_EQ(b.last.v[0].uid, 0);
+	T_STR_EQ(b.last.v[0].user, "root");
+	T_STR_EQ(b.last.v[0].cmd, "python3 -c print(1) x");
+	T_INT_EQ(b.last.v[1].uid, -1);
+	T_STR_EQ(b.last.v[1].user, "");
+	T_STR_EQ(b.last.v[1].cmd, "nv-app");
 	rntop_ownerframe_release(&f);
 	rntop_procs_release(&b.last);
 	free(cmd);
