@@ -68,14 +68,14 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 }
 
 /*
- * Streams (logs, exec, bash, attach) are not in the control plane's API:
- * they go through the cluster's Kubernetes API with the kubeconfig's own
- * credentials, in the namespace the control plane names for the
- * project; the Kubernetes-mode code then runs unchanged.
+ * Streams (logs, exec, bash, attach, port-forward) are not in the
+ * control plane's API: they go through the cluster's Kubernetes API with
+ * the kubeconfig's own credentials, in the namespace the control plane
+ * names for the project; the Kubernetes-mode code then runs unchanged.
  */
 static const struct rai_cmd *const stream_commands[] = {
 	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
-	NULL
+	&runai_cmd_port_forward, NULL
 };
 
 static int

@@ -453,8 +453,9 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 }
 
 /*
- * Backend mode: the control plane makes the job; --attach then goes
- * through the cluster's Kubernetes API as attach does.
+ * Backend mode: the control plane makes the job; -s portforward's
+ * forwarding and --attach then go through the cluster's Kubernetes API
+ * as port-forward and attach do.
  */
 static int
 submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
@@ -465,6 +466,11 @@ submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
 
 	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->dry_run,
 	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
+	if (rc == 0 && forwards(o) && !o->dry_run) {
+		fflush(ctx->out);
+		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_submit_forward(ctx, name, 0, o->ports.v, o->ports.n);
+	}
 	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
@@ -546,6 +552,7 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
 	if (RUNAI_CP(ctx) != NULL) {
+		warn_portforward(o);
 		rc = submit_cp(ctx, o, &spec);
 		goto out;
 	}

@@ -20,6 +20,7 @@
 #include "runai/cp.h"
 #include "runai/cp_work.h"
 #include "runai/dist.h"
+#include "runai/git_sync.h"
 
 #include "core/banned.h"
 
@@ -421,24 +422,102 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 static int
 unsupported(const struct rai_submit_spec *s, struct rai_err *err)
 {
-	const char *flag = s->git_sync ? "--git-sync" : s->node_type ?
+	const char *flag = s->node_type ?
 	    "--node-type" : s->mig_profile ? "--mig-profile" : s->inference ?
 	    "--inference" : s->run_as_user ? "--run-as-user" :
-	    s->pod_labels.n ? "--label" : s->pod_annotations.n ?
-	    "--annotation" : s->ttl_after_finish >= 0 ?
+	    s->ttl_after_finish >= 0 ?
 	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
 	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
 	    s->mps ? "--mps" : s->prevent_privilege_escalation ?
 	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
-	    "--create-home-dir" : s->batch_job ? "--old-job" :
-	    s->service_type != NULL && strcmp(s->service_type, "ingress") == 0 ?
-	    "--service-type ingress" : NULL;
+	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
 
 	if (flag == NULL)
 		return 0;
 	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
 	    "mode yet", flag);
 	return -1;
+}
+
+/* ---- labels, annotations, git ---- */
+
+/* the API's longest label or annotation name (2.21 on; kept for all) */
+#define META_NAME_MAX	63
+
+/*
+ * -l/-a KEY=VALUE as the API's [{name, value}] (the pairs were checked
+ * offline). The API takes names of 63 characters at most, fewer than a
+ * Kubernetes key with a prefix may have: longer ones are refused.
+ */
+static int
+add_meta_pairs(cJSON *spec, const char *key, const char *flag,
+    const struct rai_strv *pairs, struct rai_err *err)
+{
+	const char *eq;
+	cJSON *arr, *o;
+	char *name;
+	size_t i;
+
+	if (pairs->n == 0)
+		return 0;
+	arr = cJSON_AddArrayToObject(spec, key);
+	for (i = 0; i < pairs->n; i++) {
+		eq = strchr(pairs->v[i], '=');
+		if (eq == NULL || eq == pairs->v[i])
+			return rai_err_set(err, RAI_E_USAGE, "invalid %s '%s': "
+			    "use KEY=VALUE", flag, pairs->v[i]);
+		if ((size_t)(eq - pairs->v[i]) > META_NAME_MAX)
+			return rai_err_set(err, RAI_E_USAGE, "%s '%.*s': the "
+			    "control plane takes names of at most %d characters",
+			    flag, (int)(eq - pairs->v[i]), pairs->v[i],
+			    META_NAME_MAX);
+		name = xstrndup(pairs->v[i], (size_t)(eq - pairs->v[i]));
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", name);
+		cJSON_AddStringToObject(o, "value", eq + 1);
+		cJSON_AddItemToArray(arr, o);
+		free(name);
+	}
+	return 0;
+}
+
+/*
+ * --git-sync as storage.git: repository, branch or revision, and the
+ * path it is cloned to. The API takes a clone's credentials only as the
+ * name of a Secret already in the cluster, and has no git-sync image:
+ * those parts are refused rather than dropped.
+ */
+static int
+add_git(cJSON *storage, const char *conn, struct rai_err *err)
+{
+	struct rai_git_sync g;
+	cJSON *o;
+	int rc = -1;
+
+	if (rai_git_sync_parse(conn, &g, err) == -1)
+		return -1;
+	if (rai_git_sync_has_credentials(&g))
+		rai_err_set(err, RAI_E_USAGE, "--git-sync username= and "
+		    "password= are not supported in control-plane mode: the "
+		    "control plane takes a repository's credentials only from "
+		    "a Secret in the cluster");
+	else if (strcmp(g.image, RAI_GIT_SYNC_IMAGE) != 0)
+		rai_err_set(err, RAI_E_USAGE, "--git-sync image= is not "
+		    "supported in control-plane mode: the control plane picks "
+		    "the image that clones");
+	else {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "repository", g.source);
+		if (g.branch != NULL)
+			cJSON_AddStringToObject(o, "branch", g.branch);
+		if (g.rev != NULL)
+			cJSON_AddStringToObject(o, "revision", g.rev);
+		cJSON_AddStringToObject(o, "path", g.target);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(storage, "git"), o);
+		rc = 0;
+	}
+	rai_git_sync_release(&g);
+	return rc;
 }
 
 /* ---- storage, ports, node pools, preemptibility ---- */
@@ -508,11 +587,13 @@ add_storage(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
 	cJSON *storage;
 
-	if (s->volumes.n == 0 && s->pvcs.n == 0)
+	if (s->volumes.n == 0 && s->pvcs.n == 0 && s->git_sync == NULL)
 		return 0;
 	storage = cJSON_AddObjectToObject(spec, "storage");
 	return add_pvcs(storage, &s->pvcs, err) == -1 ||
-	    add_host_paths(storage, &s->volumes, err) == -1 ? -1 : 0;
+	    add_host_paths(storage, &s->volumes, err) == -1 ||
+	    (s->git_sync != NULL && add_git(storage, s->git_sync, err) == -1) ?
+	    -1 : 0;
 }
 
 /* The API's service type for -s (none: reachable inside the cluster). */
@@ -526,7 +607,18 @@ service_type(const char *flag)
 	return "ClusterIP";
 }
 
-/* --port CTR, or EXT:CTR where EXT is the node's or balancer's port. */
+static int
+is_ingress(const struct rai_submit_spec *s)
+{
+	return s->service_type != NULL &&
+	    strcmp(s->service_type, "ingress") == 0;
+}
+
+/*
+ * --port CTR, or EXT:CTR where EXT is the node's or balancer's port.
+ * With -s ingress each port is an exposed URL instead, the URL the
+ * control plane's own (an ingress has no port of its own to ask for).
+ */
 static int
 add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
@@ -536,17 +628,20 @@ add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 
 	if (s->ports.n == 0)
 		return 0;
-	arr = cJSON_AddArrayToObject(spec, "ports");
+	arr = cJSON_AddArrayToObject(spec, is_ingress(s) ? "exposedUrls" :
+	    "ports");
 	for (i = 0; i < s->ports.n; i++) {
 		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1)
 			return -1;
 		o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
 		cJSON_AddNumberToObject(o, "container", (double)port.target);
+		if (is_ingress(s))
+			continue;
 		cJSON_AddStringToObject(o, "serviceType",
 		    service_type(s->service_type));
 		if (port.pair)
 			cJSON_AddNumberToObject(o, "external", (double)port.port);
-		cJSON_AddItemToArray(arr, o);
 	}
 	return 0;
 }
@@ -703,6 +798,10 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s,
 	if (add_env(spec, &s->env, err) == -1 ||
 	    add_compute(spec, s, err) == -1 || add_storage(spec, s, err) == -1 ||
 	    add_ports(spec, s, err) == -1 ||
+	    add_meta_pairs(spec, "labels", "--label", &s->pod_labels,
+	    err) == -1 ||
+	    add_meta_pairs(spec, "annotations", "--annotation",
+	    &s->pod_annotations, err) == -1 ||
 	    add_node_pools(spec, s->node_pools, err) == -1 ||
 	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;

@@ -322,14 +322,41 @@ job/ws1"
 	refute_output --partial big1
 }
 
-@test "what backend mode cannot send yet is refused, not dropped" {
+@test "labels, annotations, --git-sync and -s ingress reach the cluster through the control plane" {
 	cp_login
-	run -2 runai submit gs1 -p team-a -i ubuntu --git-sync source=https://example.com/r.git
-	assert_output "runai: error: --git-sync is not supported in control-plane mode yet"
-	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
-	assert_output "runai: error: --template is not supported in control-plane mode yet"
-	run -2 runai submit ing1 -p team-a -i ubuntu --interactive --port 8888 -s ingress
-	assert_output "runai: error: --service-type ingress is not supported in control-plane mode yet"
+	runai config project team-a >/dev/null
+	run -0 runai submit lb1 -i ubuntu --interactive -l team=vision -a billing=unit-7 \
+		--git-sync source=https://example.com/r.git,branch=dev,target=/src \
+		--port 8888 -s ingress -- sleep 300
+	cp_wait_status lb1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dlb1"
+	run -0 jq -c '.items[0] | [.metadata.labels.team, .metadata.annotations.billing,
+		(.spec.containers[0].volumeMounts[] | .mountPath)]' <<<"$output"
+	assert_output '["vision","unit-7","/src"]'
+	# the exposed URL is an ingress to the workload's port
+	run -0 kube_api "$KUBESIM_URL/apis/networking.k8s.io/v1/namespaces/$NS/ingresses/lb1"
+	assert_equal "$(jq -r '.spec.rules[0].http.paths[0].backend.service.port.number' <<<"$output")" 8888
+	# as the control plane keeps it
+	run -0 runai describe job lb1 -o json
+	run -0 jq -c '.submitted.spec | [.labels, .annotations, .storage.git, .exposedUrls]' <<<"$output"
+	assert_output '[[{"name":"team","value":"vision"}],[{"name":"billing","value":"unit-7"}],[{"repository":"https://example.com/r.git","branch":"dev","path":"/src"}],[{"container":8888}]]'
+	run -0 runai delete lb1
+	run -0 kube_api -o /dev/null -w '%{http_code}' \
+		"$KUBESIM_URL/apis/networking.k8s.io/v1/namespaces/$NS/ingresses/lb1"
+	assert_output 404
+}
+
+@test "what the control plane's API cannot carry is refused, not dropped" {
+	cp_login
+	run -2 runai submit gs1 -p team-a -i ubuntu \
+		--git-sync source=https://example.com/r.git,username=u,password=hunter2
+	assert_output "runai: error: --git-sync username= and password= are not supported in control-plane mode: the control plane takes a repository's credentials only from a Secret in the cluster"
+	run -2 runai submit gs2 -p team-a -i ubuntu --git-sync source=https://example.com/r.git,image=my/git:1
+	assert_output "runai: error: --git-sync image= is not supported in control-plane mode: the control plane picks the image that clones"
+	run -2 runai submit an1 -p team-a -i ubuntu -a "example.com/$(printf 'a%.0s' {1..60})=x"
+	assert_output --regexp "^runai: error: --annotation 'example\.com/a+': the control plane takes names of at most 63 characters$"
+	run -2 runai submit ttl1 -p team-a -i ubuntu --ttl-after-finish 1m
+	assert_output "runai: error: --ttl-after-finish is not supported in control-plane mode yet"
 }
 
 @test "submit --dry-run prints the request, secrets redacted, and sends nothing" {

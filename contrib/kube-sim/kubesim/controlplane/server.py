@@ -19,13 +19,14 @@ from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
 from kubesim.controlplane import views
-from kubesim.controlplane.objects import (FRAMEWORKS, new_claims, runaijob, service,
-                                          training_job)
+from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runaijob,
+                                          service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
 from kubesim.controlplane.profiles import profile
 from kubesim.controlplane.state import TYPES, State, Workload, set_suspended
 from kubesim.controlplane.tokens import Identity
 
+INGRESSES = ("networking.k8s.io", "v1", "ingresses")
 MAX_BODY = 1024 * 1024
 MAX_LIMIT = 500
 UUID_RX = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -371,9 +372,9 @@ class Routes:
                 if self.cp.sim.store.get(CLAIMS, wl.namespace,
                                          claim["metadata"]["name"]) is None:
                     self.cp.sim.store.create(CLAIMS, wl.namespace, claim)
-            svc = service(wl)
-            if svc is not None:
-                self.cp.sim.store.create(SERVICES, wl.namespace, svc)
+            for gvr, obj in ((SERVICES, service(wl)), (INGRESSES, ingress(wl))):
+                if obj is not None:
+                    self.cp.sim.store.create(gvr, wl.namespace, obj)
             if kind == "Distributed":
                 wl.gvr, obj = training_job(wl, b)
                 wl.master_spec = spec if b.get("masterSpecSameAsWorker") else \
@@ -415,13 +416,14 @@ class Routes:
             self.cp.sim.store.delete(wl.gvr, wl.namespace, wl.name)
         except ApiError:
             pass  # gone from the cluster already
-        svc = self.cp.sim.store.get(SERVICES, wl.namespace, wl.name)
-        if svc is not None and (meta_of(svc).get("labels") or {}).get(
-                "runai/workload-id") == wl.id:
-            try:
-                self.cp.sim.store.delete(SERVICES, wl.namespace, wl.name)
-            except ApiError:
-                pass
+        for gvr in (SERVICES, INGRESSES):
+            obj = self.cp.sim.store.get(gvr, wl.namespace, wl.name)
+            if obj is not None and (meta_of(obj).get("labels") or {}).get(
+                    "runai/workload-id") == wl.id:
+                try:
+                    self.cp.sim.store.delete(gvr, wl.namespace, wl.name)
+                except ApiError:
+                    pass
         if self.cp.profile["delete_status"] == 204:
             return 204, None
         return 202, {"code": 202, "message": "Request has been accepted."}
