@@ -224,13 +224,14 @@ int	runai_describe_job_cp(struct rai_ctx *, const char *job,
 struct rai_submit_spec;
 /*
  * Submits (or with dry_run prints the request, JSON when json); dist
- * makes it a distributed job (submit-dist), NULL for submit; *name is
- * the job's name as the control plane made it (caller frees).
+ * makes it a distributed job (submit-dist), NULL for submit; tmpl names
+ * the control plane's workload template (NULL: none); *name is the
+ * job's name as the control plane made it (caller frees).
  */
 struct rai_dist_spec;
 int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
-	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-	    int json, char **name);
+	    const struct rai_dist_spec *dist, const char *prefix,
+	    const char *tmpl, int dry_run, int json, char **name);
 /*
  * The cluster's Kubernetes API and the project's namespace, for a
  * stream after a backend-mode command (submit --attach).

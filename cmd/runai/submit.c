@@ -464,7 +464,8 @@ submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
 	char *name = NULL;
 	int rc;
 
-	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->dry_run,
+	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->template_name,
+	    o->dry_run,
 	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
 	if (rc == 0 && forwards(o) && !o->dry_run) {
 		fflush(ctx->out);

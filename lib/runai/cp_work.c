@@ -906,10 +906,93 @@ cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
 	return 0;
 }
 
+/* ---- templates ---- */
+
+/*
+ * Whether a template (SupersetTemplate) applies in the project and
+ * cluster: one scoped to a project or cluster must be theirs; the
+ * tenant's, the system's and a department's are offered to all.
+ */
+static int
+template_applies(const cJSON *t, const char *project_id,
+    const char *cluster_id)
+{
+	const char *scope = rai_json_str_or(t, "meta.scopeType", "");
+	char pid[32];
+
+	if (strcmp(scope, "project") == 0) {
+		snprintf(pid, sizeof(pid), "%.0f", rai_json_num(t,
+		    "meta.projectId", -1));
+		return strcmp(pid, project_id) == 0;
+	}
+	if (strcmp(scope, "cluster") == 0)
+		return strcmp(rai_json_str_or(t, "meta.clusterId", ""),
+		    cluster_id) == 0;
+	return 1;
+}
+
+int
+cp_template_id(struct cp *c, const char *name, const char *type,
+    const char *project_id, const char *cluster_id, char **id,
+    struct rai_err *err)
+{
+	const cJSON *t, *hit = NULL;
+	cJSON *all;
+	char *path;
+	int n = 0, rc;
+
+	if (check_name("template", name, err) == -1)
+		return -1;
+	path = xasprintf("/api/v1/workload-templates?filterBy=name==%s,"
+	    "workloadType==%s", name, type);
+	rc = get_all(c, path, "entries", &all, err);
+	free(path);
+	if (rc == -1)
+		return -1;
+	cJSON_ArrayForEach(t, all)
+		if (template_applies(t, project_id, cluster_id) && n++ == 0)
+			hit = t;
+	if (n == 1)
+		*id = xstrdup(rai_json_str_or(hit, "meta.id", ""));
+	cJSON_Delete(all);
+	if (n == 0)
+		return rai_err_set(err, RAI_E_NOTFOUND, "no %s template '%s' on "
+		    "the control plane for this project", type, name);
+	if (n > 1)
+		return rai_err_set(err, RAI_E_CONFIG, "%d %s templates called "
+		    "'%s' apply to this project; the control plane cannot tell "
+		    "which is meant", n, type, name);
+	return 0;
+}
+
+/*
+ * The template's id into the request (2.23+: before, the API has no
+ * field for it, and the flag is refused naming the release).
+ */
+static int
+add_template(cJSON *body, struct cp *c, const char *tmpl,
+    const struct rai_submit_spec *s, const char *pid, const char *cluster,
+    const char *release, struct rai_err *err)
+{
+	char *id = NULL;
+
+	if (tmpl == NULL)
+		return 0;
+	if (!cp_version_at_least(release, 2, 23))
+		return rai_err_set(err, RAI_E_USAGE, "--template needs a control "
+		    "plane of 2.23 or later (this is %s)", release);
+	if (cp_template_id(c, tmpl, s->interactive ? "Workspace" : "Training",
+	    pid, cluster, &id, err) == -1)
+		return -1;
+	cJSON_AddStringToObject(body, "templateId", id);
+	free(id);
+	return 0;
+}
+
 int
 cp_submit(struct cp *c, const struct rai_submit_spec *s,
-    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-    cJSON **out, struct rai_err *err)
+    const struct rai_dist_spec *dist, const char *prefix, const char *tmpl,
+    int dry_run, cJSON **out, struct rai_err *err)
 {
 	/* copied: the store is read again as the calls below renew */
 	char *cluster = cp_cluster(c, "id") != NULL ?
@@ -929,7 +1012,8 @@ cp_submit(struct cp *c, const struct rai_submit_spec *s,
 	if (cp_project_id(c, s->project, &pid, err) == -1 ||
 	    cp_submit_request(s, prefix, pid, cluster, release, &body,
 	    err) == -1 || (dist != NULL && cp_dist_request(body, dist, release,
-	    err) == -1))
+	    err) == -1) || add_template(body, c, tmpl, s, pid, cluster, release,
+	    err) == -1)
 		goto out;
 	if (dry_run) {
 		*out = body;

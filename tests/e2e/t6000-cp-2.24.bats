@@ -346,6 +346,45 @@ job/ws1"
 	assert_output 404
 }
 
+@test "--template: the control plane's workload template, by name, under the command line (2.23+)" {
+	cp_login
+	cp_settings '{"templates": [
+		{"name": "gpu", "workloadType": "Training", "scope": "tenant",
+		 "spec": {"image": "ubuntu", "environmentVariables": [{"name": "FROM", "value": "template"}]}},
+		{"name": "gpu", "workloadType": "Training", "scope": "project:team-b",
+		 "spec": {"image": "busybox"}},
+		{"name": "nb", "workloadType": "Workspace", "scope": "project:team-a",
+		 "spec": {"image": "jupyter/base-notebook"}}]}'
+	if [ "$CP_VERSION" != 2.24 ]; then
+		run -2 runai submit tp1 -p team-a --template gpu -- sleep 300
+		assert_output --regexp "^runai: error: --template needs a control plane of 2\.23 or later \(this is ${CP_VERSION//./\\.}\.[0-9]+\)$"
+		return
+	fi
+	# the image and the variable come from the template
+	run -0 runai submit tp1 -p team-a --template gpu -- sleep 300
+	cp_wait_status tp1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dtp1"
+	run -0 jq -c '.items[0].spec.containers[0] | [.image, .env]' <<<"$output"
+	assert_output '["ubuntu",[{"name":"FROM","value":"template"}]]'
+	# the command line wins over it; the request names the template by id
+	run -0 runai submit tp2 -p team-a -i python --template gpu --dry-run -o json
+	assert_equal "$(jq -r '[.spec.image, (.templateId | test("^[0-9a-f-]{36}$"))] | @tsv' <<<"$output")" \
+		"$(printf 'python\ttrue')"
+	run -0 runai submit tp3 -p team-a --interactive --template nb -- sleep 300
+	run -0 runai describe job tp3 -p team-a -o json
+	assert_equal "$(jq -r .submitted.spec.image <<<"$output")" jupyter/base-notebook
+	# a template of another type, another project's, or two that apply
+	run -1 runai submit tp4 -p team-a --template nb -- sleep 300
+	assert_output "runai: error: no Training template 'nb' on the control plane for this project"
+	run -1 runai submit tp5 -p team-b --interactive --template nb -- sleep 300
+	assert_output "runai: error: no Workspace template 'nb' on the control plane for this project"
+	run -1 runai submit tp6 -p team-b --template gpu -- sleep 300
+	assert_output "runai: error: 2 Training templates called 'gpu' apply to this project; the control plane cannot tell which is meant"
+	run -0 runai list jobs -A -o name
+	refute_line job/tp4
+	refute_line job/tp6
+}
+
 @test "what the control plane's API cannot carry is refused, not dropped" {
 	cp_login
 	run -2 runai submit gs1 -p team-a -i ubuntu \

@@ -23,7 +23,7 @@ from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runai
                                           service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
 from kubesim.controlplane.profiles import profile
-from kubesim.controlplane.state import TYPES, State, Workload, set_suspended
+from kubesim.controlplane.state import TENANT_ID, TYPES, State, Workload, set_suspended
 from kubesim.controlplane.tokens import Identity
 
 INGRESSES = ("networking.k8s.io", "v1", "ingresses")
@@ -57,6 +57,9 @@ class ControlPlane:
         self.down_until = 0.0
         self.metrics_down = False
         self.policy = {"compute.gpuDevicesRequest": {"max": 4}}
+        # workload templates: {name, workloadType, scope ("tenant", or
+        # "project:NAME"), spec}, set through /_sim/controlplane
+        self.templates = []
         self.url = None
 
     def start(self, host, port=0):
@@ -75,6 +78,21 @@ class ControlPlane:
         self.server.shutdown()
         self.server.server_close()
 
+    def template_view(self, t):
+        """A template as the list gives it (SupersetTemplate)."""
+        meta = {"id": t["id"], "name": t["name"], "workloadType": t["workloadType"],
+                "createdBy": "admin@run.ai", "createdAt": t["createdAt"]}
+        scope = t.get("scope") or "tenant"
+        if scope.startswith("project:"):
+            project = next((p for p in self.state.projects()
+                            if p["name"] == scope.split(":", 1)[1]), None)
+            pid = project["id"] if project else "0"
+            meta.update(scopeType="project", scopeId=pid, projectId=int(pid),
+                        clusterId=self.state.cluster_id)
+        else:
+            meta.update(scopeType="tenant", scopeId=str(TENANT_ID))
+        return {"meta": meta, "spec": t.get("spec") or {}}
+
     def log(self, entry):
         with self.log_lock, open(self.requests_path, "a") as f:
             f.write(json.dumps(entry, separators=(",", ":")) + "\n")
@@ -89,6 +107,9 @@ class ControlPlane:
             self.policy = dict(body["policy"])
         if "metricsDown" in body:
             self.metrics_down = bool(body["metricsDown"])
+        if "templates" in body:
+            self.templates = [dict(t, id=str(uuid.uuid4()), createdAt=now_rfc3339())
+                              for t in body["templates"]]
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
@@ -171,6 +192,8 @@ class Routes:
             return self.nodes(self.st.cluster_id)
         if p == ["nodes", "telemetry"] and m == "GET":
             return self.node_telemetry()
+        if p == ["workload-templates"] and m == "GET" and views.since(self.cp.profile, "2.23"):
+            return self.templates()
         if p == ["workloads"] and m == "GET":
             return self.workloads()
         if p == ["workloads", "pods"] and m == "GET":
@@ -204,6 +227,18 @@ class Routes:
         if wl is None or (kind and wl.type != kind) or wl.phase == "Deleted":
             raise CpError(404, "workload %s not found" % wid)
         return wl
+
+    def templates(self):
+        """The workload templates (2.23+), filtered by meta's fields;
+        paged by offset/limit with pagination.nextOffset."""
+        items = [self.cp.template_view(t) for t in self.cp.templates]
+        flat = [dict(t["meta"], _t=t) for t in items]
+        page, nxt = _page(_filtered(flat, self.query), self.query)
+        pagination = {"offset": int(self.query.get("offset", ["0"])[0]),
+                      "limit": int(self.query.get("limit", ["50"])[0])}
+        if nxt:
+            pagination["nextOffset"] = nxt
+        return 200, {"entries": [x["_t"] for x in page], "pagination": pagination}
 
     def projects(self):
         items = [views.project(self.st, self.cp.profile, p) for p in self.st.projects()]
@@ -348,7 +383,7 @@ class Routes:
         project = self.st.project_by_id(pid)
         if project is None:
             raise CpError(400, "project %s not found" % pid)
-        spec = b.get("spec") or {}
+        spec = self.with_template(kind, b.get("templateId"), b.get("spec") or {})
         if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
             raise CpError(400, "spec.distributedFramework must be one of %s"
                           % ", ".join(sorted(FRAMEWORKS)))
@@ -386,6 +421,22 @@ class Routes:
             self.st.workloads.pop(wl.id, None)
             raise CpError(400 if e.code < 500 else 503, e.message)
         return self.cp.profile["create_status"], views.submitted(wl)
+
+    def with_template(self, kind, tid, spec):
+        """spec over the template's (2.23+): the request's fields win, and
+        within compute those it gives."""
+        if tid is None:
+            return spec
+        t = next((t for t in self.cp.templates if t["id"] == tid), None)
+        if t is None:
+            raise CpError(400, "template %s not found" % tid)
+        if t["workloadType"] != kind:
+            raise CpError(400, "template %s is for a %s, not a %s"
+                          % (t["name"], t["workloadType"], kind))
+        out = dict(t.get("spec") or {}, **spec)
+        if "compute" in spec and "compute" in (t.get("spec") or {}):
+            out["compute"] = dict(t["spec"]["compute"], **spec["compute"])
+        return out
 
     def compliance(self, spec):
         """The policy's rules (field → {max|min}) as complianceIssues."""
