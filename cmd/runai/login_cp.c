@@ -84,6 +84,21 @@ user_password(const struct runai_cp_login *l, char **user, char **pw,
 	    "--password-stdin", pw, err);
 }
 
+/* Several clusters and none chosen: which there are, and how to choose. */
+static void
+say_clusters(struct rai_ctx *ctx, struct cp *c)
+{
+	char *names;
+
+	if (cp_cluster(c, "id") != NULL)
+		return;
+	names = cp_cluster_names(c);
+	rai_text_put(ctx->out, "The control plane serves several clusters (",
+	    names, "): choose one with --cluster <name> or 'runai config "
+	    "control-plane --cluster <name>'\n");
+	free(names);
+}
+
 int
 runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 {
@@ -117,6 +132,7 @@ runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 		goto out;
 	rai_text_put(ctx->out, "Logged in successfully to ",
 	    cp_url(RUNAI_CP(ctx)), "\n");
+	say_clusters(ctx, RUNAI_CP(ctx));
 	rc = 0;
 out:
 	free(id);

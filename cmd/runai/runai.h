@@ -14,6 +14,7 @@
 
 struct runai_globals {
 	const char		*project;
+	const char		*cluster;	/* backend mode's cluster */
 	const char		*loglevel;	/* the original CLI's --loglevel */
 	struct rai_kube_globals	 kube;
 };

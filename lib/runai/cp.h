@@ -25,6 +25,8 @@ struct cp_opts {
 	const char	*url;			/* http(s)://host[:port] */
 	long		 request_timeout_ms;	/* 0 = default */
 	const char	*user_agent;		/* NULL = runai/<ver> */
+	const char	*cluster;		/* the cluster's name or id;
+						   NULL = the only one */
 };
 
 enum cp_grant {
@@ -42,8 +44,10 @@ const char *cp_store_path(const struct cp *);
 
 /*
  * Logs in (id: user or client id; secret: password or client secret),
- * stores the tokens, then probes the cluster the control plane serves
- * and stores it too.
+ * stores the tokens, then probes the clusters the control plane serves
+ * and stores them too, with the one in use: the one the options name
+ * (an error when none or several are called so), else the only one
+ * (none when there are several: cp_cluster_use then says to choose).
  */
 int	 cp_login(struct cp *, enum cp_grant, const char *id,
 	    const char *secret, struct rai_err *);
@@ -59,6 +63,16 @@ int	 cp_claims(struct cp *, cJSON **claims, struct rai_err *);
  * store again as it renews the token).
  */
 const char *cp_cluster(struct cp *, const char *key);
+/*
+ * Makes the cluster the options name the one cp_cluster reports, found
+ * by name or id among those the login stored (asked again once when it
+ * is not among them). RAI_E_NOTFOUND when no cluster is called so,
+ * RAI_E_CONFIG when several are, or when none is named and the control
+ * plane serves several. Not logged in: 0 (the next call says so).
+ */
+int	 cp_cluster_use(struct cp *, struct rai_err *);
+/* "a, b": the names of the clusters the login stored (caller frees). */
+char	*cp_cluster_names(struct cp *);
 
 /*
  * Whether a release ("2.24.10") is at least major.minor; NULL (not

@@ -51,6 +51,24 @@ check_name(const char *what, const char *name, struct rai_err *err)
 }
 
 /*
+ * "clusterId==ID" for the cluster in use, so that lists and look-ups
+ * stay on it (a project's name may be taken on several clusters); ""
+ * when none is known, or its id is not a plain UUID. Caller frees.
+ */
+static char *
+cluster_filter(struct cp *c, const char *sep)
+{
+	const char *id = cp_cluster(c, "id"), *p;
+
+	if (id == NULL || *id == '\0' || strlen(id) > 64)
+		return xstrdup("");
+	for (p = id; *p != '\0'; p++)
+		if (!isxdigit((unsigned char)*p) && *p != '-')
+			return xstrdup("");
+	return xasprintf("%sclusterId==%s", sep, id);
+}
+
+/*
  * GET path (with its query, if any) page by page; the items of key of
  * every page are moved into *all (an array the caller frees).
  */
@@ -102,12 +120,17 @@ int
 cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 {
 	const cJSON *it, *res;
+	char *cf = cluster_filter(c, "?filterBy="), *path;
 	cJSON *all;
 	size_t n = 0;
+	int rc;
 
 	memset(pl, 0, sizeof(*pl));
-	if (get_all(c, "/api/v1/org-unit/projects", "projects", &all,
-	    err) == -1)
+	path = xasprintf("/api/v1/org-unit/projects%s", cf);
+	rc = get_all(c, path, "projects", &all, err);
+	free(path);
+	free(cf);
+	if (rc == -1)
 		return -1;
 	pl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*pl->v));
 	cJSON_ArrayForEach(it, all) {
@@ -135,22 +158,31 @@ project_field(struct cp *c, const char *name, const char *path, char **out,
 	const cJSON *first;
 	const char *v;
 	cJSON *all;
-	char *url;
+	char *url, *cf;
 	int rc;
 
 	if (check_name("project", name, err) == -1)
 		return -1;
-	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s", name);
+	cf = cluster_filter(c, ",");
+	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s%s", name,
+	    cf);
 	rc = get_all(c, url, "projects", &all, err);
 	free(url);
-	if (rc == -1)
+	if (rc == -1) {
+		free(cf);
 		return -1;
+	}
 	first = cJSON_GetArrayItem(all, 0);
 	if (first == NULL) {
 		cJSON_Delete(all);
-		return rai_err_set(err, RAI_E_NOTFOUND, "project '%s' not found "
-		    "on the control plane", name);
+		rc = *cf != '\0' ? rai_err_set(err, RAI_E_NOTFOUND, "project "
+		    "'%s' not found on cluster '%s' of the control plane", name,
+		    cp_cluster(c, "name")) : rai_err_set(err, RAI_E_NOTFOUND,
+		    "project '%s' not found on the control plane", name);
+		free(cf);
+		return rc;
 	}
+	free(cf);
 	if ((v = rai_json_str(first, path)) == NULL) {
 		cJSON_Delete(all);
 		return rai_err_set(err, RAI_E_PROTO, "project '%s' has no %s on "
@@ -315,17 +347,20 @@ cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
 {
 	const cJSON *it;
 	cJSON *all;
-	char *path;
+	char *path, *cf;
 	size_t n = 0;
 	int rc;
 
 	memset(jl, 0, sizeof(*jl));
 	if (project != NULL && check_name("project", project, err) == -1)
 		return -1;
+	cf = cluster_filter(c, project != NULL ? "," : "?filterBy=");
 	path = project != NULL ? xasprintf("/api/v1/workloads?filterBy="
-	    "projectName==%s", project) : xstrdup("/api/v1/workloads");
+	    "projectName==%s%s", project, cf) :
+	    xasprintf("/api/v1/workloads%s", cf);
 	rc = get_all(c, path, "workloads", &all, err);
 	free(path);
+	free(cf);
 	if (rc == -1)
 		return -1;
 	jl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*jl->v));
@@ -346,16 +381,18 @@ cp_job_find(struct cp *c, const char *project, const char *name,
     cJSON **workload, struct rai_err *err)
 {
 	cJSON *all;
-	char *path;
+	char *path, *cf;
 	int rc, n;
 
 	if (check_name("project", project, err) == -1 ||
 	    check_name("job", name, err) == -1)
 		return -1;
-	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s",
-	    name, project);
+	cf = cluster_filter(c, ",");
+	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s"
+	    "%s", name, project, cf);
 	rc = get_all(c, path, "workloads", &all, err);
 	free(path);
+	free(cf);
 	if (rc == -1)
 		return -1;
 	n = cJSON_GetArraySize(all);

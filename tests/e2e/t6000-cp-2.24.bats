@@ -593,6 +593,56 @@ job/ws1"
 	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
 }
 
+@test "several clusters: --cluster, or config control-plane --cluster, chooses one by name or id" {
+	cp_settings '{"clusters": [{"name": "second"}, {"name": "dup"}, {"name": "dup"}]}'
+	local names="kube-sim, second, dup, dup" id
+	# a login sees several and says to choose; commands say so too
+	run -0 cp_login_out
+	assert_line "The control plane serves several clusters ($names): choose one with --cluster <name> or 'runai config control-plane --cluster <name>'"
+	run -1 runai list jobs -p team-a
+	assert_line --index 0 "runai: error: the control plane $CP_URL serves several clusters ($names): choose one"
+	assert_line --index 1 "hint: use --cluster <name>, or 'runai config control-plane --cluster <name>'"
+	run -0 runai version
+	assert_line "ControlPlaneVersion: unknown (no cluster chosen)"
+	# the list still shows them all, to choose from
+	run -0 runai list clusters
+	assert_line --regexp "^second +Connected +"
+	# the global flag, for one command; the project is looked up on that cluster
+	run -0 runai --cluster kube-sim list projects
+	assert_line --regexp "^team-a "
+	run -0 runai --cluster kube-sim list clusters
+	assert_line --regexp "^kube-sim \(current\) "
+	run -1 runai --cluster second submit c1 -p team-a -i ubuntu
+	assert_output "runai: error: project 'team-a' not found on cluster 'second' of the control plane"
+	run -0 runai --cluster second list projects
+	refute_line --regexp "^team-a "
+	# a name nobody has, and one that two clusters have
+	run -1 runai --cluster nosuch list jobs -p team-a
+	assert_output "runai: error: the control plane has no cluster 'nosuch' (it has: $names)"
+	run -1 runai --cluster dup list jobs -p team-a
+	assert_line --index 0 "runai: error: 2 clusters of the control plane are called 'dup'"
+	# by its id instead
+	id=$(curl -sf -H "Authorization: Bearer $(jq -r .accessToken "$XDG_CONFIG_HOME"/runai/control-plane/*.json)" \
+		"$CP_URL/api/v1/clusters" | jq -r '[.[] | select(.name == "dup")][0].uuid')
+	run -0 runai --cluster "$id" list clusters
+	assert_line --regexp "^dup \(current\) "
+	# kept beside the context
+	run -1 runai config control-plane --cluster nosuch
+	assert_output "runai: error: the control plane has no cluster 'nosuch' (it has: $names)"
+	run -0 runai config control-plane --cluster kube-sim
+	assert_output --regexp "^Context .+ uses the cluster kube-sim of its control plane$"
+	run -0 yq -r '.contexts[0].context.extensions[0].extension.cluster' "$KUBECONFIG"
+	assert_output kube-sim
+	run -0 runai list jobs -p team-a
+	run -0 runai version
+	assert_line --regexp "^ControlPlaneVersion: ${CP_VERSION//./\\.}\.[0-9]+$"
+	# Kubernetes mode has no such flag
+	runai config control-plane --unset >/dev/null
+	run -2 runai --cluster kube-sim list jobs
+	assert_line --index 0 "runai: error: --cluster is for control-plane mode"
+	cp_settings '{"clusters": []}'
+}
+
 @test "the judge saw no schema violation in anything above" {
 	run -0 cat "$CP_VIOLATIONS"
 	assert_output ""

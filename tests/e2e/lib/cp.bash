@@ -27,6 +27,11 @@ cp_login() {
 		runai login --username "$CP_USER" --password-stdin >/dev/null
 }
 
+# cp_login_out: cp_login, printing what login prints.
+cp_login_out() {
+	jq -r .password "$CP_CREDS" | runai login --username "$CP_USER" --password-stdin
+}
+
 # cp_secret_file: the access key's secret in a 0600 file; prints its path.
 cp_secret_file() {
 	local f="$BATS_TEST_TMPDIR/secret"

@@ -60,6 +60,9 @@ class ControlPlane:
         # workload templates: {name, workloadType, scope ("tenant", or
         # "project:NAME"), spec}, set through /_sim/controlplane
         self.templates = []
+        # more clusters of the tenant ({name}, through /_sim/controlplane):
+        # listed, with no projects, nodes or workloads of their own
+        self.clusters = []
         self.url = None
 
     def start(self, host, port=0):
@@ -110,6 +113,10 @@ class ControlPlane:
         if "templates" in body:
             self.templates = [dict(t, id=str(uuid.uuid4()), createdAt=now_rfc3339())
                               for t in body["templates"]]
+        if "clusters" in body:
+            self.clusters = [{"id": str(uuid.uuid5(uuid.NAMESPACE_URL, "%s/%d/%s" % (
+                self.url, i, c["name"]))), "name": c["name"]}
+                for i, c in enumerate(body["clusters"])]
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
@@ -183,7 +190,8 @@ class Routes:
         p = self.path.rstrip("/").split("/")[3:]   # after /api/v1
         m = self.method
         if p == ["clusters"] and m == "GET":
-            return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)]
+            return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)] + \
+                [views.other_cluster(self.st, self.cp.profile, c) for c in self.cp.clusters]
         if p == ["org-unit", "projects"] and m == "GET":
             return self.projects()
         if len(p) == 3 and p[0] == "clusters" and p[2] == "nodes" and m == "GET":
@@ -246,6 +254,8 @@ class Routes:
         return 200, dict({"projects": page}, **({"next": nxt} if nxt else {}))
 
     def nodes(self, cluster_id):
+        if any(c["id"] == cluster_id for c in self.cp.clusters):
+            return 200, {"nodes": []}   # another cluster's: none emulated
         if cluster_id != self.st.cluster_id:
             raise CpError(404, "cluster %s not found" % cluster_id)
         items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
