@@ -239,7 +239,8 @@ int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
  */
 int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
 struct runai_cp_login {
-	const char	*auth_flow;	/* only "cli" (or none) so far */
+	const char	*auth_flow;	/* "cli" (or none); the browser flows
+					   are login.c's */
 	const char	*username;
 	int		 password_stdin;
 	const char	*client_id;	/* access key */
@@ -252,6 +253,8 @@ struct runai_cp_login {
 int	runai_list_clusters_cp(struct rai_ctx *);
 int	runai_describe_node_cp(struct rai_ctx *, int argc, char **argv);
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
+/* After a backend-mode login: where, and the clusters to choose from. */
+void	runai_login_cp_done(struct rai_ctx *);
 int	runai_logout_cp(struct rai_ctx *);
 int	runai_whoami_cp(struct rai_ctx *, const char *output);
 /* login.c: the terminal and stdin input the login flows share. */

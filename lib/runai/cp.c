@@ -549,11 +549,15 @@ grant_body(enum cp_grant g, const char *id, const char *secret)
 	return b;
 }
 
-int
-cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
-    struct rai_err *err)
+/*
+ * Spends body (a TokenRequest) at the token endpoint and stores the
+ * tokens with the grant's name and the client id renewals send.
+ */
+static int
+login_with(struct cp *c, cJSON *body, const char *grant,
+    const char *client_id, struct rai_err *err)
 {
-	cJSON *body = grant_body(g, id, secret), *tokens = NULL, *doc = NULL;
+	cJSON *tokens = NULL, *doc = NULL;
 	char *lock = NULL;
 	int rc = -1;
 
@@ -564,9 +568,8 @@ cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
 	}
 	doc = with_tokens(NULL, tokens);
 	cJSON_AddStringToObject(doc, "controlPlane", c->url);
-	cJSON_AddStringToObject(doc, "grant", grant_names[g]);
-	cJSON_AddStringToObject(doc, "clientID", g == CP_GRANT_PASSWORD ?
-	    CP_CLIENT_ID : id);
+	cJSON_AddStringToObject(doc, "grant", grant);
+	cJSON_AddStringToObject(doc, "clientID", client_id);
 	set_access(c, rai_json_str(tokens, "accessToken"));
 	if (probe_cluster(c, doc, err) == -1 || store_dir_make(err) == -1 ||
 	    rai_file_lock(c->store, "control-plane login", STORE_LOCK_WAIT_MS,
@@ -584,6 +587,39 @@ out:
 		rai_json_wipe(doc);
 	cJSON_Delete(doc);
 	return rc;
+}
+
+int
+cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
+    struct rai_err *err)
+{
+	return login_with(c, grant_body(g, id, secret), grant_names[g],
+	    g == CP_GRANT_PASSWORD ? CP_CLIENT_ID : id, err);
+}
+
+const char *
+cp_cli_client_id(void)
+{
+	return CP_CLIENT_ID;
+}
+
+char *
+cp_idp_issuer(const struct cp *c)
+{
+	return xasprintf("%s/auth/realms/runai", c->url);
+}
+
+int
+cp_login_code(struct cp *c, const char *client_id, const char *code,
+    const char *redirect_uri, struct rai_err *err)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "grantType", "exchange_token");
+	cJSON_AddStringToObject(b, "clientID", client_id);
+	cJSON_AddStringToObject(b, "code", code);
+	cJSON_AddStringToObject(b, "redirectUri", redirect_uri);
+	return login_with(c, b, "exchange_token", client_id, err);
 }
 
 int

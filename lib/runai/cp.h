@@ -51,6 +51,18 @@ const char *cp_store_path(const struct cp *);
  */
 int	 cp_login(struct cp *, enum cp_grant, const char *id,
 	    const char *secret, struct rai_err *);
+/*
+ * The browser flows: the authorization code the control plane's
+ * identity provider gave for client_id and redirect_uri, exchanged at
+ * the control plane (the exchange_token grant, which carries no PKCE
+ * verifier); the tokens and clusters stored as cp_login stores them.
+ */
+int	 cp_login_code(struct cp *, const char *client_id, const char *code,
+	    const char *redirect_uri, struct rai_err *);
+/* The client id of the password, code and refresh grants ("runai-cli"). */
+const char *cp_cli_client_id(void);
+/* The identity provider's issuer: the realm under <url>/auth (caller frees). */
+char	*cp_idp_issuer(const struct cp *);
 /* Forgets the stored login; 0 also when there was none. */
 int	 cp_logout(struct cp *, struct rai_err *);
 /* Whether a login is stored. */

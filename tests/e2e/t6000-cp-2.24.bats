@@ -88,9 +88,73 @@ setup() {
 	assert_line --index 0 "runai: error: You are currently not logged in to Run:AI"
 }
 
-@test "the browser flows are refused in backend mode, not ignored" {
-	run -2 runai login --auth-flow browser
-	assert_output "runai: error: --auth-flow browser is not supported in control-plane mode yet: log in with --username, or an access key with --client-id"
+@test "browser login: the control plane's identity provider signs in, the loopback listener gets the code" {
+	local url cb pid rc=0 pw
+	pw=$(jq -r .password "$CP_CREDS")
+	env -u DISPLAY -u WAYLAND_DISPLAY runai login --auth-flow browser \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+		{ kill "$pid"; false; }
+	[[ $url == "$CP_URL/auth/realms/runai/protocol/openid-connect/auth?"* ]]
+	[[ $url == *"redirect_uri=http%3A%2F%2F127.0.0.1%3A"* && $url == *"client_id=runai-cli"* ]]
+	# the control plane's exchange carries no verifier: no challenge is sent
+	[[ $url != *code_challenge* ]]
+	# a wrong password is the sign-in page again
+	run -0 curl -sS -o /dev/null -w '%{http_code}' "${url%%\?*}" -d "${url#*\?}" \
+		-d username=nobody -d password=wrong
+	assert_output 401
+	cb=$(cp_signin "$url" "$CP_USER" "$pw")
+	[[ $cb == http://127.0.0.1:*/callback\?code=*\&state=* ]] || { kill "$pid"; false; }
+	run -0 curl -sS "$cb"
+	assert_output --partial "runai is logged in"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+	run -0 cat "$BATS_TEST_TMPDIR/out"
+	assert_line "Logged in successfully to $CP_URL"
+	run -0 jq -r .grant "$XDG_CONFIG_HOME"/runai/control-plane/*.json
+	assert_output exchange_token
+	run -0 runai whoami
+	assert_line "User: $CP_USER"
+	run -0 runai list projects
+	assert_line --regexp "^team-a "
+	# the code was exchanged at the control plane, once
+	assert_equal "$(cp_grants exchange_token)" 1
+}
+
+@test "remote-browser login: the control plane's code page, the code pasted back; a code is good once" {
+	local fifo="$BATS_TEST_TMPDIR/fifo" url loc code pid rc=0
+	mkfifo "$fifo"
+	runai login --auth-flow remote-browser <"$fifo" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	exec 5>"$fifo"
+	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+		{ exec 5>&-; kill "$pid"; false; }
+	grep -q 'Enter verification code: ' "$BATS_TEST_TMPDIR/err"
+	loc=$(cp_signin "$url" "$CP_USER" "$(jq -r .password "$CP_CREDS")")
+	[[ $loc == "$CP_URL/oauth-code?code="* ]] || { exec 5>&-; kill "$pid"; false; }
+	code=$(curl -sS "$loc" | sed -n 's/.*<pre id="code">\([^<]*\)<.*/\1/p')
+	[ -n "$code" ]
+	printf '%s\n' "$code" >&5
+	exec 5>&-
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+	run -0 runai whoami
+	assert_line "User: $CP_USER"
+	# the same code again: the control plane refuses it, nothing is stored
+	runai logout >/dev/null
+	run -1 bash -c "printf '%s\n' '$code' | runai -v=8 login --auth-flow remote-browser"
+	assert_line --partial "login to $CP_URL failed"
+	# -v=8 traced the exchange, the code redacted
+	assert_line --partial '"grantType":"exchange_token"'
+	refute_output --partial "$code"
+	run -0 find "$XDG_CONFIG_HOME" -name '*.json'
+	assert_output ""
+}
+
+@test "the device flow is refused in backend mode, not ignored" {
+	run -2 runai login --auth-flow device
+	assert_output "runai: error: --auth-flow device is not supported in control-plane mode yet: log in with the browser or remote-browser flow, --username, or an access key with --client-id"
 }
 
 @test "a wrong password fails with one line and stores nothing" {

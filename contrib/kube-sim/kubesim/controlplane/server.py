@@ -18,7 +18,7 @@ from kubesim.objutil import CLAIMS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
-from kubesim.controlplane import views
+from kubesim.controlplane import realm, views
 from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runaijob,
                                           service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
@@ -532,6 +532,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.close()  # as a control plane that is not there
             return
+        if realm.is_realm_path(path):
+            self.handle_realm(cp, path, query)
+            return
         entry = {"method": self.command, "path": path, "query": url.query}
         try:
             body = self._body()
@@ -547,6 +550,22 @@ class Handler(BaseHTTPRequestHandler):
         entry["status"] = status
         cp.log(entry)
         self.send(status, answer)
+
+    def handle_realm(self, cp, path, query):
+        """The identity provider's pages (realm.py); logged without the
+        query or form, which carry codes and passwords."""
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(min(n, realm.MAX_FORM + 1)) if n else b""
+        status, ctype, text, headers = realm.handle(cp, self.command, path, query, raw)
+        cp.log({"method": self.command, "path": path, "status": status})
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
 
     def answer(self, cp, path, query, body, entry):
         try:
