@@ -69,12 +69,14 @@ cluster_filter(struct cp *c, const char *sep)
 }
 
 /*
- * GET path (with its query, if any) page by page; the items of key of
- * every page are moved into *all (an array the caller frees).
+ * GET path (with its query, if any) page by page, the next page's offset
+ * at next (a dotted path: "next", or the templates' own
+ * "pagination.nextOffset"); the items of key of every page are moved
+ * into *all (an array the caller frees).
  */
 static int
-get_all(struct cp *c, const char *path, const char *key, cJSON **all,
-    struct rai_err *err)
+get_pages(struct cp *c, const char *path, const char *key, const char *next,
+    cJSON **all, struct rai_err *err)
 {
 	cJSON *page, *items;
 	long offset = 0;
@@ -99,12 +101,19 @@ get_all(struct cp *c, const char *path, const char *key, cJSON **all,
 			cJSON_AddItemToArray(*all,
 			    cJSON_DetachItemFromArray(items, 0));
 		cJSON_Delete(items);
-		offset = (long)rai_json_num(page, "next", 0);
+		offset = (long)rai_json_num(page, next, 0);
 		cJSON_Delete(page);
 		if (offset <= 0)
 			return 0;
 	}
 	return 0;
+}
+
+static int
+get_all(struct cp *c, const char *path, const char *key, cJSON **all,
+    struct rai_err *err)
+{
+	return get_pages(c, path, key, "next", all, err);
 }
 
 /* ---- projects ---- */
@@ -982,7 +991,7 @@ cp_template_id(struct cp *c, const char *name, const char *type,
 		return -1;
 	path = xasprintf("/api/v1/workload-templates?filterBy=name==%s,"
 	    "workloadType==%s", name, type);
-	rc = get_all(c, path, "entries", &all, err);
+	rc = get_pages(c, path, "entries", "pagination.nextOffset", &all, err);
 	free(path);
 	if (rc == -1)
 		return -1;
