@@ -19,7 +19,9 @@
 #include "core/alloc.h"
 #include "core/json.h"
 #include "core/text.h"
+#include "kube/client.h"
 #include "kube/config.h"
+#include "kube/session.h"
 #include "runai.h"
 #include "runai/cp.h"
 #include "runai/cp_work.h"
@@ -89,6 +91,40 @@ static const struct rai_cmd *const stream_commands[] = {
 	&runai_cmd_port_forward, NULL
 };
 
+/*
+ * The cluster's Kubernetes API client. A context whose user has no
+ * credentials of its own sends the control plane's token, which a
+ * cluster with Run:ai's cluster authentication accepts (the token is
+ * the one of this moment: a stream outliving it is not renewed).
+ */
+static int
+stream_client(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	struct kube_session *ks = RUNAI_KUBE(ctx);
+	struct kube_client_opts co = { 0 };
+	char *token = NULL;
+
+	if (ks->client != NULL)
+		return 0;
+	if (rai_kube_setup(ks, kg, RAI_CMD_NEED_CONFIG, "runai/" RAI_VERSION,
+	    err) == -1)
+		return -1;
+	kube_conn_release(&ks->conn);
+	if (kube_config_resolve(ks->kcfg, &ks->conn, err) == -1)
+		return -1;
+	if (ks->conn.auth == KUBE_AUTH_NONE) {
+		if (cp_access_token(RUNAI_CP(ctx), &token, err) == -1)
+			return -1;
+		ks->conn.auth = KUBE_AUTH_TOKEN;
+		ks->conn.token = token;
+	}
+	co.request_timeout_ms = kg->request_timeout * 1000;
+	co.max_retries = -1;
+	co.user_agent = "runai/" RAI_VERSION;
+	return kube_client_new(&ks->client, &ks->conn, &co, err);
+}
+
 static int
 stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
     struct rai_err *err)
@@ -100,8 +136,7 @@ stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	if (runai_cp_project(ctx, &project, err) == -1 ||
 	    cp_project_namespace(app->cp, project, &ns, err) == -1)
 		return -1;
-	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
-	    "runai/" RAI_VERSION, err) == -1) {
+	if (stream_client(ctx, kg, err) == -1) {
 		free(ns);
 		rai_err_prefix(err, "in control-plane mode '%s %s' goes "
 		    "through the cluster's Kubernetes API", ctx->prog->name,

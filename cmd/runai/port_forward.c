@@ -359,7 +359,8 @@ const struct rai_cmd runai_cmd_port_forward = {
 	    "In control-plane mode the job's project names the namespace "
 	    "(the control plane's), and the connections still go to the "
 	    "cluster's API server with the kubeconfig context's "
-	    "credentials: the control plane has no API for them.",
+	    "credentials (or, for a user without any, the control plane's "
+	    "token): the control plane has no API for them.",
 	.examples = pf_examples,
 	.opts = pf_opts,
 	.opts_size = sizeof(struct pf_opts),

@@ -308,6 +308,19 @@ cp_auth(void *ud, char **out, struct rai_err *err)
 	return 0;
 }
 
+int
+cp_access_token(struct cp *c, char **token, struct rai_err *err)
+{
+	char *bearer = NULL;
+
+	*token = NULL;
+	if (cp_auth(c, &bearer, err) == -1)
+		return -1;
+	*token = xstrdup(bearer + strlen("Bearer "));
+	rai_free_secret(bearer);
+	return 0;
+}
+
 /* After a 401: renew once (the token may have been revoked early). */
 static int
 cp_renew(void *ud)

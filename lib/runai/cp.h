@@ -59,6 +59,12 @@ int	 cp_login(struct cp *, enum cp_grant, const char *id,
  */
 int	 cp_login_code(struct cp *, const char *client_id, const char *code,
 	    const char *redirect_uri, struct rai_err *);
+/*
+ * The access token, renewed first when it is about to expire (caller
+ * frees with rai_free_secret): for the cluster's Kubernetes API, which
+ * takes it where the cluster trusts the control plane's tokens.
+ */
+int	 cp_access_token(struct cp *, char **token, struct rai_err *);
 /* The client id of the password, code and refresh grants ("runai-cli"). */
 const char *cp_cli_client_id(void);
 /* The identity provider's issuer: the realm under <url>/auth (caller frees). */

@@ -2,7 +2,8 @@
 # Streams in backend (control-plane) mode: exec, bash, attach,
 # port-forward, submit --attach and submit -s portforward find the job's
 # pod and namespace through the control plane, then talk to the
-# cluster's Kubernetes API as Kubernetes mode does. The stream path does not differ by release, so one profile
+# cluster's Kubernetes API as Kubernetes mode does (with the control
+# plane's token where the context's user has no credentials). The stream path does not differ by release, so one profile
 # (2.24) runs here; its requests are judged as in t6000.
 
 load lib/common
@@ -181,6 +182,25 @@ tmux_wait() {
 	run -0 runai describe job pf2 -o json
 	assert_equal "$(jq -c '.submitted.spec.ports' <<<"$output")" \
 		"[{\"container\":$remote,\"serviceType\":\"ClusterIP\",\"external\":$lport}]"
+}
+
+@test "a context without credentials of its own: the cluster takes the control plane's token" {
+	runai submit tk1 -i ubuntu -- sleep 300 >/dev/null
+	cp_wait_status tk1 Running
+	run -0 yq -r '.users[0].user | keys | join(",")' "$KUBECONFIG"
+	assert_output token
+	yq -yi 'del(.users[0].user.token)' "$KUBECONFIG"
+	mark_requests
+	run -0 runai exec tk1 -- echo via-the-control-plane
+	assert_output via-the-control-plane
+	# the API server saw the control plane's user, with its token
+	requests_since_mark >"$BATS_TEST_TMPDIR/requests"
+	run -0 jq -r 'select(.path | endswith("/exec")) | .user' "$BATS_TEST_TMPDIR/requests"
+	assert_output "$CP_USER"
+	# logged out, the control plane says so before anything is sent
+	runai logout >/dev/null
+	run -1 runai exec tk1 -- true
+	assert_output "runai: error: not logged in to the control plane $CP_URL; run 'runai login'"
 }
 
 @test "the judge saw no schema violation in the streams' requests" {
