@@ -466,23 +466,52 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 
 /* What backend mode cannot send yet: refused, not lost. */
 static int
-unsupported(const struct rai_submit_spec *s, struct rai_err *err)
+unsupported(const struct rai_submit_spec *s, const char *release,
+    struct rai_err *err)
 {
-	const char *flag = s->node_type ?
-	    "--node-type" : s->mig_profile ? "--mig-profile" : s->inference ?
-	    "--inference" : s->run_as_user ? "--run-as-user" :
-	    s->ttl_after_finish >= 0 ?
-	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
-	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
-	    s->mps ? "--mps" : s->prevent_privilege_escalation ?
-	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
-	    "--create-home-dir" : s->batch_job ? "--old-job" : NULL;
+	const char *flag = s->inference ? "--inference" : s->run_as_user ?
+	    "--run-as-user" : s->elastic ? "--elastic" : s->mps ? "--mps" :
+	    s->batch_job ? "--old-job" : NULL;
 
-	if (flag == NULL)
-		return 0;
-	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
-	    "mode yet", flag);
-	return -1;
+	if (flag != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "%s is not supported in "
+		    "control-plane mode yet", flag);
+	/* MIG profiles left the API in 2.24 */
+	if (s->mig_profile != NULL && cp_version_at_least(release, 2, 24))
+		return rai_err_set(err, RAI_E_USAGE, "--mig-profile has no "
+		    "field in the control plane's API from 2.24 (this is %s)",
+		    release != NULL ? release : "the newest");
+	return 0;
+}
+
+/*
+ * What the API has fields for beyond the workload's own: the node type,
+ * deletion after completion, the home directory and the pod's security
+ * (host IPC and network, no privilege escalation).
+ */
+static void
+add_scheduling_security(cJSON *spec, const struct rai_submit_spec *s)
+{
+	cJSON *sec;
+
+	if (s->node_type != NULL)
+		cJSON_AddStringToObject(spec, "nodeType", s->node_type);
+	if (s->ttl_after_finish >= 0)
+		cJSON_AddNumberToObject(spec,
+		    "autoDeletionTimeAfterCompletionSeconds",
+		    (double)s->ttl_after_finish);
+	if (s->create_home_dir == 1)
+		cJSON_AddBoolToObject(spec, "createHomeDir", 1);
+	if (!s->host_ipc && !s->host_network &&
+	    !s->prevent_privilege_escalation)
+		return;
+	sec = cJSON_AddObjectToObject(spec, "security");
+	if (s->host_ipc)
+		cJSON_AddBoolToObject(sec, "hostIpc", 1);
+	if (s->host_network)
+		cJSON_AddBoolToObject(sec, "hostNetwork", 1);
+	if (s->prevent_privilege_escalation)
+		cJSON_AddBoolToObject(sec, "allowPrivilegeEscalation", 0);
 }
 
 /* ---- labels, annotations, git ---- */
@@ -799,7 +828,11 @@ add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
 	cJSON *c = cJSON_AddObjectToObject(spec, "compute");
 
-	if (s->gpu_memory != NULL) {
+	if (s->mig_profile != NULL) {
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
+		cJSON_AddStringToObject(c, "gpuRequestType", "migProfile");
+		cJSON_AddStringToObject(c, "migProfile", s->mig_profile);
+	} else if (s->gpu_memory != NULL) {
 		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
 		cJSON_AddStringToObject(c, "gpuRequestType", "memory");
 		cJSON_AddStringToObject(c, "gpuMemoryRequest", s->gpu_memory);
@@ -851,6 +884,7 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s,
 	    add_node_pools(spec, s->node_pools, err) == -1 ||
 	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;
+	add_scheduling_security(spec, s);
 	/* a console to attach to */
 	if (s->tty)
 		cJSON_AddBoolToObject(spec, "tty", 1);
@@ -876,7 +910,7 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 	cJSON *b;
 
 	*body = NULL;
-	if (unsupported(s, err) == -1)
+	if (unsupported(s, release, err) == -1)
 		return -1;
 	b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "name", s->name != NULL ? s->name :

@@ -458,8 +458,37 @@ job/ws1"
 	assert_output "runai: error: --git-sync image= is not supported in control-plane mode: the control plane picks the image that clones"
 	run -2 runai submit an1 -p team-a -i ubuntu -a "example.com/$(printf 'a%.0s' {1..60})=x"
 	assert_output --regexp "^runai: error: --annotation 'example\.com/a+': the control plane takes names of at most 63 characters$"
-	run -2 runai submit ttl1 -p team-a -i ubuntu --ttl-after-finish 1m
-	assert_output "runai: error: --ttl-after-finish is not supported in control-plane mode yet"
+	run -2 runai submit mps1 -p team-a -i ubuntu --mps
+	assert_output "runai: error: --mps is not supported in control-plane mode yet"
+	# MIG profiles are in the API until 2.24
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -2 runai submit mig1 -p team-a -i ubuntu --mig-profile 1g.5gb
+		assert_output --regexp "^runai: error: --mig-profile has no field in the control plane's API from 2\.24 \(this is 2\.24\.[0-9]+\)$"
+	else
+		run -0 runai submit mig1 -p team-a -i ubuntu --mig-profile 1g.5gb -- sleep 300
+		run -0 runai describe job mig1 -p team-a -o json
+		assert_equal "$(jq -c '.submitted.spec.compute | [.gpuRequestType, .migProfile]' <<<"$output")" \
+			'["migProfile","1g.5gb"]'
+	fi
+}
+
+@test "node type, deletion after completion, host IPC and network, no privilege escalation" {
+	cp_login
+	run -0 runai submit sc1 -p team-a -i ubuntu --node-type a100 --ttl-after-finish 90s \
+		--host-ipc --host-network --prevent-privilege-escalation -- sleep 300
+	local _ pod=
+	for _ in $(seq 1 50); do
+		pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dsc1" |
+			jq -c '.items[0] // empty')
+		[ -n "$pod" ] && break
+		sleep 0.2
+	done
+	run -0 jq -c '.spec | [.nodeSelector["run.ai/type"], .hostIPC, .hostNetwork,
+		.containers[0].securityContext.allowPrivilegeEscalation]' <<<"$pod"
+	assert_output '["a100",true,true,false]'
+	run -0 runai describe job sc1 -p team-a -o json
+	assert_equal "$(jq -r .submitted.spec.autoDeletionTimeAfterCompletionSeconds <<<"$output")" 90
+	run -0 runai delete sc1 -p team-a
 }
 
 @test "submit --dry-run prints the request, secrets redacted, and sends nothing" {

@@ -113,10 +113,43 @@ TEST(what_the_mapping_lacks_is_refused)
 	rai_err_release(&err);
 
 	rai_submit_spec_init(&s);
-	s.ttl_after_finish = 60;
+	s.mps = 1;
 	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
-	T_STR_CONTAINS(err.message, "--ttl-after-finish");
+	T_STR_CONTAINS(err.message, "--mps");
 	rai_err_release(&err);
+
+	/* MIG profiles: a field until 2.24, none from then */
+	rai_submit_spec_init(&s);
+	s.mig_profile = "1g.5gb";
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.24.10", &b,
+	    &err), -1);
+	T_STR_CONTAINS(err.message, "from 2.24 (this is 2.24.10)");
+	rai_err_release(&err);
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.21.12", &b,
+	    &err), 0);
+	T_STR_EQ(rai_json_str(b, "spec.compute.migProfile"), "1g.5gb");
+	T_STR_EQ(rai_json_str(b, "spec.compute.gpuRequestType"), "migProfile");
+	cJSON_Delete(b);
+	b = NULL;
+
+	/* what the API has fields for goes into the request */
+	rai_submit_spec_init(&s);
+	s.node_type = "a100";
+	s.ttl_after_finish = 60;
+	s.create_home_dir = 1;
+	s.host_network = 1;
+	s.prevent_privilege_escalation = 1;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), 0);
+	T_STR_EQ(rai_json_str(b, "spec.nodeType"), "a100");
+	T_DBL_EQ(rai_json_num(b, "spec.autoDeletionTimeAfterCompletionSeconds",
+	    0), 60);
+	T_INT_EQ(rai_json_bool(b, "spec.createHomeDir", 0), 1);
+	T_INT_EQ(rai_json_bool(b, "spec.security.hostNetwork", 0), 1);
+	T_INT_EQ(rai_json_bool(b, "spec.security.allowPrivilegeEscalation", 1),
+	    0);
+	T_NULL(rai_json_get(b, "spec.security.hostIpc"));
+	cJSON_Delete(b);
+	b = NULL;
 
 	/* a name longer than the API's 63 characters */
 	rai_submit_spec_init(&s);

@@ -89,6 +89,20 @@ def service(wl):
             "spec": {"type": kind, "selector": {"release": wl.name}, "ports": out}}
 
 
+def _scheduling_security(spec, pod_spec, container):
+    """nodeType as the node selector Run:ai's node types use; security's
+    host IPC and network, and privilege escalation."""
+    if spec.get("nodeType"):
+        pod_spec["nodeSelector"] = {"run.ai/type": spec["nodeType"]}
+    sec = spec.get("security") or {}
+    if sec.get("hostIpc"):
+        pod_spec["hostIPC"] = True
+    if sec.get("hostNetwork"):
+        pod_spec["hostNetwork"] = True
+    if sec.get("allowPrivilegeEscalation") is False:
+        container["securityContext"] = {"allowPrivilegeEscalation": False}
+
+
 def ingress(wl):
     """The Ingress of spec.exposedUrls: one path per exposed port, under
     the project's namespace and the workload's name (the URL the control
@@ -148,6 +162,7 @@ def pod_template(wl, spec, container_name, labels):
     volumes, mounts = _volumes(wl)
     pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
                 "containers": [container]}
+    _scheduling_security(spec, pod_spec, container)
     if volumes:
         container["volumeMounts"] = mounts
         pod_spec["volumes"] = volumes
