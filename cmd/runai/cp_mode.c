@@ -19,7 +19,10 @@
 #include "core/alloc.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/text.h"
+#include "kube/client.h"
 #include "kube/config.h"
+#include "kube/session.h"
 #include "runai.h"
 #include "runai/cp.h"
 #include "runai/cp_work.h"
@@ -60,25 +63,35 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 		rai_err_release(err);
 	if (url == NULL || *url == '\0')
 		url = rai_json_str(context_settings(ctx), "url");
-	if (url == NULL || *url == '\0')
-		return 0;
+	if (url == NULL || *url == '\0') {
+		if (RUNAI_GLOBALS(ctx)->cluster == NULL)
+			return 0;
+		rai_err_set(err, RAI_E_USAGE, "--cluster is for control-plane "
+		    "mode");
+		rai_err_set_hint(err, "in Kubernetes mode, --context or 'runai "
+		    "config cluster <context>' picks the cluster");
+		return -1;
+	}
 	co.url = url;
+	co.cluster = RUNAI_GLOBALS(ctx)->cluster;
+	if (co.cluster == NULL)
+		co.cluster = rai_json_str(context_settings(ctx), "cluster");
 	co.request_timeout_ms = kg->request_timeout * 1000;
 	co.user_agent = "runai/" RAI_VERSION;
 	return cp_open(&app->cp, &co, err);
 }
 
 /*
- * Streams (logs, exec, bash, attach) are not in the control plane's API:
- * they go through the cluster's Kubernetes API with the kubeconfig's own
- * credentials, in the namespace the control plane names for the
- * project; the Kubernetes-mode code then runs unchanged. With no
- * kubeconfig for the cluster, logs alone goes through the cluster's own
- * endpoint (cp_logs.c).
+ * Streams (logs, exec, bash, attach, port-forward) are not in the
+ * control plane's API: they go through the cluster's Kubernetes API with
+ * the kubeconfig's own credentials, in the namespace the control plane
+ * names for the project; the Kubernetes-mode code then runs unchanged.
+ * With no kubeconfig for the cluster, logs alone goes through the
+ * cluster's own endpoint (cp_logs.c).
  */
 static const struct rai_cmd *const stream_commands[] = {
 	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
-	NULL
+	&runai_cmd_port_forward, NULL
 };
 
 /*
@@ -94,6 +107,40 @@ logs_via_cluster(struct rai_ctx *ctx)
 	    *domain != '\0';
 }
 
+/*
+ * The cluster's Kubernetes API client. A context whose user has no
+ * credentials of its own sends the control plane's token, which a
+ * cluster with Run:ai's cluster authentication accepts (the token is
+ * the one of this moment: a stream outliving it is not renewed).
+ */
+static int
+stream_client(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
+    struct rai_err *err)
+{
+	struct kube_session *ks = RUNAI_KUBE(ctx);
+	struct kube_client_opts co = { 0 };
+	char *token = NULL;
+
+	if (ks->client != NULL)
+		return 0;
+	if (rai_kube_setup(ks, kg, RAI_CMD_NEED_CONFIG, "runai/" RAI_VERSION,
+	    err) == -1)
+		return -1;
+	kube_conn_release(&ks->conn);
+	if (kube_config_resolve(ks->kcfg, &ks->conn, err) == -1)
+		return -1;
+	if (ks->conn.auth == KUBE_AUTH_NONE) {
+		if (cp_access_token(RUNAI_CP(ctx), &token, err) == -1)
+			return -1;
+		ks->conn.auth = KUBE_AUTH_TOKEN;
+		ks->conn.token = token;
+	}
+	co.request_timeout_ms = kg->request_timeout * 1000;
+	co.max_retries = -1;
+	co.user_agent = "runai/" RAI_VERSION;
+	return kube_client_new(&ks->client, &ks->conn, &co, err);
+}
+
 static int
 stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
     struct rai_err *err)
@@ -106,8 +153,7 @@ stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	if (runai_cp_project(ctx, &project, err) == -1 ||
 	    cp_project_namespace(app->cp, project, &ns, err) == -1)
 		return -1;
-	rc = rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CLIENT,
-	    "runai/" RAI_VERSION, err);
+	rc = stream_client(ctx, kg, err);
 	if (rc == -1 && logs_via_cluster(ctx)) {
 		rai_log(RAI_LOG_NOTE, "no way to the cluster's Kubernetes API "
 		    "(%s): the log comes through the cluster's own endpoint",
@@ -163,10 +209,20 @@ static const struct rai_cmd *const cp_commands[] = {
 	&runai_cmd_resume, NULL
 };
 
+/* The commands that work without a cluster chosen (to log in, to see
+ * which there are, to choose one). */
+static const struct rai_cmd *const clusterless_commands[] = {
+	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
+	&runai_cmd_config_control_plane, &runai_cmd_list_clusters, NULL
+};
+
 int
 runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
     struct rai_err *err)
 {
+	if (!listed(clusterless_commands, ctx->cmd) &&
+	    cp_cluster_use(RUNAI_CP(ctx), err) == -1)
+		return -1;
 	if (listed(stream_commands, ctx->cmd))
 		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
 	/* switching contexts needs the kubeconfig, which $RUNAI_...
@@ -201,10 +257,13 @@ runai_cp_project(struct rai_ctx *ctx, const char **project,
 	return -1;
 }
 
-/* Writes the context's settings: url and project (NULL = keep as is). */
+/*
+ * Writes the context's settings: url, project and cluster (NULL = keep
+ * as is).
+ */
 static int
 store_settings(struct rai_ctx *ctx, const char *url, const char *project,
-    struct rai_err *err)
+    const char *cluster, struct rai_err *err)
 {
 	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
 	const cJSON *old = context_settings(ctx);
@@ -225,6 +284,8 @@ store_settings(struct rai_ctx *ctx, const char *url, const char *project,
 		rai_json_set_str(v, "url", url);
 	if (project != NULL)
 		rai_json_set_str(v, "project", project);
+	if (cluster != NULL)
+		rai_json_set_str(v, "cluster", cluster);
 	rc = kube_config_set_context_extension(kc, name, CP_EXTENSION, v, err);
 	cJSON_Delete(v);
 	free(name);
@@ -241,7 +302,7 @@ runai_cp_config_project(struct rai_ctx *ctx, const char *project)
 	if (runai_cp_project_id(ctx, project, &id) == -1)
 		return -1;
 	free(id);
-	if (getenv(CP_ENV) == NULL && store_settings(ctx, NULL, project,
+	if (getenv(CP_ENV) == NULL && store_settings(ctx, NULL, project, NULL,
 	    err) == -1)
 		return -1;
 	fprintf(ctx->out, "Project %s has been set as default project\n",
@@ -250,8 +311,44 @@ runai_cp_config_project(struct rai_ctx *ctx, const char *project)
 }
 
 struct config_cp_opts {
-	int	unset;
+	int		 unset;
+	const char	*cluster;
 };
+
+/*
+ * --cluster NAME: kept for the context once the control plane (when
+ * logged in) knows it; a URL given with it is stored first.
+ */
+static int
+config_cluster(struct rai_ctx *ctx, const char *url, const char *name,
+    const char *cluster, struct rai_err *err)
+{
+	struct cp *c = NULL;
+	struct cp_opts co = { 0 };
+	int rc = -1;
+
+	co.url = url != NULL ? url : rai_json_str(context_settings(ctx),
+	    "url");
+	co.cluster = cluster;
+	if (co.url == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "context %s has no control "
+		    "plane", name);
+		rai_err_set_hint(err, "run 'runai config control-plane <url> "
+		    "--cluster <name>'");
+		return -1;
+	}
+	if (cp_open(&c, &co, err) == 0 && cp_cluster_use(c, err) == 0 &&
+	    store_settings(ctx, url, NULL, cluster, err) == 0) {
+		if (url != NULL)
+			fprintf(ctx->out, "Context %s uses the control plane "
+			    "%s\n", name, url);
+		fprintf(ctx->out, "Context %s uses the cluster ", name);
+		rai_text_put(ctx->out, "", cluster, " of its control plane\n");
+		rc = 0;
+	}
+	cp_free(c);
+	return rc;
+}
 
 static int
 cmd_config_control_plane(struct rai_ctx *ctx, void *opts, int argc,
@@ -267,13 +364,19 @@ cmd_config_control_plane(struct rai_ctx *ctx, void *opts, int argc,
 	struct cp_opts co = { 0 };
 	int rc = -1;
 
-	if (o->unset == (argc == 1)) {
+	if (o->cluster != NULL && o->unset) {
+		rai_err_set(err, RAI_E_USAGE, "--cluster and --unset cannot be "
+		    "used together");
+	} else if (o->cluster == NULL && o->unset == (argc == 1)) {
 		rai_err_set(err, RAI_E_USAGE, "give a control-plane URL, or "
 		    "--unset");
 	} else if (name == NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "no current context");
 		rai_err_set_hint(err, "run 'runai config cluster <context>' "
 		    "first, or set " CP_ENV);
+	} else if (o->cluster != NULL) {
+		rc = config_cluster(ctx, argc == 1 ? argv[0] : NULL, name,
+		    o->cluster, err);
 	} else if (o->unset) {
 		if (kube_config_set_context_extension(kc, name, CP_EXTENSION,
 		    NULL, err) == 0) {
@@ -285,7 +388,7 @@ cmd_config_control_plane(struct rai_ctx *ctx, void *opts, int argc,
 		/* refused now, not at the next command: bad URL, plain http */
 		co.url = argv[0];
 		if (cp_open(&probe, &co, err) == 0 &&
-		    store_settings(ctx, argv[0], NULL, err) == 0) {
+		    store_settings(ctx, argv[0], NULL, NULL, err) == 0) {
 			fprintf(ctx->out, "Context %s uses the control plane "
 			    "%s\n", name, argv[0]);
 			rc = 0;
@@ -300,12 +403,18 @@ static const struct rai_opt config_cp_opts[] = {
 	{ .long_name = "unset", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct config_cp_opts, unset),
 	  .help = "go back to Kubernetes mode for this context" },
+	{ .long_name = "cluster", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct config_cp_opts, cluster),
+	  .argh = "<name>",
+	  .help = "use this cluster of the control plane (its name or id)" },
 	RAI_OPT_END
 };
 
 static const struct rai_example config_cp_examples[] = {
 	{ "runai config control-plane https://runai.example.com",
 	    "use the Run:ai control plane for the current context" },
+	{ "runai config control-plane --cluster gpu-east",
+	    "use the control plane's cluster gpu-east for this context" },
 	{ "runai config control-plane --unset", "back to Kubernetes mode" },
 	{ NULL, NULL }
 };
@@ -313,7 +422,7 @@ static const struct rai_example config_cp_examples[] = {
 const struct rai_cmd runai_cmd_config_control_plane = {
 	.name = "control-plane",
 	.summary = "use a Run:ai control plane (backend mode) for this context",
-	.synopsis = "<url> | --unset",
+	.synopsis = "<url> [--cluster <name>] | --cluster <name> | --unset",
 	.description = "Puts the current kubeconfig context in control-plane "
 	    "(backend) mode: researcher commands then talk to the Run:ai "
 	    "control plane's REST API at <url> instead of the Kubernetes API. "
@@ -321,7 +430,12 @@ const struct rai_cmd runai_cmd_config_control_plane = {
 	    "run.ai/control-plane of the context's extensions, which kubectl "
 	    "keeps). $RUNAI_CONTROL_PLANE_URL, when set, wins over it for "
 	    "every context. The URL must be https://, or plain http:// to a "
-	    "loopback address. Log in with 'runai login' afterwards.",
+	    "loopback address. Log in with 'runai login' afterwards.\n\n"
+	    "A control plane may serve several clusters: --cluster keeps "
+	    "the one to use (by name, or by id where names repeat) beside "
+	    "the context too; the global --cluster wins over it for one "
+	    "command. Without either, the only cluster is used, and with "
+	    "several each command says to choose.",
 	.examples = config_cp_examples,
 	.opts = config_cp_opts,
 	.opts_size = sizeof(struct config_cp_opts),

@@ -370,12 +370,11 @@ print_request(struct rai_ctx *ctx, const struct rai_submit_spec *spec,
 
 int
 runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
-    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-    int json, char **name)
+    const struct rai_dist_spec *dist, const char *prefix, const char *tmpl,
+    int dry_run, int json, char **name)
 {
 	/* what these flags do lies beyond the spec: refused, not lost */
-	static const char *const local_only[] = { "template", "jupyter",
-	    "user", NULL };
+	static const char *const local_only[] = { "jupyter", "user", NULL };
 	struct rai_err *err = rai_ctx_err(ctx);
 	const char *project;
 	cJSON *out = NULL;
@@ -390,7 +389,7 @@ runai_submit_cp(struct rai_ctx *ctx, struct rai_submit_spec *spec,
 	if (runai_cp_project(ctx, &project, err) == -1)
 		return -1;
 	spec->project = project;
-	if (cp_submit(RUNAI_CP(ctx), spec, dist, prefix, dry_run, &out,
+	if (cp_submit(RUNAI_CP(ctx), spec, dist, prefix, tmpl, dry_run, &out,
 	    err) == -1) {
 		if (err->ncauses > 0) {
 			rai_err_print(err, stderr, ctx->prog->name);

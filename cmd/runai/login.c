@@ -37,6 +37,7 @@
 #include "oidc/oidc.h"
 #include "oidc/url.h"
 #include "runai.h"
+#include "runai/cp.h"
 
 #include "core/banned.h"
 
@@ -71,6 +72,10 @@ struct login {
 	char			*scope;
 	char			*nonce;		/* code flows */
 	struct oidc_tokens	 tokens;
+	/* backend mode: the control plane exchanges the code, for this
+	 * client id of its identity provider */
+	struct cp		*cp;
+	const char		*cp_client;
 };
 
 static const char *const login_flows[] = {
@@ -266,13 +271,28 @@ code_flow_release(struct code_flow *f)
 	rai_free_secret(f->state);
 }
 
+/*
+ * The control plane's exchange (backend mode) carries no PKCE verifier,
+ * so no challenge is sent there: the state alone binds the answer.
+ */
 static char *
 auth_url(struct login *l, const struct code_flow *f, const char *redirect)
 {
 	const struct oidc_discovery *d = oidc_client_discovery(l->client);
 
 	return oidc_auth_url(l->client, redirect, l->scope, f->state,
-	    d->s256 ? f->challenge : NULL, l->nonce);
+	    d->s256 && l->cp == NULL ? f->challenge : NULL, l->nonce);
+}
+
+/* The code for tokens: at the identity provider, or the control plane. */
+static int
+exchange_code(struct login *l, const char *code, const char *redirect,
+    const struct code_flow *f, struct rai_err *err)
+{
+	if (l->cp != NULL)
+		return cp_login_code(l->cp, l->cp_client, code, redirect, err);
+	return oidc_grant_code(l->client, code, redirect, f->verifier,
+	    &l->tokens, err);
 }
 
 static int
@@ -306,8 +326,7 @@ flow_remote_browser(struct login *l, struct rai_err *err)
 	if (rc == 0)
 		rc = oidc_parse_pasted(line, f.state, &code, err);
 	if (rc == 0)
-		rc = oidc_grant_code(l->client, code, l->redirect_uri,
-		    f.verifier, &l->tokens, err);
+		rc = exchange_code(l, code, l->redirect_uri, &f, err);
 	rai_free_secret(line);
 	rai_free_secret(code);
 	free(url);
@@ -427,8 +446,7 @@ flow_browser(struct login *l, struct rai_err *err)
 	if (oidc_loopback_wait(lb, path, f.state, timeout_ms(l), &code,
 	    err) == -1)
 		goto out;
-	rc = oidc_grant_code(l->client, code, redirect, f.verifier, &l->tokens,
-	    err);
+	rc = exchange_code(l, code, redirect, &f, err);
 out:
 	/* Openers hand the URL to a running browser and exit; reap it. */
 	if (opener > 0)
@@ -595,6 +613,54 @@ pick(const char *flag, const char *cfg)
 	return flag != NULL && *flag != '\0' ? flag : cfg;
 }
 
+/*
+ * Backend mode's browser flows: the control plane's identity provider
+ * (its realm, or --issuer-url) signs the user in, the control plane
+ * exchanges the code for its tokens. The remote-browser page that shows
+ * the code is the control plane's /oauth-code unless --redirect-uri
+ * names another.
+ */
+static int
+login_cp_browser(struct rai_ctx *ctx, const struct login_opts *o)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct cp *c = RUNAI_CP(ctx);
+	struct kube_blob ca = { NULL, 0 };
+	char *issuer = NULL, *ca_file = NULL, *page = NULL;
+	struct login l;
+	int rc = -1;
+
+	memset(&l, 0, sizeof(l));
+	l.ctx = ctx;
+	l.o = o;
+	l.flow = o->auth_flow;
+	l.cp = c;
+	l.cp_client = pick(o->client_id, cp_cli_client_id());
+	issuer = o->issuer_url != NULL ? xstrdup(o->issuer_url) :
+	    cp_idp_issuer(c);
+	page = xasprintf("%s/oauth-code", cp_url(c));
+	l.redirect_uri = pick(o->redirect_uri,
+	    strcmp(l.flow, "remote-browser") == 0 ? page : NULL);
+	l.scope = oidc_scope(o->additional_scope);
+	if ((o->idp_ca != NULL && load_ca_flag(o->idp_ca, &ca, &ca_file,
+	    err) == -1) ||
+	    oidc_client_new(&l.client, issuer, l.cp_client, NULL, ca.data,
+	    ca.len, 0, err) == -1 || oidc_discover(l.client, err) == -1 ||
+	    run_flow(&l, err) == -1)
+		goto out;
+	runai_login_cp_done(ctx);
+	rc = 0;
+out:
+	rai_free_secret(l.nonce);
+	free(l.scope);
+	oidc_client_free(l.client);
+	free(ca.data);
+	free(ca_file);
+	free(issuer);
+	free(page);
+	return rc;
+}
+
 /* Backend mode: the control plane's own token endpoint (login_cp.c). */
 static int
 login_cp(struct rai_ctx *ctx, const struct login_opts *o)
@@ -603,6 +669,9 @@ login_cp(struct rai_ctx *ctx, const struct login_opts *o)
 	    o->password_stdin, o->client_id, o->secret_file, o->secret_stdin,
 	    o->application, o->timeout * 1000 };
 
+	if (o->auth_flow != NULL && (strcmp(o->auth_flow, "browser") == 0 ||
+	    strcmp(o->auth_flow, "remote-browser") == 0))
+		return login_cp_browser(ctx, o);
 	return runai_login_cp(ctx, &l);
 }
 
@@ -680,10 +749,12 @@ static const struct rai_opt login_opts_table[] = {
 	  .help = "read the password of the cli flow from stdin (one line)" },
 	{ .long_name = "issuer-url", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct login_opts, issuer_url), .argh = "<url>",
-	  .help = "OIDC issuer (default: the kubeconfig's idp-issuer-url)" },
+	  .help = "OIDC issuer (default: the kubeconfig's idp-issuer-url; "
+	      "control-plane mode: its realm)" },
 	{ .long_name = "client-id", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct login_opts, client_id), .argh = "<id>",
-	  .help = "OIDC client id (default: the kubeconfig's client-id)" },
+	  .help = "OIDC client id (default: the kubeconfig's client-id; "
+	      "control-plane mode: runai-cli, or the access key's id)" },
 	{ .long_name = "redirect-uri", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct login_opts, redirect_uri), .argh = "<url>",
 	  .help = "redirect URI (remote-browser: the page showing the code; "
@@ -745,7 +816,19 @@ const struct rai_cmd runai_cmd_login = {
 	    "to enter on any browser, when the provider offers the device "
 	    "flow. The id-token is verified against the provider's keys "
 	    "before it is stored. A user with a client certificate, a token "
-	    "or an exec plugin is refused, since those would stay in use.",
+	    "or an exec plugin is refused, since those would stay in use."
+	    "\n\n"
+	    "In control-plane mode the tokens are the control plane's, kept "
+	    "in its login store: --username (cli) and --client-id with "
+	    "--secret-file or --secret-stdin (an access key) go to its token "
+	    "endpoint; browser and remote-browser sign in on its identity "
+	    "provider (the realm <url>/auth/realms/runai, or --issuer-url; "
+	    "client runai-cli, or --client-id) and the control plane "
+	    "exchanges the code. Its exchange takes no PKCE verifier, so "
+	    "none is asked for: the state binds the answer. remote-browser's "
+	    "page is the control plane's <url>/oauth-code unless "
+	    "--redirect-uri names another. The device flow is not offered "
+	    "there.",
 	.examples = login_examples,
 	.opts = login_opts_table,
 	.opts_size = sizeof(struct login_opts),

@@ -84,6 +84,29 @@ user_password(const struct runai_cp_login *l, char **user, char **pw,
 	    "--password-stdin", pw, err);
 }
 
+/* Several clusters and none chosen: which there are, and how to choose. */
+static void
+say_clusters(struct rai_ctx *ctx, struct cp *c)
+{
+	char *names;
+
+	if (cp_cluster(c, "id") != NULL)
+		return;
+	names = cp_cluster_names(c);
+	rai_text_put(ctx->out, "The control plane serves several clusters (",
+	    names, "): choose one with --cluster <name> or 'runai config "
+	    "control-plane --cluster <name>'\n");
+	free(names);
+}
+
+void
+runai_login_cp_done(struct rai_ctx *ctx)
+{
+	rai_text_put(ctx->out, "Logged in successfully to ",
+	    cp_url(RUNAI_CP(ctx)), "\n");
+	say_clusters(ctx, RUNAI_CP(ctx));
+}
+
 int
 runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 {
@@ -94,9 +117,9 @@ runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 
 	if (l->auth_flow != NULL && strcmp(l->auth_flow, "cli") != 0)
 		return rai_err_set(err, RAI_E_USAGE, "--auth-flow %s is not "
-		    "supported in control-plane mode yet: log in with "
-		    "--username, or an access key with --client-id",
-		    l->auth_flow);
+		    "supported in control-plane mode yet: log in with the "
+		    "browser or remote-browser flow, --username, or an access "
+		    "key with --client-id", l->auth_flow);
 	if (l->client_id != NULL) {
 		grant = l->application ? CP_GRANT_APPLICATION :
 		    CP_GRANT_ACCESS_KEY;
@@ -115,8 +138,7 @@ runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 	}
 	if (cp_login(RUNAI_CP(ctx), grant, id, secret, err) == -1)
 		goto out;
-	rai_text_put(ctx->out, "Logged in successfully to ",
-	    cp_url(RUNAI_CP(ctx)), "\n");
+	runai_login_cp_done(ctx);
 	rc = 0;
 out:
 	free(id);

@@ -25,6 +25,10 @@ static const struct rai_opt runai_global_opts[] = {
 	  .offset = offsetof(struct runai_globals, project), .argh = "<name>",
 	  .help = "project to use (default: the current context's)",
 	  .comp = RAI_COMP_PROJECT },
+	{ .long_name = "cluster", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct runai_globals, cluster), .argh = "<name>",
+	  .help = "control-plane mode: the control plane's cluster to use "
+	      "(default: the context's, else the only one)" },
 	{ .long_name = "loglevel", .type = RAI_OPT_ENUM,
 	  .offset = offsetof(struct runai_globals, loglevel),
 	  .argh = "<level>",

@@ -50,6 +50,9 @@ runai_list_clusters_cp(struct rai_ctx *ctx)
 
 	if (cp_clusters(c, &all, err) == -1)
 		return -1;
+	/* the one chosen is current; none while the choice is open */
+	if (cp_cluster_use(c, err) == -1)
+		rai_err_release(err);
 	/* copied: the session may read its store again */
 	current = cp_cluster(c, "id");
 	cur = current != NULL ? xstrdup(current) : NULL;

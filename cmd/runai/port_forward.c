@@ -355,7 +355,12 @@ const struct rai_cmd runai_cmd_port_forward = {
 	    "it cleanly.\n\n"
 	    "The protocol cannot tell the pod that a local client ended its "
 	    "half of a connection: the pod's server sees the end only when "
-	    "it closes the connection itself (HTTP is unaffected).",
+	    "it closes the connection itself (HTTP is unaffected).\n\n"
+	    "In control-plane mode the job's project names the namespace "
+	    "(the control plane's), and the connections still go to the "
+	    "cluster's API server with the kubeconfig context's "
+	    "credentials (or, for a user without any, the control plane's "
+	    "token): the control plane has no API for them.",
 	.examples = pf_examples,
 	.opts = pf_opts,
 	.opts_size = sizeof(struct pf_opts),

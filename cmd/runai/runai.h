@@ -14,6 +14,7 @@
 
 struct runai_globals {
 	const char		*project;
+	const char		*cluster;	/* backend mode's cluster */
 	const char		*loglevel;	/* the original CLI's --loglevel */
 	struct rai_kube_globals	 kube;
 };
@@ -226,13 +227,14 @@ int	runai_describe_job_cp(struct rai_ctx *, const char *job,
 struct rai_submit_spec;
 /*
  * Submits (or with dry_run prints the request, JSON when json); dist
- * makes it a distributed job (submit-dist), NULL for submit; *name is
- * the job's name as the control plane made it (caller frees).
+ * makes it a distributed job (submit-dist), NULL for submit; tmpl names
+ * the control plane's workload template (NULL: none); *name is the
+ * job's name as the control plane made it (caller frees).
  */
 struct rai_dist_spec;
 int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
-	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-	    int json, char **name);
+	    const struct rai_dist_spec *dist, const char *prefix,
+	    const char *tmpl, int dry_run, int json, char **name);
 /*
  * The cluster's Kubernetes API and the project's namespace, for a
  * stream after a backend-mode command (submit --attach).
@@ -247,7 +249,8 @@ int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
 int	runai_cp_logs(struct rai_ctx *, const char *job, int narrowed,
 	    kube_bytes_fn *on_bytes, void *ud, struct rai_err *);
 struct runai_cp_login {
-	const char	*auth_flow;	/* only "cli" (or none) so far */
+	const char	*auth_flow;	/* "cli" (or none); the browser flows
+					   are login.c's */
 	const char	*username;
 	int		 password_stdin;
 	const char	*client_id;	/* access key */
@@ -260,6 +263,8 @@ struct runai_cp_login {
 int	runai_list_clusters_cp(struct rai_ctx *);
 int	runai_describe_node_cp(struct rai_ctx *, int argc, char **argv);
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
+/* After a backend-mode login: where, and the clusters to choose from. */
+void	runai_login_cp_done(struct rai_ctx *);
 int	runai_logout_cp(struct rai_ctx *);
 int	runai_whoami_cp(struct rai_ctx *, const char *output);
 /* login.c: the terminal and stdin input the login flows share. */

@@ -453,8 +453,9 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 }
 
 /*
- * Backend mode: the control plane makes the job; --attach then goes
- * through the cluster's Kubernetes API as attach does.
+ * Backend mode: the control plane makes the job; -s portforward's
+ * forwarding and --attach then go through the cluster's Kubernetes API
+ * as port-forward and attach do.
  */
 static int
 submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
@@ -463,8 +464,14 @@ submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
 	char *name = NULL;
 	int rc;
 
-	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->dry_run,
+	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->template_name,
+	    o->dry_run,
 	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
+	if (rc == 0 && forwards(o) && !o->dry_run) {
+		fflush(ctx->out);
+		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_submit_forward(ctx, name, 0, o->ports.v, o->ports.n);
+	}
 	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
@@ -546,6 +553,7 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
 	if (RUNAI_CP(ctx) != NULL) {
+		warn_portforward(o);
 		rc = submit_cp(ctx, o, &spec);
 		goto out;
 	}
@@ -634,16 +642,23 @@ const struct rai_cmd runai_cmd_submit = {
 	    "-o json), and writes nothing.\n\n"
 	    "In control-plane mode the control plane makes the job (a "
 	    "training, or a workspace with --interactive): --pvc, -v, "
-	    "--port with -s nodeport|loadbalancer|portforward, --node-pools "
-	    "and --preemptible/--non-preemptible go into its request "
-	    "(preemptibility itself from 2.24; before, a preemptible "
+	    "--port with -s nodeport|loadbalancer|portforward|ingress "
+	    "(ingress: exposed URLs), -l, -a (names of at most 63 "
+	    "characters), --git-sync (without credentials or image), "
+	    "--node-type, --ttl-after-finish, --create-home-dir, --host-ipc, "
+	    "--host-network, --prevent-privilege-escalation, --mig-profile "
+	    "(before 2.24), --node-pools and --preemptible/--non-preemptible "
+	    "go into its "
+	    "request (preemptibility itself from 2.24; before, a preemptible "
 	    "workspace gets priority class interactive-preemptible and a "
-	    "non-preemptible training is refused); --dry-run prints that "
-	    "request, the values of variables named like secrets "
-	    "(TOKEN, PASSWORD, SECRET, KEY...) redacted; --attach attaches "
-	    "through the cluster's Kubernetes API. Flags the API mapping "
-	    "does not carry (--git-sync, --template, -s ingress...) are "
-	    "refused.\n\n"
+	    "non-preemptible training is refused); --template NAME is the "
+	    "control plane's workload template of that name for the "
+	    "project (2.23 and later); --dry-run prints that request, the "
+	    "values of variables named like secrets (TOKEN, PASSWORD, "
+	    "SECRET, KEY...) redacted; --attach, and the forwarding of an "
+	    "interactive job's ports with -s portforward, go through the "
+	    "cluster's Kubernetes API. Flags the API mapping does not "
+	    "carry (--run-as-user, --mps, --jupyter...) are refused.\n\n"
 	    "Templates: the admin's template (runai list templates marks it "
 	    "Admin) applies to every submit, --template NAME adds one over "
 	    "it, and the command line wins over both. A template sets the "

@@ -187,7 +187,7 @@ cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		goto out;
 	if (RUNAI_CP(ctx) != NULL) {
 		/* the control plane's distributed workloads */
-		rc = runai_submit_cp(ctx, &j->spec, &j->dist, o->prefix,
+		rc = runai_submit_cp(ctx, &j->spec, &j->dist, o->prefix, NULL,
 		    o->dry_run, o->output != NULL && strcmp(o->output,
 		    "json") == 0, &cmdline);
 		goto out;

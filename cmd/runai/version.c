@@ -36,9 +36,13 @@ cmd_version(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	}
 	fprintf(ctx->out, "Mode: control-plane\n");
 	fprintf(ctx->out, "ControlPlane: %s\n", cp_url(RUNAI_CP(ctx)));
+	/* the version is the chosen cluster's */
+	if (cp_cluster_use(RUNAI_CP(ctx), &err) == -1)
+		rai_err_release(&err);
 	v = cp_cluster(RUNAI_CP(ctx), "version");
 	fprintf(ctx->out, "ControlPlaneVersion: %s\n", v != NULL && *v ? v :
-	    "unknown (not logged in)");
+	    !cp_logged_in(RUNAI_CP(ctx)) ? "unknown (not logged in)" :
+	    "unknown (no cluster chosen)");
 	return 0;
 }
 

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/err.h"
 #include "core/file.h"
 #include "core/json.h"
@@ -42,6 +43,8 @@ struct cp {
 	cJSON		*saved;		/* the store as last read; secrets */
 	char		*access;	/* the token in use; secret */
 	int		 renewed;	/* a 401 was answered with a renewal */
+	char		*want;		/* the cluster asked for, or NULL */
+	cJSON		*chosen;	/* it, once found, else NULL */
 };
 
 static const char *const grant_names[] = {
@@ -308,7 +311,7 @@ cp_auth(void *ud, char **out, struct rai_err *err)
 int
 cp_access_token(struct cp *c, char **token, struct rai_err *err)
 {
-	char *bearer;
+	char *bearer = NULL;
 
 	*token = NULL;
 	if (cp_auth(c, &bearer, err) == -1)
@@ -368,6 +371,8 @@ cp_open(struct cp **out, const struct cp_opts *o, struct rai_err *err)
 	if (backend_new(&c->api, &bo, err) == -1)
 		goto fail;
 	c->url = xstrdup(backend_url(c->api));
+	c->want = o->cluster != NULL && *o->cluster != '\0' ?
+	    xstrdup(o->cluster) : NULL;
 	dir = store_dir();
 	name = store_name(c->url);
 	c->store = xasprintf("%s/%s.json", dir, name);
@@ -389,6 +394,8 @@ cp_free(struct cp *c)
 	backend_free(c->anon);
 	saved_free(c);
 	rai_free_secret(c->access);
+	cJSON_Delete(c->chosen);
+	free(c->want);
 	free(c->url);
 	free(c->store);
 	free(c);
@@ -419,35 +426,115 @@ cp_call(struct cp *c, const char *method, const char *path,
 	return 0;
 }
 
-/* The cluster the control plane serves, as the login stores it. */
+/* ---- clusters ---- */
+
+/* The control plane's clusters as stored: [{id, name, version, domain}]. */
+static int
+fetch_clusters(struct cp *c, cJSON **out, struct rai_err *err)
+{
+	cJSON *list = NULL, *cl;
+	const cJSON *it;
+
+	*out = NULL;
+	if (cp_call(c, "GET", "/api/v1/clusters", NULL, NULL, &list,
+	    err) == -1)
+		return -1;
+	*out = cJSON_CreateArray();
+	cJSON_ArrayForEach(it, list) {
+		if (!cJSON_IsArray(list) || rai_json_str(it, "uuid") == NULL)
+			continue;
+		cl = cJSON_CreateObject();
+		cJSON_AddStringToObject(cl, "id", rai_json_str(it, "uuid"));
+		cJSON_AddStringToObject(cl, "name", rai_json_str_or(it, "name",
+		    ""));
+		cJSON_AddStringToObject(cl, "version", rai_json_str_or(it,
+		    "version", ""));
+		cJSON_AddStringToObject(cl, "domain", rai_json_str_or(it,
+		    "domain", ""));
+		cJSON_AddItemToArray(*out, cl);
+	}
+	cJSON_Delete(list);
+	if (cJSON_GetArraySize(*out) > 0)
+		return 0;
+	cJSON_Delete(*out);
+	*out = NULL;
+	return rai_err_set(err, RAI_E_PROTO, "the control plane %s serves no "
+	    "cluster", c->url);
+}
+
+static char *
+names_of(const cJSON *list)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, list) {
+		if (b.len > 0)
+			rai_buf_addstr(&b, ", ");
+		rai_buf_addstr(&b, rai_json_str_or(it, "name", ""));
+	}
+	return rai_buf_detach(&b, NULL);
+}
+
+/*
+ * The cluster of list called want (by name, or its id), or with want
+ * NULL the only one: *hit borrowed from list, NULL when want is NULL
+ * and there are several. Errors name what there is.
+ */
+static int
+pick_cluster(const cJSON *list, const char *want, const cJSON **hit,
+    struct rai_err *err)
+{
+	const cJSON *it;
+	char *names;
+	int n = 0;
+
+	*hit = NULL;
+	if (want == NULL) {
+		if (cJSON_GetArraySize(list) == 1)
+			*hit = cJSON_GetArrayItem(list, 0);
+		return 0;
+	}
+	cJSON_ArrayForEach(it, list)
+		if (strcmp(rai_json_str_or(it, "name", ""), want) == 0 ||
+		    strcmp(rai_json_str_or(it, "id", ""), want) == 0) {
+			if (n++ == 0)
+				*hit = it;
+		}
+	if (n == 1)
+		return 0;
+	*hit = NULL;
+	names = names_of(list);
+	if (n == 0)
+		rai_err_set(err, RAI_E_NOTFOUND, "the control plane has no "
+		    "cluster '%s' (it has: %s)", want, names);
+	else {
+		rai_err_set(err, RAI_E_CONFIG, "%d clusters of the control "
+		    "plane are called '%s'", n, want);
+		rai_err_set_hint(err, "name it by its id instead");
+	}
+	free(names);
+	return -1;
+}
+
+/* The clusters the control plane serves, and the one in use, stored. */
 static int
 probe_cluster(struct cp *c, cJSON *doc, struct rai_err *err)
 {
-	cJSON *list = NULL, *cl = cJSON_CreateObject();
-	const cJSON *first;
+	const cJSON *hit;
+	cJSON *list;
 
-	if (cp_call(c, "GET", "/api/v1/clusters", NULL, NULL, &list,
-	    err) == -1) {
-		cJSON_Delete(cl);
+	if (fetch_clusters(c, &list, err) == -1)
+		return -1;
+	if (pick_cluster(list, c->want, &hit, err) == -1) {
+		cJSON_Delete(list);
 		return -1;
 	}
-	first = cJSON_IsArray(list) ? cJSON_GetArrayItem(list, 0) : NULL;
-	if (first == NULL || rai_json_str(first, "uuid") == NULL) {
-		cJSON_Delete(cl);
-		cJSON_Delete(list);
-		return rai_err_set(err, RAI_E_PROTO, "the control plane %s "
-		    "serves no cluster", c->url);
-	}
-	cJSON_AddStringToObject(cl, "id", rai_json_str(first, "uuid"));
-	cJSON_AddStringToObject(cl, "name", rai_json_str_or(first, "name",
-	    ""));
-	cJSON_AddStringToObject(cl, "version", rai_json_str_or(first,
-	    "version", ""));
-	cJSON_AddStringToObject(cl, "domain", rai_json_str_or(first, "domain",
-	    ""));
 	cJSON_DeleteItemFromObjectCaseSensitive(doc, "cluster");
-	cJSON_AddItemToObject(doc, "cluster", cl);
-	cJSON_Delete(list);
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "clusters");
+	if (hit != NULL)
+		cJSON_AddItemToObject(doc, "cluster", cJSON_Duplicate(hit, 1));
+	cJSON_AddItemToObject(doc, "clusters", list);
 	return 0;
 }
 
@@ -475,11 +562,15 @@ grant_body(enum cp_grant g, const char *id, const char *secret)
 	return b;
 }
 
-int
-cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
-    struct rai_err *err)
+/*
+ * Spends body (a TokenRequest) at the token endpoint and stores the
+ * tokens with the grant's name and the client id renewals send.
+ */
+static int
+login_with(struct cp *c, cJSON *body, const char *grant,
+    const char *client_id, struct rai_err *err)
 {
-	cJSON *body = grant_body(g, id, secret), *tokens = NULL, *doc = NULL;
+	cJSON *tokens = NULL, *doc = NULL;
 	char *lock = NULL;
 	int rc = -1;
 
@@ -490,9 +581,8 @@ cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
 	}
 	doc = with_tokens(NULL, tokens);
 	cJSON_AddStringToObject(doc, "controlPlane", c->url);
-	cJSON_AddStringToObject(doc, "grant", grant_names[g]);
-	cJSON_AddStringToObject(doc, "clientID", g == CP_GRANT_PASSWORD ?
-	    CP_CLIENT_ID : id);
+	cJSON_AddStringToObject(doc, "grant", grant);
+	cJSON_AddStringToObject(doc, "clientID", client_id);
 	set_access(c, rai_json_str(tokens, "accessToken"));
 	if (probe_cluster(c, doc, err) == -1 || store_dir_make(err) == -1 ||
 	    rai_file_lock(c->store, "control-plane login", STORE_LOCK_WAIT_MS,
@@ -510,6 +600,39 @@ out:
 		rai_json_wipe(doc);
 	cJSON_Delete(doc);
 	return rc;
+}
+
+int
+cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
+    struct rai_err *err)
+{
+	return login_with(c, grant_body(g, id, secret), grant_names[g],
+	    g == CP_GRANT_PASSWORD ? CP_CLIENT_ID : id, err);
+}
+
+const char *
+cp_cli_client_id(void)
+{
+	return CP_CLIENT_ID;
+}
+
+char *
+cp_idp_issuer(const struct cp *c)
+{
+	return xasprintf("%s/auth/realms/runai", c->url);
+}
+
+int
+cp_login_code(struct cp *c, const char *client_id, const char *code,
+    const char *redirect_uri, struct rai_err *err)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(b, "grantType", "exchange_token");
+	cJSON_AddStringToObject(b, "clientID", client_id);
+	cJSON_AddStringToObject(b, "code", code);
+	cJSON_AddStringToObject(b, "redirectUri", redirect_uri);
+	return login_with(c, b, "exchange_token", client_id, err);
 }
 
 int
@@ -553,12 +676,71 @@ cp_claims(struct cp *c, cJSON **claims, struct rai_err *err)
 	return 0;
 }
 
+/* Whether cl is the cluster called (or with the id) want. */
+static int
+is_cluster(const cJSON *cl, const char *want)
+{
+	return cl != NULL && (strcmp(rai_json_str_or(cl, "name", ""),
+	    want) == 0 || strcmp(rai_json_str_or(cl, "id", ""), want) == 0);
+}
+
+char *
+cp_cluster_names(struct cp *c)
+{
+	struct rai_err err = RAI_ERR_INIT;
+
+	if (c->saved == NULL && store_read(c, &err) == -1)
+		rai_err_release(&err);
+	return names_of(c->saved != NULL ? rai_json_child(c->saved,
+	    "clusters") : NULL);
+}
+
+int
+cp_cluster_use(struct cp *c, struct rai_err *err)
+{
+	const cJSON *stored, *hit;
+	cJSON *fresh = NULL;
+	char *names;
+	int rc;
+
+	if (!cp_logged_in(c) || c->chosen != NULL)
+		return 0;
+	stored = rai_json_child(c->saved, "cluster");
+	if (c->want == NULL) {
+		if (stored != NULL)
+			return 0;
+		names = cp_cluster_names(c);
+		rai_err_set(err, RAI_E_CONFIG, "the control plane %s serves "
+		    "several clusters (%s): choose one", c->url, names);
+		rai_err_set_hint(err, "use --cluster <name>, or 'runai config "
+		    "control-plane --cluster <name>'");
+		free(names);
+		return -1;
+	}
+	if (is_cluster(stored, c->want))
+		return 0;
+	/* among the clusters the login saw, else as they are now */
+	rc = pick_cluster(rai_json_child(c->saved, "clusters"), c->want, &hit,
+	    err);
+	if (rc == -1 && err->kind == RAI_E_NOTFOUND) {
+		rai_err_release(err);
+		rc = fetch_clusters(c, &fresh, err) == -1 ? -1 :
+		    pick_cluster(fresh, c->want, &hit, err);
+	}
+	if (rc == 0)
+		c->chosen = cJSON_Duplicate(hit, 1);
+	cJSON_Delete(fresh);
+	return rc;
+}
+
 const char *
 cp_cluster(struct cp *c, const char *key)
 {
 	struct rai_err err = RAI_ERR_INIT;
 	const cJSON *cl;
 
+	if (c->chosen != NULL)
+		return rai_json_str(c->chosen, key);
 	if (c->saved == NULL && store_read(c, &err) == -1) {
 		rai_err_release(&err);
 		return NULL;

@@ -25,6 +25,8 @@ struct cp_opts {
 	const char	*url;			/* http(s)://host[:port] */
 	long		 request_timeout_ms;	/* 0 = default */
 	const char	*user_agent;		/* NULL = runai/<ver> */
+	const char	*cluster;		/* the cluster's name or id;
+						   NULL = the only one */
 };
 
 enum cp_grant {
@@ -42,11 +44,32 @@ const char *cp_store_path(const struct cp *);
 
 /*
  * Logs in (id: user or client id; secret: password or client secret),
- * stores the tokens, then probes the cluster the control plane serves
- * and stores it too.
+ * stores the tokens, then probes the clusters the control plane serves
+ * and stores them too, with the one in use: the one the options name
+ * (an error when none or several are called so), else the only one
+ * (none when there are several: cp_cluster_use then says to choose).
  */
 int	 cp_login(struct cp *, enum cp_grant, const char *id,
 	    const char *secret, struct rai_err *);
+/*
+ * The browser flows: the authorization code the control plane's
+ * identity provider gave for client_id and redirect_uri, exchanged at
+ * the control plane (the exchange_token grant, which carries no PKCE
+ * verifier); the tokens and clusters stored as cp_login stores them.
+ */
+int	 cp_login_code(struct cp *, const char *client_id, const char *code,
+	    const char *redirect_uri, struct rai_err *);
+/*
+ * The access token, renewed first when it is about to expire (caller
+ * frees with rai_free_secret): for the cluster's Kubernetes API, which
+ * takes it where the cluster trusts the control plane's tokens, and for
+ * the cluster's own /cluster-api endpoint.
+ */
+int	 cp_access_token(struct cp *, char **token, struct rai_err *);
+/* The client id of the password, code and refresh grants ("runai-cli"). */
+const char *cp_cli_client_id(void);
+/* The identity provider's issuer: the realm under <url>/auth (caller frees). */
+char	*cp_idp_issuer(const struct cp *);
 /* Forgets the stored login; 0 also when there was none. */
 int	 cp_logout(struct cp *, struct rai_err *);
 /* Whether a login is stored. */
@@ -59,19 +82,22 @@ int	 cp_claims(struct cp *, cJSON **claims, struct rai_err *);
  * store again as it renews the token).
  */
 const char *cp_cluster(struct cp *, const char *key);
+/*
+ * Makes the cluster the options name the one cp_cluster reports, found
+ * by name or id among those the login stored (asked again once when it
+ * is not among them). RAI_E_NOTFOUND when no cluster is called so,
+ * RAI_E_CONFIG when several are, or when none is named and the control
+ * plane serves several. Not logged in: 0 (the next call says so).
+ */
+int	 cp_cluster_use(struct cp *, struct rai_err *);
+/* "a, b": the names of the clusters the login stored (caller frees). */
+char	*cp_cluster_names(struct cp *);
 
 /*
  * Whether a release ("2.24.10") is at least major.minor; NULL (not
  * known) counts as the newest.
  */
 int	 cp_version_at_least(const char *release, int major, int minor);
-
-/*
- * A fresh access token (renewed first when it nears expiry), for a
- * request the session does not make itself, such as the cluster's own
- * endpoint; the caller frees it with rai_free_secret.
- */
-int	 cp_access_token(struct cp *, char **token, struct rai_err *);
 
 /* An authenticated call; see backend_call. */
 int	 cp_call(struct cp *, const char *method, const char *path,

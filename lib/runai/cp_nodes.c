@@ -192,8 +192,10 @@ cp_nodes(struct cp *c, struct rai_node_list *nl, struct rai_err *err)
 	memset(nl, 0, sizeof(*nl));
 	if ((cluster = cluster_id(c, err)) == NULL)
 		return -1;
-	/* /api/v1/nodes from 2.23; the cluster's path is deprecated there */
-	path = cp_release_since(c, 2, 23) ? xstrdup("/api/v1/nodes") :
+	/* /api/v1/nodes from 2.23 (the tenant's: this cluster's asked
+	 * for); the cluster's path is deprecated there */
+	path = cp_release_since(c, 2, 23) ? xasprintf("/api/v1/nodes?"
+	    "filterBy=clusterUuid==%s", cluster) :
 	    xasprintf("/api/v1/clusters/%s/nodes", cluster);
 	rc = cp_call(c, "GET", path, NULL, NULL, &out, err);
 	free(path);

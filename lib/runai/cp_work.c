@@ -20,6 +20,7 @@
 #include "runai/cp.h"
 #include "runai/cp_work.h"
 #include "runai/dist.h"
+#include "runai/git_sync.h"
 
 #include "core/banned.h"
 
@@ -50,12 +51,32 @@ check_name(const char *what, const char *name, struct rai_err *err)
 }
 
 /*
- * GET path (with its query, if any) page by page; the items of key of
- * every page are moved into *all (an array the caller frees).
+ * "clusterId==ID" for the cluster in use, so that lists and look-ups
+ * stay on it (a project's name may be taken on several clusters); ""
+ * when none is known, or its id is not a plain UUID. Caller frees.
+ */
+static char *
+cluster_filter(struct cp *c, const char *sep)
+{
+	const char *id = cp_cluster(c, "id"), *p;
+
+	if (id == NULL || *id == '\0' || strlen(id) > 64)
+		return xstrdup("");
+	for (p = id; *p != '\0'; p++)
+		if (!isxdigit((unsigned char)*p) && *p != '-')
+			return xstrdup("");
+	return xasprintf("%sclusterId==%s", sep, id);
+}
+
+/*
+ * GET path (with its query, if any) page by page, the next page's offset
+ * at next (a dotted path: "next", or the templates' own
+ * "pagination.nextOffset"); the items of key of every page are moved
+ * into *all (an array the caller frees).
  */
 static int
-get_all(struct cp *c, const char *path, const char *key, cJSON **all,
-    struct rai_err *err)
+get_pages(struct cp *c, const char *path, const char *key, const char *next,
+    cJSON **all, struct rai_err *err)
 {
 	cJSON *page, *items;
 	long offset = 0;
@@ -80,12 +101,19 @@ get_all(struct cp *c, const char *path, const char *key, cJSON **all,
 			cJSON_AddItemToArray(*all,
 			    cJSON_DetachItemFromArray(items, 0));
 		cJSON_Delete(items);
-		offset = (long)rai_json_num(page, "next", 0);
+		offset = (long)rai_json_num(page, next, 0);
 		cJSON_Delete(page);
 		if (offset <= 0)
 			return 0;
 	}
 	return 0;
+}
+
+static int
+get_all(struct cp *c, const char *path, const char *key, cJSON **all,
+    struct rai_err *err)
+{
+	return get_pages(c, path, key, "next", all, err);
 }
 
 /* ---- projects ---- */
@@ -101,12 +129,17 @@ int
 cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 {
 	const cJSON *it, *res;
+	char *cf = cluster_filter(c, "?filterBy="), *path;
 	cJSON *all;
 	size_t n = 0;
+	int rc;
 
 	memset(pl, 0, sizeof(*pl));
-	if (get_all(c, "/api/v1/org-unit/projects", "projects", &all,
-	    err) == -1)
+	path = xasprintf("/api/v1/org-unit/projects%s", cf);
+	rc = get_all(c, path, "projects", &all, err);
+	free(path);
+	free(cf);
+	if (rc == -1)
 		return -1;
 	pl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*pl->v));
 	cJSON_ArrayForEach(it, all) {
@@ -134,22 +167,31 @@ project_field(struct cp *c, const char *name, const char *path, char **out,
 	const cJSON *first;
 	const char *v;
 	cJSON *all;
-	char *url;
+	char *url, *cf;
 	int rc;
 
 	if (check_name("project", name, err) == -1)
 		return -1;
-	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s", name);
+	cf = cluster_filter(c, ",");
+	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s%s", name,
+	    cf);
 	rc = get_all(c, url, "projects", &all, err);
 	free(url);
-	if (rc == -1)
+	if (rc == -1) {
+		free(cf);
 		return -1;
+	}
 	first = cJSON_GetArrayItem(all, 0);
 	if (first == NULL) {
 		cJSON_Delete(all);
-		return rai_err_set(err, RAI_E_NOTFOUND, "project '%s' not found "
-		    "on the control plane", name);
+		rc = *cf != '\0' ? rai_err_set(err, RAI_E_NOTFOUND, "project "
+		    "'%s' not found on cluster '%s' of the control plane", name,
+		    cp_cluster(c, "name")) : rai_err_set(err, RAI_E_NOTFOUND,
+		    "project '%s' not found on the control plane", name);
+		free(cf);
+		return rc;
 	}
+	free(cf);
 	if ((v = rai_json_str(first, path)) == NULL) {
 		cJSON_Delete(all);
 		return rai_err_set(err, RAI_E_PROTO, "project '%s' has no %s on "
@@ -314,17 +356,20 @@ cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
 {
 	const cJSON *it;
 	cJSON *all;
-	char *path;
+	char *path, *cf;
 	size_t n = 0;
 	int rc;
 
 	memset(jl, 0, sizeof(*jl));
 	if (project != NULL && check_name("project", project, err) == -1)
 		return -1;
+	cf = cluster_filter(c, project != NULL ? "," : "?filterBy=");
 	path = project != NULL ? xasprintf("/api/v1/workloads?filterBy="
-	    "projectName==%s", project) : xstrdup("/api/v1/workloads");
+	    "projectName==%s%s", project, cf) :
+	    xasprintf("/api/v1/workloads%s", cf);
 	rc = get_all(c, path, "workloads", &all, err);
 	free(path);
+	free(cf);
 	if (rc == -1)
 		return -1;
 	jl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*jl->v));
@@ -345,16 +390,18 @@ cp_job_find(struct cp *c, const char *project, const char *name,
     cJSON **workload, struct rai_err *err)
 {
 	cJSON *all;
-	char *path;
+	char *path, *cf;
 	int rc, n;
 
 	if (check_name("project", project, err) == -1 ||
 	    check_name("job", name, err) == -1)
 		return -1;
-	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s",
-	    name, project);
+	cf = cluster_filter(c, ",");
+	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s"
+	    "%s", name, project, cf);
 	rc = get_all(c, path, "workloads", &all, err);
 	free(path);
+	free(cf);
 	if (rc == -1)
 		return -1;
 	n = cJSON_GetArraySize(all);
@@ -419,26 +466,133 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 
 /* What backend mode cannot send yet: refused, not lost. */
 static int
-unsupported(const struct rai_submit_spec *s, struct rai_err *err)
+unsupported(const struct rai_submit_spec *s, const char *release,
+    struct rai_err *err)
 {
-	const char *flag = s->git_sync ? "--git-sync" : s->node_type ?
-	    "--node-type" : s->mig_profile ? "--mig-profile" : s->inference ?
-	    "--inference" : s->run_as_user ? "--run-as-user" :
-	    s->pod_labels.n ? "--label" : s->pod_annotations.n ?
-	    "--annotation" : s->ttl_after_finish >= 0 ?
-	    "--ttl-after-finish" : s->host_ipc ? "--host-ipc" :
-	    s->host_network ? "--host-network" : s->elastic ? "--elastic" :
-	    s->mps ? "--mps" : s->prevent_privilege_escalation ?
-	    "--prevent-privilege-escalation" : s->create_home_dir == 1 ?
-	    "--create-home-dir" : s->batch_job ? "--old-job" :
-	    s->service_type != NULL && strcmp(s->service_type, "ingress") == 0 ?
-	    "--service-type ingress" : NULL;
+	const char *flag = s->inference ? "--inference" : s->run_as_user ?
+	    "--run-as-user" : s->elastic ? "--elastic" : s->mps ? "--mps" :
+	    s->batch_job ? "--old-job" : NULL;
 
-	if (flag == NULL)
+	if (flag != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "%s is not supported in "
+		    "control-plane mode yet", flag);
+	/* MIG profiles left the API in 2.24 */
+	if (s->mig_profile != NULL && cp_version_at_least(release, 2, 24))
+		return rai_err_set(err, RAI_E_USAGE, "--mig-profile has no "
+		    "field in the control plane's API from 2.24 (this is %s)",
+		    release != NULL ? release : "the newest");
+	return 0;
+}
+
+/*
+ * What the API has fields for beyond the workload's own: the node type,
+ * deletion after completion, the home directory and the pod's security
+ * (host IPC and network, no privilege escalation).
+ */
+static void
+add_scheduling_security(cJSON *spec, const struct rai_submit_spec *s)
+{
+	cJSON *sec;
+
+	if (s->node_type != NULL)
+		cJSON_AddStringToObject(spec, "nodeType", s->node_type);
+	if (s->ttl_after_finish >= 0)
+		cJSON_AddNumberToObject(spec,
+		    "autoDeletionTimeAfterCompletionSeconds",
+		    (double)s->ttl_after_finish);
+	if (s->create_home_dir == 1)
+		cJSON_AddBoolToObject(spec, "createHomeDir", 1);
+	if (!s->host_ipc && !s->host_network &&
+	    !s->prevent_privilege_escalation)
+		return;
+	sec = cJSON_AddObjectToObject(spec, "security");
+	if (s->host_ipc)
+		cJSON_AddBoolToObject(sec, "hostIpc", 1);
+	if (s->host_network)
+		cJSON_AddBoolToObject(sec, "hostNetwork", 1);
+	if (s->prevent_privilege_escalation)
+		cJSON_AddBoolToObject(sec, "allowPrivilegeEscalation", 0);
+}
+
+/* ---- labels, annotations, git ---- */
+
+/* the API's longest label or annotation name (2.21 on; kept for all) */
+#define META_NAME_MAX	63
+
+/*
+ * -l/-a KEY=VALUE as the API's [{name, value}] (the pairs were checked
+ * offline). The API takes names of 63 characters at most, fewer than a
+ * Kubernetes key with a prefix may have: longer ones are refused.
+ */
+static int
+add_meta_pairs(cJSON *spec, const char *key, const char *flag,
+    const struct rai_strv *pairs, struct rai_err *err)
+{
+	const char *eq;
+	cJSON *arr, *o;
+	char *name;
+	size_t i;
+
+	if (pairs->n == 0)
 		return 0;
-	rai_err_set(err, RAI_E_USAGE, "%s is not supported in control-plane "
-	    "mode yet", flag);
-	return -1;
+	arr = cJSON_AddArrayToObject(spec, key);
+	for (i = 0; i < pairs->n; i++) {
+		eq = strchr(pairs->v[i], '=');
+		if (eq == NULL || eq == pairs->v[i])
+			return rai_err_set(err, RAI_E_USAGE, "invalid %s '%s': "
+			    "use KEY=VALUE", flag, pairs->v[i]);
+		if ((size_t)(eq - pairs->v[i]) > META_NAME_MAX)
+			return rai_err_set(err, RAI_E_USAGE, "%s '%.*s': the "
+			    "control plane takes names of at most %d characters",
+			    flag, (int)(eq - pairs->v[i]), pairs->v[i],
+			    META_NAME_MAX);
+		name = xstrndup(pairs->v[i], (size_t)(eq - pairs->v[i]));
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", name);
+		cJSON_AddStringToObject(o, "value", eq + 1);
+		cJSON_AddItemToArray(arr, o);
+		free(name);
+	}
+	return 0;
+}
+
+/*
+ * --git-sync as storage.git: repository, branch or revision, and the
+ * path it is cloned to. The API takes a clone's credentials only as the
+ * name of a Secret already in the cluster, and has no git-sync image:
+ * those parts are refused rather than dropped.
+ */
+static int
+add_git(cJSON *storage, const char *conn, struct rai_err *err)
+{
+	struct rai_git_sync g;
+	cJSON *o;
+	int rc = -1;
+
+	if (rai_git_sync_parse(conn, &g, err) == -1)
+		return -1;
+	if (rai_git_sync_has_credentials(&g))
+		rai_err_set(err, RAI_E_USAGE, "--git-sync username= and "
+		    "password= are not supported in control-plane mode: the "
+		    "control plane takes a repository's credentials only from "
+		    "a Secret in the cluster");
+	else if (strcmp(g.image, RAI_GIT_SYNC_IMAGE) != 0)
+		rai_err_set(err, RAI_E_USAGE, "--git-sync image= is not "
+		    "supported in control-plane mode: the control plane picks "
+		    "the image that clones");
+	else {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "repository", g.source);
+		if (g.branch != NULL)
+			cJSON_AddStringToObject(o, "branch", g.branch);
+		if (g.rev != NULL)
+			cJSON_AddStringToObject(o, "revision", g.rev);
+		cJSON_AddStringToObject(o, "path", g.target);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(storage, "git"), o);
+		rc = 0;
+	}
+	rai_git_sync_release(&g);
+	return rc;
 }
 
 /* ---- storage, ports, node pools, preemptibility ---- */
@@ -508,11 +662,13 @@ add_storage(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
 	cJSON *storage;
 
-	if (s->volumes.n == 0 && s->pvcs.n == 0)
+	if (s->volumes.n == 0 && s->pvcs.n == 0 && s->git_sync == NULL)
 		return 0;
 	storage = cJSON_AddObjectToObject(spec, "storage");
 	return add_pvcs(storage, &s->pvcs, err) == -1 ||
-	    add_host_paths(storage, &s->volumes, err) == -1 ? -1 : 0;
+	    add_host_paths(storage, &s->volumes, err) == -1 ||
+	    (s->git_sync != NULL && add_git(storage, s->git_sync, err) == -1) ?
+	    -1 : 0;
 }
 
 /* The API's service type for -s (none: reachable inside the cluster). */
@@ -526,7 +682,18 @@ service_type(const char *flag)
 	return "ClusterIP";
 }
 
-/* --port CTR, or EXT:CTR where EXT is the node's or balancer's port. */
+static int
+is_ingress(const struct rai_submit_spec *s)
+{
+	return s->service_type != NULL &&
+	    strcmp(s->service_type, "ingress") == 0;
+}
+
+/*
+ * --port CTR, or EXT:CTR where EXT is the node's or balancer's port.
+ * With -s ingress each port is an exposed URL instead, the URL the
+ * control plane's own (an ingress has no port of its own to ask for).
+ */
 static int
 add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
@@ -536,17 +703,20 @@ add_ports(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 
 	if (s->ports.n == 0)
 		return 0;
-	arr = cJSON_AddArrayToObject(spec, "ports");
+	arr = cJSON_AddArrayToObject(spec, is_ingress(s) ? "exposedUrls" :
+	    "ports");
 	for (i = 0; i < s->ports.n; i++) {
 		if (rai_submit_parse_port(s->ports.v[i], &port, err) == -1)
 			return -1;
 		o = cJSON_CreateObject();
+		cJSON_AddItemToArray(arr, o);
 		cJSON_AddNumberToObject(o, "container", (double)port.target);
+		if (is_ingress(s))
+			continue;
 		cJSON_AddStringToObject(o, "serviceType",
 		    service_type(s->service_type));
 		if (port.pair)
 			cJSON_AddNumberToObject(o, "external", (double)port.port);
-		cJSON_AddItemToArray(arr, o);
 	}
 	return 0;
 }
@@ -658,7 +828,11 @@ add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 {
 	cJSON *c = cJSON_AddObjectToObject(spec, "compute");
 
-	if (s->gpu_memory != NULL) {
+	if (s->mig_profile != NULL) {
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
+		cJSON_AddStringToObject(c, "gpuRequestType", "migProfile");
+		cJSON_AddStringToObject(c, "migProfile", s->mig_profile);
+	} else if (s->gpu_memory != NULL) {
 		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
 		cJSON_AddStringToObject(c, "gpuRequestType", "memory");
 		cJSON_AddStringToObject(c, "gpuMemoryRequest", s->gpu_memory);
@@ -703,9 +877,14 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s,
 	if (add_env(spec, &s->env, err) == -1 ||
 	    add_compute(spec, s, err) == -1 || add_storage(spec, s, err) == -1 ||
 	    add_ports(spec, s, err) == -1 ||
+	    add_meta_pairs(spec, "labels", "--label", &s->pod_labels,
+	    err) == -1 ||
+	    add_meta_pairs(spec, "annotations", "--annotation",
+	    &s->pod_annotations, err) == -1 ||
 	    add_node_pools(spec, s->node_pools, err) == -1 ||
 	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;
+	add_scheduling_security(spec, s);
 	/* a console to attach to */
 	if (s->tty)
 		cJSON_AddBoolToObject(spec, "tty", 1);
@@ -731,7 +910,7 @@ cp_submit_request(const struct rai_submit_spec *s, const char *prefix,
 	cJSON *b;
 
 	*body = NULL;
-	if (unsupported(s, err) == -1)
+	if (unsupported(s, release, err) == -1)
 		return -1;
 	b = cJSON_CreateObject();
 	cJSON_AddStringToObject(b, "name", s->name != NULL ? s->name :
@@ -807,10 +986,93 @@ cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
 	return 0;
 }
 
+/* ---- templates ---- */
+
+/*
+ * Whether a template (SupersetTemplate) applies in the project and
+ * cluster: one scoped to a project or cluster must be theirs; the
+ * tenant's, the system's and a department's are offered to all.
+ */
+static int
+template_applies(const cJSON *t, const char *project_id,
+    const char *cluster_id)
+{
+	const char *scope = rai_json_str_or(t, "meta.scopeType", "");
+	char pid[32];
+
+	if (strcmp(scope, "project") == 0) {
+		snprintf(pid, sizeof(pid), "%.0f", rai_json_num(t,
+		    "meta.projectId", -1));
+		return strcmp(pid, project_id) == 0;
+	}
+	if (strcmp(scope, "cluster") == 0)
+		return strcmp(rai_json_str_or(t, "meta.clusterId", ""),
+		    cluster_id) == 0;
+	return 1;
+}
+
+int
+cp_template_id(struct cp *c, const char *name, const char *type,
+    const char *project_id, const char *cluster_id, char **id,
+    struct rai_err *err)
+{
+	const cJSON *t, *hit = NULL;
+	cJSON *all;
+	char *path;
+	int n = 0, rc;
+
+	if (check_name("template", name, err) == -1)
+		return -1;
+	path = xasprintf("/api/v1/workload-templates?filterBy=name==%s,"
+	    "workloadType==%s", name, type);
+	rc = get_pages(c, path, "entries", "pagination.nextOffset", &all, err);
+	free(path);
+	if (rc == -1)
+		return -1;
+	cJSON_ArrayForEach(t, all)
+		if (template_applies(t, project_id, cluster_id) && n++ == 0)
+			hit = t;
+	if (n == 1)
+		*id = xstrdup(rai_json_str_or(hit, "meta.id", ""));
+	cJSON_Delete(all);
+	if (n == 0)
+		return rai_err_set(err, RAI_E_NOTFOUND, "no %s template '%s' on "
+		    "the control plane for this project", type, name);
+	if (n > 1)
+		return rai_err_set(err, RAI_E_CONFIG, "%d %s templates called "
+		    "'%s' apply to this project; the control plane cannot tell "
+		    "which is meant", n, type, name);
+	return 0;
+}
+
+/*
+ * The template's id into the request (2.23+: before, the API has no
+ * field for it, and the flag is refused naming the release).
+ */
+static int
+add_template(cJSON *body, struct cp *c, const char *tmpl,
+    const struct rai_submit_spec *s, const char *pid, const char *cluster,
+    const char *release, struct rai_err *err)
+{
+	char *id = NULL;
+
+	if (tmpl == NULL)
+		return 0;
+	if (!cp_version_at_least(release, 2, 23))
+		return rai_err_set(err, RAI_E_USAGE, "--template needs a control "
+		    "plane of 2.23 or later (this is %s)", release);
+	if (cp_template_id(c, tmpl, s->interactive ? "Workspace" : "Training",
+	    pid, cluster, &id, err) == -1)
+		return -1;
+	cJSON_AddStringToObject(body, "templateId", id);
+	free(id);
+	return 0;
+}
+
 int
 cp_submit(struct cp *c, const struct rai_submit_spec *s,
-    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-    cJSON **out, struct rai_err *err)
+    const struct rai_dist_spec *dist, const char *prefix, const char *tmpl,
+    int dry_run, cJSON **out, struct rai_err *err)
 {
 	/* copied: the store is read again as the calls below renew */
 	char *cluster = cp_cluster(c, "id") != NULL ?
@@ -830,7 +1092,8 @@ cp_submit(struct cp *c, const struct rai_submit_spec *s,
 	if (cp_project_id(c, s->project, &pid, err) == -1 ||
 	    cp_submit_request(s, prefix, pid, cluster, release, &body,
 	    err) == -1 || (dist != NULL && cp_dist_request(body, dist, release,
-	    err) == -1))
+	    err) == -1) || add_template(body, c, tmpl, s, pid, cluster, release,
+	    err) == -1)
 		goto out;
 	if (dry_run) {
 		*out = body;

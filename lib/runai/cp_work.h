@@ -65,13 +65,23 @@ int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
 const char *cp_submit_path(const struct rai_submit_spec *,
 	    const struct rai_dist_spec *dist);
 /*
+ * The id of the workload template called name (2.23+) for a workload of
+ * type ("Training", "Workspace") in the project and cluster given: the
+ * tenant's, a department's, the cluster's or the project's own, exactly
+ * one; RAI_E_NOTFOUND when none applies, RAI_E_CONFIG when several do.
+ */
+int	 cp_template_id(struct cp *, const char *name, const char *type,
+	    const char *project_id, const char *cluster_id, char **id,
+	    struct rai_err *);
+/*
  * Submits; *out is the answer (Training1, Workspace1,
  * DistributedWorkload), or with dry_run the request that would have
- * been sent (nothing is sent but the project's look-up).
+ * been sent (nothing is sent but the look-ups of the project and of the
+ * template tmpl, NULL for none, whose id the request carries).
  */
 int	 cp_submit(struct cp *, const struct rai_submit_spec *,
-	    const struct rai_dist_spec *dist, const char *prefix, int dry_run,
-	    cJSON **out, struct rai_err *);
+	    const struct rai_dist_spec *dist, const char *prefix,
+	    const char *tmpl, int dry_run, cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */

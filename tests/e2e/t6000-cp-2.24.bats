@@ -88,9 +88,73 @@ setup() {
 	assert_line --index 0 "runai: error: You are currently not logged in to Run:AI"
 }
 
-@test "the browser flows are refused in backend mode, not ignored" {
-	run -2 runai login --auth-flow browser
-	assert_output "runai: error: --auth-flow browser is not supported in control-plane mode yet: log in with --username, or an access key with --client-id"
+@test "browser login: the control plane's identity provider signs in, the loopback listener gets the code" {
+	local url cb pid rc=0 pw
+	pw=$(jq -r .password "$CP_CREDS")
+	env -u DISPLAY -u WAYLAND_DISPLAY runai login --auth-flow browser \
+		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+		{ kill "$pid"; false; }
+	[[ $url == "$CP_URL/auth/realms/runai/protocol/openid-connect/auth?"* ]]
+	[[ $url == *"redirect_uri=http%3A%2F%2F127.0.0.1%3A"* && $url == *"client_id=runai-cli"* ]]
+	# the control plane's exchange carries no verifier: no challenge is sent
+	[[ $url != *code_challenge* ]]
+	# a wrong password is the sign-in page again
+	run -0 curl -sS -o /dev/null -w '%{http_code}' "${url%%\?*}" -d "${url#*\?}" \
+		-d username=nobody -d password=wrong
+	assert_output 401
+	cb=$(cp_signin "$url" "$CP_USER" "$pw")
+	[[ $cb == http://127.0.0.1:*/callback\?code=*\&state=* ]] || { kill "$pid"; false; }
+	run -0 curl -sS "$cb"
+	assert_output --partial "runai is logged in"
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+	run -0 cat "$BATS_TEST_TMPDIR/out"
+	assert_line "Logged in successfully to $CP_URL"
+	run -0 jq -r .grant "$XDG_CONFIG_HOME"/runai/control-plane/*.json
+	assert_output exchange_token
+	run -0 runai whoami
+	assert_line "User: $CP_USER"
+	run -0 runai list projects
+	assert_line --regexp "^team-a "
+	# the code was exchanged at the control plane, once
+	assert_equal "$(cp_grants exchange_token)" 1
+}
+
+@test "remote-browser login: the control plane's code page, the code pasted back; a code is good once" {
+	local fifo="$BATS_TEST_TMPDIR/fifo" url loc code pid rc=0
+	mkfifo "$fifo"
+	runai login --auth-flow remote-browser <"$fifo" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
+	pid=$!
+	exec 5>"$fifo"
+	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+		{ exec 5>&-; kill "$pid"; false; }
+	grep -q 'Enter verification code: ' "$BATS_TEST_TMPDIR/err"
+	loc=$(cp_signin "$url" "$CP_USER" "$(jq -r .password "$CP_CREDS")")
+	[[ $loc == "$CP_URL/oauth-code?code="* ]] || { exec 5>&-; kill "$pid"; false; }
+	code=$(curl -sS "$loc" | sed -n 's/.*<pre id="code">\([^<]*\)<.*/\1/p')
+	[ -n "$code" ]
+	printf '%s\n' "$code" >&5
+	exec 5>&-
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
+	run -0 runai whoami
+	assert_line "User: $CP_USER"
+	# the same code again: the control plane refuses it, nothing is stored
+	runai logout >/dev/null
+	run -1 bash -c "printf '%s\n' '$code' | runai -v=8 login --auth-flow remote-browser"
+	assert_line --partial "login to $CP_URL failed"
+	# -v=8 traced the exchange, the code redacted
+	assert_line --partial '"grantType":"exchange_token"'
+	refute_output --partial "$code"
+	run -0 find "$XDG_CONFIG_HOME" -name '*.json'
+	assert_output ""
+}
+
+@test "the device flow is refused in backend mode, not ignored" {
+	run -2 runai login --auth-flow device
+	assert_output "runai: error: --auth-flow device is not supported in control-plane mode yet: log in with the browser or remote-browser flow, --username, or an access key with --client-id"
 }
 
 @test "a wrong password fails with one line and stores nothing" {
@@ -322,14 +386,109 @@ job/ws1"
 	refute_output --partial big1
 }
 
-@test "what backend mode cannot send yet is refused, not dropped" {
+@test "labels, annotations, --git-sync and -s ingress reach the cluster through the control plane" {
 	cp_login
-	run -2 runai submit gs1 -p team-a -i ubuntu --git-sync source=https://example.com/r.git
-	assert_output "runai: error: --git-sync is not supported in control-plane mode yet"
-	run -2 runai submit tpl1 -p team-a -i ubuntu --template gpu
-	assert_output "runai: error: --template is not supported in control-plane mode yet"
-	run -2 runai submit ing1 -p team-a -i ubuntu --interactive --port 8888 -s ingress
-	assert_output "runai: error: --service-type ingress is not supported in control-plane mode yet"
+	runai config project team-a >/dev/null
+	run -0 runai submit lb1 -i ubuntu --interactive -l team=vision -a billing=unit-7 \
+		--git-sync source=https://example.com/r.git,branch=dev,target=/src \
+		--port 8888 -s ingress -- sleep 300
+	cp_wait_status lb1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dlb1"
+	run -0 jq -c '.items[0] | [.metadata.labels.team, .metadata.annotations.billing,
+		(.spec.containers[0].volumeMounts[] | .mountPath)]' <<<"$output"
+	assert_output '["vision","unit-7","/src"]'
+	# the exposed URL is an ingress to the workload's port
+	run -0 kube_api "$KUBESIM_URL/apis/networking.k8s.io/v1/namespaces/$NS/ingresses/lb1"
+	assert_equal "$(jq -r '.spec.rules[0].http.paths[0].backend.service.port.number' <<<"$output")" 8888
+	# as the control plane keeps it
+	run -0 runai describe job lb1 -o json
+	run -0 jq -c '.submitted.spec | [.labels, .annotations, .storage.git, .exposedUrls]' <<<"$output"
+	assert_output '[[{"name":"team","value":"vision"}],[{"name":"billing","value":"unit-7"}],[{"repository":"https://example.com/r.git","branch":"dev","path":"/src"}],[{"container":8888}]]'
+	run -0 runai delete lb1
+	run -0 kube_api -o /dev/null -w '%{http_code}' \
+		"$KUBESIM_URL/apis/networking.k8s.io/v1/namespaces/$NS/ingresses/lb1"
+	assert_output 404
+}
+
+@test "--template: the control plane's workload template, by name, under the command line (2.23+)" {
+	cp_login
+	cp_settings '{"templates": [
+		{"name": "gpu", "workloadType": "Training", "scope": "tenant",
+		 "spec": {"image": "ubuntu", "environmentVariables": [{"name": "FROM", "value": "template"}]}},
+		{"name": "gpu", "workloadType": "Training", "scope": "project:team-b",
+		 "spec": {"image": "busybox"}},
+		{"name": "nb", "workloadType": "Workspace", "scope": "project:team-a",
+		 "spec": {"image": "jupyter/base-notebook"}}]}'
+	if [ "$CP_VERSION" != 2.24 ]; then
+		run -2 runai submit tp1 -p team-a --template gpu -- sleep 300
+		assert_output --regexp "^runai: error: --template needs a control plane of 2\.23 or later \(this is ${CP_VERSION//./\\.}\.[0-9]+\)$"
+		return
+	fi
+	# the image and the variable come from the template
+	run -0 runai submit tp1 -p team-a --template gpu -- sleep 300
+	cp_wait_status tp1 Running
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dtp1"
+	run -0 jq -c '.items[0].spec.containers[0] | [.image, .env]' <<<"$output"
+	assert_output '["ubuntu",[{"name":"FROM","value":"template"}]]'
+	# the command line wins over it; the request names the template by id
+	run -0 runai submit tp2 -p team-a -i python --template gpu --dry-run -o json
+	assert_equal "$(jq -r '[.spec.image, (.templateId | test("^[0-9a-f-]{36}$"))] | @tsv' <<<"$output")" \
+		"$(printf 'python\ttrue')"
+	run -0 runai submit tp3 -p team-a --interactive --template nb -- sleep 300
+	run -0 runai describe job tp3 -p team-a -o json
+	assert_equal "$(jq -r .submitted.spec.image <<<"$output")" jupyter/base-notebook
+	# a template of another type, another project's, or two that apply
+	run -1 runai submit tp4 -p team-a --template nb -- sleep 300
+	assert_output "runai: error: no Training template 'nb' on the control plane for this project"
+	run -1 runai submit tp5 -p team-b --interactive --template nb -- sleep 300
+	assert_output "runai: error: no Workspace template 'nb' on the control plane for this project"
+	run -1 runai submit tp6 -p team-b --template gpu -- sleep 300
+	assert_output "runai: error: 2 Training templates called 'gpu' apply to this project; the control plane cannot tell which is meant"
+	run -0 runai list jobs -A -o name
+	refute_line job/tp4
+	refute_line job/tp6
+}
+
+@test "what the control plane's API cannot carry is refused, not dropped" {
+	cp_login
+	run -2 runai submit gs1 -p team-a -i ubuntu \
+		--git-sync source=https://example.com/r.git,username=u,password=hunter2
+	assert_output "runai: error: --git-sync username= and password= are not supported in control-plane mode: the control plane takes a repository's credentials only from a Secret in the cluster"
+	run -2 runai submit gs2 -p team-a -i ubuntu --git-sync source=https://example.com/r.git,image=my/git:1
+	assert_output "runai: error: --git-sync image= is not supported in control-plane mode: the control plane picks the image that clones"
+	run -2 runai submit an1 -p team-a -i ubuntu -a "example.com/$(printf 'a%.0s' {1..60})=x"
+	assert_output --regexp "^runai: error: --annotation 'example\.com/a+': the control plane takes names of at most 63 characters$"
+	run -2 runai submit mps1 -p team-a -i ubuntu --mps
+	assert_output "runai: error: --mps is not supported in control-plane mode yet"
+	# MIG profiles are in the API until 2.24
+	if [ "$CP_VERSION" = 2.24 ]; then
+		run -2 runai submit mig1 -p team-a -i ubuntu --mig-profile 1g.5gb
+		assert_output --regexp "^runai: error: --mig-profile has no field in the control plane's API from 2\.24 \(this is 2\.24\.[0-9]+\)$"
+	else
+		run -0 runai submit mig1 -p team-a -i ubuntu --mig-profile 1g.5gb -- sleep 300
+		run -0 runai describe job mig1 -p team-a -o json
+		assert_equal "$(jq -c '.submitted.spec.compute | [.gpuRequestType, .migProfile]' <<<"$output")" \
+			'["migProfile","1g.5gb"]'
+	fi
+}
+
+@test "node type, deletion after completion, host IPC and network, no privilege escalation" {
+	cp_login
+	run -0 runai submit sc1 -p team-a -i ubuntu --node-type a100 --ttl-after-finish 90s \
+		--host-ipc --host-network --prevent-privilege-escalation -- sleep 300
+	local _ pod=
+	for _ in $(seq 1 50); do
+		pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dsc1" |
+			jq -c '.items[0] // empty')
+		[ -n "$pod" ] && break
+		sleep 0.2
+	done
+	run -0 jq -c '.spec | [.nodeSelector["run.ai/type"], .hostIPC, .hostNetwork,
+		.containers[0].securityContext.allowPrivilegeEscalation]' <<<"$pod"
+	assert_output '["a100",true,true,false]'
+	run -0 runai describe job sc1 -p team-a -o json
+	assert_equal "$(jq -r .submitted.spec.autoDeletionTimeAfterCompletionSeconds <<<"$output")" 90
+	run -0 runai delete sc1 -p team-a
 }
 
 @test "submit --dry-run prints the request, secrets redacted, and sends nothing" {
@@ -525,6 +684,56 @@ job/ws1"
 	run -0 runai delete ddp1 tf1
 	run -0 cp_status_of DELETE '^/api/v1/workloads/distributed/'
 	assert_line "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
+}
+
+@test "several clusters: --cluster, or config control-plane --cluster, chooses one by name or id" {
+	cp_settings '{"clusters": [{"name": "second"}, {"name": "dup"}, {"name": "dup"}]}'
+	local names="kube-sim, second, dup, dup" id
+	# a login sees several and says to choose; commands say so too
+	run -0 cp_login_out
+	assert_line "The control plane serves several clusters ($names): choose one with --cluster <name> or 'runai config control-plane --cluster <name>'"
+	run -1 runai list jobs -p team-a
+	assert_line --index 0 "runai: error: the control plane $CP_URL serves several clusters ($names): choose one"
+	assert_line --index 1 "hint: use --cluster <name>, or 'runai config control-plane --cluster <name>'"
+	run -0 runai version
+	assert_line "ControlPlaneVersion: unknown (no cluster chosen)"
+	# the list still shows them all, to choose from
+	run -0 runai list clusters
+	assert_line --regexp "^second +Connected +"
+	# the global flag, for one command; the project is looked up on that cluster
+	run -0 runai --cluster kube-sim list projects
+	assert_line --regexp "^team-a "
+	run -0 runai --cluster kube-sim list clusters
+	assert_line --regexp "^kube-sim \(current\) "
+	run -1 runai --cluster second submit c1 -p team-a -i ubuntu
+	assert_output "runai: error: project 'team-a' not found on cluster 'second' of the control plane"
+	run -0 runai --cluster second list projects
+	refute_line --regexp "^team-a "
+	# a name nobody has, and one that two clusters have
+	run -1 runai --cluster nosuch list jobs -p team-a
+	assert_output "runai: error: the control plane has no cluster 'nosuch' (it has: $names)"
+	run -1 runai --cluster dup list jobs -p team-a
+	assert_line --index 0 "runai: error: 2 clusters of the control plane are called 'dup'"
+	# by its id instead
+	id=$(curl -sf -H "Authorization: Bearer $(jq -r .accessToken "$XDG_CONFIG_HOME"/runai/control-plane/*.json)" \
+		"$CP_URL/api/v1/clusters" | jq -r '[.[] | select(.name == "dup")][0].uuid')
+	run -0 runai --cluster "$id" list clusters
+	assert_line --regexp "^dup \(current\) "
+	# kept beside the context
+	run -1 runai config control-plane --cluster nosuch
+	assert_output "runai: error: the control plane has no cluster 'nosuch' (it has: $names)"
+	run -0 runai config control-plane --cluster kube-sim
+	assert_output --regexp "^Context .+ uses the cluster kube-sim of its control plane$"
+	run -0 yq -r '.contexts[0].context.extensions[0].extension.cluster' "$KUBECONFIG"
+	assert_output kube-sim
+	run -0 runai list jobs -p team-a
+	run -0 runai version
+	assert_line --regexp "^ControlPlaneVersion: ${CP_VERSION//./\\.}\.[0-9]+$"
+	# Kubernetes mode has no such flag
+	runai config control-plane --unset >/dev/null
+	run -2 runai --cluster kube-sim list jobs
+	assert_line --index 0 "runai: error: --cluster is for control-plane mode"
+	cp_settings '{"clusters": []}'
 }
 
 @test "the judge saw no schema violation in anything above" {

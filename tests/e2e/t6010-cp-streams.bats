@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# Streams in backend (control-plane) mode: exec, bash, attach and
-# submit --attach find the job's pod and namespace through the control
-# plane, then talk to the cluster's Kubernetes API as Kubernetes mode
-# does. The stream path does not differ by release, so one profile
+# Streams in backend (control-plane) mode: exec, bash, attach,
+# port-forward, submit --attach and submit -s portforward find the job's
+# pod and namespace through the control plane, then talk to the
+# cluster's Kubernetes API as Kubernetes mode does (with the control
+# plane's token where the context's user has no credentials). The stream path does not differ by release, so one profile
 # (2.24) runs here; its requests are judged as in t6000.
 
 load lib/common
@@ -23,9 +24,31 @@ setup() {
 	cp_login
 	runai config project team-a >/dev/null
 	TMUX_SOCKET="$BATS_TEST_TMPDIR/tmux.sock"
+	BG_PID=
+}
+
+free_port() {
+	"$PYTHON" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# web_cmd JOB PORT: a pod command serving "hello from JOB" on PORT.
+web_cmd() {
+	echo "echo hello from $1 >index.txt && exec python3 -m http.server $2 --bind 127.0.0.1"
+}
+
+# fetch_local PORT FILE: GET index.txt from 127.0.0.1:PORT into FILE,
+# retrying while the forwarder and the pod's server start (20 s).
+fetch_local() {
+	local _
+	for _ in $(seq 1 100); do
+		curl -sf -m 5 "http://127.0.0.1:$1/index.txt" >"$2" && return 0
+		sleep 0.2
+	done
+	return 1
 }
 
 teardown() {
+	[ -z "${BG_PID:-}" ] || kill "$BG_PID" 2>/dev/null || true
 	if [ -S "${TMUX_SOCKET:-}" ]; then
 		tmux -S "$TMUX_SOCKET" kill-server 2>/dev/null || true
 	fi
@@ -160,6 +183,69 @@ hint: a kubeconfig context that reaches the cluster's API server gives them all"
 	# exec has no such way: the error names what the cluster needs
 	run -1 --separate-stderr no_kube runai exec ws1 -p team-a -- true
 	[[ "$stderr" == *"goes through the cluster's Kubernetes API"* ]]
+}
+
+@test "port-forward reaches the job's pod through the cluster" {
+	local port
+	port=$(free_port)
+	runai submit pf1 -i python -- sh -c "$(web_cmd pf1 "$port")" >/dev/null
+	cp_wait_status pf1 Running
+	runai port-forward pf1 --port ":$port" >"$BATS_TEST_TMPDIR/pf.out" 2>&1 3>&- &
+	BG_PID=$!
+	local _ lport=
+	for _ in $(seq 1 100); do
+		lport=$(sed -n 's/^Forwarding from [^ ]*:\([0-9]*\) -> .*/\1/p' "$BATS_TEST_TMPDIR/pf.out")
+		[ -n "$lport" ] && break
+		sleep 0.1
+	done
+	[ -n "$lport" ] || { cat "$BATS_TEST_TMPDIR/pf.out" >&2; return 1; }
+	fetch_local "$lport" "$BATS_TEST_TMPDIR/got"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/got")" "hello from pf1"
+	kill -INT "$BG_PID"
+	wait "$BG_PID"
+	BG_PID=
+	run -1 runai port-forward nosuch --port 8080
+	assert_output "runai: error: The job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project name>."
+}
+
+@test "submit --interactive -s portforward: the control plane makes the job, then its port is forwarded" {
+	local lport remote
+	lport=$(free_port)
+	remote=$(free_port)
+	runai submit pf2 -i python --interactive -s portforward --port "$lport:$remote" -- \
+		sh -c "$(web_cmd pf2 "$remote")" >"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
+	BG_PID=$!
+	fetch_local "$lport" "$BATS_TEST_TMPDIR/got"
+	assert_equal "$(cat "$BATS_TEST_TMPDIR/got")" "hello from pf2"
+	run cat "$BATS_TEST_TMPDIR/out"
+	assert_line "The job 'pf2' has been submitted successfully"
+	assert_line "Forwarding from 127.0.0.1:$lport -> $remote"
+	kill -INT "$BG_PID"
+	wait "$BG_PID"
+	BG_PID=
+	# the port as the control plane was asked for it
+	run -0 runai describe job pf2 -o json
+	assert_equal "$(jq -c '.submitted.spec.ports' <<<"$output")" \
+		"[{\"container\":$remote,\"serviceType\":\"ClusterIP\",\"external\":$lport}]"
+}
+
+@test "a context without credentials of its own: the cluster takes the control plane's token" {
+	runai submit tk1 -i ubuntu -- sleep 300 >/dev/null
+	cp_wait_status tk1 Running
+	run -0 yq -r '.users[0].user | keys | join(",")' "$KUBECONFIG"
+	assert_output token
+	yq -yi 'del(.users[0].user.token)' "$KUBECONFIG"
+	mark_requests
+	run -0 runai exec tk1 -- echo via-the-control-plane
+	assert_output via-the-control-plane
+	# the API server saw the control plane's user, with its token
+	requests_since_mark >"$BATS_TEST_TMPDIR/requests"
+	run -0 jq -r 'select(.path | endswith("/exec")) | .user' "$BATS_TEST_TMPDIR/requests"
+	assert_output "$CP_USER"
+	# logged out, the control plane says so before anything is sent
+	runai logout >/dev/null
+	run -1 runai exec tk1 -- true
+	assert_output "runai: error: not logged in to the control plane $CP_URL; run 'runai login'"
 }
 
 @test "the judge saw no schema violation in the streams' requests" {

@@ -102,23 +102,63 @@ TEST(what_the_mapping_lacks_is_refused)
 	struct rai_err err = RAI_ERR_INIT;
 	cJSON *b = NULL;
 
+	/* the API takes a clone's credentials only as a Secret's name */
 	rai_submit_spec_init(&s);
 	s.image = "ubuntu";
-	s.git_sync = "source=https://example.com/r.git";
+	s.git_sync = "source=https://example.com/r.git,username=u,password=p";
 	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
 	T_INT_EQ(err.kind, RAI_E_USAGE);
-	T_STR_CONTAINS(err.message, "--git-sync");
+	T_STR_CONTAINS(err.message, "--git-sync username=");
 	T_NULL(b);
 	rai_err_release(&err);
 
 	rai_submit_spec_init(&s);
-	s.interactive = 1;
-	s.service_type = "ingress";
-	rai_strv_push(&s.ports, "8888");
+	s.mps = 1;
 	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
-	T_STR_CONTAINS(err.message, "--service-type ingress");
+	T_STR_CONTAINS(err.message, "--mps");
 	rai_err_release(&err);
-	rai_strv_release(&s.ports);
+
+	/* MIG profiles: a field until 2.24, none from then */
+	rai_submit_spec_init(&s);
+	s.mig_profile = "1g.5gb";
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.24.10", &b,
+	    &err), -1);
+	T_STR_CONTAINS(err.message, "from 2.24 (this is 2.24.10)");
+	rai_err_release(&err);
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, "2.21.12", &b,
+	    &err), 0);
+	T_STR_EQ(rai_json_str(b, "spec.compute.migProfile"), "1g.5gb");
+	T_STR_EQ(rai_json_str(b, "spec.compute.gpuRequestType"), "migProfile");
+	cJSON_Delete(b);
+	b = NULL;
+
+	/* what the API has fields for goes into the request */
+	rai_submit_spec_init(&s);
+	s.node_type = "a100";
+	s.ttl_after_finish = 60;
+	s.create_home_dir = 1;
+	s.host_network = 1;
+	s.prevent_privilege_escalation = 1;
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), 0);
+	T_STR_EQ(rai_json_str(b, "spec.nodeType"), "a100");
+	T_DBL_EQ(rai_json_num(b, "spec.autoDeletionTimeAfterCompletionSeconds",
+	    0), 60);
+	T_INT_EQ(rai_json_bool(b, "spec.createHomeDir", 0), 1);
+	T_INT_EQ(rai_json_bool(b, "spec.security.hostNetwork", 0), 1);
+	T_INT_EQ(rai_json_bool(b, "spec.security.allowPrivilegeEscalation", 1),
+	    0);
+	T_NULL(rai_json_get(b, "spec.security.hostIpc"));
+	cJSON_Delete(b);
+	b = NULL;
+
+	/* a name longer than the API's 63 characters */
+	rai_submit_spec_init(&s);
+	rai_strv_push(&s.pod_annotations, "example.com/"
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa=x");
+	T_INT_EQ(cp_submit_request(&s, NULL, "4", CLUSTER, NULL, &b, &err), -1);
+	T_STR_CONTAINS(err.message, "at most 63 characters");
+	rai_err_release(&err);
+	rai_strv_release(&s.pod_annotations);
 
 	/* before 2.24 a training cannot be made non-preemptible */
 	rai_submit_spec_init(&s);
@@ -147,6 +187,42 @@ static const cJSON *
 item(const cJSON *b, const char *path, int i)
 {
 	return cJSON_GetArrayItem(rai_json_get(b, path), i);
+}
+
+TEST(labels_annotations_git_and_ingress)
+{
+	struct rai_submit_spec s;
+	cJSON *b;
+
+	rai_submit_spec_init(&s);
+	s.image = "ubuntu";
+	s.interactive = 1;
+	rai_strv_push(&s.pod_labels, "team=vision");
+	rai_strv_push(&s.pod_annotations, "billing=a=b");
+	s.git_sync = "source=https://example.com/r.git,rev=abc123,target=/src";
+	s.service_type = "ingress";
+	rai_strv_push(&s.ports, "8888");
+	b = request(&s, NULL);
+	T_STR_EQ(rai_json_str(item(b, "spec.labels", 0), "name"), "team");
+	T_STR_EQ(rai_json_str(item(b, "spec.labels", 0), "value"), "vision");
+	/* the first '=' splits: the value keeps the others */
+	T_STR_EQ(rai_json_str(item(b, "spec.annotations", 0), "name"),
+	    "billing");
+	T_STR_EQ(rai_json_str(item(b, "spec.annotations", 0), "value"), "a=b");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.git", 0), "repository"),
+	    "https://example.com/r.git");
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.git", 0), "revision"),
+	    "abc123");
+	T_NULL(rai_json_str(item(b, "spec.storage.git", 0), "branch"));
+	T_STR_EQ(rai_json_str(item(b, "spec.storage.git", 0), "path"), "/src");
+	/* an ingress is an exposed URL, not a port */
+	T_DBL_EQ(rai_json_num(item(b, "spec.exposedUrls", 0), "container", 0),
+	    8888);
+	T_NULL(rai_json_child(rai_json_child(b, "spec"), "ports"));
+	cJSON_Delete(b);
+	rai_strv_release(&s.pod_labels);
+	rai_strv_release(&s.pod_annotations);
+	rai_strv_release(&s.ports);
 }
 
 TEST(storage_ports_pools_and_preemptibility)
@@ -261,6 +337,7 @@ main(void)
 	RUN(a_training_request_carries_the_flags);
 	RUN(fractions_memory_and_generated_names);
 	RUN(what_the_mapping_lacks_is_refused);
+	RUN(labels_annotations_git_and_ingress);
 	RUN(storage_ports_pools_and_preemptibility);
 	RUN(phases_map_to_the_status_column);
 	RUN(a_workload_is_a_list_row);

@@ -142,6 +142,7 @@ def _start_control_plane(args, sim, host):
                                args.control_plane_token_ttl)
     cp.start(host)
     cpserver.register_sim_routes(sim, cp)
+    sim.authn.control_plane = cp.identity.verify
     return cp
 
 

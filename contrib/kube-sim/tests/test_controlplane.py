@@ -10,10 +10,12 @@ import tempfile
 import threading
 import unittest
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import support  # noqa: F401  (sys.path)
 from kubesim import demo
+from kubesim.controlplane import realm
 from kubesim.controlplane import server as cpserver
 from kubesim.controlplane.judge import Judge
 from kubesim.objutil import CLAIMS, PYTORCHJOBS, RUNAIJOBS, SERVICES
@@ -139,6 +141,38 @@ class ProfileCase:
         self.assertEqual(get(path, token, upgrade),
                          (404, "training nope not found in project team-a"))
         self.assertEqual(get("/cluster-api/other", token)[0], 404)
+
+    def test_sign_in_code_exchanged_once_for_its_client_and_redirect(self):
+        auth = self.cp.url + realm.AUTH_PATH
+        redirect = "http://127.0.0.1:43121/callback"
+        form = urllib.parse.urlencode({
+            "response_type": "code", "client_id": "runai-cli", "redirect_uri": redirect,
+            "state": "s1", "username": self.creds["username"],
+            "password": self.creds["password"]}).encode()
+
+        class NoRedirect(urllib.request.HTTPRedirectHandler):
+            def redirect_request(self, *args):
+                return None
+        opener = urllib.request.build_opener(NoRedirect)
+        try:
+            opener.open(urllib.request.Request(auth, data=form), timeout=10)
+            self.fail("no redirect")
+        except urllib.error.HTTPError as e:
+            self.assertEqual(e.code, 302)
+            location = e.headers["Location"]
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)
+        self.assertTrue(location.startswith(redirect + "?"))
+        self.assertEqual(query["state"], ["s1"])
+        grant = {"grantType": "exchange_token", "clientID": "runai-cli",
+                 "code": query["code"][0], "redirectUri": "http://127.0.0.1:1/other"}
+        # another redirect URI spends the code without tokens
+        self.assertEqual(self.c.call("POST", "/api/v1/token", grant)[0], 400)
+        self.assertEqual(self.c.call("POST", "/api/v1/token",
+                                     dict(grant, redirectUri=redirect))[0], 400)
+        # codes go to this machine's loopback or the code page only
+        self.assertTrue(realm.redirect_allowed(self.cp.url, self.cp.url + "/oauth-code"))
+        self.assertFalse(realm.redirect_allowed(self.cp.url, "https://evil.example/cb"))
+        self.assertEqual(self.violations(), [])
 
     def test_bearer_required(self):
         status, body = self.c.call("GET", "/api/v1/workloads")

@@ -27,6 +27,11 @@ cp_login() {
 		runai login --username "$CP_USER" --password-stdin >/dev/null
 }
 
+# cp_login_out: cp_login, printing what login prints.
+cp_login_out() {
+	jq -r .password "$CP_CREDS" | runai login --username "$CP_USER" --password-stdin
+}
+
 # cp_secret_file: the access key's secret in a 0600 file; prints its path.
 cp_secret_file() {
 	local f="$BATS_TEST_TMPDIR/secret"
@@ -71,4 +76,29 @@ cp_grants() {
 # policy, an outage).
 cp_settings() {
 	sim POST /_sim/controlplane "$1" >/dev/null
+}
+
+# cp_wait_match FILE REGEX: the first match of REGEX in FILE, once there
+# (10 s).
+cp_wait_match() {
+	local _
+	for _ in $(seq 1 200); do
+		if [ -f "$1" ] && grep -qE "$2" "$1"; then
+			grep -oE "$2" "$1" | head -n 1
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "no '$2' in $1:" >&2
+	cat "$1" >&2 2>/dev/null
+	return 1
+}
+
+# cp_signin AUTH-URL USER PASSWORD: signs in on the control plane's
+# identity provider as a browser would (the form, posted with the
+# authorization request's parameters); prints where it redirects.
+cp_signin() {
+	local page=${1%%\?*} query=${1#*\?}
+	curl -sS -o /dev/null -w '%{redirect_url}' "$page" -d "$query" \
+		--data-urlencode "username=$2" --data-urlencode "password=$3"
 }

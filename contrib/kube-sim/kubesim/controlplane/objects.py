@@ -1,7 +1,7 @@
 """The cluster objects a workload submitted to the emulated control plane
 becomes: a RunaiJob (trainings, workspaces) or a training-operator job
-(distributed), the claims it asks to be made, and a Service for its
-ports. The emulator's own controllers then run them as any other."""
+(distributed), the claims it asks to be made, a Service for its ports
+and an Ingress for its exposed URLs. The emulator's own controllers then run them as any other."""
 
 import shlex
 
@@ -32,6 +32,11 @@ def _volumes(wl):
             "claimName": claim_name(wl, i, pvc), "readOnly": bool(pvc.get("readOnly"))}})
         mounts.append({"name": name, "mountPath": pvc.get("path"),
                        "readOnly": bool(pvc.get("readOnly"))})
+    for i, git in enumerate(storage.get("git") or []):
+        # where the repository is cloned; the clone itself is not emulated
+        name = "git-%d" % i
+        volumes.append({"name": name, "emptyDir": {}})
+        mounts.append({"name": name, "mountPath": git.get("path")})
     for i, hp in enumerate(storage.get("hostPath") or []):
         name = "host-%d" % i
         volumes.append({"name": name, "hostPath": {"path": hp.get("path")}})
@@ -59,9 +64,16 @@ def new_claims(wl):
     return out
 
 
+def _exposed(wl):
+    """The container ports of spec.exposedUrls."""
+    return [u["container"] for u in wl.spec.get("exposedUrls") or [] if u.get("container")]
+
+
 def service(wl):
-    """One Service for spec.ports, of the first port's type."""
+    """One Service for spec.ports, of the first port's type, or a
+    ClusterIP one behind the ingress of spec.exposedUrls."""
     ports = [p for p in wl.spec.get("ports") or [] if p.get("container")]
+    ports = ports or [{"container": c, "serviceType": "ClusterIP"} for c in _exposed(wl)]
     if not ports:
         return None
     kind = ports[0].get("serviceType") or "ClusterIP"
@@ -75,6 +87,41 @@ def service(wl):
     return {"apiVersion": "v1", "kind": "Service",
             "metadata": {"name": wl.name, "labels": {"runai/workload-id": wl.id}},
             "spec": {"type": kind, "selector": {"release": wl.name}, "ports": out}}
+
+
+def _scheduling_security(spec, pod_spec, container):
+    """nodeType as the node selector Run:ai's node types use; security's
+    host IPC and network, and privilege escalation."""
+    if spec.get("nodeType"):
+        pod_spec["nodeSelector"] = {"run.ai/type": spec["nodeType"]}
+    sec = spec.get("security") or {}
+    if sec.get("hostIpc"):
+        pod_spec["hostIPC"] = True
+    if sec.get("hostNetwork"):
+        pod_spec["hostNetwork"] = True
+    if sec.get("allowPrivilegeEscalation") is False:
+        container["securityContext"] = {"allowPrivilegeEscalation": False}
+
+
+def ingress(wl):
+    """The Ingress of spec.exposedUrls: one path per exposed port, under
+    the project's namespace and the workload's name (the URL the control
+    plane makes when none is given)."""
+    exposed = _exposed(wl)
+    if not exposed:
+        return None
+    paths = [{"path": "/%s/%s/%d" % (wl.namespace, wl.name, c), "pathType": "Prefix",
+              "backend": {"service": {"name": wl.name, "port": {"number": c}}}}
+             for c in exposed]
+    return {"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+            "metadata": {"name": wl.name, "labels": {"runai/workload-id": wl.id}},
+            "spec": {"rules": [{"http": {"paths": paths}}]}}
+
+
+def _pairs(spec, key):
+    """spec's labels or annotations ([{name, value, exclude}]) as a map."""
+    return {p["name"]: p.get("value") or "" for p in spec.get(key) or []
+            if p.get("name") and not p.get("exclude")}
 
 
 def pod_template(wl, spec, container_name, labels):
@@ -115,10 +162,13 @@ def pod_template(wl, spec, container_name, labels):
     volumes, mounts = _volumes(wl)
     pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
                 "containers": [container]}
+    _scheduling_security(spec, pod_spec, container)
     if volumes:
         container["volumeMounts"] = mounts
         pod_spec["volumes"] = volumes
-    return {"metadata": {"labels": dict(labels), "annotations": annotations},
+    # the submitter's own come first, so they never replace the emulator's
+    return {"metadata": {"labels": dict(_pairs(spec, "labels"), **labels),
+                         "annotations": dict(_pairs(spec, "annotations"), **annotations)},
             "spec": pod_spec}
 
 

@@ -18,14 +18,15 @@ from kubesim.objutil import CLAIMS, SERVICES, meta_of
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
-from kubesim.controlplane import clusterapi, views
-from kubesim.controlplane.objects import (FRAMEWORKS, new_claims, runaijob, service,
-                                          training_job)
+from kubesim.controlplane import clusterapi, realm, views
+from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runaijob,
+                                          service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
 from kubesim.controlplane.profiles import profile
-from kubesim.controlplane.state import TYPES, State, Workload, set_suspended
+from kubesim.controlplane.state import TENANT_ID, TYPES, State, Workload, set_suspended
 from kubesim.controlplane.tokens import Identity
 
+INGRESSES = ("networking.k8s.io", "v1", "ingresses")
 MAX_BODY = 1024 * 1024
 MAX_LIMIT = 500
 UUID_RX = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -56,6 +57,12 @@ class ControlPlane:
         self.down_until = 0.0
         self.metrics_down = False
         self.policy = {"compute.gpuDevicesRequest": {"max": 4}}
+        # workload templates: {name, workloadType, scope ("tenant", or
+        # "project:NAME"), spec}, set through /_sim/controlplane
+        self.templates = []
+        # more clusters of the tenant ({name}, through /_sim/controlplane):
+        # listed, with no projects, nodes or workloads of their own
+        self.clusters = []
         self.url = None
 
     def start(self, host, port=0):
@@ -74,6 +81,21 @@ class ControlPlane:
         self.server.shutdown()
         self.server.server_close()
 
+    def template_view(self, t):
+        """A template as the list gives it (SupersetTemplate)."""
+        meta = {"id": t["id"], "name": t["name"], "workloadType": t["workloadType"],
+                "createdBy": "admin@run.ai", "createdAt": t["createdAt"]}
+        scope = t.get("scope") or "tenant"
+        if scope.startswith("project:"):
+            project = next((p for p in self.state.projects()
+                            if p["name"] == scope.split(":", 1)[1]), None)
+            pid = project["id"] if project else "0"
+            meta.update(scopeType="project", scopeId=pid, projectId=int(pid),
+                        clusterId=self.state.cluster_id)
+        else:
+            meta.update(scopeType="tenant", scopeId=str(TENANT_ID))
+        return {"meta": meta, "spec": t.get("spec") or {}}
+
     def log(self, entry):
         with self.log_lock, open(self.requests_path, "a") as f:
             f.write(json.dumps(entry, separators=(",", ":")) + "\n")
@@ -88,6 +110,13 @@ class ControlPlane:
             self.policy = dict(body["policy"])
         if "metricsDown" in body:
             self.metrics_down = bool(body["metricsDown"])
+        if "templates" in body:
+            self.templates = [dict(t, id=str(uuid.uuid4()), createdAt=now_rfc3339())
+                              for t in body["templates"]]
+        if "clusters" in body:
+            self.clusters = [{"id": str(uuid.uuid5(uuid.NAMESPACE_URL, "%s/%d/%s" % (
+                self.url, i, c["name"]))), "name": c["name"]}
+                for i, c in enumerate(body["clusters"])]
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
@@ -161,7 +190,8 @@ class Routes:
         p = self.path.rstrip("/").split("/")[3:]   # after /api/v1
         m = self.method
         if p == ["clusters"] and m == "GET":
-            return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)]
+            return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)] + \
+                [views.other_cluster(self.st, self.cp.profile, c) for c in self.cp.clusters]
         if p == ["org-unit", "projects"] and m == "GET":
             return self.projects()
         if len(p) == 3 and p[0] == "clusters" and p[2] == "nodes" and m == "GET":
@@ -170,6 +200,8 @@ class Routes:
             return self.nodes(self.st.cluster_id)
         if p == ["nodes", "telemetry"] and m == "GET":
             return self.node_telemetry()
+        if p == ["workload-templates"] and m == "GET" and views.since(self.cp.profile, "2.23"):
+            return self.templates()
         if p == ["workloads"] and m == "GET":
             return self.workloads()
         if p == ["workloads", "pods"] and m == "GET":
@@ -204,12 +236,26 @@ class Routes:
             raise CpError(404, "workload %s not found" % wid)
         return wl
 
+    def templates(self):
+        """The workload templates (2.23+), filtered by meta's fields;
+        paged by offset/limit with pagination.nextOffset."""
+        items = [self.cp.template_view(t) for t in self.cp.templates]
+        flat = [dict(t["meta"], _t=t) for t in items]
+        page, nxt = _page(_filtered(flat, self.query), self.query)
+        pagination = {"offset": int(self.query.get("offset", ["0"])[0]),
+                      "limit": int(self.query.get("limit", ["50"])[0])}
+        if nxt:
+            pagination["nextOffset"] = nxt
+        return 200, {"entries": [x["_t"] for x in page], "pagination": pagination}
+
     def projects(self):
         items = [views.project(self.st, self.cp.profile, p) for p in self.st.projects()]
         page, nxt = _page(_filtered(items, self.query), self.query)
         return 200, dict({"projects": page}, **({"next": nxt} if nxt else {}))
 
     def nodes(self, cluster_id):
+        if any(c["id"] == cluster_id for c in self.cp.clusters):
+            return 200, {"nodes": []}   # another cluster's: none emulated
         if cluster_id != self.st.cluster_id:
             raise CpError(404, "cluster %s not found" % cluster_id)
         items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
@@ -347,7 +393,7 @@ class Routes:
         project = self.st.project_by_id(pid)
         if project is None:
             raise CpError(400, "project %s not found" % pid)
-        spec = b.get("spec") or {}
+        spec = self.with_template(kind, b.get("templateId"), b.get("spec") or {})
         if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
             raise CpError(400, "spec.distributedFramework must be one of %s"
                           % ", ".join(sorted(FRAMEWORKS)))
@@ -371,9 +417,9 @@ class Routes:
                 if self.cp.sim.store.get(CLAIMS, wl.namespace,
                                          claim["metadata"]["name"]) is None:
                     self.cp.sim.store.create(CLAIMS, wl.namespace, claim)
-            svc = service(wl)
-            if svc is not None:
-                self.cp.sim.store.create(SERVICES, wl.namespace, svc)
+            for gvr, obj in ((SERVICES, service(wl)), (INGRESSES, ingress(wl))):
+                if obj is not None:
+                    self.cp.sim.store.create(gvr, wl.namespace, obj)
             if kind == "Distributed":
                 wl.gvr, obj = training_job(wl, b)
                 wl.master_spec = spec if b.get("masterSpecSameAsWorker") else \
@@ -385,6 +431,22 @@ class Routes:
             self.st.workloads.pop(wl.id, None)
             raise CpError(400 if e.code < 500 else 503, e.message)
         return self.cp.profile["create_status"], views.submitted(wl)
+
+    def with_template(self, kind, tid, spec):
+        """spec over the template's (2.23+): the request's fields win, and
+        within compute those it gives."""
+        if tid is None:
+            return spec
+        t = next((t for t in self.cp.templates if t["id"] == tid), None)
+        if t is None:
+            raise CpError(400, "template %s not found" % tid)
+        if t["workloadType"] != kind:
+            raise CpError(400, "template %s is for a %s, not a %s"
+                          % (t["name"], t["workloadType"], kind))
+        out = dict(t.get("spec") or {}, **spec)
+        if "compute" in spec and "compute" in (t.get("spec") or {}):
+            out["compute"] = dict(t["spec"]["compute"], **spec["compute"])
+        return out
 
     def compliance(self, spec):
         """The policy's rules (field → {max|min}) as complianceIssues."""
@@ -415,13 +477,14 @@ class Routes:
             self.cp.sim.store.delete(wl.gvr, wl.namespace, wl.name)
         except ApiError:
             pass  # gone from the cluster already
-        svc = self.cp.sim.store.get(SERVICES, wl.namespace, wl.name)
-        if svc is not None and (meta_of(svc).get("labels") or {}).get(
-                "runai/workload-id") == wl.id:
-            try:
-                self.cp.sim.store.delete(SERVICES, wl.namespace, wl.name)
-            except ApiError:
-                pass
+        for gvr in (SERVICES, INGRESSES):
+            obj = self.cp.sim.store.get(gvr, wl.namespace, wl.name)
+            if obj is not None and (meta_of(obj).get("labels") or {}).get(
+                    "runai/workload-id") == wl.id:
+                try:
+                    self.cp.sim.store.delete(gvr, wl.namespace, wl.name)
+                except ApiError:
+                    pass
         if self.cp.profile["delete_status"] == 204:
             return 204, None
         return 202, {"code": 202, "message": "Request has been accepted."}
@@ -469,6 +532,9 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.close()  # as a control plane that is not there
             return
+        if realm.is_realm_path(path):
+            self.handle_realm(cp, path, query)
+            return
         entry = {"method": self.command, "path": path, "query": url.query}
         if clusterapi.handles(path):
             try:
@@ -493,6 +559,22 @@ class Handler(BaseHTTPRequestHandler):
         entry["status"] = status
         cp.log(entry)
         self.send(status, answer)
+
+    def handle_realm(self, cp, path, query):
+        """The identity provider's pages (realm.py); logged without the
+        query or form, which carry codes and passwords."""
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(min(n, realm.MAX_FORM + 1)) if n else b""
+        status, ctype, text, headers = realm.handle(cp, self.command, path, query, raw)
+        cp.log({"method": self.command, "path": path, "status": status})
+        data = text.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
 
     def answer(self, cp, path, query, body, entry):
         try:

@@ -1,6 +1,7 @@
-"""The control plane's identity side: one local user (password grant),
-one access key (client_credentials, and app_token under its older name),
-the JWTs it issues and the refresh tokens, each good for one use (a
+"""The control plane's identity side: one local user (password grant,
+and the browser login's authorization codes), one access key
+(client_credentials, and app_token under its older name), the JWTs it
+issues and the refresh tokens, each good for one use (a
 second use of a spent refresh token is refused, as Keycloak's rotation
 does, so a client that refreshes twice for one expiry is caught)."""
 
@@ -34,6 +35,7 @@ class Identity:
         self.key = secrets.token_bytes(32)
         self.lock = threading.Lock()
         self.refresh = {}      # refresh token -> subject
+        self.codes = {}        # authorization code -> (subject, client, redirect)
         path = os.path.join(state_dir, CREDENTIALS_FILE)
         if os.path.exists(path):
             with open(path) as f:
@@ -85,10 +87,23 @@ class Identity:
         elif grant == "app_token":
             if b.get("appid") == c["clientId"] and b.get("appsecret") == c["clientSecret"]:
                 return self._subject("application", c["clientId"])
+        elif grant == "exchange_token":
+            with self.lock:
+                got = self.codes.pop(b.get("code") or "", None)
+            if got and got[1] == b.get("clientid") and got[2] == b.get("redirecturi"):
+                return got[0]
         elif grant == "refresh_token":
             with self.lock:
                 return self.refresh.pop(b.get("refreshtoken") or "", None)
         return None
+
+    def new_code(self, subject, client_id, redirect_uri):
+        """An authorization code for one exchange by client_id with the
+        same redirect URI (the browser login's)."""
+        code = "ac-" + secrets.token_urlsafe(24)
+        with self.lock:
+            self.codes[code] = (subject, client_id, redirect_uri)
+        return code
 
     def issue(self, subject):
         now = int(time.time())

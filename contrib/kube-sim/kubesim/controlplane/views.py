@@ -29,6 +29,11 @@ def cluster(state, profile, url):
                        "platform": {"type": "vanilla", "kubeVersion": "v1.32.0"}}}
 
 
+def other_cluster(state, profile, c):
+    """A further cluster of the tenant ({id, name}), as the list gives it."""
+    return dict(cluster(state, profile, ""), uuid=c["id"], name=c["name"], domain="")
+
+
 def project(state, profile, p):
     out = {"id": p["id"], "name": p["name"], "clusterId": state.cluster_id,
            "parentId": "1", "createdAt": p["createdAt"], "updatedAt": p["createdAt"],
