@@ -276,8 +276,8 @@ last_is() {
 	for m in 4096 4096 4096 0; do
 		[ -z "$sep" ] || echo "@frame" >>"$f"
 		sep=1
-		echo "0, $(uuid 4 0), 50, $m, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
-		echo "1, $(uuid 4 1), 0, 0, 81559, 40, 100.00, Disabled, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "0, $(uuid 4 0), 50, $m, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
+		echo "1, $(uuid 4 1), 0, 0, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
 	done
 	# the fake's processes never change: were it asked, 401 would stay
 	echo "@app $(uuid 4 0), 401, 4000" >>"$f"
@@ -305,7 +305,7 @@ last_is() {
 	for m in 512 512 512 0; do
 		[ -z "$sep" ] || echo "@frame" >>"$f"
 		sep=1
-		echo "0, $(uuid 5 0), [N/A], $m, 81559, 40, 100.00, Enabled, NVIDIA A100-SXM4-80GB" >>"$f"
+		echo "0, $(uuid 5 0), [N/A], $m, 81559, 40, 100.00, Enabled, [N/A], 400.00, NVIDIA A100-SXM4-80GB" >>"$f"
 	done
 	echo "@app $(uuid 5 0), 501, 500" >>"$f"
 	sshd_start n5 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
