@@ -25,7 +25,6 @@
 
 #include "core/banned.h"
 
-#define RECV_CHUNK		((size_t)64 * 1024)
 #define STDIN_CHUNK		((size_t)32 * 1024)
 /* stdin is not read while this much waits for the socket */
 #define SENDQ_HIGH		((size_t)256 * 1024)
@@ -156,26 +155,8 @@ send_resize(struct session *s, struct rai_err *err)
 static int
 read_socket(struct session *s, struct rai_err *err)
 {
-	char buf[RECV_CHUNK];
-	size_t n;
-	int rc;
-
-	/* drain it: TLS may hold decrypted bytes poll() cannot see */
-	for (;;) {
-		rc = kube_wsconn_recv(s->ws, buf, sizeof(buf), &n, err);
-		if (rc == -1)
-			return -1;
-		if (rc == 1) {
-			s->eof = 1;
-			return 0;
-		}
-		if (n == 0)
-			return 0;
-		if (kube_ws_dec_feed(&s->dec, buf, n, err) == -1)
-			return -1;
-		if (s->close_received)
-			return 0;
-	}
+	return kube_wsconn_drain(s->ws, &s->dec, &s->close_received, &s->eof,
+	    err);
 }
 
 static int

@@ -29,6 +29,9 @@
 
 #include "core/banned.h"
 
+/* one read of a stream's bytes (drain reads until none are left) */
+#define WSCONN_RECV_CHUNK	((size_t)64 * 1024)
+
 #define HANDSHAKE_MAX		((size_t)64 * 1024)
 #define ERROR_BODY_MAX		((size_t)1024 * 1024)
 /* sendq is compacted once this much of it was sent */
@@ -657,4 +660,28 @@ kube_wsconn_recv(struct kube_wsconn *ws, char *buf, size_t len, size_t *n,
     struct rai_err *err)
 {
 	return rai_http_conn_recv(ws->conn, buf, len, n, err);
+}
+
+int
+kube_wsconn_drain(struct kube_wsconn *ws, struct kube_ws_dec *dec,
+    const int *stop, int *eof, struct rai_err *err)
+{
+	char buf[WSCONN_RECV_CHUNK];
+	size_t n;
+	int rc;
+
+	while (!*stop) {
+		if ((rc = kube_wsconn_recv(ws, buf, sizeof(buf), &n,
+		    err)) == -1)
+			return -1;
+		if (rc == 1) {
+			*eof = 1;
+			return 0;
+		}
+		if (n == 0)
+			return 0;
+		if (kube_ws_dec_feed(dec, buf, n, err) == -1)
+			return -1;
+	}
+	return 0;
 }

@@ -89,5 +89,15 @@ int	kube_wsconn_pong(struct kube_wsconn *, const char *payload, size_t len,
  */
 int	kube_wsconn_recv(struct kube_wsconn *, char *buf, size_t len,
 	    size_t *n, struct rai_err *);
+/*
+ * Reads all the socket has now and feeds it to dec: TLS may hold
+ * decrypted bytes poll() cannot see, so one wake-up reads until the
+ * socket has nothing more, or until *stop is set (by dec's callbacks,
+ * e.g. on a close frame). 0, with *eof set at the connection's end;
+ * -1 with err (the socket's or dec's).
+ */
+struct kube_ws_dec;
+int	kube_wsconn_drain(struct kube_wsconn *, struct kube_ws_dec *,
+	    const int *stop, int *eof, struct rai_err *);
 
 #endif

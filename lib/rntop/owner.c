@@ -265,20 +265,33 @@ frame_app(struct rntop_procs *ps, const char *p, const char *end)
 	ps->n++;
 }
 
+/*
+ * A frame line's first word, the pid, and the blanks after it: 0 with
+ * *p at the rest, or -1 when the word is not a number.
+ */
+static int
+frame_pid(const char **p, const char *end, long *pid)
+{
+	const char *w;
+	size_t n = word(p, end, &w);
+
+	if (parse_long(w, n, pid) == -1)
+		return -1;
+	while (*p < end && **p == ' ')
+		(*p)++;
+	return 0;
+}
+
 /* "cg PID LINE": the pod of every process with that pid, if it names one. */
 static void
 frame_cgroup(struct rntop_procs *ps, const char *p, const char *end)
 {
 	char uid[RNTOP_POD_UID_MAX], cid[RNTOP_CONTAINER_MAX];
-	const char *w;
-	size_t n, i;
+	size_t i;
 	long pid;
 
-	n = word(&p, end, &w);
-	if (parse_long(w, n, &pid) == -1)
+	if (frame_pid(&p, end, &pid) == -1)
 		return;
-	while (p < end && *p == ' ')
-		p++;
 	if (!rntop_cgroup_pod(p, (size_t)(end - p), uid, cid))
 		return;
 	for (i = 0; i < ps->n; i++)
@@ -296,8 +309,7 @@ frame_uid(struct rntop_procs *ps, const char *p, const char *end)
 	size_t n, i;
 	long pid, uid;
 
-	n = word(&p, end, &w);
-	if (parse_long(w, n, &pid) == -1)
+	if (frame_pid(&p, end, &pid) == -1)
 		return;
 	n = word(&p, end, &w);
 	if (parse_long(w, n, &uid) == -1)
@@ -316,15 +328,11 @@ static void
 frame_cmd(struct rntop_procs *ps, const char *p, const char *end)
 {
 	char cmd[RNTOP_CMD_MAX];
-	const char *w;
-	size_t n, i, len = 0;
+	size_t i, len = 0;
 	long pid;
 
-	n = word(&p, end, &w);
-	if (parse_long(w, n, &pid) == -1)
+	if (frame_pid(&p, end, &pid) == -1)
 		return;
-	while (p < end && *p == ' ')
-		p++;
 	for (; p < end && len + 1 < sizeof(cmd); p++) {
 		unsigned char c = (unsigned char)*p;
 

@@ -19,7 +19,6 @@
 #include "core/banned.h"
 
 #define STATUS_PATH	"/cluster-api/status"
-#define RECV_CHUNK	(64 * 1024)
 
 struct log_stream {
 	struct kube_wsconn	*ws;
@@ -103,30 +102,6 @@ on_control(void *ud, int opcode, const char *payload, size_t len,
 	return kube_wsconn_queue_close(s->ws, KUBE_WS_CLOSE_NORMAL, err);
 }
 
-static int
-read_socket(struct log_stream *s, struct rai_err *err)
-{
-	char buf[RECV_CHUNK];
-	size_t n;
-	int rc;
-
-	/* drain it: TLS may hold decrypted bytes poll() cannot see */
-	while (!s->close_received) {
-		if ((rc = kube_wsconn_recv(s->ws, buf, sizeof(buf), &n,
-		    err)) == -1)
-			return -1;
-		if (rc == 1) {
-			s->eof = 1;
-			return 0;
-		}
-		if (n == 0)
-			return 0;
-		if (kube_ws_dec_feed(&s->dec, buf, n, err) == -1)
-			return -1;
-	}
-	return 0;
-}
-
 /* One wait for the socket; 1 when the stream is over. */
 static int
 step(struct log_stream *s, struct rai_err *err)
@@ -147,7 +122,8 @@ step(struct log_stream *s, struct rai_err *err)
 	if (n == 0)	/* our close was not answered in time: done */
 		return 1;
 	if ((p.revents & (POLLIN | POLLHUP | POLLERR)) &&
-	    read_socket(s, err) == -1)
+	    kube_wsconn_drain(s->ws, &s->dec, &s->close_received, &s->eof,
+	    err) == -1)
 		return -1;
 	if (kube_wsconn_flush(s->ws, err) == -1)
 		return s->close_received ? 1 : -1;
