@@ -511,7 +511,8 @@ struct loop {
 	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
 };
 
-static void
+/* One connection from the listener's backlog; -1 when it has none now. */
+static int
 accept_one(struct loop *lp, const struct kube_pf_listener *l)
 {
 	struct conn *c;
@@ -521,20 +522,33 @@ accept_one(struct loop *lp, const struct kube_pf_listener *l)
 		/* the backlog keeps the client until a connection ends */
 		if (errno == EMFILE || errno == ENFILE)
 			lp->fds_out = lp->nconns > 0;
-		return;
+		return errno == EINTR || errno == ECONNABORTED ? 0 : -1;
 	}
 	if (set_nonblock(fd) == -1 || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
 		close(fd);
-		return;
+		return 0;
 	}
 	if (lp->pf->event != NULL)
 		lp->pf->event(lp->pf->ud, KUBE_PF_EV_CONNECTION, l, NULL);
 	if ((c = conn_start(lp->pf, l, fd)) == NULL) {
 		close(fd);
 		lp->suspect = 1;
-		return;
+		return 0;
 	}
 	lp->conns[lp->nconns++] = c;
+	return 0;
+}
+
+/*
+ * Everything the listener's backlog holds, so that a burst of
+ * connections starts its upgrades together instead of one per poll().
+ */
+static void
+accept_all(struct loop *lp, const struct kube_pf_listener *l)
+{
+	while (lp->nconns < lp->max_conns && !lp->fds_out &&
+	    accept_one(lp, l) == 0)
+		;
 }
 
 static void
@@ -674,6 +688,7 @@ loop_step(struct loop *lp, struct rai_err *err)
 	struct kube_pf *pf = lp->pf;
 	size_t nl = pf->nlisteners, i, base = nl + 1;
 	int n, accepting = lp->nconns < lp->max_conns && !lp->fds_out;
+	int suspect, was_upgrading, upgraded = 0;
 
 	for (i = 0; i < nl; i++) {
 		lp->pfds[i].fd = accepting ? pf->listeners[i].fd : -1;
@@ -692,13 +707,27 @@ loop_step(struct loop *lp, struct rai_err *err)
 		    "waiting for the forwarded connections");
 	if (lp->pfds[nl].revents)
 		return 1;
+	suspect = lp->suspect;
+	lp->suspect = 0;
 	/* backwards: drop_conn moves the last connection into slot i */
-	for (i = lp->nconns; i-- > 0;)
+	for (i = lp->nconns; i-- > 0;) {
+		was_upgrading = lp->conns[i]->upgrading;
 		if (conn_step(lp->conns[i], &lp->pfds[base + 2 * i]) == -1)
 			drop_conn(lp, i);
+		else if (was_upgrading && !lp->conns[i]->upgrading)
+			upgraded = 1;
+	}
+	/*
+	 * A stream's end (as every connection to an HTTP/1.0 server ends)
+	 * asked for a check; an upgrade the API server let through since
+	 * shows the pod was still there, so a burst of short connections
+	 * does not stop the loop for a GET after each other one.
+	 */
+	if (!upgraded)
+		lp->suspect |= suspect;
 	for (i = 0; i < nl; i++)
 		if (lp->pfds[i].revents & POLLIN)
-			accept_one(lp, &pf->listeners[i]);
+			accept_all(lp, &pf->listeners[i]);
 	return maybe_check(lp, err);
 }
 
