@@ -40,7 +40,7 @@
 /* a data message larger than this is a broken peer */
 #define MESSAGE_MAX		((size_t)16 * 1024 * 1024)
 #define DEFAULT_MAX_CONNS	1024
-/* a check asked for by a stream's end waits at least this long after the last */
+/* a check asked for by a stream's end waits this long after it and the last */
 #define SUSPECT_GAP_MS		250L
 
 static const char *const subprotocols[] = { KUBE_PF_PROTOCOL, NULL };
@@ -506,13 +506,19 @@ struct loop {
 	size_t		 max_conns;
 	struct pollfd	*pfds;
 	int		 suspect;	/* a stream's end asks for a check */
+	long		 suspect_at;	/* since when (rai_now_ms) */
 	int		 fds_out;	/* no descriptor left: wait for a close */
 	long		 last_check;
 	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
 };
 
-/* One connection from the listener's backlog; -1 when it has none now. */
-static int
+/*
+ * One connection from the listener's backlog per poll(): accepting the
+ * whole backlog at once starts every handshake of a burst together,
+ * which holds more memory (a TLS context each) for no time won, since
+ * the server takes the handshakes one after another anyway.
+ */
+static void
 accept_one(struct loop *lp, const struct kube_pf_listener *l)
 {
 	struct conn *c;
@@ -522,33 +528,20 @@ accept_one(struct loop *lp, const struct kube_pf_listener *l)
 		/* the backlog keeps the client until a connection ends */
 		if (errno == EMFILE || errno == ENFILE)
 			lp->fds_out = lp->nconns > 0;
-		return errno == EINTR || errno == ECONNABORTED ? 0 : -1;
+		return;
 	}
 	if (set_nonblock(fd) == -1 || fcntl(fd, F_SETFD, FD_CLOEXEC) == -1) {
 		close(fd);
-		return 0;
+		return;
 	}
 	if (lp->pf->event != NULL)
 		lp->pf->event(lp->pf->ud, KUBE_PF_EV_CONNECTION, l, NULL);
 	if ((c = conn_start(lp->pf, l, fd)) == NULL) {
 		close(fd);
 		lp->suspect = 1;
-		return 0;
+		return;
 	}
 	lp->conns[lp->nconns++] = c;
-	return 0;
-}
-
-/*
- * Everything the listener's backlog holds, so that a burst of
- * connections starts its upgrades together instead of one per poll().
- */
-static void
-accept_all(struct loop *lp, const struct kube_pf_listener *l)
-{
-	while (lp->nconns < lp->max_conns && !lp->fds_out &&
-	    accept_one(lp, l) == 0)
-		;
 }
 
 static void
@@ -649,8 +642,13 @@ check_due(const struct loop *lp)
 		return -1;
 	if (lp->pf->tick_ms > 0)
 		due = lp->last_check + lp->pf->tick_ms;
-	if (lp->suspect && (due == -1 || lp->last_check + SUSPECT_GAP_MS < due))
-		due = lp->last_check + SUSPECT_GAP_MS;
+	if (lp->suspect) {
+		long at = (lp->last_check > lp->suspect_at ? lp->last_check :
+		    lp->suspect_at) + SUSPECT_GAP_MS;
+
+		if (due == -1 || at < due)
+			due = at;
+	}
 	return due;
 }
 
@@ -680,6 +678,22 @@ maybe_check(struct loop *lp, struct rai_err *err)
 		return rc;
 	lp->last_check = rai_now_ms();
 	return 0;
+}
+
+/*
+ * A stream's end (as every connection to an HTTP/1.0 server ends) asks
+ * for a check SUSPECT_GAP_MS later; an upgrade the API server let
+ * through meanwhile shows the pod was still there and answers it, so a
+ * burst of short connections does not stop the loop for a GET after
+ * each other one. `before`: the earlier rounds' question, unanswered;
+ * lp->suspect: this round's.
+ */
+static void
+note_suspect(struct loop *lp, int before)
+{
+	if (lp->suspect && !before)
+		lp->suspect_at = rai_now_ms();
+	lp->suspect |= before;
 }
 
 static int
@@ -717,17 +731,10 @@ loop_step(struct loop *lp, struct rai_err *err)
 		else if (was_upgrading && !lp->conns[i]->upgrading)
 			upgraded = 1;
 	}
-	/*
-	 * A stream's end (as every connection to an HTTP/1.0 server ends)
-	 * asked for a check; an upgrade the API server let through since
-	 * shows the pod was still there, so a burst of short connections
-	 * does not stop the loop for a GET after each other one.
-	 */
-	if (!upgraded)
-		lp->suspect |= suspect;
 	for (i = 0; i < nl; i++)
 		if (lp->pfds[i].revents & POLLIN)
-			accept_all(lp, &pf->listeners[i]);
+			accept_one(lp, &pf->listeners[i]);
+	note_suspect(lp, suspect && !upgraded);
 	return maybe_check(lp, err);
 }
 
