@@ -16,7 +16,9 @@
 # ratios understate the clients' own difference; the CPU seconds of the
 # forwarder and of the emulator (kube-sim, the API server and kubelet in
 # one process) during the case are printed after the table, to show how
-# much of a case is the emulator's own. Numbers, not a pass/fail:
+# much of a case is the emulator's own, and last the wall time of the
+# requests alone (curl straight to the pod's server: no forwarder, no
+# emulator), below which no forwarder can go. Numbers, not a pass/fail:
 # compare runs on the same machine only.
 #
 #   bench/portforward.sh [RUNS] [MIB]      (default 3 runs, median; 200 MiB)
@@ -160,6 +162,11 @@ def workload(lport):
 
 results = []
 for _ in range(runs + 1):  # the first warms caches
+    if kind == "direct":   # no forwarder: curl straight to the pod's server
+        t0 = time.monotonic()
+        workload(rport)
+        results.append((time.monotonic() - t0, 0, 0.0, 0.0))
+        continue
     lport = free_port()
     proc = start(lport)
     cpu0, sim0 = cpu_s(proc.pid), cpu_s(sim_pid)
@@ -233,3 +240,9 @@ echo "s: median wall time of the client side; KiB: median peak RSS of the forwar
 echo
 printf '%-28s  %-26s  %9s  %11s\n' "CPU seconds (medians)" forwarder 'its own' 'emulator'
 printf '%s\n' "${CPU_LINES[@]}"
+# the workload alone: what no forwarder can go below on this machine
+read -r dbt _ < <(drive direct big)
+read -r dst _ < <(drive direct small)
+echo
+echo "the requests alone, curl straight to the pod's server (no forwarder, no emulator):"
+printf '%-28s  %9s s\n' "$MIB MiB, one connection" "$dbt" "100 small requests at once" "$dst"
