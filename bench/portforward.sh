@@ -13,8 +13,13 @@
 # RUNS runs, each with a fresh forwarder, and the median peak RSS of the
 # forwarder; then the ratios (runai / peer: below 1 is faster or
 # smaller). All pay the emulator's (Python) cost per byte, so time
-# ratios understate the clients' own difference. Numbers, not a
-# pass/fail: compare runs on the same machine only.
+# ratios understate the clients' own difference; the CPU seconds of the
+# forwarder and of the emulator (kube-sim, the API server and kubelet in
+# one process) during the case are printed after the table, to show how
+# much of a case is the emulator's own, and last the wall time of the
+# requests alone (curl straight to the pod's server: no forwarder, no
+# emulator), below which no forwarder can go. Numbers, not a pass/fail:
+# compare runs on the same machine only.
 #
 #   bench/portforward.sh [RUNS] [MIB]      (default 3 runs, median; 200 MiB)
 #
@@ -97,8 +102,8 @@ EOF
 cat >"$STATE/drive.py" <<'EOF'
 import os, signal, socket, statistics, subprocess, sys, time
 
-kind, case, runs, binary, ns, pod, job, rport, mib = sys.argv[1:10]
-runs, rport, size = int(runs), int(rport), int(mib) << 20
+kind, case, runs, binary, ns, pod, job, rport, mib, sim_pid = sys.argv[1:11]
+runs, rport, size, sim_pid = int(runs), int(rport), int(mib) << 20, int(sim_pid)
 
 
 def free_port():
@@ -134,6 +139,13 @@ def peak_kib(pid):
     return 0
 
 
+def cpu_s(pid):
+    """User and system CPU seconds of a process so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def workload(lport):
     url = "http://127.0.0.1:%d/" % lport
     if case == "big":
@@ -150,11 +162,18 @@ def workload(lport):
 
 results = []
 for _ in range(runs + 1):  # the first warms caches
+    if kind == "direct":   # no forwarder: curl straight to the pod's server
+        t0 = time.monotonic()
+        workload(rport)
+        results.append((time.monotonic() - t0, 0, 0.0, 0.0))
+        continue
     lport = free_port()
     proc = start(lport)
+    cpu0, sim0 = cpu_s(proc.pid), cpu_s(sim_pid)
     t0 = time.monotonic()
     workload(lport)
     wall = time.monotonic() - t0
+    cpu, sim = cpu_s(proc.pid) - cpu0, cpu_s(sim_pid) - sim0
     rss = peak_kib(proc.pid)
     proc.send_signal(signal.SIGINT)
     try:
@@ -162,10 +181,9 @@ for _ in range(runs + 1):  # the first warms caches
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    results.append((wall, rss))
+    results.append((wall, rss, cpu, sim))
 results = results[1:]
-print("%.4f %d" % (statistics.median(r[0] for r in results),
-                   statistics.median(r[1] for r in results)))
+print("%.4f %d %.3f %.3f" % tuple(statistics.median(r[i] for r in results) for i in range(4)))
 EOF
 
 # shellcheck source=bench/lib.sh
@@ -175,7 +193,13 @@ drive() {
 	[ "$1" = python ] && bin=$STATE/peer.py
 	[ "$1" = kubectl ] && bin=$KUBECTL
 	[ "$1" = base ] && bin=$RAI_PF_BASE/runai
-	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB"
+	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB" \
+		"$KUBESIM_PID"
+}
+CPU_LINES=()
+# cpu NAME CASE FORWARDER_S EMULATOR_S: a line for the CPU table
+cpu() {
+	CPU_LINES+=("$(printf '%-28s  %-26s  %9s  %11s' "$2" "$1" "$3" "$4")")
 }
 
 FMT='%-28s  %9s  %9s  %10s  %10s  %7s  %7s\n'
@@ -193,8 +217,10 @@ peers=()
 [ -x "$KUBECTL" ] && peers+=(kubectl)
 [ -n "${RAI_PF_BASE:-}" ] && peers+=(base)
 [ ${#peers[@]} -gt 0 ] || { echo "no peer: install python3-kubernetes (make deps) or kubectl 1.32" >&2; exit 1; }
-read -r bt bm < <(drive runai big)
-read -r st sm < <(drive runai small)
+read -r bt bm bc bs < <(drive runai big)
+read -r st sm sc ss < <(drive runai small)
+cpu runai "$MIB MiB, one connection" "$bc" "$bs"
+cpu runai "100 small requests at once" "$sc" "$ss"
 for peer in "${peers[@]}"; do
 	echo
 	name=python-kubernetes
@@ -202,10 +228,21 @@ for peer in "${peers[@]}"; do
 	[ "$peer" = base ] && name="runai in $RAI_PF_BASE"
 	# shellcheck disable=SC2059
 	printf "$FMT" "vs $name" 'runai s' 'peer s' 'runai KiB' 'peer KiB' 'time x' 'mem x'
-	read -r pt pm < <(drive "$peer" big)
+	read -r pt pm pc ps < <(drive "$peer" big)
 	row "$MIB MiB, one connection" "$name" "$bt" "$pt" "$bm" "$pm"
-	read -r pt pm < <(drive "$peer" small)
+	cpu "$name" "$MIB MiB, one connection" "$pc" "$ps"
+	read -r pt pm pc ps < <(drive "$peer" small)
 	row "100 small requests at once" "$name" "$st" "$pt" "$sm" "$pm"
+	cpu "$name" "100 small requests at once" "$pc" "$ps"
 done
 echo
 echo "s: median wall time of the client side; KiB: median peak RSS of the forwarder; x: runai / peer"
+echo
+printf '%-28s  %-26s  %9s  %11s\n' "CPU seconds (medians)" forwarder 'its own' 'emulator'
+printf '%s\n' "${CPU_LINES[@]}"
+# the workload alone: what no forwarder can go below on this machine
+read -r dbt _ < <(drive direct big)
+read -r dst _ < <(drive direct small)
+echo
+echo "the requests alone, curl straight to the pod's server (no forwarder, no emulator):"
+printf '%-28s  %9s s\n' "$MIB MiB, one connection" "$dbt" "100 small requests at once" "$dst"

@@ -1176,6 +1176,24 @@ prefetch_pump(struct rai_http *h, int wait_ms)
 	return 0;
 }
 
+/*
+ * A copy of the client's handle for a connection of its own. libcurl's
+ * copy leaves the share out (7.88 does), so the copy is given the TLS
+ * session cache here: its connection resumes a session the others got
+ * (an abbreviated handshake: no certificates sent or checked again).
+ */
+static CURL *
+copy_handle(struct rai_http *h)
+{
+	CURL *c = curl_easy_duphandle(h->curl);
+
+	if (c == NULL)
+		rai_die("out of memory copying a libcurl handle");
+	if (h->share != NULL)
+		curl_easy_setopt(c, CURLOPT_SHARE, h->share);
+	return c;
+}
+
 static struct prefetch *
 prefetch_new(struct rai_http *h, const char *url, const char *accept,
     const char *auth, struct rai_err *err)
@@ -1183,8 +1201,7 @@ prefetch_new(struct rai_http *h, const char *url, const char *accept,
 	struct prefetch *pf = xcalloc(1, sizeof(*pf));
 	CURL *c;
 
-	if ((c = curl_easy_duphandle(h->curl)) == NULL)
-		rai_die("out of memory copying a libcurl handle");
+	c = copy_handle(h);
 	pf->curl = c;
 	pf->url = xstrdup(url);
 	pf->accept = accept != NULL ? xstrdup(accept) : NULL;
@@ -1604,8 +1621,8 @@ rai_http_connect_start(struct rai_http *h, const char *url,
 	/* libcurl's connect timeout applies; this only bounds a stuck one */
 	rc->deadline = rai_now_ms() + rai_http_request_timeout_ms(h);
 	/* a copy keeps TLS, proxy and timeouts; the pool stays for requests */
-	if ((rc->curl = curl_easy_duphandle(h->curl)) == NULL ||
-	    (rc->multi = curl_multi_init()) == NULL)
+	rc->curl = copy_handle(h);
+	if ((rc->multi = curl_multi_init()) == NULL)
 		rai_die("out of memory copying a libcurl handle");
 	curl_easy_setopt(rc->curl, CURLOPT_ERRORBUFFER, rc->errbuf);
 	curl_easy_setopt(rc->curl, CURLOPT_URL, eff);

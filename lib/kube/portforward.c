@@ -40,7 +40,7 @@
 /* a data message larger than this is a broken peer */
 #define MESSAGE_MAX		((size_t)16 * 1024 * 1024)
 #define DEFAULT_MAX_CONNS	1024
-/* a check asked for by a stream's end waits at least this long after the last */
+/* a check asked for by a stream's end waits this long after it and the last */
 #define SUSPECT_GAP_MS		250L
 
 static const char *const subprotocols[] = { KUBE_PF_PROTOCOL, NULL };
@@ -506,11 +506,18 @@ struct loop {
 	size_t		 max_conns;
 	struct pollfd	*pfds;
 	int		 suspect;	/* a stream's end asks for a check */
+	long		 suspect_at;	/* since when (rai_now_ms) */
 	int		 fds_out;	/* no descriptor left: wait for a close */
 	long		 last_check;
 	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
 };
 
+/*
+ * One connection from the listener's backlog per poll(): accepting the
+ * whole backlog at once starts every handshake of a burst together,
+ * which holds more memory (a TLS context each) for no time won, since
+ * the server takes the handshakes one after another anyway.
+ */
 static void
 accept_one(struct loop *lp, const struct kube_pf_listener *l)
 {
@@ -635,8 +642,13 @@ check_due(const struct loop *lp)
 		return -1;
 	if (lp->pf->tick_ms > 0)
 		due = lp->last_check + lp->pf->tick_ms;
-	if (lp->suspect && (due == -1 || lp->last_check + SUSPECT_GAP_MS < due))
-		due = lp->last_check + SUSPECT_GAP_MS;
+	if (lp->suspect) {
+		long at = (lp->last_check > lp->suspect_at ? lp->last_check :
+		    lp->suspect_at) + SUSPECT_GAP_MS;
+
+		if (due == -1 || at < due)
+			due = at;
+	}
 	return due;
 }
 
@@ -668,12 +680,29 @@ maybe_check(struct loop *lp, struct rai_err *err)
 	return 0;
 }
 
+/*
+ * A stream's end (as every connection to an HTTP/1.0 server ends) asks
+ * for a check SUSPECT_GAP_MS later; an upgrade the API server let
+ * through meanwhile shows the pod was still there and answers it, so a
+ * burst of short connections does not stop the loop for a GET after
+ * each other one. `before`: the earlier rounds' question, unanswered;
+ * lp->suspect: this round's.
+ */
+static void
+note_suspect(struct loop *lp, int before)
+{
+	if (lp->suspect && !before)
+		lp->suspect_at = rai_now_ms();
+	lp->suspect |= before;
+}
+
 static int
 loop_step(struct loop *lp, struct rai_err *err)
 {
 	struct kube_pf *pf = lp->pf;
 	size_t nl = pf->nlisteners, i, base = nl + 1;
 	int n, accepting = lp->nconns < lp->max_conns && !lp->fds_out;
+	int suspect, was_upgrading, upgraded = 0;
 
 	for (i = 0; i < nl; i++) {
 		lp->pfds[i].fd = accepting ? pf->listeners[i].fd : -1;
@@ -692,13 +721,20 @@ loop_step(struct loop *lp, struct rai_err *err)
 		    "waiting for the forwarded connections");
 	if (lp->pfds[nl].revents)
 		return 1;
+	suspect = lp->suspect;
+	lp->suspect = 0;
 	/* backwards: drop_conn moves the last connection into slot i */
-	for (i = lp->nconns; i-- > 0;)
+	for (i = lp->nconns; i-- > 0;) {
+		was_upgrading = lp->conns[i]->upgrading;
 		if (conn_step(lp->conns[i], &lp->pfds[base + 2 * i]) == -1)
 			drop_conn(lp, i);
+		else if (was_upgrading && !lp->conns[i]->upgrading)
+			upgraded = 1;
+	}
 	for (i = 0; i < nl; i++)
 		if (lp->pfds[i].revents & POLLIN)
 			accept_one(lp, &pf->listeners[i]);
+	note_suspect(lp, suspect && !upgraded);
 	return maybe_check(lp, err);
 }
 

@@ -48,6 +48,29 @@ def read_available(sock, data, limit):
     return False
 
 
+def send_all(sock, data, deadline):
+    """Writes all of `data` to the non-blocking `sock`, waiting for it to
+    take more until `deadline` (time.monotonic()); False when the peer
+    broke the connection or took too long."""
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[sock.send(view):]
+            continue
+        except WOULD_BLOCK:
+            pass
+        except (OSError, ValueError):
+            return False
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        try:
+            select.select([], [sock], [], min(left, 1.0))
+        except (OSError, ValueError):
+            return False
+    return True
+
+
 class WsConn:
     """The upgraded connection, driven from one thread: non-blocking reads
     fed to a frame parser, writes that wait (bounded) for the socket.
@@ -123,27 +146,9 @@ class WsConn:
         """Sends all of `data`; False (and eof) if the peer can't take it."""
         if self.eof:
             return False
-        view = memoryview(data)
-        deadline = time.monotonic() + WRITE_TIMEOUT
-        while view:
-            try:
-                n = self.sock.send(view)
-            except WOULD_BLOCK:
-                n = 0
-            except (OSError, ValueError):
-                self.eof = True
-                return False
-            view = view[n:]
-            if view:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self.eof = True
-                    return False
-                try:
-                    select.select([], [self.sock], [], min(left, 1.0))
-                except (OSError, ValueError):
-                    self.eof = True
-                    return False
+        if not send_all(self.sock, data, time.monotonic() + WRITE_TIMEOUT):
+            self.eof = True
+            return False
         return True
 
     def send_channel(self, channel, data):

@@ -79,6 +79,15 @@ def connect_error(pod, port, err):
             'connect: %s ' % (port, sid, netns, port, sid, port, why, port, why))
 
 
+def gone_error(pod, port):
+    """What the kubelet (containerd) writes on the error stream of a
+    connection asked for after the pod ended: its sandbox's network
+    namespace is closed (the sandbox itself is removed later)."""
+    sid = sandbox_id(pod)
+    return ('error forwarding port %d to pod %s, uid : network namespace for sandbox "%s" '
+            'is closed' % (port, sid, sid))
+
+
 class Target:
     """One forwarded port: its channels, the connection to the pod's
     server, and the client's bytes not yet written to it."""
@@ -246,14 +255,16 @@ def _session(handler, pod, query):
                               "offers %s, kube-sim serves %s"
                               % (handler.headers.get("X-Stream-Protocol-Version"),
                                  spdyforward.PROTOCOL))
-        return spdyforward.Session(spdyforward.RawTransport(handler), pod, connect_error)
+        return spdyforward.Session(spdyforward.RawTransport(handler), pod, connect_error,
+                                   gone_error)
     if handler.command != "GET" or not _upgrade_requested(handler):
         raise bad_request("Upgrade request required")
     proto = _negotiate(handler)
     if proto == spdyforward.TUNNEL:
         _check_running(pod)
         _answer_upgrade(handler, proto)
-        return spdyforward.Session(spdyforward.TunnelTransport(handler), pod, connect_error)
+        return spdyforward.Session(spdyforward.TunnelTransport(handler), pod, connect_error,
+                                   gone_error)
     ports = parse_ports(query)
     _check_running(pod)
     _answer_upgrade(handler, proto)

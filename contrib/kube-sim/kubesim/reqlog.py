@@ -44,13 +44,16 @@ class RequestLog:
         self._lock = threading.Lock()
         self._file = open(path, "a", encoding="utf-8")
 
-    def record(self, method, path, query, user, auth, headers, body, status):
+    def record(self, method, path, query, user, auth, headers, body, status,
+               tls_resumed=None):
+        """One request; tls_resumed: whether its connection's TLS session
+        was resumed (None: not TLS)."""
         entry = {
             "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
                   + ".%03dZ" % (int(time.time() * 1000) % 1000),
             "method": method, "path": path, "query": query, "user": user, "auth": auth,
             "headers": {k.lower(): redact_header(k.lower(), v) for k, v in headers},
-            "body": body, "status": status,
+            "body": body, "status": status, "tls_resumed": tls_resumed,
         }
         line = json.dumps(entry, separators=(",", ":")) + "\n"
         with self._lock:

@@ -356,7 +356,7 @@ class Handler(BaseHTTPRequestHandler):
                                urllib.parse.parse_qs(url.query, keep_blank_values=True),
                                user, auth, self.headers.items(),
                                body_for_log(self.body_raw, self.headers.get("Content-Type")),
-                               status)
+                               status, getattr(self.connection, "session_reused", None))
 
     def _common_headers(self):
         self.send_header("Cache-Control", "no-cache, private")

@@ -11,6 +11,14 @@ port and a requestID shared by the pair. Once both are there the server
 DATA frames on the data stream, and a FIN there half-closes. A port that
 cannot be reached gets the kubelet's text on the error stream; either
 way both streams end (FIN) when the pod's side is done.
+
+The session outlives its pod, as the kubelet's does (neither it nor the
+API server watches the pod for a session's sake): when the pod ends,
+the connections in flight end as its server goes (what it sent still
+passed on, then FIN, no error), and each pair asked for afterwards gets
+the runtime's word that the pod's network is gone on its error stream.
+kubectl ends the whole session after such an error ("lost connection
+to pod"); a client that asks nothing more keeps the session.
 """
 
 import select
@@ -18,7 +26,7 @@ import socket
 import time
 
 from kubesim import spdy, wsproto
-from kubesim.channels import WOULD_BLOCK, WsConn, read_available
+from kubesim.channels import WRITE_TIMEOUT, WsConn, read_available, send_all
 from kubesim.podreq import POLL, READ_CHUNK
 
 PROTOCOL = "portforward.k8s.io"
@@ -26,7 +34,7 @@ UPGRADE = "SPDY/3.1"
 TUNNEL = "SPDY/3.1+portforward.k8s.io"
 TO_POD_MAX = 1 << 20       # client bytes held for one connection before we stop reading
 PAIR_TIMEOUT = 30.0        # the kubelet's wait for a pair's second stream
-WRITE_TIMEOUT = 30.0
+GONE_GRACE = 1.0           # after the pod ends, what its server still sends
 
 
 class RawTransport:
@@ -52,26 +60,9 @@ class RawTransport:
         """All of data, waiting (bounded) for the socket; False when it broke."""
         if self.eof:
             return False
-        view = memoryview(data)
-        deadline = time.monotonic() + WRITE_TIMEOUT
-        while view:
-            try:
-                view = view[self.sock.send(view):]
-                continue
-            except WOULD_BLOCK:
-                pass
-            except (OSError, ValueError):
-                self.eof = True
-                return False
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.eof = True
-                return False
-            try:
-                select.select([], [self.sock], [], min(left, 1.0))
-            except (OSError, ValueError):
-                self.eof = True
-                return False
+        if not send_all(self.sock, data, time.monotonic() + WRITE_TIMEOUT):
+            self.eof = True
+            return False
         return True
 
     def close(self):
@@ -138,25 +129,28 @@ class Session:
     until the client leaves, the pod ends or the server stops. One thread,
     one select loop, as kubesim.portforward.Forward."""
 
-    def __init__(self, transport, pod, connect_error, stopping=lambda: False):
+    def __init__(self, transport, pod, connect_error, gone_error, stopping=lambda: False):
         self.t = transport
         self.pod = pod
-        self.connect_error = connect_error
+        self.connect_error = connect_error   # (pod, port, OSError) -> the kubelet's text
+        self.gone_error = gone_error         # (pod, port) -> the text once the pod ended
         self.stopping = stopping
         self.codec = spdy.Codec()
         self.pairs = {}            # requestID -> Pair
         self.by_stream = {}        # stream id -> Pair
         self.last_id = 0
-        self.killed = False
+        self.pod_ended_at = None   # time.monotonic() when the pod ended
         self.gone_away = False
 
     def kill(self):
-        """The pod ended (called from another thread): stop."""
-        self.killed = True
+        """The pod ended (called from another thread): the session stays
+        (see the module's text)."""
+        if self.pod_ended_at is None:
+            self.pod_ended_at = time.monotonic()
 
     def run(self):
         try:
-            while not (self.t.eof or self.gone_away or self.killed or self.stopping()):
+            while not (self.t.eof or self.gone_away or self.stopping()):
                 self._step()
             if not self.t.eof:
                 self.t.send(self.codec.goaway(self.last_id))
@@ -194,6 +188,7 @@ class Session:
             if p.sock is not None and p.sock in ready_r:
                 self._from_pod(p)
         self._expire_lone_streams()
+        self._end_pod_connections()
 
     # ---- frames from the client ----
 
@@ -257,6 +252,10 @@ class Session:
     # ---- the pod's side ----
 
     def _connect(self, p):
+        if self.pod_ended_at is not None:
+            self.t.send(self.codec.data(p.error_id, self.gone_error(self.pod, p.port).encode()))
+            self._end_pair(p)
+            return
         try:
             sock = socket.create_connection(("127.0.0.1", p.port), 5.0)
         except OSError as e:
@@ -319,6 +318,15 @@ class Session:
             except OSError:
                 pass
             p.sock = None
+
+    def _end_pod_connections(self):
+        """The pod ended a while ago: a connection its server did not close
+        (one to a process outside the pod's own) ends as the network goes."""
+        if self.pod_ended_at is None or time.monotonic() - self.pod_ended_at < GONE_GRACE:
+            return
+        for p in list(self.pairs.values()):
+            if p.sock is not None:
+                self._end_pair(p)
 
     def _expire_lone_streams(self):
         """A stream whose partner never came is reset, as the kubelet does."""

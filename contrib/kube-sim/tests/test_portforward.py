@@ -7,11 +7,12 @@ import io
 import socket
 import struct
 import threading
+import time
 import unittest
 
 import support  # noqa: F401  (sys.path)
 from kubesim import portforward, wsproto
-from kubesim.channels import WsConn
+from kubesim.channels import WsConn, send_all
 from kubesim.errors import ApiError
 
 POD = {"metadata": {"name": "web", "namespace": "ns", "uid": "1234"}}
@@ -173,6 +174,47 @@ class Forwarding(unittest.TestCase):
         self.assertTrue(client.read_until(client.closed))
         t.join(5)
         self.assertFalse(t.is_alive())
+
+
+class SendAll(unittest.TestCase):
+    """channels.send_all, the bounded write both the WebSocket and the
+    SPDY connections use."""
+
+    def test_all_bytes_arrive_though_the_socket_takes_them_in_parts(self):
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+        data = bytes(range(256)) * 8192          # 2 MiB: more than the buffers hold
+        got = bytearray()
+
+        def read():
+            while len(got) < len(data):
+                chunk = theirs.recv(65536)
+                if not chunk:
+                    break
+                got.extend(chunk)
+        t = threading.Thread(target=read, daemon=True)
+        t.start()
+        self.assertTrue(send_all(ours, data, time.monotonic() + 10))
+        t.join(10)
+        self.assertEqual(bytes(got), data)
+        ours.close()
+        theirs.close()
+
+    def test_a_peer_that_reads_nothing_fails_at_the_deadline(self):
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+        start = time.monotonic()
+        self.assertFalse(send_all(ours, b"x" * (8 << 20), start + 0.3))
+        self.assertGreaterEqual(time.monotonic() - start, 0.3)
+        ours.close()
+        theirs.close()
+
+    def test_a_peer_that_left_fails_at_once(self):
+        ours, theirs = socket.socketpair()
+        ours.setblocking(False)
+        theirs.close()
+        self.assertFalse(send_all(ours, b"x", time.monotonic() + 10))
+        ours.close()
 
 
 if __name__ == "__main__":

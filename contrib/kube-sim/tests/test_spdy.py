@@ -1,13 +1,18 @@
 """SPDY/3.1 framing (kubesim/spdy.py): frames a client sends are parsed,
 header blocks inflate across frames with the SPDY/3 dictionary, and what
-the server sends decodes the way a client would decode it."""
+the server sends decodes the way a client would decode it; and the port
+forwarding session over it (kubesim/spdyforward.py) when its pod ends."""
 
+import io
+import socket
 import struct
+import threading
+import time
 import unittest
 import zlib
 
 import support  # noqa: F401  (sys.path)
-from kubesim import spdy
+from kubesim import portforward, spdy, spdyforward
 
 
 class Client:
@@ -110,6 +115,132 @@ class FramesOut(unittest.TestCase):
         p, g, r = codec.feed(codec.ping(9) + codec.goaway(5, 1) + codec.rst_stream(3, 2))
         self.assertEqual((p.ping_id, g.stream_id, g.status, r.stream_id, r.status),
                          (9, 5, 1, 3, 2))
+
+
+POD = {"metadata": {"name": "web", "namespace": "ns", "uid": "1234"}}
+
+
+class FakeHandler:
+    def __init__(self, sock):
+        self.connection = sock
+        self.rfile = io.BufferedReader(io.BytesIO(b""))
+
+
+class Peer:
+    """The client's end of a SPDY session on a socket: its SYN_STREAMs
+    out; the server's data frames gathered per stream, with their FINs."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.c = Client()
+        self.buf = b""
+        self.data = {}
+        self.fin = set()
+        self.next_id = 1
+
+    def pair(self, port, request_id):
+        """Asks for one forwarded connection; its (error, data) stream ids."""
+        ids = (self.next_id, self.next_id + 2)
+        self.next_id += 4
+        for sid, kind in zip(ids, ("error", "data")):
+            self.sock.sendall(self.c.syn_stream(sid, pf_headers(kind, port, request_id)))
+        return ids
+
+    def send(self, sid, data, fin=False):
+        self.sock.sendall(struct.pack(">IB", sid, 1 if fin else 0) +
+                          len(data).to_bytes(3, "big") + data)
+
+    def read_until(self, done, timeout=5.0):
+        self.sock.settimeout(timeout)
+        while not done():
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                return False
+            self.buf += chunk
+            while len(self.buf) >= 8:
+                n = int.from_bytes(self.buf[5:8], "big")
+                if len(self.buf) < 8 + n:
+                    break
+                head, payload, self.buf = self.buf[:8], self.buf[8:8 + n], self.buf[8 + n:]
+                if not head[0] & 0x80:               # a data frame
+                    sid = struct.unpack(">I", head[:4])[0]
+                    self.data[sid] = self.data.get(sid, b"") + payload
+                    if head[4] & spdy.FLAG_FIN:
+                        self.fin.add(sid)
+        return True
+
+
+def upper_server():
+    """A loopback server answering each connection's bytes upper-cased;
+    (port, the listening socket)."""
+    lsock = socket.socket()
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(4)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = lsock.accept()
+            except OSError:
+                return
+            threading.Thread(target=echo, args=(conn,), daemon=True).start()
+
+    def echo(conn):
+        with conn:
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                conn.sendall(data.upper())
+    threading.Thread(target=serve, daemon=True).start()
+    return lsock.getsockname()[1], lsock
+
+
+class SessionWhenThePodEnds(unittest.TestCase):
+    def setUp(self):
+        ours, theirs = socket.socketpair()
+        self.session = spdyforward.Session(spdyforward.RawTransport(FakeHandler(ours)), POD,
+                                           portforward.connect_error, portforward.gone_error)
+        self.thread = threading.Thread(target=self.session.run, daemon=True)
+        self.thread.start()
+        self.peer = Peer(theirs)
+        self.port, self.lsock = upper_server()
+
+    def tearDown(self):
+        self.peer.sock.close()
+        self.thread.join(5)
+        self.lsock.close()
+
+    def test_in_flight_ends_without_error_then_new_pairs_get_the_runtimes_text(self):
+        peer = self.peer
+        err, data = peer.pair(self.port, 0)
+        peer.send(data, b"hello")
+        self.assertTrue(peer.read_until(lambda: peer.data.get(data) == b"HELLO"))
+        self.session.kill()
+        # the connection in flight ends (FIN on both streams), with no error text
+        self.assertTrue(peer.read_until(lambda: {err, data} <= peer.fin))
+        self.assertEqual(peer.data.get(err, b""), b"")
+        # the session stays; the next pair is told the pod's network is gone
+        err2, data2 = peer.pair(self.port, 1)
+        self.assertTrue(peer.read_until(lambda: {err2, data2} <= peer.fin))
+        sid = portforward.sandbox_id(POD)
+        self.assertEqual(peer.data[err2].decode(),
+                         'error forwarding port %d to pod %s, uid : network namespace for '
+                         'sandbox "%s" is closed' % (self.port, sid, sid))
+        self.assertEqual(peer.data.get(data2, b""), b"")
+        self.assertTrue(self.thread.is_alive())
+        # the client leaving ends it
+        peer.sock.shutdown(socket.SHUT_RDWR)
+        self.thread.join(5)
+        self.assertFalse(self.thread.is_alive())
+
+    def test_before_the_pod_ends_pairs_reach_its_server(self):
+        peer = self.peer
+        for i in range(3):
+            _, data = peer.pair(self.port, i)
+            peer.send(data, b"n%d" % i, fin=True)
+            self.assertTrue(peer.read_until(lambda: data in peer.fin))
+            self.assertEqual(peer.data[data], b"N%d" % i)
 
 
 if __name__ == "__main__":
