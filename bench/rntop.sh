@@ -33,7 +33,15 @@
 #           starts, over the cores. Here every host's CPU is this
 #           machine's; on a cluster each host runs its part on its own
 #           CPU, so the ratio without the fake's extra starts is the
-#           nearer one to a cluster's (an estimate: CPU over cores)
+#           nearer one to a cluster's (an estimate: CPU over cores).
+#           Measured too, in the same interleaved rounds: both again
+#           with the hosts serving bench/fake-nvidia-smi-cached (each
+#           one-shot answer computed once, then printed by a shell and
+#           a cat), so the remote nvidia-smi costs this machine almost
+#           nothing, as on a cluster; that ratio ("remote cost taken
+#           off this machine") is rntop's own cost with its sessions
+#           and kube-sim's, printed beside the hosts' side CPU; the
+#           --batch rows keep the Python fake
 # Prints the numbers and the ratios rntop / parallel-ssh (below 1:
 # rntop is faster or smaller). Both sides share the 2-core machine with
 # sshd and the fakes (Python), so remote costs weigh on both. Numbers,
