@@ -33,7 +33,15 @@
 #           starts, over the cores. Here every host's CPU is this
 #           machine's; on a cluster each host runs its part on its own
 #           CPU, so the ratio without the fake's extra starts is the
-#           nearer one to a cluster's (an estimate: CPU over cores)
+#           nearer one to a cluster's (an estimate: CPU over cores).
+#           Measured too, in the same interleaved rounds: both again
+#           with the hosts serving bench/fake-nvidia-smi-cached (each
+#           one-shot answer computed once, then printed by a shell and
+#           a cat), so the remote nvidia-smi costs this machine almost
+#           nothing, as on a cluster; that ratio ("remote cost taken
+#           off this machine") is rntop's own cost with its sessions
+#           and kube-sim's, printed beside the hosts' side CPU; the
+#           --batch rows keep the Python fake
 # Prints the numbers and the ratios rntop / parallel-ssh (below 1:
 # rntop is faster or smaller). Both sides share the 2-core machine with
 # sshd and the fakes (Python), so remote costs weigh on both. Numbers,
@@ -73,6 +81,7 @@ SCEN="$STATE/h100x2-apps.csv"
 PROC="$STATE/proc"
 PIDLOG="$STATE/fake-pids.log"	# one line per fake nvidia-smi start
 : >"$PIDLOG"
+mkdir "$STATE/nvsmi-cache"	# bench/fake-nvidia-smi-cached's answers
 
 # The cluster for the owners case: kube-sim --demo; SIM_KC is its
 # kubeconfig. sim_nodes N then gives it nodes node-1..node-N (2 GPUs
@@ -137,7 +146,8 @@ start_hosts() {
 	while [ "$have" -lt "$n" ]; do
 		"$PEER" start "$STATE/sshd-$i" "$KEY.pub" --ports 10 \
 			--env "FAKE_NVSMI_SCENARIO=$SCEN" --env "RNTOP_PROC=$PROC" \
-			--env "FAKE_NVSMI_PIDLOG=$PIDLOG" >/dev/null
+			--env "FAKE_NVSMI_PIDLOG=$PIDLOG" --env "FAKE_NVSMI_CACHE=$STATE/nvsmi-cache" \
+			--env "FAKE_NVSMI_REAL=$TOP/tests/peers/fake-nvidia-smi" >/dev/null
 		have=$((have + 10))
 		i=$((i + 1))
 	done
@@ -284,6 +294,29 @@ fake_cost() {
 	awk '{ printf "%.4f\n", ($1 + $2) / 20 }' "$STATE/fake-time.txt"
 }
 
+# parts_table TITLE NONE OWN: the medians of once_parts' columns of two
+# round files side by side, and the difference.
+parts_table() {
+	local k
+	# shellcheck disable=SC2059
+	printf "$FMT" "$1" "none" "owners" "extra" "(load $(cut -d' ' -f1-3 /proc/loadavg))"
+	for k in "2 rntop (+ pod watcher)" "5 hosts: sshd+shell+fake" "6 kube-sim" "4 fake starts"; do
+		# shellcheck disable=SC2059
+		printf "$FMT" "  ${k#* }" "$(col "${k%% *}" "$2")" "$(col "${k%% *}" "$3")" \
+			"$(awk -v a="$(col "${k%% *}" "$2")" -v b="$(col "${k%% *}" "$3")" 'BEGIN { printf "%.2f", b - a }')" ""
+	done
+}
+
+# use_nvsmi PROG: every sshd peer serves PROG as nvidia-smi from now on
+# (its bin/nvidia-smi link, replaced by a rename between runs).
+use_nvsmi() {
+	local d
+	for d in "$STATE"/sshd-*; do
+		ln -sfn "$1" "$d/bin/nvidia-smi.new"
+		mv -fT "$d/bin/nvidia-smi.new" "$d/bin/nvidia-smi"
+	done
+}
+
 # once_breakdown: where the owners' extra --once time goes, from the
 # rounds of owners_case (medians): rntop's own CPU (its pod watcher
 # included), the hosts' side (sshd, the remote shells, the fakes), the
@@ -296,13 +329,7 @@ once_breakdown() {
 	local f cores k
 	f=$(fake_cost)
 	cores=$(getconf _NPROCESSORS_ONLN)
-	# shellcheck disable=SC2059
-	printf "$FMT" "--once CPU s (medians)" "none" "owners" "extra" "(load $(cut -d' ' -f1-3 /proc/loadavg))"
-	for k in "2 rntop (+ pod watcher)" "5 hosts: sshd+shell+fake" "6 kube-sim" "4 fake starts"; do
-		# shellcheck disable=SC2059
-		printf "$FMT" "  ${k#* }" "$(col "${k%% *}" "$STATE/r-noown")" "$(col "${k%% *}" "$STATE/r-own")" \
-			"$(awk -v a="$(col "${k%% *}" "$STATE/r-noown")" -v b="$(col "${k%% *}" "$STATE/r-own")" 'BEGIN { printf "%.2f", b - a }')" ""
-	done
+	parts_table "--once CPU s (medians)" "$STATE/r-noown" "$STATE/r-own"
 	awk -v f="$f" -v c="$cores" -v a="$(col 4 "$STATE/r-noown")" -v b="$(col 4 "$STATE/r-own")" \
 		-v w0="$(col 1 "$STATE/r-noown")" -v w1="$(col 1 "$STATE/r-own")" \
 		-v h0="$(col 5 "$STATE/r-noown")" -v h1="$(col 5 "$STATE/r-own")" 'BEGIN {
@@ -311,6 +338,28 @@ once_breakdown() {
 		printf "fake nvidia-smi alone: %.3f CPU s a start; the owners side starts %d more: %.2f s of wall on %d cores\n", f, b - a, x, c
 		printf "the hosts side (sshd, shells, fakes) spends %.2f CPU s more: %.2f s of wall on %d cores\n", h1 - h0, y, c
 		printf "once wall owners / none %.2f; without the extra fake starts %.2f, without all the extra host CPU %.2f (bound 1.2)\n", w1 / w0, (w1 - x) / w0, (w1 - y) / w0 }'
+}
+
+# cached_breakdown N: the same --once rounds with the hosts serving
+# bench/fake-nvidia-smi-cached: every one-shot answer is computed once
+# and then printed by a shell and a cat, so the remote nvidia-smi costs
+# this machine almost nothing, as on a cluster where each host runs it
+# on its own CPU; what is left of owners / none is rntop's own cost,
+# its sessions' and kube-sim's.
+cached_breakdown() {
+	local n=$1 own
+	parts_table "--once, remote nvidia-smi cached" "$STATE/r-noown-c" "$STATE/r-own-c"
+	own=$(jq '[.hosts[].gpus[].owners | length] | add' "$STATE/own-c.json" 2>/dev/null || echo "?")
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once, no owners, cached" "$(col 1 "$STATE/r-noown-c")" "$(col 2 "$STATE/r-noown-c")" \
+		"$(col 3 "$STATE/r-noown-c")" "$(answered "$STATE/noown-c.json")/$n hosts answered"
+	why "$STATE/noown-c.json"
+	# shellcheck disable=SC2059
+	printf "$FMT" "rntop --once, owners, cached" "$(col 1 "$STATE/r-own-c")" "$(col 2 "$STATE/r-own-c")" \
+		"$(col 3 "$STATE/r-own-c")" "$(answered "$STATE/own-c.json")/$n hosts answered, $own GPU owners"
+	why "$STATE/own-c.json"
+	echo "rounds, once wall owners / none, remote nvidia-smi cached: $(paste -d' ' "$STATE/r-own-c" "$STATE/r-noown-c" |
+		awk '{ printf "%s%.2f", (NR > 1 ? " " : ""), $1 / $7 }') (medians of $ONCE_RUNS: $(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")"))"
 }
 
 # owners_case N: --once and steady --batch with ownership on, against
@@ -325,10 +374,23 @@ owners_case() {
 
 	: >"$STATE/r-noown"
 	: >"$STATE/r-own"
+	: >"$STATE/r-noown-c"
+	: >"$STATE/r-own-c"
+	# the cached variant's answers, made before the rounds (one host,
+	# both queries: the rows' query is the same with owners or without)
+	head -n 1 "$STATE/nodes.txt" >"$STATE/one.txt"
+	use_nvsmi "$TOP/bench/fake-nvidia-smi-cached"
+	"$BIN/rntop" "${RNTOP_ARGS[@]/#$STATE\/nodes.txt/$STATE/one.txt}" --kubeconfig "$SIM_KC" --once \
+		>/dev/null 2>&1 || true
 	for _ in $(seq 1 "$ONCE_RUNS"); do
+		use_nvsmi "$TOP/tests/peers/fake-nvidia-smi"
 		once_parts "$STATE/noown.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-cluster --once >>"$STATE/r-noown"
 		once_parts "$STATE/own.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --kubeconfig "$SIM_KC" --once >>"$STATE/r-own"
+		use_nvsmi "$TOP/bench/fake-nvidia-smi-cached"
+		once_parts "$STATE/noown-c.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --no-cluster --once >>"$STATE/r-noown-c"
+		once_parts "$STATE/own-c.json" "$BIN/rntop" "${RNTOP_ARGS[@]}" --kubeconfig "$SIM_KC" --once >>"$STATE/r-own-c"
 	done
+	use_nvsmi "$TOP/tests/peers/fake-nvidia-smi"
 	once_breakdown
 	w6=$(col 1 "$STATE/r-noown") c6=$(col 2 "$STATE/r-noown") m6=$(col 3 "$STATE/r-noown")
 	w5=$(col 1 "$STATE/r-own") c5=$(col 2 "$STATE/r-own") m5=$(col 3 "$STATE/r-own")
@@ -341,6 +403,7 @@ owners_case() {
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --once, owners" "$w5" "$c5" "$m5" "$(answered "$STATE/own.json")/$n hosts answered, $own GPU owners"
 	why "$STATE/own.json"
+	cached_breakdown "$n"
 	read -r c8 m8 l8 o8 < <(batch_steady "$n" --no-cluster)
 	read -r c7 m7 l7 o7 < <(batch_steady "$n" --kubeconfig "$SIM_KC")
 	# shellcheck disable=SC2059
@@ -348,8 +411,11 @@ owners_case() {
 	# shellcheck disable=SC2059
 	printf "$FMT" "rntop --batch, owners" "$SECS" "$c7" "$m7" "$l7 lines, last $o7/$n ok"
 	echo "ratios owners / none: once wall $(ratio "$w5" "$w6") (bound 1.2), batch CPU per minute $(ratio "$c7" "$c8") (bound 1.5)"
+	echo "once wall owners / none, Python fake nvidia-smi on this machine: $(ratio "$w5" "$w6"); remote cost taken off this machine (cached answers): $(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")") (bound 1.2)"
 	RNTOP_ARGS=("${saved[@]}")
 	summary rntop "--once owners, $n hosts" time "$(ratio "$w5" "$w6")" "rntop --no-cluster"
+	summary rntop "--once owners, $n hosts, remote cost off" time \
+		"$(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")")" "rntop --no-cluster"
 	summary rntop "--batch owners, $n hosts" cpu "$(ratio "$c7" "$c8")" "rntop --no-cluster"
 }
 

@@ -93,7 +93,7 @@ dest_files() {
 shell_scripts() {
 	local f
 	for f in "$TOP"/tests/run "$TOP"/.ci/run "$TOP"/contrib/*.sh \
-		"$TOP"/bench/*.sh "$TOP"/tests/peers/* "$TOP"/tests/helper/*; do
+		"$TOP"/bench/*.sh "$TOP"/bench/fake-* "$TOP"/tests/peers/* "$TOP"/tests/helper/*; do
 		[ -f "$f" ] || continue
 		head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh( |$)' && echo "$f"
 	done
