@@ -346,6 +346,13 @@ frame_cmd(struct rntop_procs *ps, const char *p, const char *end)
 			memcpy(ps->v[i].cmd, cmd, len + 1);
 }
 
+/* The punctuation a login name may hold besides letters and digits. */
+static int
+login_punct(char c)
+{
+	return c == '.' || c == '_' || c == '-' || c == '@' || c == '$';
+}
+
 /* Whether name (n bytes) is a plain login name, safe to show as is. */
 static int
 user_ok(const char *s, size_t n)
@@ -355,8 +362,7 @@ user_ok(const char *s, size_t n)
 	if (n == 0 || n >= RNTOP_LOGIN_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && memchr("._-@$", s[i], 5) ==
-		    NULL)
+		if (!isalnum((unsigned char)s[i]) && !login_punct(s[i]))
 			return 0;
 	return 1;
 }
