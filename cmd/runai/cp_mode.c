@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
+#include "core/file.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/text.h"
@@ -32,6 +33,60 @@
 #define CP_EXTENSION	"run.ai/control-plane"
 #define CP_ENV		"RUNAI_CONTROL_PLANE_URL"
 
+/*
+ * The Run:ai CLI v2 keeps its settings in config.json under its config
+ * path (~/.runai by default; $RUNAI_CLI_CONFIG_PATH and
+ * $RUNAI_CLI_CONFIG_FILE move it). When the user points us at it by
+ * setting either variable, it is read (never written) for what the
+ * context does not say: control_plane.url, cluster.uuid and
+ * cluster.project.name, under our names url, cluster and project.
+ */
+#define CLI_CONFIG_MAX	((size_t)1 << 20)
+
+static const struct {
+	const char	*ours;
+	const char	*theirs;
+} cli_config_keys[] = {
+	{ "url", "control_plane.url" },
+	{ "cluster", "cluster.uuid" },
+	{ "project", "cluster.project.name" },
+};
+
+static int
+cli_config_load(struct rai_ctx *ctx, struct rai_err *err)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+	const char *dir = getenv("RUNAI_CLI_CONFIG_PATH");
+	const char *file = getenv("RUNAI_CLI_CONFIG_FILE");
+	const char *home = getenv("HOME");
+	char *path, *data = NULL;
+	size_t len = 0;
+	int rc = 0;
+
+	if (app->cli_config_read)
+		return 0;
+	app->cli_config_read = 1;
+	if ((dir == NULL || *dir == '\0') && (file == NULL || *file == '\0'))
+		return 0;
+	if (file != NULL && *file == '/')
+		path = xstrdup(file);
+	else if (dir != NULL && *dir != '\0')
+		path = xasprintf("%s/%s", dir, file != NULL && *file != '\0' ?
+		    file : "config.json");
+	else
+		path = xasprintf("%s/.runai/%s", home != NULL ? home : "",
+		    file);
+	if (rai_file_read(path, CLI_CONFIG_MAX, &data, &len, err) == -1 ||
+	    rai_json_parse(data, len, path, &app->cli_config, err) == -1) {
+		rai_err_prefix(err, "the Run:ai CLI's settings "
+		    "($RUNAI_CLI_CONFIG_PATH, $RUNAI_CLI_CONFIG_FILE)");
+		rc = -1;
+	}
+	free(data);
+	free(path);
+	return rc;
+}
+
 /* The context's control-plane settings (borrowed), or NULL. */
 static const cJSON *
 context_settings(struct rai_ctx *ctx)
@@ -42,6 +97,26 @@ context_settings(struct rai_ctx *ctx)
 	if (kc == NULL || (name = kube_config_context_name(kc)) == NULL)
 		return NULL;
 	return kube_config_context_extension(kc, name, CP_EXTENSION);
+}
+
+/*
+ * A control-plane setting (url, cluster, project; borrowed): the
+ * context's, else the Run:ai CLI's when pointed at, else NULL.
+ */
+static const char *
+cp_setting(struct rai_ctx *ctx, const char *key)
+{
+	const char *v = rai_json_str(context_settings(ctx), key);
+	size_t i;
+
+	if (v != NULL && *v != '\0')
+		return v;
+	for (i = 0; i < sizeof(cli_config_keys) / sizeof(cli_config_keys[0]);
+	    i++)
+		if (strcmp(cli_config_keys[i].ours, key) == 0)
+			return rai_json_str(RUNAI_APP(ctx)->cli_config,
+			    cli_config_keys[i].theirs);
+	return NULL;
 }
 
 int
@@ -61,8 +136,10 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	if (rai_kube_setup(&app->kube, kg, RAI_CMD_NEED_CONFIG,
 	    "runai/" RAI_VERSION, err) == -1)
 		rai_err_release(err);
+	if (cli_config_load(ctx, err) == -1)
+		return -1;
 	if (url == NULL || *url == '\0')
-		url = rai_json_str(context_settings(ctx), "url");
+		url = cp_setting(ctx, "url");
 	if (url == NULL || *url == '\0') {
 		if (RUNAI_GLOBALS(ctx)->cluster == NULL)
 			return 0;
@@ -75,7 +152,7 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	co.url = url;
 	co.cluster = RUNAI_GLOBALS(ctx)->cluster;
 	if (co.cluster == NULL)
-		co.cluster = rai_json_str(context_settings(ctx), "cluster");
+		co.cluster = cp_setting(ctx, "cluster");
 	co.request_timeout_ms = kg->request_timeout * 1000;
 	co.user_agent = "runai/" RAI_VERSION;
 	return cp_open(&app->cp, &co, err);
@@ -248,7 +325,7 @@ runai_cp_project(struct rai_ctx *ctx, const char **project,
 
 	*project = g->project;
 	if (*project == NULL || **project == '\0')
-		*project = rai_json_str(context_settings(ctx), "project");
+		*project = cp_setting(ctx, "project");
 	if (*project != NULL && **project != '\0')
 		return 0;
 	rai_err_set(err, RAI_E_CONFIG, "no default project is set");

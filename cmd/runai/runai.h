@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/kube_setup.h"
 #include "cli/opt.h"
 #include "cli/out.h"
@@ -29,6 +31,9 @@ struct runai_app {
 	char			*namespace;	/* its namespace */
 	/* backend mode, logs with no kubeconfig: the cluster's endpoint */
 	int			 cluster_api;
+	/* the Run:ai CLI v2's config.json, when pointed at (cp_mode.c) */
+	cJSON			*cli_config;
+	int			 cli_config_read;
 };
 
 #define RUNAI_APP(ctx)	((struct runai_app *)(ctx)->app)

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "cli/opt.h"
 #include "core/alloc.h"
 #include "kube/client.h"
@@ -93,6 +95,9 @@ runai_teardown(struct rai_ctx *ctx)
 	kube_session_close(&app->kube);
 	cp_free(app->cp);
 	app->cp = NULL;
+	cJSON_Delete(app->cli_config);
+	app->cli_config = NULL;
+	app->cli_config_read = 0;
 	free(app->project);
 	free(app->namespace);
 	app->project = app->namespace = NULL;

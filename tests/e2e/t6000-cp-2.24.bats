@@ -741,6 +741,45 @@ job/ws1"
 	cp_settings '{"clusters": []}'
 }
 
+@test "the Run:ai CLI's own config.json, when pointed at, gives the control plane, cluster and project" {
+	cp_login
+	local dir="$BATS_TEST_TMPDIR/runai-cli" id
+	mkdir -p "$dir"
+	id=$(curl -sf -H "Authorization: Bearer $(jq -r .accessToken "$XDG_CONFIG_HOME"/runai/control-plane/*.json)" \
+		"$CP_URL/api/v1/clusters" | jq -r '.[0].uuid')
+	jq -n --arg url "$CP_URL" --arg id "$id" \
+		'{control_plane: {url: $url}, cluster: {uuid: $id, project: {name: "team-b"}}}' >"$dir/config.json"
+	runai config control-plane --unset >/dev/null
+	# read only when pointed at: a ~/.runai of the user's alone changes nothing
+	mkdir -p "$HOME/.runai" && cp "$dir/config.json" "$HOME/.runai/"
+	run -0 runai version
+	assert_line "Mode: kubernetes"
+	RUNAI_CLI_CONFIG_PATH=$dir run -0 runai version
+	assert_line "Mode: control-plane"
+	assert_line "ControlPlane: $CP_URL"
+	# its project is the default one, its cluster the one in use
+	RUNAI_CLI_CONFIG_PATH=$dir run -0 runai submit cli1 -i ubuntu -- sleep 300
+	run -0 cp_status_of POST '^/api/v1/workloads/trainings$'
+	RUNAI_CLI_CONFIG_PATH=$dir run -0 runai list jobs -o json
+	assert_equal "$(jq -r '.items[] | select(.name == "cli1") | .project' <<<"$output")" team-b
+	# the file name alone: under ~/.runai
+	RUNAI_CLI_CONFIG_FILE=config.json run -0 runai version
+	assert_line "Mode: control-plane"
+	# the context's own setting wins over the file
+	runai config control-plane "$CP_URL" >/dev/null
+	runai config project team-a >/dev/null
+	RUNAI_CLI_CONFIG_PATH=$dir run -0 runai list jobs -o json
+	assert_equal "$(jq -r '[.items[] | select(.name == "cli1")] | length' <<<"$output")" 0
+	RUNAI_CLI_CONFIG_PATH=$dir runai delete job cli1 -p team-b >/dev/null
+	# a file it cannot read is one line, never a guess
+	echo '{"control_plane": ' >"$dir/config.json"
+	RUNAI_CLI_CONFIG_PATH=$dir run -1 runai list jobs
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp "^runai: error: the Run:ai CLI's settings \(\\\$RUNAI_CLI_CONFIG_PATH, \\\$RUNAI_CLI_CONFIG_FILE\): "
+	RUNAI_CLI_CONFIG_PATH=$BATS_TEST_TMPDIR/none run -1 runai list jobs
+	assert_output --partial "$BATS_TEST_TMPDIR/none/config.json"
+}
+
 @test "the judge saw no schema violation in anything above" {
 	run -0 cat "$CP_VIOLATIONS"
 	assert_output ""
