@@ -110,13 +110,28 @@ bool_word(const char *s, int *v)
 	return 0;
 }
 
+/* strtod in the C locale whatever LC_NUMERIC says (rntop sets a locale). */
+static double
+c_strtod(const char *s)
+{
+	char tmp[128];
+	const char *dp = localeconv()->decimal_point;
+	size_t i, n = strlen(s);
+
+	if (n >= sizeof(tmp))
+		return strtod(s, NULL);
+	for (i = 0; i <= n; i++)
+		tmp[i] = (s[i] == '.' && dp != NULL && dp[0] != '\0') ?
+		    dp[0] : s[i];
+	return strtod(tmp, NULL);
+}
+
 /* [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+ */
 static int
 int_word(const char *s, double *v)
 {
 	const char *p = s;
 	double n = 0;
-	int neg = 0;
 
 	if (strncmp(s, "0o", 2) == 0 && all_in(s + 2, "01234567")) {
 		for (p = s + 2; *p != '\0'; p++)
@@ -133,29 +148,15 @@ int_word(const char *s, double *v)
 		return 1;
 	}
 	if (*p == '-' || *p == '+')
-		neg = *p++ == '-';
+		p++;
 	if (!all_in(p, "0123456789"))
 		return 0;
-	for (; *p != '\0'; p++)
-		n = n * 10 + (*p - '0');
-	*v = neg ? -n : n;
+	/*
+	 * rounded once, as the writer's digits were made: summing digits in
+	 * a double rounds at each step past 2^53 and reads another number
+	 */
+	*v = c_strtod(s);
 	return 1;
-}
-
-/* strtod in the C locale whatever LC_NUMERIC says (rntop sets a locale). */
-static double
-c_strtod(const char *s)
-{
-	char tmp[128];
-	const char *dp = localeconv()->decimal_point;
-	size_t i, n = strlen(s);
-
-	if (n >= sizeof(tmp))
-		return strtod(s, NULL);
-	for (i = 0; i <= n; i++)
-		tmp[i] = (s[i] == '.' && dp != NULL && dp[0] != '\0') ?
-		    dp[0] : s[i];
-	return strtod(tmp, NULL);
 }
 
 /* [-+]? ( \.[0-9]+ | [0-9]+ ( \.[0-9]* )? ) ( [eE][-+]?[0-9]+ )?, .inf, .nan */

@@ -317,6 +317,38 @@ TEST(numbers_keep_integers_integral)
 	free(out);
 }
 
+/*
+ * Integers past 2^53 read back as the very double written: the reader
+ * once summed digits in a double, rounding at every step (found by
+ * fuzz_values: 66666666666666664 came back as 66666666666666656).
+ */
+TEST(big_integers_read_back_exactly)
+{
+	static const double big[] = { 66666666666666664.0, 9007199254740993.0,
+	    -123456789012345678.0, 8.999999999999999e18 };
+	cJSON *t = cJSON_CreateArray(), *back, *v;
+	char *out;
+	size_t i;
+
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		cJSON_AddItemToArray(t, cJSON_CreateNumber(big[i]));
+	out = emit(t);
+	back = parse_ok(out);
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++) {
+		v = cJSON_GetArrayItem(back, (int)i);
+		T_OK(v != NULL && v->valuedouble == big[i]);
+	}
+	cJSON_Delete(back);
+	free(out);
+	back = parse_ok("a: 66666666666666666\nb: +66666666666666666\n");
+	T_OK(cJSON_GetObjectItem(back, "a")->valuedouble ==
+	    strtod("66666666666666666", NULL));
+	T_OK(cJSON_GetObjectItem(back, "b")->valuedouble ==
+	    strtod("66666666666666666", NULL));
+	cJSON_Delete(back);
+	cJSON_Delete(t);
+}
+
 TEST(block_layout_and_empty_collections)
 {
 	const char *json = "{\"apiVersion\":\"v1\",\"clusters\":[{\"name\":"
@@ -638,6 +670,7 @@ main(void)
 	RUN(tricky_strings_round_trip_as_values_and_keys);
 	RUN(retyping_strings_are_quoted);
 	RUN(numbers_keep_integers_integral);
+	RUN(big_integers_read_back_exactly);
 	RUN(block_layout_and_empty_collections);
 	RUN(scalar_and_list_roots);
 	RUN(anchors_and_aliases_are_copies);
