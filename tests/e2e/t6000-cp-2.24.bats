@@ -94,7 +94,7 @@ setup() {
 	env -u DISPLAY -u WAYLAND_DISPLAY runai login --auth-flow browser \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+	url=$(wait_for_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
 		{ kill "$pid"; false; }
 	[[ $url == "$CP_URL/auth/realms/runai/protocol/openid-connect/auth?"* ]]
 	[[ $url == *"redirect_uri=http%3A%2F%2F127.0.0.1%3A"* && $url == *"client_id=runai-cli"* ]]
@@ -128,7 +128,7 @@ setup() {
 	runai login --auth-flow remote-browser <"$fifo" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
 	exec 5>"$fifo"
-	url=$(cp_wait_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
+	url=$(wait_for_match "$BATS_TEST_TMPDIR/err" 'http://[^[:space:]]+/auth\?[^[:space:]]+') ||
 		{ exec 5>&-; kill "$pid"; false; }
 	grep -q 'Enter verification code: ' "$BATS_TEST_TMPDIR/err"
 	loc=$(cp_signin "$url" "$CP_USER" "$(jq -r .password "$CP_CREDS")")

@@ -78,22 +78,6 @@ cp_settings() {
 	sim POST /_sim/controlplane "$1" >/dev/null
 }
 
-# cp_wait_match FILE REGEX: the first match of REGEX in FILE, once there
-# (10 s).
-cp_wait_match() {
-	local _
-	for _ in $(seq 1 200); do
-		if [ -f "$1" ] && grep -qE "$2" "$1"; then
-			grep -oE "$2" "$1" | head -n 1
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "no '$2' in $1:" >&2
-	cat "$1" >&2 2>/dev/null
-	return 1
-}
-
 # cp_signin AUTH-URL USER PASSWORD: signs in on the control plane's
 # identity provider as a browser would (the form, posted with the
 # authorization request's parameters); prints where it redirects.

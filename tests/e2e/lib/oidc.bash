@@ -68,22 +68,6 @@ login_cli() {
 	printf '%s\n' "${2:-alice-pw}" | runai login --auth-flow cli --username "${1:-alice}" --password-stdin
 }
 
-# wait_for_file_match FILE REGEX [SECONDS]: waits until a line of FILE
-# matches; prints the first match.
-wait_for_match() {
-	local f=$1 re=$2 n=$((${3:-10} * 20)) i
-	for ((i = 0; i < n; i++)); do
-		if [ -f "$f" ] && grep -qE "$re" "$f"; then
-			grep -oE "$re" "$f" | head -n 1
-			return 0
-		fi
-		sleep 0.05
-	done
-	echo "wait_for_match: no '$re' in $f:" >&2
-	cat "$f" >&2 2>/dev/null
-	return 1
-}
-
 # wait_token_expired: sleeps until the stored id-token has expired.
 wait_token_expired() {
 	local exp
