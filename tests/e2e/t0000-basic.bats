@@ -27,6 +27,18 @@ setup() {
 	assert_output "$v"
 }
 
+@test "GnuTLS, loaded only as libcurl's dependency, is never set up" {
+	# GnuTLS logs its set-up to stderr when GNUTLS_DEBUG_LEVEL is set;
+	# the programs ask it to skip that set-up (0.8 MB each run)
+	local prog
+	for prog in runai runai-adm rntop; do
+		ldd "$(command -v "$prog")" | grep -q 'libgnutls' ||
+			skip "$prog does not load GnuTLS here"
+		run -0 --separate-stderr env GNUTLS_DEBUG_LEVEL=2 "$prog" version --short
+		[ -z "$stderr" ] || fail "$prog set GnuTLS up: $stderr"
+	done
+}
+
 @test "-h lists the commands and exits 0" {
 	run -0 --separate-stderr runai -h
 	assert_line --regexp '^usage: runai '
