@@ -8,7 +8,9 @@
 # faster or smaller). Both clients pay the emulator's (Python) cost per
 # byte, so the ratios understate the clients' own difference; the
 # line "emulator alone" shows that floor, a raw curl of the same log.
-# Numbers, not a pass/fail: compare runs on the same machine only.
+# The CPU seconds of each client and of the emulator during its runs
+# follow the table. Numbers, not a pass/fail: compare runs on the same
+# machine only.
 #
 #   bench/stream.sh [RUNS] [MIB]      (default 3 runs, median; 100 MiB)
 #
@@ -86,12 +88,22 @@ row() {
 	summary stream "$1, $MIB MiB" time "$tx" kubectl
 	summary stream "$1, $MIB MiB" memory "$mx" kubectl
 }
-read -r rt rm < <(measure sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'")
-read -r kt km < <(measure sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")
+# each measure also gives the client's CPU seconds and the emulator's
+# during the run (medians), for the table of who spent what
+export MEASURE_CPU_OF=$KUBESIM_PID
+CPU=()
+cpu_row() { CPU+=("$(printf '%-26s  %-8s  %9s  %9s' "$1" "$2" "$3" "$4")"); }
+read -r rt rm rc rs < <(measure sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'")
+read -r kt km kc ks < <(measure sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")
 row "exec -i -- cat" "$rt" "$kt" "$rm" "$km"
-read -r rt rm < <(measure "$BIN/runai" logs bench)
-read -r kt km < <(measure "$KUBECTL" logs "$POD")
+cpu_row "exec -i -- cat" runai "$rc" "$rs"
+cpu_row "exec -i -- cat" kubectl "$kc" "$ks"
+read -r rt rm rc rs < <(measure "$BIN/runai" logs bench)
+read -r kt km kc ks < <(measure "$KUBECTL" logs "$POD")
 row "logs" "$rt" "$kt" "$rm" "$km"
+cpu_row "logs" runai "$rc" "$rs"
+cpu_row "logs" kubectl "$kc" "$ks"
+unset MEASURE_CPU_OF
 read -r ct _ < <(measure curl -sS -o /dev/null --cacert "$KUBESIM_CA" \
 	-H "Authorization: Bearer $KUBESIM_TOKEN" \
 	"$KUBESIM_URL/api/v1/namespaces/$NS/pods/$POD/log")
@@ -103,3 +115,8 @@ read -r gt _ < <(measure curl -sS -o /dev/null --compressed --cacert "$KUBESIM_C
 echo
 echo "emulator alone: curl of the same log takes ${ct}s ($(rate "$ct") MiB/s), gzipped ${gt}s ($(rate "$gt") MiB/s)"
 echo "s: median wall time; KiB: median peak RSS; x: runai / kubectl"
+echo
+# A client cannot finish before the emulator has done its part; where
+# the emulator's CPU seconds come near the wall, that is the limit.
+printf '%-26s  %-8s  %9s  %9s\n' "CPU seconds (medians)" client "its own" emulator
+printf '%s\n' "${CPU[@]}"
