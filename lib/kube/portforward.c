@@ -40,6 +40,14 @@
 /* a data message larger than this is a broken peer */
 #define MESSAGE_MAX		((size_t)16 * 1024 * 1024)
 #define DEFAULT_MAX_CONNS	1024
+/*
+ * Connections whose WebSocket is still being set up: more wait in the
+ * listener's backlog. Each costs a TLS context (tens of KB) while the
+ * API server answers upgrades one after another anyway, so a burst of
+ * 100 connections would hold 100 contexts for no time won; browsers open
+ * about 6 connections to a host, which this leaves room for.
+ */
+#define MAX_UPGRADING		8
 /* a check asked for by a stream's end waits this long after it and the last */
 #define SUSPECT_GAP_MS		250L
 
@@ -701,9 +709,13 @@ loop_step(struct loop *lp, struct rai_err *err)
 {
 	struct kube_pf *pf = lp->pf;
 	size_t nl = pf->nlisteners, i, base = nl + 1;
-	int n, accepting = lp->nconns < lp->max_conns && !lp->fds_out;
-	int suspect, was_upgrading, upgraded = 0;
+	int n, accepting, suspect, was_upgrading, upgraded = 0;
+	size_t upgrading = 0;
 
+	for (i = 0; i < lp->nconns; i++)
+		upgrading += lp->conns[i]->upgrading != 0;
+	accepting = lp->nconns < lp->max_conns && !lp->fds_out &&
+	    upgrading < MAX_UPGRADING;
 	for (i = 0; i < nl; i++) {
 		lp->pfds[i].fd = accepting ? pf->listeners[i].fd : -1;
 		lp->pfds[i].events = POLLIN;

@@ -105,6 +105,30 @@ get() {
 	run ! curl -s -m 2 "http://127.0.0.1:$PF_LOCAL/index.txt"
 }
 
+@test "a burst of connections waits in the listener's backlog: at most 8 upgrades at once, every one answered" {
+	local port pfpath i most
+	port=$(free_port)
+	web_job web12 "$port"
+	start_pf web12 --port ":$port"
+	mark_requests
+	get index.txt >/dev/null
+	pfpath=$(requests_since_mark | jq -r 'select(.path | endswith("/portforward")) | .path' | tail -1)
+	[ -n "$pfpath" ]
+	# the emulator holds each upgrade 0.3 s and counts how many it holds
+	# at once: without a cap all 30 would be there together
+	sim POST /_sim/faults "{\"path_prefix\": \"$pfpath\", \"count\": 31, \"delay\": 0.3}" >/dev/null
+	seq 1 30 | xargs -P 30 -I{} sh -c \
+		"curl -sf -m 60 http://127.0.0.1:$PF_LOCAL/index.txt >'$BATS_TEST_TMPDIR/b{}'"
+	for i in $(seq 1 30); do
+		[ "$(cat "$BATS_TEST_TMPDIR/b$i")" = "hello from web12" ] || { echo "request $i: $(cat "$BATS_TEST_TMPDIR/b$i")"; return 1; }
+	done
+	run -0 sim GET /_sim/faults
+	most=$(jq -r --arg p "$pfpath" '.[] | select(.path_prefix == $p) | .most_waiting' <<<"$output")
+	echo "most upgrades held at once: $most"
+	[ "$most" -ge 2 ] && [ "$most" -le 8 ]
+	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ] || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+}
+
 @test "each connection's upgrade resumes the client's TLS session (no full handshake per connection)" {
 	local port
 	port=$(free_port)

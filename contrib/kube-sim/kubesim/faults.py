@@ -6,6 +6,9 @@ then either answer `status` with a chosen body (a Status, an HTML page,
 nothing, garbage, or a body cut short of its Content-Length), or (no
 status, or a 2xx with body "truncated") let the real answer through,
 trickled one byte a second (`trickle`) or cut after `cut_after_bytes`.
+A fault with a delay also counts the most requests inside its delay at
+once (`most_waiting` in its listing): a client's concurrency, as the
+server saw it.
 """
 
 import threading
@@ -27,6 +30,11 @@ class Fault:
         self.body = spec.get("body", "status")
         self.message = spec.get("message")
         self.delay = float(spec.get("delay") or 0)
+        # requests inside the delay now, and the most there were at once:
+        # how a test sees a client's concurrency
+        self.waiting = 0
+        self.most_waiting = 0
+        self._lock = threading.Lock()
         self.trickle = bool(spec.get("trickle", False))
         cut = spec.get("cut_after_bytes")
         self.cut_after_bytes = int(cut) if cut is not None else None
@@ -37,6 +45,17 @@ class Fault:
 
     def matches(self, method, path):
         return path.startswith(self.path_prefix) and self.method in (None, method)
+
+    def hold(self, sleep):
+        """Sleeps the delay with sleep(seconds), counting who waits in it."""
+        with self._lock:
+            self.waiting += 1
+            self.most_waiting = max(self.most_waiting, self.waiting)
+        try:
+            sleep(self.delay)
+        finally:
+            with self._lock:
+                self.waiting -= 1
 
     def answers_itself(self):
         """True when the fault replaces the real answer."""
@@ -51,6 +70,7 @@ class Fault:
                 out[key] = getattr(self, key)
         if self.delay:
             out["delay"] = self.delay
+            out["most_waiting"] = self.most_waiting
         if self.trickle:
             out["trickle"] = True
         return out

@@ -305,7 +305,7 @@ class Handler(BaseHTTPRequestHandler):
         """Applies a fault; True when it has answered the request itself."""
         self.fault = fault
         if fault.delay:
-            self._sleep(fault.delay)
+            fault.hold(self._sleep)
         self.fault_cut_after = fault.cut_after_bytes
         self.fault_trickle = fault.trickle
         self.fault_truncate = fault.body == "truncated"

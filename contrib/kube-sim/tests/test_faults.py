@@ -1,0 +1,50 @@
+"""Injected faults (kubesim/faults.py): matching, using up, and the count
+of requests held in a delay at once that tests read a client's
+concurrency from."""
+
+import threading
+import unittest
+
+import support  # noqa: F401  (sys.path)
+from kubesim.faults import FaultInjector
+
+
+class FaultCounts(unittest.TestCase):
+    def test_used_up_after_count_and_only_on_its_prefix(self):
+        inj = FaultInjector()
+        inj.add({"path_prefix": "/api/v1/nodes", "count": 2, "status": 503})
+        self.assertIsNone(inj.take("GET", "/api/v1/pods"))
+        self.assertIsNotNone(inj.take("GET", "/api/v1/nodes/n1"))
+        self.assertIsNotNone(inj.take("GET", "/api/v1/nodes"))
+        self.assertIsNone(inj.take("GET", "/api/v1/nodes"))
+        self.assertEqual(inj.list(), [])
+
+    def test_most_waiting_is_the_peak_of_requests_inside_the_delay(self):
+        inj = FaultInjector()
+        fault = inj.add({"path_prefix": "/x", "count": 10, "delay": 5})
+        inside, release = threading.Barrier(4), threading.Event()
+
+        def sleep(_seconds):
+            inside.wait()      # the three sleepers are in together ...
+            release.wait()     # ... until the test lets them go
+
+        threads = [threading.Thread(target=inj.take("GET", "/x").hold, args=(sleep,))
+                   for _ in range(3)]
+        for t in threads:
+            t.start()
+        inside.wait()
+        self.assertEqual(fault.waiting, 3)
+        release.set()
+        for t in threads:
+            t.join()
+        self.assertEqual(fault.waiting, 0)
+        listed = inj.list()[0]
+        self.assertEqual(listed["most_waiting"], 3)
+        self.assertEqual(listed["count"], 7)
+        # one more, alone: the peak stays
+        fault.hold(lambda _s: None)
+        self.assertEqual(inj.list()[0]["most_waiting"], 3)
+
+
+if __name__ == "__main__":
+    unittest.main()
