@@ -152,8 +152,9 @@ class WsConn:
         return True
 
     def send_channel(self, channel, data):
-        for i in range(0, max(len(data), 1), READ_CHUNK):
-            if not self.send(wsproto.encode_channel(channel, data[i:i + READ_CHUNK])):
+        view = memoryview(data)
+        for i in range(0, max(len(view), 1), READ_CHUNK):
+            if not self.send(wsproto.encode_channel(channel, view[i:i + READ_CHUNK])):
                 return False
         return True
 

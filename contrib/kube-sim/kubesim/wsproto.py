@@ -102,30 +102,31 @@ def _mask(payload, key):
     return (a ^ b).to_bytes(n, "big")
 
 
+def _frame_head(opcode, n, fin=True, masked=False):
+    """A frame's header up to (not including) a mask key, for n bytes."""
+    first = (0x80 if fin else 0) | (opcode & 0x0F)
+    mask_bit = 0x80 if masked else 0
+    if n < 126:
+        return bytes((first, mask_bit | n))
+    if n < 1 << 16:
+        return struct.pack("!BBH", first, mask_bit | 126, n)
+    return struct.pack("!BBQ", first, mask_bit | 127, n)
+
+
 def encode_frame(opcode, payload=b"", fin=True, mask_key=None):
     """One frame. Servers send unmasked frames; mask_key (4 bytes) is for
     tests that play the client."""
-    head = bytearray()
-    head.append((0x80 if fin else 0) | (opcode & 0x0F))
-    n = len(payload)
-    mask_bit = 0x80 if mask_key is not None else 0
-    if n < 126:
-        head.append(mask_bit | n)
-    elif n < 1 << 16:
-        head.append(mask_bit | 126)
-        head += struct.pack("!H", n)
-    else:
-        head.append(mask_bit | 127)
-        head += struct.pack("!Q", n)
+    head = _frame_head(opcode, len(payload), fin, mask_key is not None)
     if mask_key is not None:
-        head += mask_key
-        payload = _mask(payload, mask_key)
-    return bytes(head) + bytes(payload)
+        return b"".join((head, mask_key, _mask(payload, mask_key)))
+    return b"".join((head, payload))
 
 
 def encode_channel(channel, data):
-    """A Kubernetes channel message: a binary frame, channel byte first."""
-    return encode_frame(OP_BINARY, bytes([channel]) + bytes(data))
+    """A Kubernetes channel message: a binary frame, channel byte first.
+    data may be any bytes-like object (a memoryview slice): the frame is
+    built with one copy, which is most of what relaying bulk data costs."""
+    return b"".join((_frame_head(OP_BINARY, len(data) + 1), bytes((channel,)), data))
 
 
 def encode_close(code=CLOSE_NORMAL, reason=""):
