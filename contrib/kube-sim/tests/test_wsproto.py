@@ -64,6 +64,15 @@ class Encode(unittest.TestCase):
         frame = encode_frame(OP_TEXT, b"Hello", mask_key=b"\x37\xfa\x21\x3d")
         self.assertEqual(frame, b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58")
 
+    def test_mask_matches_the_byte_by_byte_definition(self):
+        key = b"\x9c\x01\xff\x5a"
+        for n in (0, 1, 3, 4, 5, 9, 70001):
+            with self.subTest(n=n):
+                payload = bytes((i * 7 + 3) % 256 for i in range(n))
+                want = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+                self.assertEqual(wsproto._mask(payload, key), want)
+                self.assertEqual(wsproto._mask(memoryview(payload), key), want)
+
     def test_channel_and_close_frames(self):
         self.assertEqual(wsproto.encode_channel(wsproto.STDOUT, b"out"), b"\x82\x04\x01out")
         self.assertEqual(wsproto.encode_close(1000, "bye"), b"\x88\x05\x03\xe8bye")
