@@ -37,23 +37,12 @@
 #include "runai.h"
 #include "runai/job_pod.h"
 #include "runai/logs.h"
+#include "logs_all.h"
 
 #include "core/banned.h"
 
 #define POLL_MS			500	/* while a pod starts */
 #define MAX_ATTEMPTS		10	/* reconnects in a row without output */
-
-struct logs_opts {
-	int		 follow;
-	long		 tail;
-	long		 since;
-	const char	*since_time;
-	int		 timestamps;
-	const char	*pod;
-	const char	*container;
-	long		 start_timeout;
-	int		 all_pods;
-};
 
 static const struct rai_opt logs_opts[] = {
 	{ .short_name = 'f', .long_name = "follow", .type = RAI_OPT_BOOL,
@@ -86,16 +75,16 @@ pod_phase(const cJSON *pod)
 	return rai_json_str_or(pod, "status.phase", "Pending");
 }
 
-static int
-phase_is(const cJSON *pod, const char *phase)
+int
+logs_phase_is(const cJSON *pod, const char *phase)
 {
 	return strcmp(pod_phase(pod), phase) == 0;
 }
 
-static int
-finished(const cJSON *pod)
+int
+logs_finished(const cJSON *pod)
 {
-	return phase_is(pod, "Succeeded") || phase_is(pod, "Failed");
+	return logs_phase_is(pod, "Succeeded") || logs_phase_is(pod, "Failed");
 }
 
 /* Checks what needs no cluster: the flags' values and how they combine. */
@@ -159,7 +148,7 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 			name = "";
 		} else {
 			name = rai_json_str_or(pod, "metadata.name", "");
-			if (phase_is(pod, "Running") || finished(pod)) {
+			if (logs_phase_is(pod, "Running") || logs_finished(pod)) {
 				*out = pod;
 				pod = NULL;
 				rc = 0;
@@ -224,8 +213,8 @@ has_container(const cJSON *pod, const char *list, const char *name)
  * of one container, else (as kubectl does, and says so) the default
  * container annotation or the first one.
  */
-static int
-pick_container(const cJSON *pod, const char *want, const char **out,
+int
+logs_pick_container(const cJSON *pod, const char *want, const char **out,
     struct rai_err *err)
 {
 	struct rai_buf names = RAI_BUF_INIT;
@@ -262,8 +251,8 @@ pick_container(const cJSON *pod, const char *want, const char **out,
 }
 
 /* The log request; resume_since (or NULL) replaces the user's window. */
-static char *
-log_path(const char *ns, const char *pod, const char *container,
+char *
+logs_path(const char *ns, const char *pod, const char *container,
     const struct logs_opts *o, const char *resume_since)
 {
 	struct rai_buf b = RAI_BUF_INIT;
@@ -292,20 +281,8 @@ log_path(const char *ns, const char *pod, const char *container,
 	return rai_buf_detach(&b, NULL);
 }
 
-struct sink {
-	int		 fd;
-	struct rai_logs	 filter;
-	struct rai_buf	 out;
-	size_t		 written;	/* bytes printed, over all streams */
-	int		 gone;		/* the reader left (EPIPE) */
-	int		 werrno;	/* another write error */
-	int		 overflow;
-	const char	*prefix;	/* --all-pods: before every line */
-	int		 mid_line;	/* the last byte out was no newline */
-};
-
-static int
-write_all(struct sink *s, const char *p, size_t n)
+int
+logs_write_all(struct sink *s, const char *p, size_t n)
 {
 	struct pollfd pfd;
 	ssize_t w;
@@ -343,12 +320,12 @@ write_prefixed(struct sink *s)
 	size_t n;
 
 	while (p < end) {
-		if (!s->mid_line && write_all(s, s->prefix,
+		if (!s->mid_line && logs_write_all(s, s->prefix,
 		    strlen(s->prefix)) == -1)
 			return -1;
 		nl = memchr(p, '\n', (size_t)(end - p));
 		n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
-		if (write_all(s, p, n) == -1)
+		if (logs_write_all(s, p, n) == -1)
 			return -1;
 		s->mid_line = nl == NULL;
 		p += n;
@@ -356,19 +333,19 @@ write_prefixed(struct sink *s)
 	return 0;
 }
 
-static int
-flush_out(struct sink *s)
+int
+logs_flush_out(struct sink *s)
 {
 	int rc = s->prefix != NULL ? write_prefixed(s) :
-	    write_all(s, s->out.data, s->out.len);
+	    logs_write_all(s, s->out.data, s->out.len);
 
 	rai_buf_reset(&s->out);
 	return rc;
 }
 
 /* Each chunk goes out as soon as it is in: no stdio buffering. */
-static int
-on_bytes(void *ud, const char *data, size_t len)
+int
+logs_on_bytes(void *ud, const char *data, size_t len)
 {
 	struct sink *s = ud;
 
@@ -376,12 +353,12 @@ on_bytes(void *ud, const char *data, size_t len)
 		s->overflow = 1;
 		return 1;
 	}
-	return flush_out(s) == -1;
+	return logs_flush_out(s) == -1;
 }
 
 /* A write failure, or 0 when the reader simply left. */
-static int
-sink_result(const struct sink *s, struct rai_err *err)
+int
+logs_sink_result(const struct sink *s, struct rai_err *err)
 {
 	if (s->werrno != 0)
 		return rai_err_errno(err, s->werrno, "writing to stdout");
@@ -412,14 +389,14 @@ pod_now(struct rai_ctx *ctx, const cJSON *pod, enum pod_now *st,
 	    rai_json_str_or(pod, "metadata.uid", "")) != 0)
 		*st = POD_GONE;
 	else
-		*st = finished(now) ? POD_FINISHED : POD_RUNS;
+		*st = logs_finished(now) ? POD_FINISHED : POD_RUNS;
 	cJSON_Delete(now);
 	return 0;
 }
 
 /* Whether a failed follow request is worth another try. */
-static int
-retryable(const struct rai_err *err)
+int
+logs_retryable(const struct rai_err *err)
 {
 	if (err->kind == RAI_E_NET)
 		return 1;
@@ -441,29 +418,29 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 	long delay;
 
 	for (;;) {
-		path = log_path(RUNAI_NS(ctx), name, container, o,
+		path = logs_path(RUNAI_NS(ctx), name, container, o,
 		    resumed ? since : NULL);
 		before = s->written;
-		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, s, err);
+		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, logs_on_bytes, s, err);
 		free(path);
 		if (s->gone || s->werrno || s->overflow) {
 			rai_err_release(err);
-			return sink_result(s, err);
+			return logs_sink_result(s, err);
 		}
 		if (rc == 0) {
 			if (pod_now(ctx, pod, &st, err) == -1) {
-				if (!retryable(err))
+				if (!logs_retryable(err))
 					return -1;
 				rc = -1;	/* ask again after the backoff */
 			} else if (st == POD_FINISHED) {
 				if (rai_logs_end(&s->filter, &s->out) == -1 ||
-				    flush_out(s) == -1)
-					return sink_result(s, err);
+				    logs_flush_out(s) == -1)
+					return logs_sink_result(s, err);
 				return 0;
 			} else if (st == POD_GONE)
 				return rai_err_set(err, RAI_E_NOTFOUND, "pod "
 				    "%s of job %s was deleted", name, job);
-		} else if (!retryable(err))
+		} else if (!logs_retryable(err))
 			return -1;
 		if (s->written > before)
 			attempts = 0;
@@ -489,382 +466,6 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 	}
 }
 
-/* One pod's log (not followed), each line after "[<pod>] ". */
-static int
-pod_log_prefixed(struct rai_ctx *ctx, const cJSON *pod,
-    const struct logs_opts *o, struct sink *s)
-{
-	const char *container;
-	char *path, *name = rai_text_sanitize(rai_json_str_or(pod,
-	    "metadata.name", ""));
-	char *prefix = xasprintf("[%s] ", name);
-	int rc = -1;
-
-	if (pick_container(pod, o->container, &container,
-	    rai_ctx_err(ctx)) == -1)
-		goto out;
-	s->prefix = prefix;
-	path = log_path(RUNAI_NS(ctx), rai_json_str_or(pod, "metadata.name",
-	    ""), container, o, NULL);
-	rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, s,
-	    rai_ctx_err(ctx));
-	free(path);
-	/* a last line without its newline ends here, not in the next pod */
-	if (rc == 0 && s->mid_line && write_all(s, "\n", 1) == 0)
-		s->mid_line = 0;
-out:
-	s->prefix = NULL;
-	free(prefix);
-	free(name);
-	return rc;
-}
-
-/* One pod of --all-pods: 0 on to the next, else stop with rc. */
-static int
-all_pods_one(struct rai_ctx *ctx, const cJSON *pod,
-    const struct logs_opts *o, struct sink *s, int *rc)
-{
-	if (phase_is(pod, "Pending"))
-		return 0;	/* no log yet */
-	*rc = pod_log_prefixed(ctx, pod, o, s);
-	if (s->gone || s->werrno || s->overflow) {
-		rai_err_release(rai_ctx_err(ctx));
-		*rc = sink_result(s, rai_ctx_err(ctx));
-		return 1;
-	}
-	return *rc != 0;
-}
-
-/* --all-pods: the job's pods one after the other, the lead first. */
-static int
-all_pods(struct rai_ctx *ctx, const char *job, const struct logs_opts *o,
-    struct sink *s)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-	struct rai_job_view v;
-	const cJSON *p, *lead;
-	cJSON *pods = NULL;
-	int rc = -1;
-
-	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), RUNAI_PROJECT(ctx),
-	    job, 0, &v, err) == -1)
-		return -1;
-	if (rai_job_pods(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), v.uid, &pods,
-	    err) == -1)
-		goto out;
-	rc = 0;
-	lead = rai_job_chief(pods);
-	if (lead != NULL && all_pods_one(ctx, lead, o, s, &rc))
-		goto out;
-	cJSON_ArrayForEach(p, pods)
-		if (p != lead && all_pods_one(ctx, p, o, s, &rc))
-			break;
-out:
-	cJSON_Delete(pods);
-	rai_job_view_release(&v);
-	return rc;
-}
-
-/*
- * --all-pods -f: every pod of the job followed at once, in one loop
- * that asks each started pod for what its log gained since the last
- * round (a plain GET from just before the last line printed, the
- * resume of rai_logs: nothing repeated, nothing lost) and prints whole
- * lines after "[<pod>] ", so two pods' lines never mix within a line.
- * The job's pods are listed again every round: a pod that starts (a
- * worker the operator replaced, a restarted job) joins, one that is
- * deleted leaves with its last partial line printed. It ends when every
- * pod has finished and its log is read to the end, or on Ctrl-C.
- */
-#define FOLLOW_ALL_MS	1000	/* between two rounds */
-
-struct pod_follow {
-	struct pod_follow *next;
-	char		*name;
-	char		*uid;
-	char		*container;	/* NULL: the only one */
-	char		*prefix;	/* "[<pod>] ", cleaned */
-	struct rai_logs	 filter;
-	struct rai_buf	 held;		/* a line not yet whole */
-	/* after a first answer that printed nothing: where the next starts,
-	 * so --tail and --since narrow the old lines only once */
-	char		 since0[RAI_LOGS_SINCE_MAX];
-	int		 seen;		/* still listed this round */
-	int		 done;		/* finished and read to the end */
-};
-
-struct follow_all {
-	struct rai_ctx		*ctx;
-	const struct logs_opts	*o;
-	struct sink		*s;
-	struct pod_follow	*pods;
-	struct pod_follow	*cur;	/* the pod being read */
-};
-
-static void
-pod_follow_free(struct pod_follow *pf)
-{
-	free(pf->name);
-	free(pf->uid);
-	free(pf->container);
-	free(pf->prefix);
-	rai_buf_release(&pf->held);
-	free(pf);
-}
-
-/* Prints the whole lines of a pod's held bytes; *all: the rest too. */
-static int
-print_held(struct sink *s, struct pod_follow *pf, int all)
-{
-	const char *p = pf->held.data, *nl;
-	size_t n = 0;
-	int rc = 0;
-
-	while (n < pf->held.len && (nl = memchr(p + n, '\n',
-	    pf->held.len - n)) != NULL)
-		n = (size_t)(nl - p) + 1;
-	if (all && n < pf->held.len) {
-		rai_buf_addch(&pf->held, '\n');
-		p = pf->held.data;
-		n = pf->held.len;
-	}
-	if (n == 0)
-		return 0;
-	rai_buf_reset(&s->out);
-	rai_buf_add(&s->out, p, n);
-	s->prefix = pf->prefix;
-	s->mid_line = 0;
-	rc = flush_out(s);
-	s->prefix = NULL;
-	rai_buf_consume(&pf->held, n);
-	return rc;
-}
-
-static int
-on_pod_bytes(void *ud, const char *data, size_t len)
-{
-	struct follow_all *fa = ud;
-	struct pod_follow *pf = fa->cur;
-
-	rai_buf_reset(&fa->s->out);
-	if (rai_logs_feed(&pf->filter, data, len, &fa->s->out) == -1 ||
-	    rai_buf_add(&pf->held, fa->s->out.data, fa->s->out.len) == -1) {
-		fa->s->overflow = 1;
-		return 1;
-	}
-	rai_buf_reset(&fa->s->out);
-	return print_held(fa->s, pf, 0) == -1;
-}
-
-/* The tracker of a listed pod, made when it is first seen running. */
-static struct pod_follow *
-pod_follow_of(struct follow_all *fa, const cJSON *pod, struct rai_err *err)
-{
-	const char *uid = rai_json_str_or(pod, "metadata.uid", "");
-	const char *container;
-	struct pod_follow *pf, **tail;
-	char *clean;
-
-	for (tail = &fa->pods; (pf = *tail) != NULL; tail = &pf->next)
-		if (strcmp(pf->uid, uid) == 0)
-			return pf;
-	if (pick_container(pod, fa->o->container, &container, err) == -1)
-		return NULL;
-	pf = xcalloc(1, sizeof(*pf));
-	pf->name = xstrdup(rai_json_str_or(pod, "metadata.name", ""));
-	pf->uid = xstrdup(uid);
-	pf->container = container != NULL ? xstrdup(container) : NULL;
-	clean = rai_text_sanitize(pf->name);
-	pf->prefix = xasprintf("[%s] ", clean);
-	free(clean);
-	/* stamped: the timestamps place each round's resume */
-	rai_logs_init(&pf->filter, 1, fa->o->timestamps);
-	rai_buf_init(&pf->held, RAI_BUF_LINE_MAX);
-	if (fa->pods != NULL)
-		rai_log(RAI_LOG_NOTE, "following pod %s too", pf->name);
-	*tail = pf;
-	return pf;
-}
-
-/*
- * One pod's new lines: 0, or -1 with err set when the round must stop.
- * A pod that is gone, or whose container has not started, gives nothing
- * this round; so does a passing network failure (the next round asks
- * again from the same place).
- */
-static int
-read_new(struct follow_all *fa, struct pod_follow *pf, int last,
-    struct rai_err *err)
-{
-	struct logs_opts po = *fa->o;
-	char since[RAI_LOGS_SINCE_MAX], *path;
-	int resumed, rc;
-
-	struct rai_logs_time now = { (long long)time(NULL), 0 };
-
-	po.follow = 0;
-	po.timestamps = 1;
-	resumed = rai_logs_resume(&pf->filter, since, sizeof(since));
-	path = log_path(RUNAI_NS(fa->ctx), pf->name, pf->container, &po,
-	    resumed ? since : pf->since0[0] ? pf->since0 : NULL);
-	fa->cur = pf;
-	rc = kube_stream_raw(RUNAI_CLIENT(fa->ctx), path, on_pod_bytes, fa,
-	    err);
-	free(path);
-	if (rc == 0 && !pf->since0[0] && (po.tail >= 0 || po.since > 0 ||
-	    po.since_time != NULL))
-		rai_logs_format_since(&now, pf->since0, sizeof(pf->since0));
-	if (fa->s->gone || fa->s->werrno || fa->s->overflow)
-		return -1;
-	if (rc == 0 && last) {
-		if (rai_logs_end(&pf->filter, &fa->s->out) == -1 ||
-		    rai_buf_add(&pf->held, fa->s->out.data,
-		    fa->s->out.len) == -1) {
-			fa->s->overflow = 1;
-			return -1;
-		}
-		rai_buf_reset(&fa->s->out);
-		pf->done = 1;
-		return print_held(fa->s, pf, 1);
-	}
-	if (rc == 0)
-		return 0;
-	if (retryable(err) || (err->kind == RAI_E_HTTP &&
-	    (err->http_status == 400 || err->http_status == 404))) {
-		rai_log(RAI_LOG_NOTE, "log of pod %s: %s; asking again", pf->name,
-		    err->message != NULL ? err->message : "no answer");
-		rai_err_release(err);
-		return 0;
-	}
-	return -1;
-}
-
-/* Drops the pods no longer listed, printing what they held. */
-static int
-drop_gone(struct follow_all *fa)
-{
-	struct pod_follow **pp = &fa->pods, *pf;
-	int rc = 0;
-
-	while ((pf = *pp) != NULL) {
-		if (pf->seen) {
-			pp = &pf->next;
-			continue;
-		}
-		if (!pf->done && print_held(fa->s, pf, 1) == -1)
-			rc = -1;
-		if (!pf->done)
-			rai_log(RAI_LOG_NOTE, "pod %s is gone", pf->name);
-		*pp = pf->next;
-		pod_follow_free(pf);
-	}
-	return rc;
-}
-
-/* One pod of a round; *live is set while it may still log. */
-static int
-round_pod(struct follow_all *fa, const cJSON *pod, int *live,
-    struct rai_err *err)
-{
-	struct pod_follow *pf;
-	int fin = finished(pod);
-
-	if (phase_is(pod, "Pending")) {
-		*live = 1;
-		return 0;
-	}
-	if ((pf = pod_follow_of(fa, pod, err)) == NULL)
-		return -1;
-	pf->seen = 1;
-	if (pf->done)
-		return 0;
-	if (!fin)
-		*live = 1;
-	return read_new(fa, pf, fin, err);
-}
-
-/*
- * One round over the job's pods, the lead first. *live: some pod may
- * still log; *started: some pod has.
- */
-static int
-follow_round(struct follow_all *fa, const char *uid, int *live,
-    int *started, struct rai_err *err)
-{
-	struct pod_follow *pf;
-	const cJSON *p, *lead;
-	cJSON *pods = NULL;
-	int rc = 0;
-
-	*live = 0;
-	if (rai_job_pods(RUNAI_CLIENT(fa->ctx), RUNAI_NS(fa->ctx), uid, &pods,
-	    err) == -1)
-		return retryable(err) ? (rai_err_release(err), *live = 1, 0) :
-		    -1;
-	for (pf = fa->pods; pf != NULL; pf = pf->next)
-		pf->seen = 0;
-	lead = rai_job_chief(pods);
-	if (lead != NULL)
-		rc = round_pod(fa, lead, live, err);
-	cJSON_ArrayForEach(p, pods) {
-		if (rc == -1)
-			break;
-		if (p != lead)
-			rc = round_pod(fa, p, live, err);
-	}
-	cJSON_Delete(pods);
-	if (rc == 0)
-		rc = drop_gone(fa);
-	if (fa->pods != NULL)
-		*started = 1;
-	return rc;
-}
-
-static int
-follow_all_pods(struct rai_ctx *ctx, const char *job,
-    const struct logs_opts *o, struct sink *s)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-	struct follow_all fa = { ctx, o, s, NULL, NULL };
-	struct pod_follow *pf;
-	struct rai_job_view v;
-	long deadline = rai_now_ms() + o->start_timeout * 1000, next;
-	int live, started = 0, said = 0, rc = 0;
-
-	if (rai_job_find(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), RUNAI_PROJECT(ctx),
-	    job, 0, &v, err) == -1)
-		return -1;
-	for (;;) {
-		next = rai_now_ms() + FOLLOW_ALL_MS;
-		if ((rc = follow_round(&fa, v.uid, &live, &started,
-		    err)) == -1)
-			break;
-		if (started && !live)
-			break;
-		if (!started && rai_now_ms() >= deadline) {
-			rc = rai_err_set(err, RAI_E_NOTFOUND, "no pod of job "
-			    "%s has started, please use \"runai describe "
-			    "job\" to get more information.", job);
-			break;
-		}
-		if (!started && !said++)
-			fprintf(stderr, "Waiting for a pod of job %s to "
-			    "start...\n", job);
-		if (next > rai_now_ms())
-			rai_sleep_ms(next - rai_now_ms());
-	}
-	if (s->gone || s->werrno || s->overflow) {
-		rai_err_release(err);
-		rc = sink_result(s, err);
-	}
-	while ((pf = fa.pods) != NULL) {
-		fa.pods = pf->next;
-		pod_follow_free(pf);
-	}
-	rai_job_view_release(&v);
-	return rc;
-}
-
 static int
 cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -885,11 +486,11 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fflush(ctx->out);
 		s.fd = fileno(ctx->out);
 		rai_logs_init(&s.filter, 0, 0);
-		rc = runai_cp_logs(ctx, argv[0], narrowed(o), on_bytes, &s,
+		rc = runai_cp_logs(ctx, argv[0], narrowed(o), logs_on_bytes, &s,
 		    err);
 		if (s.gone || s.werrno || s.overflow) {
 			rai_err_release(err);
-			rc = sink_result(&s, err);
+			rc = logs_sink_result(&s, err);
 		}
 		goto out;
 	}
@@ -897,12 +498,12 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		fflush(ctx->out);
 		s.fd = fileno(ctx->out);
 		rai_logs_init(&s.filter, 0, o->timestamps);
-		rc = o->follow ? follow_all_pods(ctx, argv[0], o, &s) :
-		    all_pods(ctx, argv[0], o, &s);
+		rc = o->follow ? logs_follow_all_pods(ctx, argv[0], o, &s) :
+		    logs_all_pods(ctx, argv[0], o, &s);
 		goto out;
 	}
 	if (wait_for_pod(ctx, argv[0], o, &pod, err) == -1 ||
-	    pick_container(pod, o->container, &container, err) == -1)
+	    logs_pick_container(pod, o->container, &container, err) == -1)
 		goto out;
 	fflush(ctx->out);
 	s.fd = fileno(ctx->out);
@@ -911,14 +512,14 @@ cmd_logs(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (o->follow)
 		rc = follow(ctx, argv[0], pod, container, o, &s);
 	else {
-		path = log_path(RUNAI_NS(ctx), rai_json_str_or(pod,
+		path = logs_path(RUNAI_NS(ctx), rai_json_str_or(pod,
 		    "metadata.name", ""), container, o, NULL);
-		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, on_bytes, &s,
+		rc = kube_stream_raw(RUNAI_CLIENT(ctx), path, logs_on_bytes, &s,
 		    err);
 		free(path);
 		if (s.gone || s.werrno || s.overflow) {
 			rai_err_release(err);
-			rc = sink_result(&s, err);
+			rc = logs_sink_result(&s, err);
 		}
 	}
 out:

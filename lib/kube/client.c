@@ -1361,3 +1361,89 @@ kube_watch_free(struct kube_watch *w)
 	free(w->url);
 	free(w);
 }
+
+/* ---- several raw streams at once ---- */
+
+struct kube_raw {
+	struct kube_client	*c;
+	struct raw_stream	 s;
+	struct rai_http_req	 hr;
+	struct rai_http_stream	*hs;
+	char			*url;
+	int			 ended;
+};
+
+int
+kube_raw_start(struct kube_client *c, const char *path, kube_bytes_fn *fn,
+    void *ud, struct kube_raw **out, struct rai_err *err)
+{
+	struct kube_raw *r = xcalloc(1, sizeof(*r));
+
+	r->c = c;
+	r->url = url_of(c, path);
+	r->s.fn = fn;
+	r->s.ud = ud;
+	r->hr.method = "GET";
+	r->hr.url = r->url;
+	r->hr.accept = STREAM_ACCEPT;
+	/* as kube_stream_raw: the bytes as they come, not gzip */
+	r->hr.flags = RAI_HTTP_IDEMPOTENT | RAI_HTTP_IDENTITY;
+	r->hr.on_data = raw_data;
+	r->hr.on_data_ud = &r->s;
+	if (rai_http_stream_start(c->http, &r->hr, &r->hs, err) == -1) {
+		kube_raw_free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+int
+kube_raws_wait(struct kube_raw *const *rs, size_t n, long wait_ms,
+    struct rai_err *err)
+{
+	struct rai_http_stream **hs;
+	struct rai_http *http = NULL;
+	size_t i;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	hs = xcalloc(n, sizeof(*hs));
+	for (i = 0; i < n; i++)
+		if (rs[i] != NULL && !rs[i]->ended) {
+			hs[i] = rs[i]->hs;
+			http = rs[i]->c->http;
+		}
+	rc = http == NULL ? 0 : rai_http_streams_wait(http, wait_ms, hs, n);
+	free(hs);
+	if (rc == -1)
+		return rai_err_set(err, RAI_E_INTERNAL, "libcurl failed "
+		    "while waiting for stream bytes");
+	return 0;
+}
+
+int
+kube_raw_result(struct kube_raw *r, struct rai_err *err)
+{
+	struct rai_http_resp resp = RAI_HTTP_RESP_INIT;
+	int rc;
+
+	if (r->ended)
+		return 0;
+	rc = rai_http_stream_result(r->c->http, r->hs, &resp, err);
+	rai_http_resp_release(&resp);
+	if (rc != 1)
+		r->ended = 1;
+	return rc;
+}
+
+void
+kube_raw_free(struct kube_raw *r)
+{
+	if (r == NULL)
+		return;
+	rai_http_stream_free(r->c->http, r->hs);
+	free(r->url);
+	free(r);
+}

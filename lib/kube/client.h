@@ -221,4 +221,20 @@ int	 kube_watches_wait(struct kube_watch *const *, size_t n,
 int	 kube_watch_result(struct kube_watch *, struct rai_err *);
 void	 kube_watch_free(struct kube_watch *);
 
+/*
+ * Several raw streams (the follow logs of several pods) read at once,
+ * as the watches above: start each (fn gets its bytes as kube_stream_raw
+ * hands them), call kube_raws_wait, ask each kube_raw_result (1 while it
+ * runs, 0 once it ended cleanly or fn stopped it, -1 with err as
+ * kube_stream_raw fills it). Not retried: the caller starts one again
+ * where it stopped. kube_raw_free stops one.
+ */
+struct kube_raw;
+int	 kube_raw_start(struct kube_client *, const char *path,
+	    kube_bytes_fn *, void *ud, struct kube_raw **, struct rai_err *);
+int	 kube_raws_wait(struct kube_raw *const *, size_t n, long wait_ms,
+	    struct rai_err *);
+int	 kube_raw_result(struct kube_raw *, struct rai_err *);
+void	 kube_raw_free(struct kube_raw *);
+
 #endif

@@ -180,6 +180,41 @@ pod_json() {
 	runai delete lc >/dev/null
 }
 
+@test "logs --all-pods -f reads each pod through one follow stream, not a request a second" {
+	# each pod counts, a line every 0.2 s: ten lines take two seconds,
+	# which a poller (a GET per pod per round) could not bring in one ask
+	runai submit-dist pytorch ls -i busybox --workers 2 -- sh -c \
+		'i=0; while :; do i=$((i + 1)); echo tick $RANK $i; sleep 0.2; done' >/dev/null
+	all_running ls 3
+	local out="$BATS_TEST_TMPDIR/logs" pod n
+	mark_requests
+	runai logs ls --all-pods -f --tail 0 >"$out" 2>"$BATS_TEST_TMPDIR/err" &
+	BG_PID=$!
+	local first
+	for pod in ls-master-0 ls-worker-0 ls-worker-1; do
+		wait_file "$out" "^\\[$pod\\] tick [0-9] [0-9]+\$"
+		first=$(grep -m1 "^\\[$pod\\] " "$out" | awk '{print $4}')
+		wait_file "$out" "^\\[$pod\\] tick [0-9] $((first + 10))\$"
+	done
+	kill "$BG_PID"
+	wait "$BG_PID" || true
+	BG_PID=
+	# per pod: one read of the log so far, then one follow stream
+	for pod in ls-master-0 ls-worker-0 ls-worker-1; do
+		n=$(requests_since_mark | jq -s --arg p "/api/v1/namespaces/$NS/pods/$pod/log" \
+			'[.[] | select(.method == "GET" and .path == $p and .query.follow == ["true"])] | length')
+		[ "$n" = 1 ] || { echo "$pod: $n follow streams" >&2; false; }
+		n=$(requests_since_mark | jq -s --arg p "/api/v1/namespaces/$NS/pods/$pod/log" \
+			'[.[] | select(.method == "GET" and .path == $p and .query.follow == null)] | length')
+		[ "$n" = 1 ] || { echo "$pod: $n plain reads" >&2; false; }
+	done
+	# and every line came once, in order per pod
+	for pod in ls-master-0 ls-worker-0 ls-worker-1; do
+		run -0 bash -c "grep '^\[$pod\] ' '$out' | awk '{print \$4}' | awk 'NR > 1 && \$1 != p + 1 {exit 1} {p = \$1}'"
+	done
+	runai delete ls >/dev/null
+}
+
 tmux_start() {
 	tmux -S "$TMUX_SOCKET" -f /dev/null new-session -d -s t -x 80 -y 24 \
 		"env PATH='$PATH' HOME='$HOME' KUBECONFIG='$KUBECONFIG' PS1='local> ' bash --norc --noprofile"
