@@ -377,11 +377,10 @@ stream_over(struct follow_all *fa, struct pod_follow *pf, int rc,
 	/* ended while the last list saw the pod run: list again first */
 	pf->ended = 1;
 	fa->relist = 1;
-	if (pf->got > 0)
+	if (pf->got > 0) {	/* it brought lines: again soon */
 		pf->attempts = 0;
-	if (pf->got > 0 && pf->attempts == 0)
 		pf->due_ms = rai_now_ms() + 100;
-	else
+	} else
 		pod_backoff(fa, pf);
 	rai_log(RAI_LOG_NOTE, "log stream of pod %s ended; asking again",
 	    pf->name);
