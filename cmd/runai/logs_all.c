@@ -285,6 +285,8 @@ pod_failed(struct follow_all *fa, struct pod_follow *pf, struct rai_err *err)
 		    pf->name, err->message != NULL ? err->message :
 		    "no answer");
 		rai_err_release(err);
+		if (pf->got > 0)	/* it got somewhere: a short wait */
+			pf->attempts = 0;
 		pod_backoff(fa, pf);
 		return 0;
 	}
@@ -315,6 +317,7 @@ pod_prime(struct follow_all *fa, struct pod_follow *pf, struct rai_err *err)
 	char *path = pod_path(fa, pf, 0);
 	int rc;
 
+	pf->got = 0;
 	rc = kube_stream_raw(RUNAI_CLIENT(fa->ctx), path, on_pod_bytes, pf,
 	    err);
 	free(path);

@@ -215,6 +215,33 @@ pod_json() {
 	runai delete ls >/dev/null
 }
 
+@test "logs --all-pods -f through cuts of a worker's log: each line once, the others untouched" {
+	# the worker's log requests are cut three times after a few lines;
+	# the cut read or stream starts again from the last line printed (the
+	# pods wait a little first, so the cuts mostly fall on the streams)
+	sim POST /_sim/faults "{\"path_prefix\":\"/api/v1/namespaces/$NS/pods/lx-worker-0/log\",\"count\":3,\"cut_after_bytes\":200}" >/dev/null
+	runai submit-dist pytorch lx -i busybox --workers 1 -- sh -c \
+		'sleep 3; i=0; while [ $i -lt 60 ]; do i=$((i + 1)); echo tick $RANK $i; sleep 0.05; done; sleep 600' >/dev/null
+	local out="$BATS_TEST_TMPDIR/logs" pod
+	mark_requests
+	runai logs lx --all-pods -f >"$out" 2>"$BATS_TEST_TMPDIR/err" &
+	BG_PID=$!
+	wait_file "$out" '^\[lx-master-0\] tick 0 60$'
+	wait_file "$out" '^\[lx-worker-0\] tick 1 60$'
+	[ "$(sim GET /_sim/faults | jq length)" -eq 0 ]
+	# streams were cut and started again (not only the first reads)
+	[ "$(requests_since_mark | jq -s --arg p "/api/v1/namespaces/$NS/pods/lx-worker-0/log" \
+		'[.[] | select(.path == $p and .query.follow == ["true"])] | length')" -ge 2 ]
+	kill "$BG_PID"
+	wait "$BG_PID" || true
+	BG_PID=
+	for pod in lx-master-0 lx-worker-0; do
+		run -0 bash -c "grep '^\[$pod\] ' '$out' | awk '{print \$4}'"
+		[ "$output" = "$(seq 1 60)" ]
+	done
+	runai delete lx >/dev/null
+}
+
 tmux_start() {
 	tmux -S "$TMUX_SOCKET" -f /dev/null new-session -d -s t -x 80 -y 24 \
 		"env PATH='$PATH' HOME='$HOME' KUBECONFIG='$KUBECONFIG' PS1='local> ' bash --norc --noprofile"
