@@ -1304,6 +1304,24 @@ kube_watch_start(struct kube_client *c, const struct kube_res *res,
 	return 0;
 }
 
+/*
+ * One wait on the side streams gathered in hs (n slots, NULL for the
+ * ended ones; http NULL when none runs), which it frees. what names
+ * the bytes waited for, in the error.
+ */
+static int
+side_streams_wait(struct rai_http *http, struct rai_http_stream **hs,
+    size_t n, long wait_ms, const char *what, struct rai_err *err)
+{
+	int rc = http == NULL ? 0 : rai_http_streams_wait(http, wait_ms, hs, n);
+
+	free(hs);
+	if (rc == -1)
+		return rai_err_set(err, RAI_E_INTERNAL, "libcurl failed "
+		    "while waiting for %s", what);
+	return 0;
+}
+
 int
 kube_watches_wait(struct kube_watch *const *ws, size_t n, long wait_ms,
     struct rai_err *err)
@@ -1311,7 +1329,6 @@ kube_watches_wait(struct kube_watch *const *ws, size_t n, long wait_ms,
 	struct rai_http_stream **hs;
 	struct rai_http *http = NULL;
 	size_t i;
-	int rc;
 
 	if (n == 0)
 		return 0;
@@ -1321,12 +1338,7 @@ kube_watches_wait(struct kube_watch *const *ws, size_t n, long wait_ms,
 			hs[i] = ws[i]->hs;
 			http = ws[i]->c->http;
 		}
-	rc = http == NULL ? 0 : rai_http_streams_wait(http, wait_ms, hs, n);
-	free(hs);
-	if (rc == -1)
-		return rai_err_set(err, RAI_E_INTERNAL, "libcurl failed "
-		    "while waiting for watch events");
-	return 0;
+	return side_streams_wait(http, hs, n, wait_ms, "watch events", err);
 }
 
 int
@@ -1405,7 +1417,6 @@ kube_raws_wait(struct kube_raw *const *rs, size_t n, long wait_ms,
 	struct rai_http_stream **hs;
 	struct rai_http *http = NULL;
 	size_t i;
-	int rc;
 
 	if (n == 0)
 		return 0;
@@ -1415,12 +1426,7 @@ kube_raws_wait(struct kube_raw *const *rs, size_t n, long wait_ms,
 			hs[i] = rs[i]->hs;
 			http = rs[i]->c->http;
 		}
-	rc = http == NULL ? 0 : rai_http_streams_wait(http, wait_ms, hs, n);
-	free(hs);
-	if (rc == -1)
-		return rai_err_set(err, RAI_E_INTERNAL, "libcurl failed "
-		    "while waiting for stream bytes");
-	return 0;
+	return side_streams_wait(http, hs, n, wait_ms, "stream bytes", err);
 }
 
 int
