@@ -26,7 +26,7 @@ DESTDIR		?=
 CC		?= cc
 PKG_CONFIG	?= pkg-config
 PYTHON		?= /usr/bin/python3
-PKGS		:= libcurl libcjson yaml-0.1 openssl libssh2 ncursesw readline zlib
+PKGS		:= libcurl libcjson yaml-0.1 openssl libssh2 ncursesw zlib
 
 CFLAGS		?= -O2 -g
 WARNINGS	:= -std=c99 -Wall -Wextra -Wshadow -Wmissing-prototypes \

@@ -7,7 +7,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config git ca-certificates curl jq openssl
  libcurl4-openssl-dev libcjson-dev libyaml-dev libssl-dev libssh2-1-dev
- libncurses-dev libreadline-dev zlib1g-dev
+ libncurses-dev zlib1g-dev
  python3 python3-cryptography python3-jwt python3-kubernetes python3-jsonschema
  python3-yaml
  bats bats-support bats-assert docker-registry skopeo apache2-utils

@@ -24,8 +24,6 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include <readline/readline.h>
-
 #include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/file.h"
@@ -186,27 +184,30 @@ runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
 	return rc;
 }
 
-/* "Username: " with line editing (readline) on the terminal. */
+/*
+ * "Username: " on the terminal, echoed, with the terminal's own line
+ * editing (erase, kill, word erase), as at ssh's or sudo's prompts.
+ * readline gave arrow keys here, but every run of runai paid for
+ * loading it (about 350 KB of memory) for this one prompt.
+ */
 int
-runai_prompt_username(char **out, struct rai_err *err)
+runai_prompt_username(long timeout_ms, char **out, struct rai_err *err)
 {
-	FILE *tty = fopen("/dev/tty", "r+e");
-	char *line;
+	int fd, rc;
 
-	if (tty == NULL)
+	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
 		return rai_err_set(err, RAI_E_USAGE, "no terminal to ask for the "
 		    "user name; use --username");
-	rl_instream = tty;
-	rl_outstream = tty;
-	line = readline("Username: ");
-	rl_instream = rl_outstream = NULL;
-	fclose(tty);
-	if (line == NULL || *line == '\0') {
-		free(line);
+	say(fd, "Username: ");
+	rc = runai_read_secret_line(fd, timeout_ms, out, err);
+	close(fd);
+	if (rc == 0 && **out == '\0') {
+		free(*out);
+		*out = NULL;
 		return rai_err_set(err, RAI_E_USAGE, "no user name was entered");
 	}
-	*out = line;
-	return 0;
+	return rc;
 }
 
 /* ---- flows ---- */
@@ -229,7 +230,7 @@ flow_cli(struct login *l, struct rai_err *err)
 		    "--username");
 	if (l->o->username != NULL)
 		user = xstrdup(l->o->username);
-	else if (runai_prompt_username(&user, err) == -1)
+	else if (runai_prompt_username(timeout_ms(l), &user, err) == -1)
 		return -1;
 	if (l->o->password_stdin)
 		rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &pw,

@@ -276,7 +276,7 @@ int	runai_whoami_cp(struct rai_ctx *, const char *output);
 int	runai_read_secret_line(int fd, long timeout_ms, char **out,
 	    struct rai_err *);
 int	runai_prompt_password(long timeout_ms, char **out, struct rai_err *);
-int	runai_prompt_username(char **out, struct rai_err *);
+int	runai_prompt_username(long timeout_ms, char **out, struct rai_err *);
 /* The lines "runai version" adds: the mode and the control plane. */
 extern const struct rai_cmd runai_cmd_version;
 /* list_jobs.c and list_projects.c: the tables both modes print. */

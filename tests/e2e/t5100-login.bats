@@ -310,7 +310,7 @@ remote_browser_login() {
 	stderr_has "is not an http://127.0.0.1"
 }
 
-@test "cli flow on a terminal: prompts for the user name and the password, no echo" {
+@test "cli flow on a terminal: prompts for the user name (erase works) and the password, no echo" {
 	command -v tmux >/dev/null || skip "tmux not installed"
 	sock=rai-login-$$
 	tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 40 \
@@ -325,7 +325,8 @@ remote_browser_login() {
 	}
 	ok=0
 	if waitpane 'Username:'; then
-		tmux -L "$sock" send-keys alice Enter
+		# the terminal's own erase key edits the line
+		tmux -L "$sock" send-keys alicx BSpace e Enter
 		if waitpane 'Password:'; then
 			tmux -L "$sock" send-keys alice-pw Enter
 			waitpane 'EXIT=' && ok=1
@@ -337,6 +338,31 @@ remote_browser_login() {
 	[[ $screen == *"Logged in successfully"* && $screen == *"EXIT=0"* ]]
 	[[ $screen != *"alice-pw"* ]]
 	jwt_payload "$(kc_oidc id-token)" | jq -e '.sub == "alice"'
+}
+
+@test "cli flow: no terminal and no --username, or an empty user name, is one line" {
+	run -2 --separate-stderr setsid -w runai login --auth-flow cli </dev/null
+	[ "$stderr" = "runai: error: no terminal to ask for the user name; use --username" ]
+	command -v tmux >/dev/null || skip "tmux not installed"
+	sock=rai-login-eof-$$
+	tmux -L "$sock" -f /dev/null new-session -d -x 160 -y 40 \
+		"runai login --auth-flow cli; echo EXIT=\$?; sleep 60"
+	tpid=$(tmux -L "$sock" display -p '#{pid}')
+	local i screen=
+	for i in $(seq 1 100); do
+		screen=$(tmux -L "$sock" capture-pane -p)
+		[[ $screen == *Username:* ]] && break
+		sleep 0.1
+	done
+	tmux -L "$sock" send-keys C-d
+	for i in $(seq 1 100); do
+		screen=$(tmux -L "$sock" capture-pane -p)
+		[[ $screen == *EXIT=* ]] && break
+		sleep 0.1
+	done
+	kill "$tpid" 2>/dev/null || true
+	[[ $screen == *"runai: error: no user name was entered"* && $screen == *"EXIT=2"* ]]
+	[[ $screen != *Password:* ]]
 }
 
 @test "runai-adm uses and refreshes the same login" {

@@ -30,7 +30,7 @@ Section: admin"
 	# Depends: what the programs link, as dpkg-shlibdeps computed it
 	run -0 dpkg-deb -f "$DEB" Depends
 	local lib
-	for lib in libc6 libcurl4 libcjson1 libyaml-0-2 libssh2-1 libssl3 libncursesw6 libreadline8 zlib1g; do
+	for lib in libc6 libcurl4 libcjson1 libyaml-0-2 libssh2-1 libssl3 libncursesw6 zlib1g; do
 		assert_output --partial "$lib"
 	done
 	run -0 dpkg-deb -c "$DEB"
