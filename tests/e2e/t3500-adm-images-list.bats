@@ -250,9 +250,12 @@ print([m for m in t.getmembers() if m.name.endswith("/layer.tar") and m.isfile()
 	head -c "$(($(stat -c %s bundle.tar.gz) / 2))" bundle.tar.gz >short.tar.gz
 	run -1 --separate-stderr runai-adm images list short.tar.gz
 	stderr_has "'short.tar.gz' is truncated: the gzip stream ends early"
-	run -1 --separate-stderr env TMPDIR="$PWD/no-such-dir" runai-adm images list bundle.tar.gz
-	stderr_has "no-such-dir"
-	stderr_has "hint: set TMPDIR"
+	# (valgrind keeps its own files in $TMPDIR: under it, not this part)
+	if [ "${RAI_VALGRIND:-0}" = 0 ]; then
+		run -1 --separate-stderr env TMPDIR="$PWD/no-such-dir" runai-adm images list bundle.tar.gz
+		stderr_has "no-such-dir"
+		stderr_has "hint: set TMPDIR"
+	fi
 	# the other compressions are named, with the command that undoes them
 	printf '\x28\xb5\x2f\xfd' >z.tar
 	cat "$D/legacy.tar" >>z.tar

@@ -635,11 +635,12 @@ job/ws1"
 
 @test "the control plane down: one clear line" {
 	cp_login
-	cp_settings '{"downSeconds": 3}'
+	# down long enough for a run under valgrind to start and ask
+	cp_settings "{\"downSeconds\": $((3 * TIME_SCALE))}"
 	run -1 runai list jobs -p team-a
 	assert_equal "${#lines[@]}" 1
 	assert_output --regexp "^runai: error: .*${CP_URL#http://}"
-	sleep 3
+	sleep $((3 * TIME_SCALE))
 	run -0 runai list jobs -p team-a
 }
 

@@ -1,6 +1,7 @@
 """Injected faults: make the next N matching requests misbehave.
 
-A fault matches on a path prefix (and optionally a method) and is used up
+A fault matches on a path prefix (and optionally a method and query
+parameters) and is used up
 after `count` requests. What it does, in order: wait `delay` seconds;
 then either answer `status` with a chosen body (a Status, an HTML page,
 nothing, garbage, or a body cut short of its Content-Length), or (no
@@ -24,6 +25,12 @@ class Fault:
             raise bad_request("a fault is a JSON object")
         self.path_prefix = spec.get("path_prefix", "/")
         self.method = (spec.get("method") or "").upper() or None
+        # {"follow": "true"}: only requests whose query has each of these
+        # (a log's follow stream, not its plain reads)
+        self.query = spec.get("query") or {}
+        if not isinstance(self.query, dict) or not all(
+                isinstance(v, str) for v in self.query.values()):
+            raise bad_request("fault query must map names to strings")
         self.count = int(spec.get("count", 1))
         self.status = int(spec["status"]) if spec.get("status") is not None else None
         self.retry_after = spec.get("retry_after")
@@ -43,8 +50,11 @@ class Fault:
         if not self.path_prefix.startswith("/") or self.count < 1:
             raise bad_request("fault needs a path_prefix starting with / and count >= 1")
 
-    def matches(self, method, path):
-        return path.startswith(self.path_prefix) and self.method in (None, method)
+    def matches(self, method, path, query=None):
+        """query: the request's parse_qs dict (name -> list of values)."""
+        query = query or {}
+        return (path.startswith(self.path_prefix) and self.method in (None, method)
+                and all(v in query.get(k, ()) for k, v in self.query.items()))
 
     def hold(self, sleep):
         """Sleeps the delay with sleep(seconds), counting who waits in it."""
@@ -68,6 +78,8 @@ class Fault:
         for key in ("method", "status", "retry_after", "message", "cut_after_bytes"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
+        if self.query:
+            out["query"] = dict(self.query)
         if self.delay:
             out["delay"] = self.delay
             out["most_waiting"] = self.most_waiting
@@ -95,11 +107,11 @@ class FaultInjector:
         with self._lock:
             return [f.to_json() for f in self._faults]
 
-    def take(self, method, path):
+    def take(self, method, path, query=None):
         """The first fault matching this request, used up by one; or None."""
         with self._lock:
             for fault in self._faults:
-                if fault.matches(method, path):
+                if fault.matches(method, path, query):
                     fault.count -= 1
                     if fault.count <= 0:
                         self._faults.remove(fault)

@@ -288,7 +288,7 @@ class Handler(BaseHTTPRequestHandler):
             raise ApiError(404, "NotFound", "no /_sim route %s %s" % (self.command, self.req_path))
 
     def _serve_api(self):
-        fault = self.sim.faults.take(self.command, self.req_path)
+        fault = self.sim.faults.take(self.command, self.req_path, self.query)
         if fault is not None and self._apply_fault(fault):
             return
         self.identity = self.sim.authn.authenticate(self.headers.get("Authorization"),

@@ -6,6 +6,7 @@ import threading
 import unittest
 
 import support  # noqa: F401  (sys.path)
+from kubesim.errors import ApiError
 from kubesim.faults import FaultInjector
 
 
@@ -18,6 +19,23 @@ class FaultCounts(unittest.TestCase):
         self.assertIsNotNone(inj.take("GET", "/api/v1/nodes"))
         self.assertIsNone(inj.take("GET", "/api/v1/nodes"))
         self.assertEqual(inj.list(), [])
+
+    def test_query_matches_only_requests_holding_each_parameter(self):
+        inj = FaultInjector()
+        inj.add({"path_prefix": "/api/v1/namespaces/a/pods/p/log", "count": 1,
+                 "query": {"follow": "true"}, "cut_after_bytes": 10})
+        path = "/api/v1/namespaces/a/pods/p/log"
+        self.assertIsNone(inj.take("GET", path))
+        self.assertIsNone(inj.take("GET", path, {"follow": ["false"]}))
+        self.assertEqual(inj.list()[0]["query"], {"follow": "true"})
+        self.assertIsNotNone(inj.take("GET", path, {"follow": ["true"], "tailLines": ["5"]}))
+        self.assertEqual(inj.list(), [])
+
+    def test_query_must_map_names_to_strings(self):
+        with self.assertRaises(ApiError):
+            FaultInjector().add({"path_prefix": "/x", "query": {"follow": True}})
+        with self.assertRaises(ApiError):
+            FaultInjector().add({"path_prefix": "/x", "query": ["follow"]})
 
     def test_most_waiting_is_the_peak_of_requests_inside_the_delay(self):
         inj = FaultInjector()

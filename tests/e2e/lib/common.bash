@@ -23,6 +23,10 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 # under valgrind a TLS handshake alone can take a second.
 # shellcheck disable=SC2034 # read by the test files
 TIME_SCALE=$(( ${RAI_VALGRIND:-0} == 1 ? 5 : 1 ))
+# scaled SECONDS: SECONDS (a decimal, as rntop's -d takes) times TIME_SCALE
+scaled() {
+	awk -v s="$1" -v k="$TIME_SCALE" 'BEGIN { print s * k }'
+}
 KUBECTL_132=${KUBECTL_132:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 
 # Point every per-user location into the test's own directory.
