@@ -168,15 +168,15 @@ mask_age() {
 }
 
 @test "list --watch prints the list again when a job changes" {
-	timeout 6 runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	timeout $((6 * TIME_SCALE)) runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
 	local pid=$! i
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
 		sleep 0.1
 	done
 	sleep 0.5
 	sim POST /_sim/seed '{"apiVersion":"run.ai/v1","kind":"RunaiJob","metadata":{"name":"late","namespace":"runai-team-b"},"spec":{"template":{"spec":{"schedulerName":"runai-scheduler","containers":[{"name":"late","image":"img:late"}]}}}}' >/dev/null
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		grep -q job/late "$BATS_TEST_TMPDIR/watch" && break
 		sleep 0.1
 	done
