@@ -254,7 +254,7 @@ last_is() {
 	echo "@app $(uuid 3 0), 301, 1000" >>"$f"
 	sshd_start n3 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
 		--env "FAKE_NVSMI_LOG=$(sshd_dir n3)/fake.log"
-	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n3"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d "$(scaled 0.3)" "127.0.0.1:$PORT_n3"
 	run -0 jq -c '.hosts[0] | [.status, .mode, .gpus[0].memory_used, .driver]' <<<"${lines[19]}"
 	assert_output '["ok","stream",4096,"580.159.04"]'
 	# every run the channel started has ended and logged itself
@@ -283,7 +283,7 @@ last_is() {
 	echo "@app $(uuid 4 0), 401, 4000" >>"$f"
 	sshd_start n4 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
 		--env "FAKE_NVSMI_LOG=$(sshd_dir n4)/fake.log"
-	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n4"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d "$(scaled 0.3)" "127.0.0.1:$PORT_n4"
 	local first=${lines[0]} last=${lines[19]}
 	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[]?.pid]]' <<<"$first"
 	assert_output '[4096,[401]]'
@@ -310,7 +310,7 @@ last_is() {
 	echo "@app $(uuid 5 0), 501, 500" >>"$f"
 	sshd_start n5 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
 		--env "FAKE_NVSMI_LOG=$(sshd_dir n5)/fake.log"
-	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d 0.3 "127.0.0.1:$PORT_n5"
+	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d "$(scaled 0.3)" "127.0.0.1:$PORT_n5"
 	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[].pid]]' <<<"${lines[19]}"
 	assert_output '[0,[501]]'
 	fakes_gone n5
@@ -385,7 +385,7 @@ tmux_rntop() {
 
 wait_pane() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		tmux -L "$TSOCK" capture-pane -p | grep -Eq -- "$1" && return 0
 		sleep 0.05
 	done
@@ -398,7 +398,10 @@ wait_pane() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	own_args
 	tmux_rntop
-	wait_pane "IDLE 0m0[1-9]s"
+	# both hosts in (under valgrind node-1's session may come seconds
+	# after node-2's GPU has turned idle), then the idle flag
+	wait_pane '^node-1 +ok '
+	wait_pane "IDLE 0m[0-5][0-9]s"
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^ Projects +PROJECT +ALLOCATED +IN USE +UTIL +IDLE +DESERVED'
 	assert_line --regexp '^team-a +1\.50 +1\.50 +73% +0\.00 +4$'
@@ -407,7 +410,7 @@ wait_pane() {
 	assert_line --regexp '^node-1 +ok +4 .* 580\.159\.04 '
 	assert_line --regexp '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a/frac-a\(0\.5\) team-b/frac-b\(0\.5\)'
 	assert_line --regexp '^node-2 +3 NVIDIA H100 80GB HBM3 +55% - +UNMANAGED'
-	assert_line --regexp '^node-2 +1 NVIDIA H100 80GB HBM3 +0% team-d/notebook-d +IDLE 0m0[1-9]s'
+	assert_line --regexp '^node-2 +1 NVIDIA H100 80GB HBM3 +0% team-d/notebook-d +IDLE 0m[0-5][0-9]s'
 	# k: back to history and memory, no Projects
 	tmux -L "$TSOCK" send-keys k
 	wait_pane '^ GPUs +HOST +IDX +NAME +UTIL +HISTORY'
@@ -447,7 +450,7 @@ wait_pane() {
 	# a pod takes node-1's free GPU 3 while the screen is paused
 	PAUSE_POD=$(make_pod runai-team-b late-b node-1 '{"project":"team-b","release":"late-b"}' '{}' 1)
 	[[ $PAUSE_POD =~ ^[0-9a-f-]{36}$ ]]
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		tail -n 8 "$log" | grep -q ',late-b,' && break
 		sleep 0.05
 	done
