@@ -202,13 +202,16 @@ rss_kib() {
 	runai exec web8 -- sh -c 'head -c 104857600 /dev/zero >big'
 	start_pf web8 --port ":$port"
 	get index.txt >/dev/null
-	local base now
+	# under valgrind the RSS is valgrind's, whose shadow memory and code
+	# cache grow with the traffic; 64 MiB still catches holding what the
+	# pod sends (100 MiB)
+	local base now slack=$((TIME_SCALE == 1 ? 16384 : 65536))
 	base=$(rss_kib "$PF_PID")
 	# the pod sends faster than this reader takes: runai must not hold the difference
 	curl -s -m 4 --limit-rate 512K -o "$BATS_TEST_TMPDIR/slow" "http://127.0.0.1:$PF_LOCAL/big" 3>&- || true
 	now=$(rss_kib "$PF_PID")
 	echo "download: runai RSS $base KiB before, $now KiB after; $(stat -c %s "$BATS_TEST_TMPDIR/slow") bytes read"
-	[ "$now" -lt $((base + 16384)) ]
+	[ "$now" -lt $((base + slack)) ]
 	kill -INT "$PF_PID"
 	wait "$PF_PID"
 	# a server that accepts and never reads: what is sent to it must be held back
@@ -234,7 +237,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	echo "upload: runai RSS $base KiB before, $now KiB after; $(cat "$BATS_TEST_TMPDIR/sent") bytes sent; stderr:"
 	cat "$BATS_TEST_TMPDIR/pf.err"
 	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ]
-	[ "$now" -lt $((base + 16384)) ]
+	[ "$now" -lt $((base + slack)) ]
 	# the sender was held back: far less than the 100 MiB left it
 	[ "$(cat "$BATS_TEST_TMPDIR/sent")" -lt 52428800 ]
 	kill -0 "$PF_PID"
