@@ -49,10 +49,10 @@ screen() {
 	tmux -L "$TSOCK" capture-pane -p "$@"
 }
 
-# wait_screen REGEX: waits up to 10 s for the pane to show it.
+# wait_screen REGEX: waits up to 10 s (times TIME_SCALE) for the pane to show it.
 wait_screen() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		screen | grep -Eq -- "$1" && return 0
 		sleep 0.05
 	done
@@ -63,7 +63,8 @@ wait_screen() {
 
 # Starts rntop in the pane on h100, models and a dead port.
 start_rntop() {
-	local cmd="rntop -F /dev/null -i $SSH_KEY --known-hosts $KNOWN_HOSTS -d 0.3 $*"
+	# -t scaled: under valgrind the SSH key exchanges alone take seconds
+	local cmd="rntop -F /dev/null -i $SSH_KEY --known-hosts $KNOWN_HOSTS -d 0.3 -t $((10 * TIME_SCALE)) $*"
 	cmd+=" 127.0.0.1:$PORT_h100 127.0.0.1:$PORT_models 127.0.0.1:$DEAD_PORT; echo EXIT=\$?"
 	tmux_start
 	keys "$cmd" Enter
@@ -151,7 +152,7 @@ $(printf '127.0.0.1:%s\n' "$PORT_h100" "$PORT_models" | sort)"
 	rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" -d 0.3 \
 		"127.0.0.1:$PORT_h100" >"$BATS_TEST_TMPDIR/lines" 2>&1 </dev/null &
 	local pid=$! rc=0 _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/lines" ] && break
 		sleep 0.05
 	done
