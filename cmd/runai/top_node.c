@@ -178,12 +178,19 @@ print_table(struct rai_ctx *ctx, const struct rai_node_list *nl,
 	rai_table_free(t);
 }
 
-/* Idle for how long: now minus the last busy time, "-" when unknown. */
+/*
+ * Idle for how long: now minus the last busy time, "-" when unknown. A
+ * last busy time after our now (the exporter's clock ahead of ours, or
+ * a sample taken while the query ran) means busy now: 0s, not the
+ * "<invalid>" an age in the future reads as.
+ */
 static const char *
 idle_time(double busy, time_t now, char buf[16])
 {
 	if (isnan(busy) || busy <= 0)
 		return "-";
+	if (busy > (double)now)
+		busy = (double)now;
 	return rai_out_age((time_t)busy, now, buf);
 }
 

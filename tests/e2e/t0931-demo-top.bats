@@ -49,4 +49,9 @@ setup() {
 	[ "$(grep -cE '^[0-7] +[0-9.]+% +80 GiB ' <<<"$output")" -eq 16 ]
 	assert_output --regexp $'\n[0-7] +[1-9][0-9]*\.[0-9]% +80 GiB +[0-9.]+ GiB \([0-9.]+%\) +0s'
 	assert_output --regexp $'\n[0-7] +0\.0% +80 GiB +0 B \(0\.0%\)'
+	# asked for an earlier moment, Prometheus has no sample from after it:
+	# a busy GPU was last busy then
+	local at=$(($(date +%s) - 100)) q=runai_node_gpu_last_not_idle_time
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/monitoring/services/http:kube-prometheus-stack-prometheus:9090/proxy/api/v1/query?query=$q&time=$at"
+	jq -e --argjson at "$at" '[.data.result[].value[1] | tonumber] | max | . > 0 and . <= $at' <<<"$output"
 }

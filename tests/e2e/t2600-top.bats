@@ -106,6 +106,17 @@ GPU  UTILIZATION  MEMORY  MEMORY USAGE    IDLE TIME
 	[ -z "$stderr" ]
 }
 
+@test "top node -d: a GPU last busy after our clock reads (the exporter's ahead) is idle 0s" {
+	local gpu1='"labels": {"node": "node-1", "gpu": "1"}'
+	sim POST /_sim/metrics "{\"metric\": \"runai_node_gpu_last_not_idle_time\", $gpu1,
+		\"value\": $(($(date +%s) + 120))}" >/dev/null
+	run -0 --separate-stderr runai top node node-1 -d
+	# (unknown again, as the other tests expect)
+	sim POST /_sim/metrics "{\"metric\": \"runai_node_gpu_last_not_idle_time\", $gpu1, \"value\": 0}" >/dev/null
+	assert_line --regexp '^1 +50\.0% +80 GiB +20 GiB \(25\.0%\) +0s$'
+	refute_output --partial "<invalid>"
+}
+
 @test "top node with an unknown name fails and lists the nodes" {
 	run -1 --separate-stderr runai top node nope
 	[ -z "$output" ]

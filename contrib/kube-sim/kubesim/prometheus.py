@@ -96,10 +96,11 @@ def _gpu_use(store, pods, now):
     return nodes, per_pod
 
 
-def _computed(sim, metric):
+def _computed(sim, metric, at=None):
     """A running pod uses the CPU and memory it requested; its GPUs follow
-    the load model."""
-    store, now = sim.store, time.time()
+    the load model. at: the query's evaluation time; no sample is from
+    after it (a GPU busy now was last busy then, not later)."""
+    store, now = sim.store, time.time() if at is None else min(time.time(), at)
     pods = _running_pods(store)
     gpu_nodes, gpu_pods = _gpu_use(store, pods, now) if "gpu" in metric else ({}, {})
     out = []
@@ -122,7 +123,7 @@ def _computed(sim, metric):
                     "runai_node_gpu_utilization": util,
                     "runai_node_gpu_total_memory": total,
                     "runai_node_gpu_used_memory": used,
-                    "runai_node_gpu_last_not_idle_time": now if util else sim.started,
+                    "runai_node_gpu_last_not_idle_time": now if util else min(sim.started, now),
                 }.get(metric)
                 if value is not None:
                     out.append((gl, value))
@@ -205,7 +206,7 @@ def _answer_query(handler, sim):
     if error is not None:
         return _prom_error(handler, "execution", error)
     if metric not in _explicit:
-        samples = _computed(sim, metric)
+        samples = _computed(sim, metric, at)
     result = []
     for labels, value in samples:
         if all(labels.get(k) == v for k, v in matchers.items()):
@@ -254,7 +255,10 @@ def _set_metrics(body):
                 continue
             labels = {str(k): str(v) for k, v in (item.get("labels") or {}).items()}
             value = float(item.get("value", 0))
-            _explicit.setdefault(item["metric"], []).append((labels, value))
+            # one sample per label set, as in a Prometheus vector: a new
+            # value for the same labels replaces the old
+            samples = [(l, v) for l, v in _explicit.get(item["metric"], []) if l != labels]
+            _explicit[item["metric"]] = samples + [(labels, value)]
     return _list_metrics()
 
 
