@@ -335,10 +335,10 @@ oidc_device_approve() {
 	}
 }
 
-# wait_for_match FILE REGEX [SECONDS]: waits (10 s by default) until a
-# line of FILE matches; prints the first match.
+# wait_for_match FILE REGEX [SECONDS]: waits (10 s by default; times
+# TIME_SCALE) until a line of FILE matches; prints the first match.
 wait_for_match() {
-	local f=$1 re=$2 n=$((${3:-10} * 20)) i
+	local f=$1 re=$2 n=$((${3:-10} * 20 * TIME_SCALE)) i
 	for ((i = 0; i < n; i++)); do
 		if [ -f "$f" ] && grep -qE "$re" "$f"; then
 			grep -oE "$re" "$f" | head -n 1
