@@ -78,7 +78,8 @@ user_password(const struct runai_cp_login *l, char **user, char **pw,
 		return rai_err_set(err, RAI_E_USAGE, "--secret-file and "
 		    "--secret-stdin go with --client-id (an access key)");
 	*user = l->username != NULL ? xstrdup(l->username) : NULL;
-	if (*user == NULL && runai_prompt_username(l->timeout_ms, user, err) == -1)
+	if (*user == NULL &&
+	    runai_prompt_username(l->timeout_ms, user, err) == -1)
 		return -1;
 	return secret_input(l->password_stdin, l->timeout_ms,
 	    "--password-stdin", pw, err);
