@@ -225,9 +225,13 @@ add_owner_fields(cJSON *o, const struct rntop_gpu_own *own,
 	}
 	cJSON_AddNumberToObject(o, "processes_outside_pods", own->foreign);
 	cJSON_AddBoolToObject(o, "idle", f->idle);
+	/*
+	 * Hundredths cut, not rounded: 1,999 ms must not read 2.00 beside
+	 * "idle": false under --idle-after 2s.
+	 */
 	if (f->low_since != 0)
 		cJSON_AddNumberToObject(o, "idle_for",
-		    round2((double)rntop_owners_idle_for(f, now) / 1000));
+		    (double)(rntop_owners_idle_for(f, now) / 10) / 100);
 	else
 		cJSON_AddNullToObject(o, "idle_for");
 	cJSON_AddBoolToObject(o, "unmanaged", f->unmanaged);
