@@ -149,8 +149,11 @@ teardown() {
 
 OWN_ARGS=()
 own_args() {
+	# -t scaled (10 s is the default): under valgrind on a busy machine a
+	# stream's sample can come later than that, and a restart would ask
+	# for the inventory again
 	OWN_ARGS=(-F "$BATS_FILE_TMPDIR/ssh_config" -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" --no-agent
-		--kubeconfig "$KUBESIM_KUBECONFIG")
+		--kubeconfig "$KUBESIM_KUBECONFIG" -t $((10 * TIME_SCALE)))
 }
 
 # owners JSON HOST: "[GPU index: project/job/ns/pod share procs ...]" lines.
