@@ -196,7 +196,7 @@ last_is() {
 	rntop "${OWN_ARGS[@]}" --batch -d 0.5 --idle-after 2s node-1 node-2 >"$BATS_TEST_TMPDIR/b.jsonl" 2>"$BATS_TEST_TMPDIR/err" &
 	RNTOP_PID=$!
 	# notebook-d's GPU (node-2 GPU 1, utilization 0) is idle only after 2 s
-	for _ in $(seq 1 60); do
+	for _ in $(seq 1 $((60 * TIME_SCALE))); do
 		last_is "$BATS_TEST_TMPDIR/b.jsonl" '.hosts[1].gpus[1].idle' && break
 		sleep 0.25
 	done
@@ -208,7 +208,7 @@ last_is() {
 	assert_output 1
 	# the watch: notebook-d goes, and its GPU has no owner any more
 	kube_api --fail -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai-team-d/pods/notebook-d" >/dev/null
-	for _ in $(seq 1 60); do
+	for _ in $(seq 1 $((60 * TIME_SCALE))); do
 		last_is "$BATS_TEST_TMPDIR/b.jsonl" '.hosts[1].gpus[1].owners == []' && break
 		sleep 0.25
 	done
@@ -502,7 +502,9 @@ wait_pane() {
 @test "the screen: pods forbidden is one line in Cluster, the nodes and GPUs go on" {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	own_args
-	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403}' >/dev/null
+	# forbidden for as long as the test looks (a slow run would see a
+	# retry after one refusal succeed)
+	sim POST /_sim/faults '{"path_prefix": "/api/v1/pods", "status": 403, "count": 100000}' >/dev/null
 	tmux_rntop
 	wait_pane "cluster: cannot list pods \(Forbidden\): forbidden: injected fault"
 	wait_pane "2/2 hosts, 8 GPUs, 0 unknown"
@@ -513,4 +515,5 @@ wait_pane() {
 	[ "$(tmux -L "$TSOCK" capture-pane -p | grep -c 'cannot list pods')" -eq 1 ]
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
+	sim DELETE /_sim/faults >/dev/null
 }
