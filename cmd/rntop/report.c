@@ -229,11 +229,14 @@ add_owner_fields(cJSON *o, const struct rntop_gpu_own *own,
 	 * Hundredths cut, not rounded: 1,999 ms must not read 2.00 beside
 	 * "idle": false under --idle-after 2s.
 	 */
-	if (f->low_since != 0)
+	if (f->low_since != 0) {
+		long long ms = rntop_owners_idle_for(f, now);
+
 		cJSON_AddNumberToObject(o, "idle_for",
-		    (double)(rntop_owners_idle_for(f, now) / 10) / 100);
-	else
+		    (double)(ms - ms % 10) / 1000);
+	} else {
 		cJSON_AddNullToObject(o, "idle_for");
+	}
 	cJSON_AddBoolToObject(o, "unmanaged", f->unmanaged);
 }
 
