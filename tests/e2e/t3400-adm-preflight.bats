@@ -638,7 +638,9 @@ EOF
 	SECONDS=0
 	run -1 in_dns runai-adm preflight --no-report --timeout 1 --only net.dns.host \
 		--domain runai.example.com -o json
-	[ "$SECONDS" -lt 4 ]
+	# valgrind's start-up alone can take seconds; 10 still ends well
+	# before the resolver's own 15
+	[ "$SECONDS" -lt $((TIME_SCALE == 1 ? 4 : 10)) ]
 	[ "$(jq -r '.checks[0].status' <<<"$output")" = FAIL ]
 	[ "$(jq -r '.checks[0].message' <<<"$output")" = "cannot resolve 'runai.example.com': no answer within 1s" ]
 }
@@ -748,7 +750,7 @@ while True: c.append(s.accept()[0])' "$port" </dev/null >/dev/null 2>&1 &
 	EP="127.0.0.1:$port"
 	SECONDS=0
 	check net.tls.live --domain runai.example.com --tls-endpoint "$EP" --timeout 1
-	[ "$SECONDS" -lt 4 ]
+	[ "$SECONDS" -lt $((TIME_SCALE == 1 ? 4 : 10)) ]
 	[ "$STATUS" = FAIL ]
 	[[ "$MSG" == *"TLS handshake with 127.0.0.1 port $port: no answer within 1s"* ]]
 }
