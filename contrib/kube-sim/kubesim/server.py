@@ -11,7 +11,6 @@ start_chunked, write_chunk, end_chunked, fault_cut_after, and the raw
 rfile / wfile / connection for a WebSocket upgrade.
 """
 
-import gzip
 import json
 import select
 import socket
@@ -22,6 +21,7 @@ import time
 import traceback
 import urllib.parse
 import uuid
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from kubesim import api, auth, protobuf
@@ -31,6 +31,7 @@ from kubesim.reqlog import body_for_log
 MAX_BODY = 3 * 1024 * 1024          # kube-apiserver's request size limit
 MAX_SIM_BODY = 256 * 1024 * 1024    # /_sim/seed may carry big fixtures
 GZIP_THRESHOLD = 128 * 1024         # kube-apiserver compresses above this
+WRITE_BATCH = 64 * 1024             # bytes per write of a body sent in parts
 IDLE_TIMEOUT = 120                  # seconds a silent connection is kept
 HANDSHAKE_TIMEOUT = 10
 
@@ -375,14 +376,19 @@ class Handler(BaseHTTPRequestHandler):
     def send_text(self, code, text, content_type="text/plain; charset=utf-8"):
         self.send_bytes(code, text.encode("utf-8"), content_type)
 
-    def _gzip_ok(self, body):
-        return (len(body) > GZIP_THRESHOLD and self.fault is None
+    def _gzip_ok(self, length):
+        return (length > GZIP_THRESHOLD and self.fault is None
                 and "gzip" in self.headers.get("Accept-Encoding", ""))
 
     def send_bytes(self, code, body, content_type, headers=None):
+        """Sends body: bytes, or a list of byte strings sent as their
+        concatenation (a list's items, see api._list_json)."""
+        parts = [body] if isinstance(body, bytes) else body
+        if self.fault is not None and len(parts) > 1:
+            parts = [b"".join(parts)]  # a fault cuts or trickles one body
         encoding = None
-        if self._gzip_ok(body):
-            body, encoding = gzip.compress(body, compresslevel=1), "gzip"
+        if self._gzip_ok(sum(map(len, parts))):
+            parts, encoding = _gzip_parts(parts), "gzip"
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self._common_headers()
@@ -390,10 +396,29 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", encoding)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Content-Length", str(sum(map(len, parts))))
         self.end_headers()
-        if self.command != "HEAD":
-            self._write_body(body)
+        if self.command == "HEAD":
+            return
+        if len(parts) == 1:
+            self._write_body(parts[0])
+        else:
+            self._write_parts(parts)
+
+    def _write_parts(self, parts):
+        """Writes the parts in batches of about WRITE_BATCH bytes: fewer
+        TLS records than one write each, and no buffer the size of the
+        whole body (allocating megabytes at once costs more than the
+        copying itself)."""
+        batch, size = [], 0
+        for part in parts:
+            batch.append(part)
+            size += len(part)
+            if size >= WRITE_BATCH:
+                self.wfile.write(b"".join(batch))
+                batch, size = [], 0
+        if batch:
+            self.wfile.write(b"".join(batch))
 
     def _write_body(self, body):
         """Writes a response body, as any armed fault wants it."""
@@ -470,6 +495,15 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except _CLIENT_GONE + (OSError, ValueError):
             self.close_connection = True
+
+
+def _gzip_parts(parts):
+    """The gzip member of the parts' concatenation, compressed part by
+    part (level 1, as kube-apiserver's compression is fast)."""
+    z = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    out = [z.compress(part) for part in parts]
+    out.append(z.flush())
+    return [chunk for chunk in out if chunk]
 
 
 def _fault_message(code):

@@ -29,7 +29,7 @@ class ListCache(unittest.TestCase):
         res = self.store.registry.known(gvr)
         objs = self.store.select(gvr, ns)
         meta = {"resourceVersion": str(self.store.current_rv())}
-        got = api._list_json(self.store, res, objs, meta)
+        got = b"".join(api._list_json(self.store, res, objs, meta))
         self.assertEqual(got, whole(res, objs, meta))
         return json.loads(got)
 

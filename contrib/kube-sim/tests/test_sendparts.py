@@ -1,0 +1,97 @@
+"""A body sent in parts (a list's items, api._list_json) reaches the
+client as the parts' concatenation: gzip'ed above the threshold when the
+client accepts it, written in batches, with an exact Content-Length."""
+
+import email.message
+import gzip
+import io
+import unittest
+
+import support  # noqa: F401  (sys.path)
+from kubesim import server
+
+
+class Recorder(io.BytesIO):
+    """The connection's write side, remembering each write."""
+
+    def __init__(self):
+        super().__init__()
+        self.writes = []
+
+    def write(self, data):
+        self.writes.append(bytes(data))
+        return super().write(data)
+
+
+def handler(command="GET", accept="gzip"):
+    h = server.Handler.__new__(server.Handler)
+    h.wfile = Recorder()
+    h.command, h.path, h.request_version = command, "/", "HTTP/1.1"
+    h.requestline = "%s / HTTP/1.1" % command
+    h.headers = email.message.Message()
+    if accept:
+        h.headers["Accept-Encoding"] = accept
+    h._reset()
+    return h
+
+
+def answer(h):
+    """(headers as a dict, body) of what h wrote."""
+    head, _, body = h.wfile.getvalue().partition(b"\r\n\r\n")
+    lines = head.decode().split("\r\n")[1:]
+    return dict(line.split(": ", 1) for line in lines), body
+
+
+def items(n, size):
+    parts = [b'{"items":[']
+    for i in range(n):
+        if i:
+            parts.append(b",")
+        parts.append(b'{"n":%d,"pad":"%s"}' % (i, b"x" * size))
+    parts.append(b"]}\n")
+    return parts
+
+
+class SendParts(unittest.TestCase):
+    def test_large_list_is_one_gzip_member_of_the_whole(self):
+        parts = items(1000, 300)
+        whole = b"".join(parts)
+        self.assertGreater(len(whole), server.GZIP_THRESHOLD)
+        h = handler()
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        self.assertEqual(headers["Content-Encoding"], "gzip")
+        self.assertEqual(int(headers["Content-Length"]), len(body))
+        self.assertEqual(gzip.decompress(body), whole)
+
+    def test_without_gzip_the_parts_go_out_batched(self):
+        parts = items(1000, 300)
+        h = handler(accept=None)
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        self.assertNotIn("Content-Encoding", headers)
+        self.assertEqual(int(headers["Content-Length"]), len(body))
+        self.assertEqual(body, b"".join(parts))
+        body_writes = h.wfile.writes[1:]  # the first is the header block
+        self.assertLess(len(body_writes), len(parts) // 10)
+        self.assertTrue(all(len(w) < 2 * server.WRITE_BATCH for w in body_writes))
+
+    def test_small_list_is_sent_as_it_is(self):
+        parts = items(3, 10)
+        h = handler()
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        self.assertNotIn("Content-Encoding", headers)
+        self.assertEqual(body, b"".join(parts))
+
+    def test_head_sends_the_length_alone(self):
+        parts = items(10, 10)
+        h = handler(command="HEAD", accept=None)
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        self.assertEqual(int(headers["Content-Length"]), len(b"".join(parts)))
+        self.assertEqual(body, b"")
+
+
+if __name__ == "__main__":
+    unittest.main()
