@@ -383,7 +383,7 @@ class Handler(BaseHTTPRequestHandler):
     def send_bytes(self, code, body, content_type, headers=None):
         """Sends body: bytes, or a list of byte strings sent as their
         concatenation (a list's items, see api._list_json)."""
-        parts = [body] if isinstance(body, bytes) else body
+        parts = body if isinstance(body, list) else [body]
         if self.fault is not None and len(parts) > 1:
             parts = [b"".join(parts)]  # a fault cuts or trickles one body
         encoding = None
