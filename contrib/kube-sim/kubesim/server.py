@@ -386,9 +386,10 @@ class Handler(BaseHTTPRequestHandler):
         parts = body if isinstance(body, list) else [body]
         if self.fault is not None and len(parts) > 1:
             parts = [b"".join(parts)]  # a fault cuts or trickles one body
-        encoding = None
-        if self._gzip_ok(sum(map(len, parts))):
+        encoding, length = None, sum(map(len, parts))
+        if self._gzip_ok(length):
             parts, encoding = _gzip_parts(parts), "gzip"
+            length = sum(map(len, parts))
         self.send_response(code)
         self.send_header("Content-Type", content_type)
         self._common_headers()
@@ -396,7 +397,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Encoding", encoding)
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.send_header("Content-Length", str(sum(map(len, parts))))
+        self.send_header("Content-Length", str(length))
         self.end_headers()
         if self.command == "HEAD":
             return
