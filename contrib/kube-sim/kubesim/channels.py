@@ -19,9 +19,10 @@ import time
 
 from kubesim import wsproto
 from kubesim.podproc import close_fd
-from kubesim.podreq import POLL, READ_CHUNK
+from kubesim.podreq import BULK_READ, POLL, READ_CHUNK
 
 MAX_STDIN_PENDING = 1 << 20  # stdin bytes accepted but not yet taken by the process
+EXIT_CHECK = 0.02            # seconds between checks for the process's end while busy
 WRITE_TIMEOUT = 30.0         # a client that reads nothing this long is dropped
 
 
@@ -103,13 +104,17 @@ class WsConn:
         return bool(self._early) or (pending is not None and pending() > 0)
 
     def read_messages(self, limit=256 * 1024):
-        """Reads what has arrived; returns the data messages it completed.
-        Answers pings and closes itself."""
-        data, self._early = bytearray(self._early), b""
-        if read_available(self.sock, data, limit):
+        """Reads what has arrived, up to `limit` bytes; returns the data
+        messages it completed. Answers pings and closes itself. The bytes
+        go straight into the parser's buffer: bulk input is copied as
+        little as possible, which is most of what relaying it costs."""
+        buf = self.parser.buf
+        buf += self._early
+        self._early = b""
+        if read_available(self.sock, buf, len(buf) + limit):
             self.eof = True
         try:
-            messages = self.parser.feed(bytes(data))
+            messages = self.parser.feed()
         except wsproto.ProtocolError as e:
             self.close(e.code, str(e))
             self.eof = True
@@ -152,11 +157,14 @@ class WsConn:
         return True
 
     def send_channel(self, channel, data):
+        """data on a channel, in messages of READ_CHUNK bytes at most (as
+        the kubelet frames a stream), sent with one write."""
         view = memoryview(data)
+        parts = []
         for i in range(0, max(len(view), 1), READ_CHUNK):
-            if not self.send(wsproto.encode_channel(channel, view[i:i + READ_CHUNK])):
-                return False
-        return True
+            piece = view[i:i + READ_CHUNK]
+            parts += (wsproto.channel_head(channel, len(piece)), piece)
+        return self.send(b"".join(parts))
 
     def send_status(self, status):
         """The final word on the error channel: a Status in v4/v5, the
@@ -207,13 +215,25 @@ class Session:
         self.stopping = stopping
         self.stdin_pending = bytearray()
         self.stdin_closing = False
+        self.moved = False           # the last step moved bytes
+        self.exit_check_due = 0.0    # time.monotonic() of the next check while busy
+
+    def _process_ended(self):
+        """Whether the process (or console) has ended. Asking costs a
+        system call, so while bytes flow it is asked every EXIT_CHECK
+        seconds; when a step moved nothing (an output closed, a timeout),
+        at once."""
+        if self.moved and time.monotonic() < self.exit_check_due:
+            return False
+        self.exit_check_due = time.monotonic() + EXIT_CHECK
+        return self.backend.exited()
 
     def run(self):
         try:
             while not self.ws.eof and not self.ws.close_received:
                 if self.stopping():
                     self.backend.kill()  # the server stops: so does the process
-                if self.backend.exited():
+                if self._process_ended():
                     self._drain_outputs()
                     self.ws.send_status(self.backend.status())
                     self.ws.close()
@@ -227,6 +247,7 @@ class Session:
 
     def _step(self):
         ws, backend = self.ws, self.backend
+        self.moved = False
         readers = list(backend.outputs)
         if len(self.stdin_pending) < MAX_STDIN_PENDING:
             readers.append(ws.sock)
@@ -247,11 +268,11 @@ class Session:
     def _on_message(self, opcode, payload):
         if opcode != wsproto.OP_BINARY or not payload:
             return  # base64 (text) subprotocols are not offered
-        channel, data = payload[0], payload[1:]
+        channel, data = payload[0], memoryview(payload)[1:]
         if channel == wsproto.STDIN and self.want_stdin and not self.stdin_closing:
             if data:
-                self.stdin_pending += data
-                self._feed_stdin()
+                self.moved = True
+                self._take_stdin(data)
         elif channel == wsproto.RESIZE and self.ws.protocol in (wsproto.V4, wsproto.V5):
             self._resize(data)
         elif channel == wsproto.CLOSE_STREAM and self.ws.protocol == wsproto.V5:
@@ -261,16 +282,29 @@ class Session:
 
     def _resize(self, data):
         try:
-            size = json.loads(data)
+            size = json.loads(bytes(data))
             cols, rows = int(size.get("Width", 0)), int(size.get("Height", 0))
         except (ValueError, TypeError, AttributeError):
             return
         if 0 <= cols < 65536 and 0 <= rows < 65536:
             self.backend.resize(cols, rows)
 
+    def _take_stdin(self, data):
+        """A stdin message's bytes: straight to the process when nothing
+        waits before them (no copy), what it cannot take yet kept."""
+        if not self.stdin_pending:
+            n = self.backend.write(data)
+            if n < 0:
+                return  # the process closed its stdin
+            data = data[n:]
+        self.stdin_pending += data
+        self._feed_stdin()
+
     def _feed_stdin(self):
         if self.stdin_pending:
-            n = self.backend.write(bytes(self.stdin_pending[:65536]))
+            # a view, released before stdin_pending shrinks: no copy
+            with memoryview(self.stdin_pending) as view:
+                n = self.backend.write(view)
             if n < 0:
                 self.stdin_pending.clear()  # the process closed its stdin
             elif n:
@@ -281,7 +315,7 @@ class Session:
     def _forward_output(self, fd):
         channel = self.backend.outputs[fd]
         try:
-            data = os.read(fd, READ_CHUNK)
+            data = os.read(fd, BULK_READ)
         except (BlockingIOError, InterruptedError):
             return
         except OSError:
@@ -289,6 +323,7 @@ class Session:
         if not data:
             self._drop_output(fd)
             return
+        self.moved = True
         self.ws.send_channel(channel, data)
 
     def _drop_output(self, fd):
@@ -301,7 +336,7 @@ class Session:
         for fd in list(self.backend.outputs):
             while fd in self.backend.outputs and not self.ws.eof:
                 try:
-                    data = os.read(fd, READ_CHUNK)
+                    data = os.read(fd, BULK_READ)
                 except (BlockingIOError, InterruptedError):
                     break
                 except OSError:

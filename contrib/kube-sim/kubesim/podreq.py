@@ -15,6 +15,10 @@ from kubesim.objutil import PODS, is_finished
 
 MAX_LINE = 16 * 1024         # longer log lines are cut
 READ_CHUNK = 32 * 1024       # one stdout/stderr frame at most
+BULK_READ = 8 * READ_CHUNK   # one read of an exec's output (its pipe holds 1 MiB):
+                             # sent in frames of READ_CHUNK, as the kubelet frames
+                             # it, but with one read and one write, since relaying
+                             # costs the emulator per call more than per byte
 POLL = 0.2                   # seconds between checks while a stream idles
 
 

@@ -93,17 +93,22 @@ def choose_protocol(offered, supported=SUPPORTED):
 _XOR_TABLES = [bytes(b ^ k for b in range(256)) for k in range(256)]
 
 
-def _mask(payload, key):
-    """XORs payload with the 4-byte key (masking and unmasking alike).
+def _mask(data, key, start=0, end=None):
+    """XORs data[start:end] (all of data by default) with the 4-byte key
+    (masking and unmasking alike); returns the result as bytes.
 
     Four strided translate passes, one per key byte: about twice the
     speed of XOR on big integers for the 32 KiB and larger frames a
     client's stdin or upload sends, which the emulator relays for the
-    benches."""
-    src = bytes(payload)
-    out = bytearray(len(src))
+    benches. The strided slices are taken from data itself (bytes or a
+    bytearray, not a memoryview, whose strided copies go byte by byte),
+    so the frame is never copied whole first."""
+    if not isinstance(data, (bytes, bytearray)):
+        data = bytes(data)  # a memoryview: one copy, then the fast slices
+    end = len(data) if end is None else end
+    out = bytearray(end - start)
     for j in range(4):
-        out[j::4] = src[j::4].translate(_XOR_TABLES[key[j]])
+        out[j::4] = data[start + j:end:4].translate(_XOR_TABLES[key[j]])
     return bytes(out)
 
 
@@ -127,11 +132,17 @@ def encode_frame(opcode, payload=b"", fin=True, mask_key=None):
     return b"".join((head, payload))
 
 
+def channel_head(channel, n):
+    """The header of a channel message carrying n bytes of data: the
+    frame's header and the channel byte."""
+    return _frame_head(OP_BINARY, n + 1) + bytes((channel,))
+
+
 def encode_channel(channel, data):
     """A Kubernetes channel message: a binary frame, channel byte first.
     data may be any bytes-like object (a memoryview slice): the frame is
     built with one copy, which is most of what relaying bulk data costs."""
-    return b"".join((_frame_head(OP_BINARY, len(data) + 1), bytes((channel,)), data))
+    return b"".join((channel_head(channel, len(data)), data))
 
 
 def encode_close(code=CLOSE_NORMAL, reason=""):
@@ -158,12 +169,14 @@ class FrameParser:
     def __init__(self, max_message=MAX_MESSAGE, require_mask=True):
         self.max_message = max_message
         self.require_mask = require_mask
-        self._buf = bytearray()
+        self.buf = bytearray()        # bytes received, not yet parsed
         self._frag_op = None          # opcode of the message being reassembled
         self._frag = bytearray()
 
-    def feed(self, data):
-        self._buf += data
+    def feed(self, data=b""):
+        """Adds data to buf (a reader may also append to buf itself and
+        call feed() with nothing) and parses what buf holds."""
+        self.buf += data
         out = []
         while True:
             frame = self._next_frame()
@@ -175,7 +188,7 @@ class FrameParser:
 
     def _next_frame(self):
         """(fin, opcode, payload) of the first whole frame buffered, or None."""
-        buf = self._buf
+        buf = self.buf
         if len(buf) < 2:
             return None
         b0, b1 = buf[0], buf[1]
@@ -208,12 +221,15 @@ class FrameParser:
                 return None
             key = bytes(buf[pos:pos + 4])
             pos += 4
-        if len(buf) < pos + n:
+        end = pos + n
+        if len(buf) < end:
             return None
-        payload = bytes(buf[pos:pos + n])
-        del buf[:pos + n]
         if key is not None:
-            payload = _mask(payload, key)
+            payload = _mask(buf, key, pos, end)
+        else:  # one copy, through a view released before buf shrinks
+            with memoryview(buf) as view, view[pos:end] as body:
+                payload = bytes(body)
+        del buf[:end]
         return fin, opcode, payload
 
     def _assemble(self, fin, opcode, payload):

@@ -1,12 +1,15 @@
 """The pure parts of pod I/O: request parameters and container choice
-(podreq.py), the log buffers and log options (logs.py), and the answers
-exec gives when a command cannot start (podexec.py)."""
+(podreq.py), the log buffers and log options (logs.py), the answers
+exec gives when a command cannot start (podexec.py), and the relay of a
+stream's bytes (channels.py) against a fake socket and process."""
 
+import fcntl
+import os
 import types
 import unittest
 
 import support  # noqa: F401  (sys.path)
-from kubesim import logs, podexec, podproc, podreq
+from kubesim import channels, logs, podexec, podproc, podreq, wsproto
 from kubesim.errors import ApiError
 
 POD = {"metadata": {"name": "p", "namespace": "ns"},
@@ -205,3 +208,82 @@ class ExecAnswers(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class _Sock:
+    """What WsConn asks of a socket, recording each send."""
+
+    def __init__(self):
+        self.sends = []
+
+    def settimeout(self, _):
+        pass
+
+    def send(self, data):
+        self.sends.append(bytes(data))
+        return len(data)
+
+
+class _Backend:
+    """An exec backend whose stdin takes at most `room` bytes a write."""
+
+    def __init__(self, room):
+        self.room, self.got, self.closed = room, bytearray(), False
+
+    def write(self, data):
+        if self.closed:
+            return -1
+        n = min(len(data), self.room)
+        self.got += data[:n]
+        return n
+
+    def close_stdin(self):
+        self.closed = True
+
+
+def _ws():
+    handler = types.SimpleNamespace(connection=_Sock(),
+                                    rfile=types.SimpleNamespace(read1=lambda n: b""))
+    return channels.WsConn(handler, wsproto.V5)
+
+
+class Relay(unittest.TestCase):
+    def test_output_goes_in_kubelet_sized_messages_with_one_write(self):
+        ws = _ws()
+        data = bytes(range(256)) * 400 + b"tail"  # 102,404 bytes: four messages
+        self.assertTrue(ws.send_channel(wsproto.STDOUT, data))
+        self.assertEqual(len(ws.sock.sends), 1)
+        messages = wsproto.FrameParser(require_mask=False).feed(ws.sock.sends[0])
+        self.assertEqual([len(p) for _, p in messages],
+                         [podreq.READ_CHUNK + 1] * 3 + [len(data) - 3 * podreq.READ_CHUNK + 1])
+        self.assertTrue(all(p[0] == wsproto.STDOUT for _, p in messages))
+        self.assertEqual(b"".join(p[1:] for _, p in messages), data)
+
+    def test_stdin_reaches_the_process_whole_and_in_order_when_it_takes_little(self):
+        backend = _Backend(room=1000)
+        session = channels.Session(_ws(), backend, want_stdin=True)
+        sent = [bytes([i]) * (700 * i + 1) for i in range(1, 8)]
+        for piece in sent:
+            session._on_message(wsproto.OP_BINARY, bytes([wsproto.STDIN]) + piece)
+        while session.stdin_pending:
+            session._feed_stdin()
+        self.assertEqual(bytes(backend.got), b"".join(sent))
+
+    def test_stdin_after_the_process_closed_it_is_dropped(self):
+        backend = _Backend(room=10)
+        session = channels.Session(_ws(), backend, want_stdin=True)
+        session._on_message(wsproto.OP_BINARY, bytes([wsproto.STDIN]) + b"x" * 25)
+        self.assertEqual((len(backend.got), len(session.stdin_pending)), (20, 5))
+        backend.closed = True
+        session._feed_stdin()
+        session._on_message(wsproto.OP_BINARY, bytes([wsproto.STDIN]) + b"more")
+        self.assertEqual((bytes(backend.got), bytes(session.stdin_pending)), (b"x" * 20, b""))
+
+    def test_exec_pipes_are_widened_where_linux_allows(self):
+        r, w = os.pipe()
+        try:
+            podproc.widen_pipe(w)
+            self.assertEqual(fcntl.fcntl(r, fcntl.F_GETPIPE_SZ), podproc.PIPE_SIZE)
+        finally:
+            os.close(r)
+            os.close(w)

@@ -72,6 +72,9 @@ class Encode(unittest.TestCase):
                 want = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
                 self.assertEqual(wsproto._mask(payload, key), want)
                 self.assertEqual(wsproto._mask(memoryview(payload), key), want)
+                # a range of a bigger buffer, as the parser unmasks in place
+                framed = bytearray(b"head" + payload + b"tail")
+                self.assertEqual(wsproto._mask(framed, key, 4, 4 + n), want)
 
     def test_channel_and_close_frames(self):
         self.assertEqual(wsproto.encode_channel(wsproto.STDOUT, b"out"), b"\x82\x04\x01out")
