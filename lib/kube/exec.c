@@ -25,7 +25,13 @@
 
 #include "core/banned.h"
 
-#define STDIN_CHUNK		((size_t)32 * 1024)
+/*
+ * stdin goes out in messages of up to this much: a relaying server pays
+ * per message more than per byte (100 MiB through the emulator: 10%
+ * less of its time than with 32 KiB), and API servers take messages of
+ * many MiB (the emulator, 1 MiB).
+ */
+#define STDIN_CHUNK		((size_t)128 * 1024)
 /* stdin is not read while this much waits for the socket */
 #define SENDQ_HIGH		((size_t)256 * 1024)
 /* a data message larger than this is a broken peer */
