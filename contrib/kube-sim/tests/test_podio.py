@@ -137,11 +137,30 @@ class LogOptions(unittest.TestCase):
         opts = logs._LogOptions({"tailLines": ["2"], "timestamps": ["true"]}, "p")
         chosen = opts.initial(self.ENTRIES)
         self.assertEqual([e[2] for e in chosen], ["b", "c"])
-        self.assertEqual(opts.render(chosen),
+        self.assertEqual(b"".join(opts.render(chosen)),
                          b"1970-01-01T00:00:02.000000000Z b\n1970-01-01T00:00:03.000000000Z c\n")
         since = logs._LogOptions({"sinceTime": ["1970-01-01T00:00:02Z"]}, "p")
         self.assertEqual([e[2] for e in since.initial(self.ENTRIES)], ["b", "c"])
         self.assertEqual(logs._LogOptions({"tailLines": ["0"]}, "p").initial(self.ENTRIES), [])
+
+    def test_a_long_log_renders_in_parts_as_line_by_line(self):
+        entries = [(i, i * 1_000_003, "line %d \u00e9 \ud800" % i)
+                   for i in range(3 * logs.RENDER_BATCH + 7)]
+        for query in ({}, {"timestamps": ["true"]}):
+            with self.subTest(query=query):
+                opts = logs._LogOptions(query, "p")
+                parts = opts.render(entries)
+                self.assertEqual(len(parts), 4)
+                self.assertEqual(b"".join(parts), b"".join(opts.line(e) for e in entries))
+        self.assertEqual(logs._LogOptions({}, "p").render([]), [])
+
+    def test_limit_bytes_cuts_across_parts(self):
+        parts = [b"abc\n", b"defg\n", b"h\n"]
+        for limit in (None, 1, 4, 5, 8, 10, 11, 100):
+            with self.subTest(limit=limit):
+                whole = b"".join(parts)
+                want = whole if limit is None else whole[:limit]
+                self.assertEqual(b"".join(logs._cut(parts, limit)), want)
 
     def test_rfc3339nano_is_fixed_width(self):
         self.assertEqual(logs.rfc3339nano(1700000000123456789), "2023-11-14T22:13:20.123456789Z")
