@@ -76,7 +76,9 @@ trap stop_all EXIT
 "$PEER" client-key "$STATE/client" >/dev/null
 KEY="$STATE/client/id_ed25519"
 KH="$STATE/known_hosts"
-QUERY="index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name"
+# rntop's own query (RNTOP_GPUSTAT_QUERY_LIMITS in lib/rntop/gpustat.h),
+# which parallel-ssh sends too: the fake answers no other field list
+QUERY="index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,temperature.gpu.tlimit,power.limit,name"
 SCEN="$STATE/h100x2-apps.csv"
 PROC="$STATE/proc"
 PIDLOG="$STATE/fake-pids.log"	# one line per fake nvidia-smi start
@@ -465,6 +467,12 @@ for n in "${SIZES[@]}"; do
 	ok3=$(grep -c '\[SUCCESS\]' "$STATE/pssh.txt" || true)
 	# shellcheck disable=SC2059
 	printf "$FMT" "parallel-ssh -p 64, once" "$w3" "$c3" "$m3" "$ok3/$n hosts ok"
+	if [ "$ok3" -ne "$n" ]; then
+		# a peer that failed was timed failing: no ratio against it
+		echo "parallel-ssh failed on $((n - ok3)) of $n hosts, so its ratios below are nan"
+		sed -n '/FAILURE/{p;q}' "$STATE/pssh.txt"
+		w3=nan c3=nan m3=nan
+	fi
 	# shellcheck disable=SC2059
 	printf "$FMT" "bound: $n x ssh true at once" "$wb" "$cb" "$mb" "$(tail -n 1 "$STATE/rb" | awk '{ print $4 }')/$n hosts ok"
 	# shellcheck disable=SC2059
