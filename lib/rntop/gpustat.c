@@ -73,31 +73,35 @@ sentinel(const char *s, size_t n)
 
 /*
  * A non-negative decimal ("97", "312.45"), without the locale: -1 when
- * s is anything else.
+ * s is anything else. The digits are gathered as one whole number and
+ * divided once by a power of ten, both exact below 2^53, so the value
+ * is the double nearest the text, as strtod gives it: adding each
+ * fractional digit times 0.01 (inexact) made "126.74" 126.74000000000001
+ * in the JSON output.
  */
 static int
 parse_num(const char *s, size_t n, double *out)
 {
-	double v = 0, scale = 1;
-	size_t i = 0, digits = 0;
+	double whole = 0, divisor = 1;
+	size_t i = 0, digits = 0, kept = 0;
 
-	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++, kept++) {
 		if (digits > 15)
 			return -1;
-		v = v * 10 + (s[i] - '0');
+		whole = whole * 10 + (s[i] - '0');
 	}
 	if (i < n && s[i] == '.') {
-		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-			if (scale < 1e-9)
-				continue;	/* more digits than we keep */
-			scale /= 10;
-			v += (s[i] - '0') * scale;
-			digits++;
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++) {
+			if (kept >= 15)
+				continue;	/* more digits than a double keeps */
+			whole = whole * 10 + (s[i] - '0');
+			divisor *= 10;
+			kept++;
 		}
 	}
 	if (i != n || digits == 0)
 		return -1;
-	*out = v;
+	*out = whole / divisor;
 	return 0;
 }
 

@@ -6,8 +6,11 @@
  * However the bytes are chunked, the same snapshots come out.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "core/buf.h"
 #include "rntop/gpustat.h"
@@ -185,6 +188,37 @@ TEST(row_all_fields)
 	T_INT_EQ(g.mig, 0);
 	T_STR_EQ(g.name, "NVIDIA H100 80GB HBM3");
 	T_INT_EQ(rntop_gpu_lost(&g), 0);
+}
+
+/*
+ * A decimal is the double nearest its text, exactly what strtod gives,
+ * so JSON shows what nvidia-smi printed (126.74, not 126.74000000000001;
+ * both seen from a real H200's power.draw).
+ */
+TEST(decimals_are_the_nearest_double)
+{
+	static const char *const powers[] = {
+		"126.74", "665.44", "674.96", "79.52", "698.32", "0.1", "312.45",
+		"1234567.891", "99.999999999", "700.00", "5",
+	};
+	struct rntop_gpu g;
+	char row[256], *printed;
+	cJSON *num;
+	size_t i;
+
+	for (i = 0; i < sizeof(powers) / sizeof(powers[0]); i++) {
+		snprintf(row, sizeof(row), "0, GPU-1, 37, 20480, 81559, 41, "
+		    "%s, Disabled, NVIDIA H200", powers[i]);
+		T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
+		T_INT_EQ(g.power == strtod(powers[i], NULL), 1);
+	}
+	T_INT_EQ(rntop_gpustat_parse_row("0, GPU-1, 37, 20480, 81559, 41, "
+	    "126.74, Disabled, NVIDIA H200", 61, &g), 0);
+	num = cJSON_CreateNumber(g.power);
+	printed = cJSON_PrintUnformatted(num);
+	T_STR_EQ(printed, "126.74");
+	free(printed);
+	cJSON_Delete(num);
 }
 
 TEST(row_tolerates_spacing_and_cr)
@@ -776,6 +810,7 @@ main(void)
 	RUN(row_all_fields);
 	RUN(row_with_limits);
 	RUN(refused_field);
+	RUN(decimals_are_the_nearest_double);
 	RUN(row_tolerates_spacing_and_cr);
 	RUN(row_sentinels_are_unknown_never_zero);
 	RUN(row_rejects_what_is_not_a_row);
