@@ -98,9 +98,10 @@ pod_json() {
 	# two lists in all: the first and the one after the pod's change
 	[ "$(grep -c '^wp ' "$out")" = 2 ]
 	# the redraw came from the pods watch (the emulator logs a watch when
-	# it ends): the job itself was not written
+	# it ends): the job itself was not written. Up to 15 s: in a whole
+	# suite's run on two loaded cores the end was once logged after 5 s
 	local _ w=
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 150); do
 		w=$(requests_since_mark | jq -rs '[.[] | select(.query.watch != null) | .path] | unique | join(" ")')
 		[[ " $w " == *" /api/v1/namespaces/$NS/pods "* ]] && break
 		sleep 0.1
