@@ -212,8 +212,9 @@ TEST(decimals_are_the_nearest_double)
 		T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
 		T_INT_EQ(g.power == strtod(powers[i], NULL), 1);
 	}
-	T_INT_EQ(rntop_gpustat_parse_row("0, GPU-1, 37, 20480, 81559, 41, "
-	    "126.74, Disabled, NVIDIA H200", 61, &g), 0);
+	snprintf(row, sizeof(row), "0, GPU-1, 37, 20480, 81559, 41, "
+	    "126.74, Disabled, NVIDIA H200");
+	T_INT_EQ(rntop_gpustat_parse_row(row, strlen(row), &g), 0);
 	num = cJSON_CreateNumber(g.power);
 	printed = cJSON_PrintUnformatted(num);
 	T_STR_EQ(printed, "126.74");

@@ -225,10 +225,6 @@ class ExecAnswers(unittest.TestCase):
             "details": {"causes": [{"reason": "ExitCode", "message": "3"}]}})
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class _Sock:
     """What WsConn asks of a socket, recording each send."""
 
@@ -306,3 +302,7 @@ class Relay(unittest.TestCase):
         finally:
             os.close(r)
             os.close(w)
+
+
+if __name__ == "__main__":
+    unittest.main()
