@@ -448,6 +448,8 @@ wait_pane() {
 	tmux_rntop
 	wait_pane '^node-1 +3 NVIDIA H100 80GB HBM3 +0% - '
 	wait_pane '^5 GPUs allocated'
+	# the GPUs' processes (IN USE) come after the owners: pause on both
+	wait_pane '^team-b +0\.50 +0\.50 '
 	tmux -L "$TSOCK" send-keys p
 	wait_pane 'PAUSED'
 	# a pod takes node-1's free GPU 3 while the screen is paused
