@@ -12,6 +12,7 @@
 #include "cli/opt.h"
 #include "cli/version.h"
 #include "cli/warn.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "runai.h"
 
@@ -136,6 +137,7 @@ main(int argc, char **argv)
 	setlocale(LC_ALL, "");
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rai_log_set_sink(rai_log_to_stderr, NULL);
+	(void)rai_json_reuse_blocks();	/* runai reads JSON from one thread */
 	rc = rai_main(&runai_prog, argc, argv);
 	curl_global_cleanup();
 	return rc;

@@ -28,6 +28,7 @@
 #include "core/http_err.h"
 #include "core/log.h"
 #include "core/time.h"
+#include "core/tls_ca.h"
 
 #include "core/banned.h"
 
@@ -73,6 +74,7 @@ struct rai_http {
 	int			 parallel;	/* connections for prefetches */
 	CURLM			*multi;		/* the prefetches' transfers */
 	CURLSH			*share;		/* their TLS sessions, resumed */
+	X509_STORE		*ca_store;	/* the configured CA, parsed once */
 	struct prefetch		*pre;		/* sent ahead, not yet asked for */
 	struct prefetch		*adopted;	/* ... and the one being read */
 	CURLM			*smulti;	/* side streams, side by side */
@@ -572,6 +574,28 @@ set_blob(CURL *c, CURLoption opt, const void *data, size_t len,
 	return 0;
 }
 
+/* Whether libcurl hands its SSL_CTX callbacks an OpenSSL SSL_CTX. */
+static int
+tls_is_openssl(void)
+{
+	const curl_version_info_data *vi = curl_version_info(CURLVERSION_NOW);
+
+	return vi->ssl_version != NULL &&
+	    strncmp(vi->ssl_version, "OpenSSL/", 8) == 0;
+}
+
+/* Each new connection verifies with the CA parsed once (tls_ca.c). */
+static CURLcode
+shared_ca_ctx(CURL *curl, void *ssl_ctx, void *ud)
+{
+	const struct rai_http *h = ud;
+
+	(void)curl;
+	if (h != NULL)
+		rai_tls_ca_use(ssl_ctx, h->ca_store);
+	return CURLE_OK;
+}
+
 static int
 setup_tls(struct rai_http *h, const struct rai_http_opts *o,
     struct rai_err *err)
@@ -579,7 +603,14 @@ setup_tls(struct rai_http *h, const struct rai_http_opts *o,
 	CURL *c = h->curl;
 
 	if (o->ca_len > 0) {
-		if (set_blob(c, CURLOPT_CAINFO_BLOB, o->ca, o->ca_len,
+		if (tls_is_openssl() &&
+		    (h->ca_store = rai_tls_ca_load(o->ca, o->ca_len)) != NULL) {
+			/* nothing for libcurl to parse at each connection */
+			curl_easy_setopt(c, CURLOPT_CAINFO, NULL);
+			curl_easy_setopt(c, CURLOPT_SSL_CTX_FUNCTION,
+			    shared_ca_ctx);
+			curl_easy_setopt(c, CURLOPT_SSL_CTX_DATA, h);
+		} else if (set_blob(c, CURLOPT_CAINFO_BLOB, o->ca, o->ca_len,
 		    "certificate authority", err) == -1)
 			return -1;
 		/* only the configured CA: the system store must not widen it */
@@ -655,7 +686,9 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 	 */
 	if ((h->share = curl_share_init()) != NULL &&
 	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
-	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK)
+	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK &&
+	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
+	    CURL_LOCK_DATA_CONNECT) == CURLSHE_OK)
 		curl_easy_setopt(c, CURLOPT_SHARE, h->share);
 	h->auth = o->auth;
 	h->renew = o->renew;
@@ -700,6 +733,7 @@ rai_http_free(struct rai_http *h)
 	curl_easy_cleanup(h->curl);
 	if (h->share != NULL)
 		curl_share_cleanup(h->share);
+	X509_STORE_free(h->ca_store);	/* connections hold their own refs */
 	free(h->tls_server_name);
 	free(h->user_agent);
 	free(h);
@@ -1567,8 +1601,7 @@ struct rai_http_conn {
 static CURLcode
 stream_tls_ctx(CURL *curl, void *ssl_ctx, void *ud)
 {
-	(void)curl;
-	(void)ud;
+	(void)shared_ca_ctx(curl, ssl_ctx, ud);
 	SSL_CTX_set_read_ahead((SSL_CTX *)ssl_ctx, 1);
 	SSL_CTX_set_default_read_buffer_len((SSL_CTX *)ssl_ctx,
 	    (size_t)64 * 1024);
@@ -1649,6 +1682,7 @@ rai_http_connect_start(struct rai_http *h, const char *url,
 	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
 	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_FUNCTION,
 	    stream_tls_ctx);
+	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_DATA, h);
 	/*
 	 * The copy carries the last request's callbacks and their data, a
 	 * transfer long gone: a proxy's answer to CONNECT would be handed

@@ -35,29 +35,41 @@ rai_json_parse(const char *buf, size_t len, const char *what, cJSON **out,
 	return 0;
 }
 
+/*
+ * The member named by key's first n bytes. As cJSON's own lookup (the
+ * first of duplicates), without copying the key out of a dotted path:
+ * views make a dozen lookups per object, and a list has thousands.
+ */
+static const cJSON *
+member(const cJSON *obj, const char *key, size_t n)
+{
+	const cJSON *c;
+
+	if (obj == NULL || !cJSON_IsObject(obj))
+		return NULL;
+	for (c = obj->child; c != NULL; c = c->next)
+		if (c->string != NULL && (n == 0 || c->string[0] == key[0]) &&
+		    strncmp(c->string, key, n) == 0 && c->string[n] == '\0')
+			return c;
+	return NULL;
+}
+
 const cJSON *
 rai_json_child(const cJSON *obj, const char *key)
 {
-	if (obj == NULL || !cJSON_IsObject(obj))
-		return NULL;
-	return cJSON_GetObjectItemCaseSensitive(obj, key);
+	return member(obj, key, strlen(key));
 }
 
 const cJSON *
 rai_json_get(const cJSON *obj, const char *path)
 {
-	char key[256];
 	const char *p = path, *dot;
 	size_t n;
 
 	while (obj != NULL && *p != '\0') {
 		dot = strchr(p, '.');
 		n = dot ? (size_t)(dot - p) : strlen(p);
-		if (n >= sizeof(key))
-			return NULL;
-		memcpy(key, p, n);
-		key[n] = '\0';
-		obj = rai_json_child(obj, key);
+		obj = member(obj, p, n);
 		p += n;
 		if (*p == '.')
 			p++;

@@ -211,6 +211,33 @@ TEST(json_paths_and_types)
 	rai_err_release(&err);
 }
 
+/* A path's segment names a whole member: not a prefix, not a longer name. */
+TEST(json_path_segments_match_whole_names)
+{
+	cJSON *root = NULL;
+	struct rai_err err = RAI_ERR_INIT;
+	const char *doc = "{\"meta\":{\"n\":\"short\"},\"metadatax\":1,"
+	    "\"metadata\":{\"name\":\"first\",\"nam\":\"p\",\"\":\"empty\","
+	    "\"name\":\"second\"},\"a.b\":\"dotted\"}";
+
+	T_INT_EQ(rai_json_parse(doc, strlen(doc), "doc", &root, &err), 0);
+	T_STR_EQ(rai_json_str(root, "metadata.name"), "first");
+	T_STR_EQ(rai_json_str(root, "metadata.nam"), "p");
+	T_STR_EQ(rai_json_str(root, "meta.n"), "short");
+	T_NULL(rai_json_get(root, "metadat"));
+	T_NULL(rai_json_get(root, "metadata.na"));
+	T_NULL(rai_json_get(root, "metadata.names"));
+	T_NULL(rai_json_str(root, ""));	/* the root, not a string */
+	T_STR_EQ(rai_json_str(rai_json_child(root, "metadata"), "name"),
+	    "first");
+	T_STR_EQ(cJSON_GetStringValue(rai_json_child(rai_json_child(root,
+	    "metadata"), "")), "empty");
+	T_NULL(rai_json_get(root, "metadata..name"));
+	T_NULL(rai_json_get(root, "a.b"));	/* a dot always splits */
+	T_NULL(rai_json_child(rai_json_get(root, "metadata.name"), "x"));
+	cJSON_Delete(root);
+}
+
 TEST(json_wipe_zeroes_nested_strings)
 {
 	const char *doc = "{\"a\":\"secret\",\"b\":{\"c\":[\"xy\","
@@ -394,6 +421,7 @@ main(void)
 	RUN(redacts_json_and_form_bodies);
 	RUN(secret_key_names);
 	RUN(json_paths_and_types);
+	RUN(json_path_segments_match_whole_names);
 	RUN(json_wipe_zeroes_nested_strings);
 	RUN(base64_rfc4648_vectors);
 	RUN(base64_alphabets);
