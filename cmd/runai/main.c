@@ -12,7 +12,7 @@
 #include "cli/opt.h"
 #include "cli/version.h"
 #include "cli/warn.h"
-#include "core/json.h"
+#include "core/json_blocks.h"
 #include "core/log.h"
 #include "runai.h"
 

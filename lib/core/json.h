@@ -33,11 +33,5 @@ void		 rai_json_set_str(cJSON *, const char *path, const char *value);
 char		*rai_json_print(const cJSON *);
 /* Zeroes every string value in the tree (before freeing secrets); NULL ok. */
 void		 rai_json_wipe(cJSON *);
-/*
- * From now on cJSON reuses the small blocks it frees (json_blocks.c);
- * 0 where this build does not (sanitizers, not glibc). Only for a
- * program that uses cJSON from a single thread.
- */
-int		 rai_json_reuse_blocks(void);
 
 #endif

@@ -17,7 +17,9 @@
 #include <malloc.h>
 #endif
 
-#include "core/json.h"
+#include <cjson/cJSON.h>
+
+#include "core/json_blocks.h"
 
 #include "core/banned.h"
 

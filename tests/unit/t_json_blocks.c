@@ -8,6 +8,7 @@
 
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/json_blocks.h"
 
 #include "harness.h"
 
