@@ -124,7 +124,7 @@ check:
 
 check-valgrind:
 	@$(MAKE) --no-print-directory WERROR=1 test-bins all
-	@RAI_BUILD_DIR=$(O) RAI_VALGRIND=1 RAI_E2E_JOBS=$(or $(RAI_E2E_JOBS),2) tests/run
+	@RAI_BUILD_DIR=$(O) RAI_VALGRIND=1 tests/run
 
 docs: $(PROGRAMS)
 	@rm -rf $(O)/docs && mkdir -p $(O)/docs/man
