@@ -584,6 +584,30 @@ tls_is_openssl(void)
 	    strncmp(vi->ssl_version, "OpenSSL/", 8) == 0;
 }
 
+/*
+ * libcurl runs the SSL_CTX callback for a TLS proxy's own connection
+ * too, where the cluster's CA must not stand in for the proxy's. Where
+ * the proxy may be https:// (set, or from the variables libcurl reads),
+ * the CA goes to libcurl as a blob, which it applies to the cluster's
+ * connections alone.
+ */
+static int
+proxy_may_be_tls(const struct rai_http_opts *o)
+{
+	static const char *const vars[] = { "https_proxy", "HTTPS_PROXY",
+	    "http_proxy", "all_proxy", "ALL_PROXY", NULL };
+	const char *v;
+	size_t i;
+
+	if (o->proxy != NULL && *o->proxy != '\0')
+		return strncasecmp(o->proxy, "https://", 8) == 0;
+	for (i = 0; vars[i] != NULL; i++)
+		if ((v = getenv(vars[i])) != NULL &&
+		    strncasecmp(v, "https://", 8) == 0)
+			return 1;
+	return 0;
+}
+
 /* Each new connection verifies with the CA parsed once (tls_ca.c). */
 static CURLcode
 shared_ca_ctx(CURL *curl, void *ssl_ctx, void *ud)
@@ -603,7 +627,7 @@ setup_tls(struct rai_http *h, const struct rai_http_opts *o,
 	CURL *c = h->curl;
 
 	if (o->ca_len > 0) {
-		if (tls_is_openssl() &&
+		if (tls_is_openssl() && !proxy_may_be_tls(o) &&
 		    (h->ca_store = rai_tls_ca_load(o->ca, o->ca_len)) != NULL) {
 			/* nothing for libcurl to parse at each connection */
 			curl_easy_setopt(c, CURLOPT_CAINFO, NULL);

@@ -6,8 +6,9 @@
 # streams (exec, logs -f) through the same tunnel, NO_PROXY honoured,
 # a proxy that asks for credentials (407 without them, a clear error),
 # the credentials never in -v=10 output, and runai-adm images push to a
-# plain-HTTP registry through http_proxy. The proxy's log says what went
-# through it.
+# plain-HTTP registry through http_proxy; and an https:// proxy (a TLS
+# front, tests/peers/tls-front) that only the cluster's CA vouches for,
+# refused. The proxy's log says what went through it.
 
 load lib/common
 load lib/registry
@@ -33,10 +34,15 @@ teardown_file() {
 setup() {
 	local why
 	why=$("$PEER" check) || skip "$why"
+	FRONT_PID=
 	sim_test_setup "$NS"
 	unset https_proxy HTTPS_PROXY http_proxy no_proxy NO_PROXY
 	OPEN=$(sed -n 's/^PROXY_PORT=//p' "$BATS_FILE_TMPDIR/open/env")
 	AUTH=$(sed -n 's/^PROXY_PORT=//p' "$BATS_FILE_TMPDIR/auth/env")
+}
+
+teardown() {
+	[ -z "${FRONT_PID:-}" ] || kill "$FRONT_PID" 2>/dev/null || true
 }
 
 # tunnels NAME: the CONNECT requests proxy NAME has carried to kube-sim
@@ -116,4 +122,27 @@ tunnels() {
 	grep -q "http://$REG_plain/v2/" "$BATS_FILE_TMPDIR/open/log"
 	run -0 skopeo_digest "$REG_plain/px/run-ai/one:1.0" --tls-verify=false
 	assert_output "${one#*@}"
+}
+
+@test "an https:// proxy is checked against the system's CAs: the cluster's CA never vouches for it" {
+	# a TLS front to the open proxy with the emulator's own server
+	# certificate (127.0.0.1): the kubeconfig's CA signed it, the
+	# system's CAs did not, so the proxy must be refused, and the tunnel
+	# never made
+	"$TOP/tests/peers/tls-front" "$KUBESIM_DIR/server.crt" "$KUBESIM_DIR/server.key" \
+		"$OPEN" "$BATS_TEST_TMPDIR/front.port" 2>"$BATS_TEST_TMPDIR/front.log" &
+	FRONT_PID=$!
+	local _
+	for _ in $(seq 1 50); do
+		[ -s "$BATS_TEST_TMPDIR/front.port" ] && break
+		sleep 0.1
+	done
+	local port before=$(tunnels open)
+	port=$(cat "$BATS_TEST_TMPDIR/front.port")
+	HTTPS_PROXY=https://127.0.0.1:$port run -1 --separate-stderr runai list projects
+	assert_equal "$(head -n 1 <<<"$stderr" | grep -c 'certificate')" 1
+	grep -q '^handshake failed' "$BATS_TEST_TMPDIR/front.log"
+	run grep -c '^handshake ok' "$BATS_TEST_TMPDIR/front.log"
+	assert_output 0
+	[ "$(tunnels open)" -eq "$before" ]
 }
