@@ -73,7 +73,7 @@ struct rai_http {
 	uint32_t		 rnd;		/* xorshift, for jitter */
 	int			 parallel;	/* connections for prefetches */
 	CURLM			*multi;		/* the prefetches' transfers */
-	CURLSH			*share;		/* their TLS sessions, resumed */
+	CURLSH			*share;		/* TLS sessions, connections */
 	X509_STORE		*ca_store;	/* the configured CA, parsed once */
 	struct prefetch		*pre;		/* sent ahead, not yet asked for */
 	struct prefetch		*adopted;	/* ... and the one being read */
@@ -707,13 +707,18 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 	 * One TLS session cache for this handle and its copies (requests
 	 * sent ahead, upgraded streams): a second connection to the same
 	 * server resumes the first one's session instead of a full handshake.
+	 * And one pool of connections (best effort): a request sent ahead
+	 * takes the connection an earlier request left idle. Upgraded
+	 * streams are never handed out again (libcurl does not reuse a
+	 * CONNECT_ONLY connection).
 	 */
 	if ((h->share = curl_share_init()) != NULL &&
 	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
-	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK &&
-	    curl_share_setopt(h->share, CURLSHOPT_SHARE,
-	    CURL_LOCK_DATA_CONNECT) == CURLSHE_OK)
+	    CURL_LOCK_DATA_SSL_SESSION) == CURLSHE_OK) {
+		(void)curl_share_setopt(h->share, CURLSHOPT_SHARE,
+		    CURL_LOCK_DATA_CONNECT);
 		curl_easy_setopt(c, CURLOPT_SHARE, h->share);
+	}
 	h->auth = o->auth;
 	h->renew = o->renew;
 	h->auth_ud = o->auth_ud;
