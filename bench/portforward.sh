@@ -5,9 +5,13 @@
 #   100 small requests, all at once (one curl --parallel, 100 connections)
 # The forwarders: runai port-forward, against the official Kubernetes
 # Python client (kubernetes.stream.portforward behind a local listener,
-# a thread per connection: the usual way to use it) and, where it is
-# installed, kubectl 1.32 port-forward (SPDY in a WebSocket, all
-# connections in one session, as against a real API server).
+# a WebSocket and a thread per connection: the usual way to use it) and,
+# where it is installed, kubectl 1.32 port-forward. runai and kubectl
+# both speak SPDY in one WebSocket (all connections in one session), as
+# to a real API server since 1.31; RAI_PF_CHANNELS=1 starts the emulator
+# as an older API server instead (--no-portforward-tunnel), where runai
+# opens a WebSocket per connection and kubectl falls back to its plain
+# SPDY upgrade.
 #
 # For each case: the median wall time of the client side (curl) over
 # RUNS runs, each with a fresh forwarder, and the median peak RSS of the
@@ -38,7 +42,9 @@ NS=runai-team-a
 
 STATE=$(mktemp -d)
 trap '"$TOP/tests/peers/peers" stop "$STATE"; rm -rf "$STATE"' EXIT
-"$TOP/tests/peers/peers" start "$STATE" --demo --tick 0.2
+SIM_ARGS=(--demo --tick 0.2)
+[ "${RAI_PF_CHANNELS:-0}" != 1 ] || SIM_ARGS+=(--no-portforward-tunnel)
+"$TOP/tests/peers/peers" start "$STATE" "${SIM_ARGS[@]}"
 # shellcheck disable=SC1091
 . "$STATE/env"
 export KUBECONFIG="$STATE/kubeconfig"

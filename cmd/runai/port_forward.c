@@ -156,6 +156,7 @@ check_pod(void *ud, struct kube_pf *pf, int suspect, struct rai_err *err)
 	if (rc != 0)
 		return rc;
 	pf->pod = st->pod;
+	pf->pod_gen++;
 	rai_text_put(stderr, "runai: forwarding to pod ", st->pod, " now\n");
 	return 0;
 }
@@ -343,21 +344,25 @@ const struct rai_cmd runai_cmd_port_forward = {
 	    "--pod-running-timeout. For each port it prints \"Forwarding "
 	    "from 127.0.0.1:LOCAL -> REMOTE\", and \"Handling connection for "
 	    "LOCAL\" for each connection, as kubectl does.\n\n"
-	    "Each connection is a WebSocket to the API server (the pod's "
-	    "portforward subresource, v4.channel.k8s.io) through the "
-	    "kubeconfig's proxy, certificates and credentials; many "
-	    "connections are served at once, of which up to 8 may be "
-	    "setting up their WebSocket (the rest wait to be accepted). "
-	    "When nothing listens on the "
-	    "pod's port, the kubelet's message is shown and the listener "
-	    "stays. When the pod goes away, runai says so; the listener "
-	    "stays if the job's next pod runs within --pod-running-timeout "
-	    "(new connections go there), else runai port-forward ends with "
-	    "an error. A named --pod that goes away ends it. Ctrl-C ends "
-	    "it cleanly.\n\n"
-	    "The protocol cannot tell the pod that a local client ended its "
-	    "half of a connection: the pod's server sees the end only when "
-	    "it closes the connection itself (HTTP is unaffected).\n\n"
+	    "The connections go to the API server (the pod's portforward "
+	    "subresource) through the kubeconfig's proxy, certificates and "
+	    "credentials, all of them in one WebSocket that carries SPDY "
+	    "(SPDY/3.1+portforward.k8s.io, as kubectl has since Kubernetes "
+	    "1.31), a pair of streams per connection. An API server before "
+	    "1.31 answers with the channel protocol (v4.channel.k8s.io) "
+	    "instead, and each connection then gets a WebSocket of its own, "
+	    "up to 8 being set up at once (the rest wait to be accepted); "
+	    "that protocol cannot tell the pod that a local client ended "
+	    "its half of a connection, so the pod's server sees the end "
+	    "only when it closes the connection itself (HTTP is "
+	    "unaffected). A client that reads nothing holds up the other "
+	    "connections of the WebSocket they share, as with kubectl.\n\n"
+	    "When nothing listens on the pod's port, the kubelet's message "
+	    "is shown and the listener stays. When the pod goes away, runai "
+	    "says so; the listener stays if the job's next pod runs within "
+	    "--pod-running-timeout (new connections go there), else runai "
+	    "port-forward ends with an error. A named --pod that goes away "
+	    "ends it. Ctrl-C ends it cleanly.\n\n"
 	    "In control-plane mode the job's project names the namespace "
 	    "(the control plane's), and the connections still go to the "
 	    "cluster's API server with the kubeconfig context's "

@@ -49,7 +49,7 @@ struct kube_exec_result {
 	int	 out_closed;	/* our stdout's reader went away (EPIPE) */
 	int	 input_ended;	/* in_fd reached its end */
 	int	 keep_overflow;	/* io->keep could not hold all the input */
-	char	 protocol[24];	/* the subprotocol the server chose */
+	char	 protocol[32];	/* the subprotocol the server chose */
 };
 
 /*

@@ -1,19 +1,23 @@
 /*
- * kube_pf: port forwarding to a pod over the API server's WebSocket
- * protocol (the one served to clients that speak no SPDY): subprotocol
- * v4.channel.k8s.io, the i-th port of `ports=` on channels 2*i (data)
- * and 2*i+1 (the kubelet's error text), the server's first message on
- * each channel being the port number, two bytes little-endian; clients
- * send plain data on the data channel.
+ * kube_pf: port forwarding to a pod through the API server, every local
+ * connection moved by one poll() loop. Two protocols:
  *
- * One WebSocket per accepted local connection, one port each (kubectl
- * too opens a stream pair per connection), all of them moved by one
- * poll() loop: a side that cannot take more stops the reading of the
+ * - SPDY tunnelled in one WebSocket (kube/pf_tunnel), offered first and
+ *   served by API servers since 1.31: a pair of streams per connection,
+ *   all of them in one TLS connection; a FIN half-closes.
+ * - The channel protocol of clients that speak no SPDY, which older
+ *   servers answer with: subprotocol v4.channel.k8s.io, one WebSocket
+ *   per connection, the i-th port of `ports=` on channels 2*i (data)
+ *   and 2*i+1 (the kubelet's error text), the server's first message on
+ *   each channel being the port number, two bytes little-endian;
+ *   clients send plain data on the data channel. It cannot tell the pod
+ *   that the local client ended its half: the pod sees the end only
+ *   when it closes the connection itself.
+ *
+ * Either way a side that cannot take more stops the reading of the
  * other (back-pressure both ways); a local client that ends its half
  * still gets the pod's answer; the pod's end ends the local connection
- * once what it sent is written. The protocol cannot tell the pod that
- * the local client ended its half: the pod sees the end only when it
- * closes the connection itself.
+ * once what it sent is written.
  *
  *	pure		kube_pf_parse_spec, kube_pf_path, struct kube_pf_demux
  *	sockets		kube_pf_listen
@@ -119,6 +123,12 @@ struct kube_pf {
 	struct kube_client		*kc;
 	const char			*ns;
 	const char			*pod;	/* the check may change it */
+	/*
+	 * The check adds one when it turns to another pod (also one of the
+	 * same name made again): tunnels opened to the old one then take
+	 * no new connections.
+	 */
+	unsigned			 pod_gen;
 	struct kube_pf_listener		*listeners;
 	size_t				 nlisteners;
 	int				 stop_fd;	/* readable: end */

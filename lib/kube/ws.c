@@ -352,6 +352,15 @@ kube_ws_encode(struct rai_buf *out, int opcode, int fin,
 	return encode(out, opcode, fin, mask, NULL, 0, payload, len, err);
 }
 
+int
+kube_ws_encode_binary2(struct rai_buf *out, const unsigned char mask[4],
+    const void *head, size_t headlen, const void *payload, size_t len,
+    struct rai_err *err)
+{
+	return encode(out, KUBE_WS_BINARY, 1, mask, head, headlen, payload,
+	    len, err);
+}
+
 static int
 close_code_sendable(int code)
 {

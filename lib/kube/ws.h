@@ -98,6 +98,10 @@ void	kube_ws_mask(void *buf, size_t len, const unsigned char mask[4],
 int	kube_ws_encode(struct rai_buf *out, int opcode, int fin,
 	    const unsigned char mask[4], const void *payload, size_t len,
 	    struct rai_err *);
+/* One whole binary message of head then payload, copied once. */
+int	kube_ws_encode_binary2(struct rai_buf *out, const unsigned char mask[4],
+	    const void *head, size_t headlen, const void *payload, size_t len,
+	    struct rai_err *);
 
 /*
  * A close frame: code (big-endian) and reason (NULL = ""), or an empty

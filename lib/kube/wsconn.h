@@ -28,7 +28,7 @@ struct rai_http_conn;
 
 struct kube_wsconn {
 	struct rai_http_conn	*conn;
-	char			 protocol[24];	/* the subprotocol chosen */
+	char			 protocol[32];	/* the subprotocol chosen */
 	struct rai_buf		 early;	/* bytes right behind the answer */
 	struct rai_buf		 sendq;	/* encoded frames */
 	size_t			 sendq_off;	/* moved to wbuf */

@@ -45,6 +45,9 @@ def parse_args(argv):
                         "without it, a machine that cannot sandbox runs none)")
     p.add_argument("--log-buffer-mib", type=float, default=None,
                    help="keep this much log per container (default 1 MiB or 5000 lines)")
+    p.add_argument("--no-portforward-tunnel", action="store_true",
+                   help="serve port-forward as API servers before 1.31 do: WebSocket "
+                        "channels only, no SPDY carried in a WebSocket")
     p.add_argument("--control-plane", metavar="VERSION",
                    help="also serve an emulated Run:ai control plane (2.18, 2.21 or 2.24) "
                         "on its own loopback port")

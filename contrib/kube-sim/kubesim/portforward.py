@@ -236,11 +236,18 @@ def _negotiate(handler):
     offered = wsproto.offered_protocols(h.get_all("Sec-WebSocket-Protocol") or [])
     if not offered:
         return ""
-    proto = wsproto.choose_protocol(offered, SERVED)
+    served = SERVED
+    if getattr(handler.sim.options, "no_portforward_tunnel", False):
+        served = tuple(p for p in SERVED if p != spdyforward.TUNNEL)
+    # the API server hands a request that offers the tunnel to its
+    # tunnelling handler before any other protocol is looked at
+    if spdyforward.TUNNEL in offered and spdyforward.TUNNEL in served:
+        return spdyforward.TUNNEL
+    proto = wsproto.choose_protocol(offered, served)
     if proto is None:
         raise ApiError(403, "Forbidden",
                        "requested protocol(s) are not supported: [%s]; supports [%s]"
-                       % (" ".join(offered), " ".join(SERVED)))
+                       % (" ".join(offered), " ".join(served)))
     return proto
 
 

@@ -217,5 +217,51 @@ class SendAll(unittest.TestCase):
         ours.close()
 
 
+class Headers:
+    def __init__(self, values):
+        self.values = values
+
+    def get(self, name):
+        v = self.values.get(name.lower())
+        return v[0] if v else None
+
+    def get_all(self, name):
+        return self.values.get(name.lower())
+
+
+class UpgradeHandler:
+    """What _negotiate reads of a request: its headers and the options."""
+
+    def __init__(self, protocols, no_tunnel=False):
+        self.headers = Headers({"sec-websocket-version": ["13"],
+                                "sec-websocket-key": ["dGhlIHNhbXBsZSBub25jZQ=="],
+                                "sec-websocket-protocol": protocols})
+        self.sim = type("Sim", (), {})()
+        self.sim.options = type("Options", (), {"no_portforward_tunnel": no_tunnel})()
+
+
+class Negotiation(unittest.TestCase):
+    TUNNEL = "SPDY/3.1+portforward.k8s.io"
+
+    def test_the_tunnel_wins_wherever_it_is_offered(self):
+        for offered in (["%s, v4.channel.k8s.io" % self.TUNNEL],
+                        ["v4.channel.k8s.io, %s" % self.TUNNEL],
+                        ["v4.channel.k8s.io", self.TUNNEL]):
+            with self.subTest(offered=offered):
+                self.assertEqual(portforward._negotiate(UpgradeHandler(offered)), self.TUNNEL)
+
+    def test_channels_alone_get_channels(self):
+        self.assertEqual(portforward._negotiate(UpgradeHandler(["v4.channel.k8s.io"])),
+                         "v4.channel.k8s.io")
+
+    def test_a_server_before_1_31_answers_the_tunnel_with_channels(self):
+        h = UpgradeHandler(["%s, v4.channel.k8s.io" % self.TUNNEL], no_tunnel=True)
+        self.assertEqual(portforward._negotiate(h), "v4.channel.k8s.io")
+        with self.assertRaises(ApiError) as cm:
+            portforward._negotiate(UpgradeHandler([self.TUNNEL], no_tunnel=True))
+        self.assertEqual(cm.exception.code, 403)
+        self.assertNotIn(self.TUNNEL, cm.exception.message.split("supports")[1])
+
+
 if __name__ == "__main__":
     unittest.main()
