@@ -231,6 +231,12 @@ class Codec:
         return self._control(SYN_REPLY, FLAG_FIN if fin else 0, payload)
 
     @staticmethod
+    def data_head(stream_id, n, fin=False):
+        """The 8-byte head of a DATA frame of n bytes (n <= MAX_LENGTH)."""
+        return (struct.pack(">IB", stream_id & 0x7FFFFFFF, FLAG_FIN if fin else 0) +
+                n.to_bytes(3, "big"))
+
+    @staticmethod
     def data(stream_id, data, fin=False):
         """DATA frames for `data` (one empty frame when there is none)."""
         out, view = [], memoryview(data)

@@ -132,6 +132,11 @@ def encode_frame(opcode, payload=b"", fin=True, mask_key=None):
     return b"".join((head, payload))
 
 
+def binary_head(n):
+    """The header of an unmasked binary message of n bytes."""
+    return _frame_head(OP_BINARY, n)
+
+
 def channel_head(channel, n):
     """The header of a channel message carrying n bytes of data: the
     frame's header and the channel byte."""

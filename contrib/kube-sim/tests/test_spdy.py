@@ -110,6 +110,14 @@ class FramesOut(unittest.TestCase):
         self.assertEqual(rest[:18], struct.pack(">IB", 3, 0) + b"\0\0\x0a" + b"x" * 10)
         self.assertEqual(rest[18:], struct.pack(">IB", 1, spdy.FLAG_FIN) + b"\0\0\0")
 
+    def test_a_data_head_and_its_bytes_are_a_data_frame(self):
+        for n in (0, 1, 125, 65536, 300000):
+            with self.subTest(n=n):
+                payload = bytes(range(256)) * (n // 256) + bytes(n % 256)
+                self.assertEqual(spdy.Codec.data_head(7, n) + payload,
+                                 spdy.Codec.data(7, payload))
+        self.assertEqual(spdy.Codec.data_head(7, 0, fin=True), spdy.Codec.data(7, b"", fin=True))
+
     def test_ping_goaway_rst(self):
         codec = spdy.Codec()
         p, g, r = codec.feed(codec.ping(9) + codec.goaway(5, 1) + codec.rst_stream(3, 2))
