@@ -265,9 +265,9 @@ int
 kube_pf_tunnel_usable(const struct kube_pf_tunnel *t)
 {
 	/* a stream id must stay below 2^31 */
-	return t->ws != NULL && !t->upgrading && !t->eof && !t->goaway &&
-	    !t->close_received && !t->ws->close_sent &&
-	    t->next_id < 0x7ffffff0u;
+	return t->ws != NULL && !t->upgrading && kube_pf_tunnel_is_spdy(t) &&
+	    !t->eof && !t->goaway && !t->close_received &&
+	    !t->ws->close_sent && t->next_id < 0x7ffffff0u;
 }
 
 static void
@@ -407,7 +407,7 @@ kube_pf_tunnel_close(struct kube_pf_tunnel *t)
 
 	if (t->ws != NULL && !t->upgrading && !t->eof && !t->ws->close_sent) {
 		/* the last stream of the server's we took: it opens none */
-		if (kube_spdy_goaway(&b, 0, 0) == 0)
+		if (kube_pf_tunnel_is_spdy(t) && kube_spdy_goaway(&b, 0, 0) == 0)
 			(void)queue(t, &b, &ignored);
 		(void)kube_wsconn_queue_close(t->ws, KUBE_WS_CLOSE_NORMAL,
 		    &ignored);

@@ -1256,6 +1256,18 @@ kube_pf_run(struct kube_pf *pf, struct rai_err *err)
 	lp.pfds = xcalloc(pf->nlisteners + 1 + 2 * lp.max_conns + MAX_TUNNELS,
 	    sizeof(*lp.pfds));
 	lp.last_check = rai_now_ms();
+	/*
+	 * The tunnel is set up before the first connection, as kubectl sets
+	 * up its session, so that connection does not wait for it. (A server
+	 * that answers with the channel protocol gets that WebSocket closed
+	 * at once: a connection to the pod's port that carries nothing.)
+	 */
+	if (pf->nlisteners > 0) {
+		struct rai_err ignored = RAI_ERR_INIT;
+
+		(void)tun_for(&lp, &pf->listeners[0], &ignored);
+		rai_err_release(&ignored);
+	}
 	while ((rc = loop_step(&lp, err)) == 0)
 		;
 	while (lp.nconns > 0)

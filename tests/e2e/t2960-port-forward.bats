@@ -72,8 +72,8 @@ teardown() {
 	local port
 	port=$(free_port)
 	web_job web12 "$port"
-	start_pf web12 --port ":$port"
 	mark_requests
+	start_pf web12 --port ":$port"
 	get index.txt >/dev/null
 	seq 1 100 | xargs -P 100 -I{} sh -c \
 		"curl -sf -m 60 http://127.0.0.1:$PF_LOCAL/index.txt >'$BATS_TEST_TMPDIR/b{}'"
@@ -81,8 +81,9 @@ teardown() {
 	for i in $(seq 1 100); do
 		[ "$(cat "$BATS_TEST_TMPDIR/b$i")" = "hello from web12" ] || { echo "request $i: $(cat "$BATS_TEST_TMPDIR/b$i")"; return 1; }
 	done
-	# 101 connections, one WebSocket: the tunnel offered first, the
-	# channel protocol second (for API servers before 1.31)
+	# 101 connections, one WebSocket (set up at the start, as kubectl
+	# does): the tunnel offered first, the channel protocol second (for
+	# API servers before 1.31)
 	run -0 jq -r 'select(.path | endswith("/portforward")) | "\(.status) \(.headers["sec-websocket-protocol"])"' < <(requests_since_mark)
 	assert_output "101 SPDY/3.1+portforward.k8s.io, v4.channel.k8s.io"
 	[ "$(grep -c "^Handling connection for $PF_LOCAL\$" "$BATS_TEST_TMPDIR/pf.out")" -eq 101 ]
