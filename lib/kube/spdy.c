@@ -483,14 +483,21 @@ kube_spdy_syn_stream(struct kube_spdy *sp, struct rai_buf *out, uint32_t id,
 	return 0;
 }
 
-int
-kube_spdy_rst_stream(struct rai_buf *out, uint32_t id, uint32_t status)
+/* A control frame whose payload is two 32-bit words. */
+static int
+add_two_words(struct rai_buf *out, int type, uint32_t first, uint32_t second)
 {
 	unsigned char p[8];
 
-	put32(p, id & 0x7fffffff);
-	put32(p + 4, status);
-	return add_control(out, KUBE_SPDY_RST_STREAM, p, sizeof(p));
+	put32(p, first);
+	put32(p + 4, second);
+	return add_control(out, type, p, sizeof(p));
+}
+
+int
+kube_spdy_rst_stream(struct rai_buf *out, uint32_t id, uint32_t status)
+{
+	return add_two_words(out, KUBE_SPDY_RST_STREAM, id & 0x7fffffff, status);
 }
 
 int
@@ -505,9 +512,6 @@ kube_spdy_ping(struct rai_buf *out, uint32_t id)
 int
 kube_spdy_goaway(struct rai_buf *out, uint32_t last_id, uint32_t status)
 {
-	unsigned char p[8];
-
-	put32(p, last_id & 0x7fffffff);
-	put32(p + 4, status);
-	return add_control(out, KUBE_SPDY_GOAWAY, p, sizeof(p));
+	return add_two_words(out, KUBE_SPDY_GOAWAY, last_id & 0x7fffffff,
+	    status);
 }

@@ -38,3 +38,17 @@ get() {
 	done
 	return 1
 }
+
+# assert_pod_switch OLD JOB: waits for runai port-forward to say it went
+# from pod OLD (deleted) to the job's next pod, and checks what it said.
+assert_pod_switch() {
+	local _
+	for _ in $(seq 1 100); do
+		grep -q "now" "$BATS_TEST_TMPDIR/pf.err" && break
+		sleep 0.2
+	done
+	run cat "$BATS_TEST_TMPDIR/pf.err"
+	assert_line "runai: pod $1 was deleted; its connections were cut"
+	assert_line --regexp "^runai: forwarding to pod $2-[a-z0-9]+ now$"
+	refute_output --partial "forwarding to pod $1 "
+}
