@@ -291,7 +291,6 @@ struct tunnel {
 	unsigned		 gen;	/* the pod_gen it was opened for */
 	unsigned		 port;	/* the remote port of its upgrade path */
 	int			 more;	/* TLS may hold bytes not read yet */
-	int			 started;	/* the upgrade is under way or done */
 };
 
 static size_t
@@ -630,13 +629,15 @@ tun_for(struct loop *lp, const struct kube_pf_listener *l,
 	return tun;
 }
 
-/* A connection joins its tunnel: its streams open once the tunnel is up. */
+/* A connection's streams open in its tunnel (up by now). */
 static int
 conn_open_pair(struct conn *c, struct rai_err *err)
 {
+	if (kube_pf_tunnel_open(&c->tun->t, &c->pair, c->l->remote_port,
+	    err) == -1)
+		return -1;
 	c->waiting = 0;
-	return kube_pf_tunnel_open(&c->tun->t, &c->pair, c->l->remote_port,
-	    err);
+	return 0;
 }
 
 /* The pod's bytes that gather for one connection: write them if due. */
@@ -706,15 +707,31 @@ report_tun(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
 	}
 }
 
+/* A tunnel failed under its connections: said once, by the first. */
+static void
+report_tun_error(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < lp->nconns; i++)
+		if (lp->conns[i]->tun == tun) {
+			report(lp->conns[i], "an error occurred forwarding "
+			    "%u -> %u: %s", lp->conns[i]->l->local_port,
+			    lp->conns[i]->l->remote_port, err_text(err));
+			return;
+		}
+}
+
 /*
  * The server answered with the channel protocol (an API server before
  * 1.31): from now on a WebSocket per connection. The first one waiting
- * takes the upgraded WebSocket (its path named its port); the others
- * start their own.
+ * for the port of the upgrade's path takes the upgraded WebSocket; the
+ * others start their own. With nobody waiting it is closed.
  */
-static int
-tun_to_channels(struct loop *lp, struct tunnel *tun, struct rai_err *err)
+static void
+tun_to_channels(struct loop *lp, struct tunnel *tun)
 {
+	struct rai_err err = RAI_ERR_INIT;
 	struct conn *c;
 	size_t i;
 	int taken = 0;
@@ -734,10 +751,16 @@ tun_to_channels(struct loop *lp, struct tunnel *tun, struct rai_err *err)
 		c->ws = kube_pf_tunnel_take_ws(&tun->t);
 		c->upgrading = 0;
 		if (kube_ws_dec_feed(&c->dec, c->ws->early.data,
-		    c->ws->early.len, err) == -1 || read_ws(c, err) == -1)
+		    c->ws->early.len, &err) == -1 || read_ws(c, &err) == -1) {
+			report(c, "an error occurred forwarding %u -> %u: %s",
+			    c->l->local_port, c->l->remote_port,
+			    err_text(&err));
 			c->refused = 1;
+		}
+		rai_err_release(&err);
 	}
-	return 0;
+	if (!taken)
+		kube_pf_tunnel_close(&tun->t);
 }
 
 /* The tunnel's upgrade answered: its waiting connections go on. */
@@ -750,8 +773,7 @@ tun_up(struct loop *lp, struct tunnel *tun)
 
 	lp->answered = 1;
 	if (!kube_pf_tunnel_is_spdy(&tun->t)) {
-		(void)tun_to_channels(lp, tun, &err);
-		rai_err_release(&err);
+		tun_to_channels(lp, tun);
 		return;
 	}
 	lp->mode = MODE_TUNNEL;
@@ -762,27 +784,12 @@ tun_up(struct loop *lp, struct tunnel *tun)
 			    conn_open_pair(c, &err) == -1)
 				break;
 		}
-	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
-	if (err.message == NULL)
-		(void)tun_read(lp, tun, &err);
 	if (err.message != NULL)
-		report_tun(lp, tun, &err);
+		report_tun(lp, tun, &err);	/* those still waiting */
+	/* what TLS read ahead with the upgrade's answer: poll() cannot see it */
+	else if (tun_read(lp, tun, &err) == -1)
+		report_tun_error(lp, tun, &err);
 	rai_err_release(&err);
-}
-
-/* A tunnel failed under its connections: said once, by the first. */
-static void
-report_tun_error(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
-{
-	size_t i;
-
-	for (i = 0; i < lp->nconns; i++)
-		if (lp->conns[i]->tun == tun) {
-			report(lp->conns[i], "an error occurred forwarding "
-			    "%u -> %u: %s", lp->conns[i]->l->local_port,
-			    lp->conns[i]->l->remote_port, err_text(err));
-			return;
-		}
 }
 
 static void
