@@ -690,7 +690,8 @@ tun_read(struct loop *lp, struct tunnel *tun, struct rai_err *err)
 
 /* The tunnel failed its waiting connections: each says so and goes. */
 static void
-report_tun(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
+report_tun(struct loop *lp, const struct tunnel *tun,
+    const struct rai_err *err)
 {
 	struct conn *c;
 	size_t i;
@@ -709,7 +710,8 @@ report_tun(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
 
 /* A tunnel failed under its connections: said once, by the first. */
 static void
-report_tun_error(struct loop *lp, struct tunnel *tun, const struct rai_err *err)
+report_tun_error(struct loop *lp, const struct tunnel *tun,
+    const struct rai_err *err)
 {
 	size_t i;
 
