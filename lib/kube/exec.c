@@ -132,18 +132,15 @@ on_control(void *ud, int opcode, const char *payload, size_t len,
     struct rai_err *err)
 {
 	struct session *s = ud;
-	int code;
+	int code = KUBE_WS_CLOSE_NO_STATUS;
 
-	if (opcode == KUBE_WS_PING)
-		return kube_wsconn_pong(s->ws, payload, len, err);
 	if (opcode == KUBE_WS_CLOSE) {
-		s->close_received = 1;
 		kube_ws_parse_close(payload, len, &code, NULL, NULL);
 		rai_log(RAI_LOG_DEBUG, "the server closed the stream (%d)",
 		    code);
-		return kube_wsconn_queue_close(s->ws, KUBE_WS_CLOSE_NORMAL, err);
 	}
-	return 0;
+	return kube_wsconn_answer_control(s->ws, opcode, payload, len,
+	    &s->close_received, err);
 }
 
 static int

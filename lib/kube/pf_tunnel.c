@@ -189,13 +189,8 @@ on_control(void *ud, int opcode, const char *payload, size_t len,
 {
 	struct kube_pf_tunnel *t = ud;
 
-	if (opcode == KUBE_WS_PING)
-		return kube_wsconn_pong(t->ws, payload, len, err);
-	if (opcode == KUBE_WS_CLOSE) {
-		t->close_received = 1;
-		return kube_wsconn_queue_close(t->ws, KUBE_WS_CLOSE_NORMAL, err);
-	}
-	return 0;
+	return kube_wsconn_answer_control(t->ws, opcode, payload, len,
+	    &t->close_received, err);
 }
 
 /* ---- the upgrade ---- */

@@ -339,13 +339,8 @@ on_control(void *ud, int opcode, const char *payload, size_t len,
 {
 	struct conn *c = ud;
 
-	if (opcode == KUBE_WS_PING)
-		return kube_wsconn_pong(c->ws, payload, len, err);
-	if (opcode == KUBE_WS_CLOSE) {
-		c->close_received = 1;
-		return kube_wsconn_queue_close(c->ws, KUBE_WS_CLOSE_NORMAL, err);
-	}
-	return 0;
+	return kube_wsconn_answer_control(c->ws, opcode, payload, len,
+	    &c->close_received, err);
 }
 
 /*

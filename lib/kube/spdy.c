@@ -238,7 +238,6 @@ kube_spdy_header(const char *block, size_t len, const char *name,
 			return 0;
 		if (nl == want && memcmp(block + at + 4, name, nl) == 0) {
 			*val = block + at + 8 + nl;
-			*vlen = v;
 			/* repeated values are joined by NULs: the first */
 			*vlen = strnlen(*val, v);
 			return 1;

@@ -656,6 +656,20 @@ kube_wsconn_pong(struct kube_wsconn *ws, const char *payload, size_t len,
 }
 
 int
+kube_wsconn_answer_control(struct kube_wsconn *ws, int opcode,
+    const char *payload, size_t len, int *close_received,
+    struct rai_err *err)
+{
+	if (opcode == KUBE_WS_PING)
+		return kube_wsconn_pong(ws, payload, len, err);
+	if (opcode == KUBE_WS_CLOSE) {
+		*close_received = 1;
+		return kube_wsconn_queue_close(ws, KUBE_WS_CLOSE_NORMAL, err);
+	}
+	return 0;
+}
+
+int
 kube_wsconn_recv(struct kube_wsconn *ws, char *buf, size_t len, size_t *n,
     struct rai_err *err)
 {

@@ -84,6 +84,14 @@ int	kube_wsconn_queue_close(struct kube_wsconn *, int code, struct rai_err *);
 int	kube_wsconn_pong(struct kube_wsconn *, const char *payload, size_t len,
 	    struct rai_err *);
 /*
+ * The answer a control frame asks for, as a kube_ws_ctrl_fn would give
+ * it: a pong for a ping; for a close, *close_received set and our close
+ * queued. A pong needs nothing. Returns as those.
+ */
+int	kube_wsconn_answer_control(struct kube_wsconn *, int opcode,
+	    const char *payload, size_t len, int *close_received,
+	    struct rai_err *);
+/*
  * Receives what has arrived into buf: 0 with *n bytes (0 = nothing
  * now), 1 at the end of the connection, -1 with err.
  */
