@@ -10,6 +10,7 @@
 
 #include "core/alloc.h"
 #include "core/json.h"
+#include "core/json_parse.h"
 
 #include "core/banned.h"
 
@@ -18,19 +19,14 @@ rai_json_parse(const char *buf, size_t len, const char *what, cJSON **out,
     struct rai_err *err)
 {
 	cJSON *root;
+	size_t stop = 0;
 
-	root = cJSON_ParseWithLength(buf, len);
-	if (root == NULL) {
-		const char *at = cJSON_GetErrorPtr();
-		size_t off = (at != NULL && at >= buf && at <= buf + len) ?
-		    (size_t)(at - buf) : 0;
-
-		if (len == 0)
-			return rai_err_set(err, RAI_E_PROTO,
-			    "%s: empty body where JSON was expected", what);
+	if (len == 0)
 		return rai_err_set(err, RAI_E_PROTO,
-		    "%s: malformed JSON near byte %zu of %zu", what, off, len);
-	}
+		    "%s: empty body where JSON was expected", what);
+	if ((root = rai_json_read(buf, len, &stop)) == NULL)
+		return rai_err_set(err, RAI_E_PROTO,
+		    "%s: malformed JSON near byte %zu of %zu", what, stop, len);
 	*out = root;
 	return 0;
 }

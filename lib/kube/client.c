@@ -717,6 +717,21 @@ item_value1(struct item_page *p, const char *key, const char *json,
 	return p->fn(p->ud, obj, err);
 }
 
+/* An item the framer found whole and parsed where it lay. */
+static int
+item_tree(void *ud, cJSON *obj, const char *json, size_t len,
+    struct rai_err *err)
+{
+	struct item_page *p = ud;
+
+	rai_http_log_body("Response Body (item)", json, len);
+	if (p->fn(p->ud, obj, err) == -1) {
+		p->value_failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
 static int
 item_value(void *ud, const char *key, const char *json, size_t len,
     struct rai_err *err)
@@ -764,6 +779,7 @@ item_step(struct kube_client *c, const struct kube_res *res, const char *ns,
 	p.ud = ud;
 	kube_items_init(&p.framer, rai_http_max_response(c->http), item_value,
 	    &p);
+	kube_items_parse(&p.framer, item_tree);
 	memset(&hr, 0, sizeof(hr));
 	hr.method = "GET";
 	hr.url = url;

@@ -10,6 +10,7 @@
 #include "core/buf.h"
 #include "core/err.h"
 #include "core/http.h"
+#include "core/json_parse.h"
 #include "kube/stream.h"
 
 #include "core/banned.h"
@@ -302,15 +303,58 @@ items_step(struct kube_items *it, char c, struct rai_err *err)
 	}
 }
 
+void
+kube_items_parse(struct kube_items *it, kube_item_tree_fn *fn)
+{
+	it->tree_fn = fn;
+}
+
+/*
+ * An object item that starts at p and ends before end, read where it
+ * lies: no copy into val and no bracket scan. The bytes it takes, 0
+ * when it is not whole here or not valid (the text path then takes it
+ * and says what is wrong), or -1 with err set by the callback.
+ */
+static long
+items_whole(struct kube_items *it, const char *p, const char *end,
+    struct rai_err *err)
+{
+	cJSON *tree;
+	size_t used = 0;
+
+	if (it->tree_fn == NULL || !it->in_items || it->val.len > 0 ||
+	    *p != '{' ||
+	    (tree = rai_json_read_first(p, (size_t)(end - p), &used)) == NULL)
+		return 0;
+	if (used > it->val.max) {
+		cJSON_Delete(tree);
+		return value_too_big(it, err);
+	}
+	it->off += used;
+	it->nitems++;
+	it->state = IT_ITEM;
+	it->need_comma = 1;
+	if (it->tree_fn(it->ud, tree, p, used, err) != 0)
+		return -1;
+	return (long)used;
+}
+
 int
 kube_items_feed(struct kube_items *it, const char *data, size_t len,
     struct rai_err *err)
 {
 	const char *p = data, *end = data + len, *q;
+	long whole;
 	int done, rc;
 
 	while (p < end) {
 		if (it->state == IT_CAPTURE) {
+			if ((whole = items_whole(it, p, end, err)) != 0) {
+				if (whole == -1)
+					return -1;
+				p += whole;
+				continue;
+			}
 			done = 0;
 			q = items_scan(it, p, end, &done);
 			if (rai_buf_add(&it->val, p, (size_t)(q - p)) == -1)

@@ -40,6 +40,14 @@ void	kube_lines_release(struct kube_lines *);
  */
 typedef int kube_items_fn(void *ud, const char *key, const char *json,
 	    size_t len, struct rai_err *);
+/*
+ * With kube_items_parse: an object item found whole in the bytes fed,
+ * parsed where it lies (tree is fn's to free; json and len its text).
+ * Items cut by a chunk's end or not valid JSON still go to the text fn.
+ */
+struct cJSON;
+typedef int kube_item_tree_fn(void *ud, struct cJSON *tree, const char *json,
+	    size_t len, struct rai_err *);
 
 struct kube_items {
 	struct rai_buf	 val;		/* the value being read */
@@ -54,12 +62,15 @@ struct kube_items {
 	size_t		 nitems_open;	/* nitems when '[' came */
 	size_t		 off;		/* bytes fed, for messages */
 	kube_items_fn	*fn;
+	kube_item_tree_fn *tree_fn;	/* NULL: every value as text */
 	void		*ud;
 };
 
 /* max_value caps one item or member (0 = RAI_BUF_DEFAULT_MAX). */
 void	kube_items_init(struct kube_items *, size_t max_value, kube_items_fn *,
 	    void *ud);
+/* Items as trees where they can be (saves copying and scanning them). */
+void	kube_items_parse(struct kube_items *, kube_item_tree_fn *);
 /* -1 (RAI_E_PROTO, or fn's error) when the bytes are not a List. */
 int	kube_items_feed(struct kube_items *, const char *data, size_t len,
 	    struct rai_err *);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/buf.h"
 #include "core/err.h"
 #include "kube/stream.h"
@@ -303,7 +305,11 @@ struct items_seen {
 	struct rai_buf	 log;
 	int		 fail_at;	/* fail on this value (1-based), 0 never */
 	int		 n;
+	int		 trees;		/* items that came parsed */
 };
+
+/* frame_items asks for items as trees (kube_items_parse) */
+static int tree_mode;
 
 static int
 collect_item(void *ud, const char *key, const char *json, size_t len,
@@ -317,6 +323,28 @@ collect_item(void *ud, const char *key, const char *json, size_t len,
 	if (++s->n == s->fail_at)
 		return rai_err_set(err, RAI_E_PROTO, "callback says no");
 	return 0;
+}
+
+/*
+ * An item that came parsed is logged as its text, as the text path would
+ * log it, after checking the tree is cJSON's reading of that text.
+ */
+static int
+collect_tree(void *ud, cJSON *tree, const char *json, size_t len,
+    struct rai_err *err)
+{
+	struct items_seen *s = ud;
+	cJSON *want = cJSON_ParseWithLength(json, len);
+	char *a = cJSON_PrintUnformatted(tree), *b = cJSON_PrintUnformatted(want);
+
+	s->trees++;
+	if (a == NULL || b == NULL || strcmp(a, b) != 0)
+		rai_buf_addstr(&s->log, "NOT-CJSON'S-TREE ");
+	free(a);
+	free(b);
+	cJSON_Delete(want);
+	cJSON_Delete(tree);
+	return collect_item(ud, NULL, json, len, err);
 }
 
 /*
@@ -338,6 +366,8 @@ frame_items(const char *in, size_t len, size_t chunk, uint32_t seed,
 	s.fail_at = fail_at;
 	rai_buf_init(&s.log, 0);
 	kube_items_init(&it, max, collect_item, &s);
+	if (tree_mode)
+		kube_items_parse(&it, collect_tree);
 	while (off < len && rc == 0) {
 		n = chunk ? chunk : 1 + lcg(&seed) % 23;
 		if (n > len - off)
@@ -390,20 +420,22 @@ TEST(list_items_come_out_whole_however_chunked)
 	uint32_t seed;
 	char *got;
 
-	for (i = 0; i < sizeof(list_cases) / sizeof(list_cases[0]); i++) {
+	for (i = 0; i < 2 * sizeof(list_cases) / sizeof(list_cases[0]); i++) {
+		tree_mode = i % 2;
 		for (chunk = 1; chunk <= 4096; chunk *= 4) {
-			got = frame_items(list_cases[i].in,
-			    strlen(list_cases[i].in), chunk, 0, 0, 0);
-			T_STR_EQ(got, list_cases[i].want);
+			got = frame_items(list_cases[i / 2].in,
+			    strlen(list_cases[i / 2].in), chunk, 0, 0, 0);
+			T_STR_EQ(got, list_cases[i / 2].want);
 			free(got);
 		}
 		for (seed = 1; seed <= 50; seed++) {
-			got = frame_items(list_cases[i].in,
-			    strlen(list_cases[i].in), 0, seed, 0, 0);
-			T_STR_EQ(got, list_cases[i].want);
+			got = frame_items(list_cases[i / 2].in,
+			    strlen(list_cases[i / 2].in), 0, seed, 0, 0);
+			T_STR_EQ(got, list_cases[i / 2].want);
 			free(got);
 		}
 	}
+	tree_mode = 0;
 }
 
 static const struct {
@@ -436,16 +468,18 @@ TEST(malformed_lists_are_protocol_errors)
 	size_t i;
 	char *got;
 
-	for (i = 0; i < sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
-		got = frame_items(bad_lists[i].in, strlen(bad_lists[i].in),
+	for (i = 0; i < 2 * sizeof(bad_lists) / sizeof(bad_lists[0]); i++) {
+		tree_mode = i % 2;
+		got = frame_items(bad_lists[i / 2].in, strlen(bad_lists[i / 2].in),
 		    1, 0, 0, 0);
-		T_STR_EQ(got, bad_lists[i].want);
+		T_STR_EQ(got, bad_lists[i / 2].want);
 		free(got);
-		got = frame_items(bad_lists[i].in, strlen(bad_lists[i].in),
+		got = frame_items(bad_lists[i / 2].in, strlen(bad_lists[i / 2].in),
 		    4096, 0, 0, 0);
-		T_STR_EQ(got, bad_lists[i].want);
+		T_STR_EQ(got, bad_lists[i / 2].want);
 		free(got);
 	}
+	tree_mode = 0;
 }
 
 TEST(an_item_over_the_cap_fails_one_at_it_passes)
@@ -459,6 +493,62 @@ TEST(an_item_over_the_cap_fails_one_at_it_passes)
 	got = frame_items(at, strlen(at), 3, 0, 9, 0);
 	T_STR_EQ(got, "ERR: a list item is larger than 9 bytes");
 	free(got);
+}
+
+/*
+ * With trees asked for, an object item whole in the bytes fed comes
+ * parsed; one cut by a chunk's end, a scalar, and an item that is not
+ * valid JSON come as text, the last with the text path's error. The cap
+ * holds for both.
+ */
+TEST(object_items_whole_in_a_chunk_come_parsed)
+{
+	const char *in = "{\"items\":[{\"a\":\"1\"},7,{\"b\":[{}]}]}";
+	const char *want = "-={\"a\":\"1\"}|-=7|-={\"b\":[{}]}|";
+	const char *capped = "{\"items\":[{\"a\":\"123\"}]}";  /* 11 */
+	const char *bad = "{\"items\":[{\"a\":01}]}";
+	struct kube_items it;
+	struct items_seen s;
+	struct rai_err err = RAI_ERR_INIT;
+	char *got;
+
+	memset(&s, 0, sizeof(s));
+	rai_buf_init(&s.log, 0);
+	kube_items_init(&it, 0, collect_item, &s);
+	kube_items_parse(&it, collect_tree);
+	T_INT_EQ(kube_items_feed(&it, in, strlen(in), &err), 0);
+	T_INT_EQ(kube_items_finish(&it, &err), 0);
+	T_STR_EQ(rai_buf_str(&s.log), want);
+	T_INT_EQ(s.trees, 2);
+	T_UINT_EQ(it.nitems, 3);
+	kube_items_release(&it);
+	/* cut in two inside the second object: it comes as text */
+	rai_buf_reset(&s.log);
+	s.trees = s.n = 0;
+	kube_items_init(&it, 0, collect_item, &s);
+	kube_items_parse(&it, collect_tree);
+	T_INT_EQ(kube_items_feed(&it, in, strlen(in) - 6, &err), 0);
+	T_INT_EQ(kube_items_feed(&it, in + strlen(in) - 6, 6, &err), 0);
+	T_INT_EQ(kube_items_finish(&it, &err), 0);
+	T_STR_EQ(rai_buf_str(&s.log), want);
+	T_INT_EQ(s.trees, 1);
+	kube_items_release(&it);
+	rai_buf_release(&s.log);
+	tree_mode = 1;
+	got = frame_items(capped, strlen(capped), 4096, 0, 11, 0);
+	T_STR_EQ(got, "-={\"a\":\"123\"}|");
+	free(got);
+	got = frame_items(capped, strlen(capped), 4096, 0, 10, 0);
+	T_STR_EQ(got, "ERR: a list item is larger than 10 bytes");
+	free(got);
+	got = frame_items(bad, strlen(bad), 4096, 0, 0, 0);
+	T_STR_EQ(got, "-={\"a\":01}|");	/* the text path's job to refuse */
+	free(got);
+	got = frame_items(in, strlen(in), 4096, 0, 0, 1);
+	T_STR_EQ(got, "ERR: callback says no");
+	free(got);
+	tree_mode = 0;
+	rai_err_release(&err);
 }
 
 TEST(a_callback_error_stops_the_list)
@@ -538,6 +628,7 @@ main(void)
 	RUN(malformed_lists_are_protocol_errors);
 	RUN(an_item_over_the_cap_fails_one_at_it_passes);
 	RUN(a_callback_error_stops_the_list);
+	RUN(object_items_whole_in_a_chunk_come_parsed);
 	RUN(an_item_is_delivered_when_its_last_byte_arrives);
 	RUN(a_long_list_is_held_one_item_at_a_time);
 	return t_done();
