@@ -9,7 +9,8 @@
 # only. It also prints what one empty list costs on the emulator: that
 # floor is the server's (Python), paid per request by both programs; and
 # for each list -A, what the emulator alone takes to answer its largest
-# list (curl), the part of runai's time no client can save.
+# list and every list runai asks for (curl, one after another): the part
+# of runai's time no client asking for those lists can save.
 #
 #   bench/list.sh [RUNS]        (default 5 runs per measurement, median)
 #
@@ -61,14 +62,24 @@ echo "emulator: an empty list answers in $(floor_ms) ms (median of 7); runs per 
 echo
 
 # The emulator's own share of a list -A: the wall time of curl fetching
-# its largest list (gzip, as runai asks for it) over a new connection.
-# runai cannot finish before that answer is in; the rest is its own.
+# its largest list (gzip, as runai asks for it) over a new connection,
+# and of curl fetching every list runai asks for (taken from runai's
+# own -v 6 trace), one after another on one connection. runai cannot
+# finish before the first answer is in, nor, asking one list at a time,
+# before the second; the rest is its own.
 EMU=()
 emulator_alone() {
-	local t
+	local t urls=() outs=() u
 	read -r t _ < <(measure curl -sS -o /dev/null --compressed --cacert "$KUBESIM_CA" \
 		-H "Authorization: Bearer $KUBESIM_TOKEN" "$KUBESIM_URL$2")
 	EMU+=("$(printf '%-16s the emulator alone (curl of %s): %ss' "$1" "${2%%\?*}" "$t")")
+	while read -r u; do
+		urls+=("$u")
+		outs+=(-o /dev/null)
+	done < <(RUNAI_VERBOSITY=6 "$BIN/runai" list -A 2>&1 >/dev/null | awk '$1 == "GET" { print $2 }')
+	read -r t _ < <(measure curl -sS "${outs[@]}" --compressed --cacert "$KUBESIM_CA" \
+		-H "Authorization: Bearer $KUBESIM_TOKEN" "${urls[@]}")
+	EMU+=("$(printf '%-16s the emulator alone (curl of all %d lists, one after another): %ss' "$1" "${#urls[@]}" "$t")")
 }
 
 FMT='%-6s  %-14s  %9s  %9s  %12s  %12s  %7s  %7s\n'

@@ -117,22 +117,27 @@ rai_json_array(const cJSON *obj, const char *path)
 	return cJSON_IsArray(v) ? v : NULL;
 }
 
-const char *
-rai_json_label(const cJSON *obj, const char *key)
+/* metadata.<map>[key] as a string, views' most frequent lookup */
+static const char *
+metadata_entry(const cJSON *obj, const char *map, size_t maplen,
+    const char *key)
 {
-	const cJSON *v = rai_json_child(rai_json_get(obj, "metadata.labels"),
-	    key);
+	const cJSON *v = member(member(member(obj, "metadata", 8), map,
+	    maplen), key, strlen(key));
 
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 const char *
+rai_json_label(const cJSON *obj, const char *key)
+{
+	return metadata_entry(obj, "labels", 6, key);
+}
+
+const char *
 rai_json_annotation(const cJSON *obj, const char *key)
 {
-	const cJSON *v = rai_json_child(
-	    rai_json_get(obj, "metadata.annotations"), key);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
+	return metadata_entry(obj, "annotations", 11, key);
 }
 
 void

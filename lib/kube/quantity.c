@@ -24,6 +24,24 @@ static const struct {
 	{ "P", 1e15 }, { "E", 1e18 },
 };
 
+/*
+ * Most quantities a list reads are a few digits ("1", "250"): those are
+ * read here, exactly as strtod would, at a fraction of its cost.
+ */
+static int
+small_whole(const char *s, double *out)
+{
+	unsigned long v = 0;
+	size_t i;
+
+	for (i = 0; i < 9 && s[i] >= '0' && s[i] <= '9'; i++)
+		v = v * 10 + (unsigned long)(s[i] - '0');
+	if (i == 0 || s[i] != '\0')
+		return 0;
+	*out = (double)v;
+	return 1;
+}
+
 int
 rai_quantity_parse(const char *s, double *out)
 {
@@ -33,6 +51,8 @@ rai_quantity_parse(const char *s, double *out)
 
 	if (s == NULL || *s == '\0' || *s == ' ')
 		return -1;
+	if (small_whole(s, out))
+		return 0;
 	/* strtod would take "inf", "nan" and hex; quantities have none */
 	for (i = 0; s[i] != '\0'; i++)
 		if (strchr("0123456789.+-eEkKMGTPEimnu", s[i]) == NULL)

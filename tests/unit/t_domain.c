@@ -35,9 +35,12 @@ TEST(quantities_parse)
 		{ "512Gi", 512.0 * 1073741824.0 }, { "4G", 4e9 },
 		{ "1.5", 1.5 }, { "1e3", 1000 }, { "2Ki", 2048 },
 		{ "100k", 1e5 }, { "1E", 1e18 }, { "0", 0 },
+		/* whole numbers of up to 9 digits are read without strtod */
+		{ "123456789", 123456789 }, { "1234567890", 1234567890 },
+		{ "007", 7 }, { "64Gi", 64.0 * 1073741824.0 },
 	};
 	static const char *const bad[] = { "", "abc", "1Q", "inf", "nan",
-	    "0x10", " 1", "1 Gi", "Gi", NULL };
+	    "0x10", " 1", "1 Gi", "Gi", "12 ", "1-", NULL };
 	double v;
 	size_t i;
 
