@@ -323,17 +323,26 @@ after_item(struct reader *r, unsigned char close)
 	return 0;
 }
 
+/* Blanks, then the closing byte if the container is empty: 1 then. */
+static int
+closes_at_once(struct reader *r, unsigned char close)
+{
+	skip_blanks(r);
+	if (r->p < r->end && *r->p == close) {
+		r->p++;
+		return 1;
+	}
+	return 0;
+}
+
 static int
 read_elements(struct reader *r, cJSON *arr)
 {
 	cJSON *last = NULL, *v;
 	int rc;
 
-	skip_blanks(r);
-	if (r->p < r->end && *r->p == ']') {
-		r->p++;
+	if (closes_at_once(r, ']'))
 		return 0;
-	}
 	do {
 		if ((v = read_value(r)) == NULL)
 			return -1;
@@ -349,11 +358,8 @@ read_members(struct reader *r, cJSON *obj)
 	char *key;
 	int rc;
 
-	skip_blanks(r);
-	if (r->p < r->end && *r->p == '}') {
-		r->p++;
+	if (closes_at_once(r, '}'))
 		return 0;
-	}
 	do {
 		if (r->p == r->end || *r->p != '"' ||
 		    (key = read_string(r)) == NULL)
