@@ -117,6 +117,19 @@ class ProfileCase:
             self.assertEqual(status, 200)
             self.assertEqual(self.violations(), [])
 
+    def test_nothing_is_written_after_stop(self):
+        """A handler still running when the server stops (the cluster API
+        logs after it answers) leaves the state directory alone."""
+        self.cp.stop()
+        requests = os.path.join(self.dir.name, cpserver.REQUESTS_FILE)
+        violations = os.path.join(self.dir.name, cpserver.VIOLATIONS_FILE)
+        os.remove(requests)
+        os.remove(violations)
+        self.cp.log({"method": "GET", "path": "/cluster-api/status", "status": 200})
+        self.cp.judge.record("GET", "/api/v1/x", "response", ["late"])
+        self.assertFalse(os.path.exists(requests))
+        self.assertFalse(os.path.exists(violations))
+
     def test_cluster_api_status_and_log_refusals(self):
         """The cluster's own endpoint: the bearer first, then "OK"; the log
         only as a WebSocket upgrade, and only of a training that exists."""

@@ -303,9 +303,16 @@ class Judge:
             out = self._validate(schema, body, "response", "body %d" % status)
         return self.record(method, path, "response", out)
 
+    def close(self):
+        """No more records in the file (its directory may go next)."""
+        with self.lock:
+            self.path = None
+
     def record(self, method, path, direction, violations):
         if violations and self.path:
             with self.lock:
+                if self.path is None:  # closed meanwhile
+                    return violations
                 self.count += len(violations)
                 with open(self.path, "a") as f:
                     for v in violations:

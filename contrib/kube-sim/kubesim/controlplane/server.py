@@ -78,8 +78,14 @@ class ControlPlane:
         return self.url
 
     def stop(self):
+        """Stops serving; a request still in a handler thread (the
+        cluster API logs after it answers) writes nothing more to the
+        state directory, which the caller may be about to remove."""
         self.server.shutdown()
         self.server.server_close()
+        with self.log_lock:
+            self.requests_path = None
+        self.judge.close()
 
     def template_view(self, t):
         """A template as the list gives it (SupersetTemplate)."""
@@ -97,8 +103,11 @@ class ControlPlane:
         return {"meta": meta, "spec": t.get("spec") or {}}
 
     def log(self, entry):
-        with self.log_lock, open(self.requests_path, "a") as f:
-            f.write(json.dumps(entry, separators=(",", ":")) + "\n")
+        with self.log_lock:
+            if self.requests_path is None:
+                return
+            with open(self.requests_path, "a") as f:
+                f.write(json.dumps(entry, separators=(",", ":")) + "\n")
 
     # ---- the /_sim/controlplane settings (on the Kubernetes port) ----
 
