@@ -7,7 +7,9 @@
  *   - a List through kube_items and a watch or log stream through
  *     kube_lines, each fed whole and again in chunks whose sizes the
  *     first byte chooses: both runs must hand out the same pieces and
- *     end the same way.
+ *     end the same way; the List again with object items parsed where
+ *     they lie (kube_items_parse), which must hand out the same items,
+ *     each cJSON's tree of its text, and end as the text path does.
  *
  *	input[0]	bits 0-5: chunk size - 1; bit 6: 5xx (else 4xx);
  *			bit 7: Content-Type text/plain (else JSON)
@@ -16,6 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <cjson/cJSON.h>
 
 #include "core/err.h"
 #include "core/http_err.h"
@@ -58,9 +62,34 @@ on_line(void *ud, const char *line, size_t len)
 	return 0;
 }
 
-/* Feeds in pieces of chunk bytes (0 = all at once); the end result. */
+/*
+ * An item that came parsed (kube_items_parse): tallied as its text, as
+ * the text path would hand it out, once the tree is known to be the one
+ * cJSON makes of that text.
+ */
 static int
-run_items(const char *data, size_t len, size_t chunk, struct tally *t)
+on_tree(void *ud, cJSON *tree, const char *json, size_t len,
+    struct rai_err *err)
+{
+	cJSON *want = cJSON_ParseWithLength(json, len);
+	char *a = cJSON_PrintUnformatted(tree), *b = cJSON_PrintUnformatted(want);
+
+	if (a == NULL || b == NULL || strcmp(a, b) != 0)
+		abort();
+	free(a);
+	free(b);
+	cJSON_Delete(want);
+	cJSON_Delete(tree);
+	return on_item(ud, NULL, json, len, err);
+}
+
+/*
+ * Feeds in pieces of chunk bytes (0 = all at once), object items as
+ * trees where they lie whole if trees; the end result.
+ */
+static int
+run_items(const char *data, size_t len, size_t chunk, int trees,
+    struct tally *t)
 {
 	struct kube_items it;
 	struct rai_err err = RAI_ERR_INIT;
@@ -69,6 +98,8 @@ run_items(const char *data, size_t len, size_t chunk, struct tally *t)
 
 	memset(t, 0, sizeof(*t));
 	kube_items_init(&it, MAX_PIECE, on_item, t);
+	if (trees)
+		kube_items_parse(&it, on_tree);
 	while (rc == 0 && off < len) {
 		n = chunk == 0 || chunk > len - off ? len - off : chunk;
 		rc = kube_items_feed(&it, data + off, n, &err);
@@ -122,10 +153,10 @@ check_error_body(const char *body, size_t len, unsigned ctl)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tally whole, chunked;
+	struct tally whole, chunked, text = { 0, 0 };
 	const char *body = (const char *)data + 1;
 	size_t len, chunk;
-	int a, b;
+	int a, b, trees, text_rc = 0;
 
 	if (size < 1)
 		return 0;
@@ -133,11 +164,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	chunk = (size_t)(data[0] & 0x3f) + 1;
 	check_error_body(body, len, data[0]);
 
-	a = run_items(body, len, 0, &whole);
-	b = run_items(body, len, chunk, &chunked);
-	if (a != b || (a == 0 && (whole.n != chunked.n ||
-	    whole.hash != chunked.hash)))
-		abort();
+	for (trees = 0; trees < 2; trees++) {
+		a = run_items(body, len, 0, trees, &whole);
+		b = run_items(body, len, chunk, trees, &chunked);
+		if (a != b || (a == 0 && (whole.n != chunked.n ||
+		    whole.hash != chunked.hash)))
+			abort();
+		if (trees && (a != text_rc || (a == 0 &&
+		    (whole.n != text.n || whole.hash != text.hash))))
+			abort();	/* trees hand out what text does */
+		text = whole;
+		text_rc = a;
+	}
 
 	a = run_lines(body, len, 0, &whole);
 	b = run_lines(body, len, chunk, &chunked);
