@@ -1,8 +1,9 @@
 /*
- * Two cJSON trees compared whole (shared by t_json_parse and the
- * fuzz_json_parse target): types, keys, values (doubles to the bit),
- * child order, and the links cJSON's own calls rely on (each child's
- * prev is the one before it; the first child's is the last).
+ * Two cJSON trees compared whole (shared by t_json_parse, t_kube_stream
+ * and the fuzz_json_parse and fuzz_http_body targets): types, keys,
+ * values (doubles to the bit), child order, and the links cJSON's own
+ * calls rely on (each child's prev is the one before it; the first
+ * child's is the last).
  */
 #ifndef JSON_TREE_H
 #define JSON_TREE_H
