@@ -388,6 +388,8 @@ class Handler(BaseHTTPRequestHandler):
             parts = [b"".join(parts)]  # a fault cuts or trickles one body
         encoding, length = None, sum(map(len, parts))
         if self._gzip_ok(length):
+            if self.command != "HEAD":
+                return self._send_gzip_stream(code, parts, content_type, headers)
             parts, encoding = _gzip_parts(parts), "gzip"
             length = sum(map(len, parts))
         self.send_response(code)
@@ -405,6 +407,34 @@ class Handler(BaseHTTPRequestHandler):
             self._write_body(parts[0])
         else:
             self._write_parts(parts)
+
+    def _send_gzip_stream(self, code, parts, content_type, headers):
+        """Sends the parts gzip'ed as kube-apiserver does: without a
+        Content-Length, in chunks written as the compressor hands them
+        over, so the client reads the start of a large list while the end
+        is still being compressed (one gzip member of the whole, level 1)."""
+        self.send_response(code)
+        self.send_header("Content-Type", content_type)
+        self._common_headers()
+        self.send_header("Content-Encoding", "gzip")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        z = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+        batch, size = [], 0
+        for part in parts:
+            batch.append(part)
+            size += len(part)
+            if size >= WRITE_BATCH:
+                self._write_raw_chunk(z.compress(b"".join(batch)))
+                batch, size = [], 0
+        self._write_raw_chunk(z.compress(b"".join(batch)) + z.flush())
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _write_raw_chunk(self, data):
+        if data:
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _write_parts(self, parts):
         """Writes the parts in batches of about WRITE_BATCH bytes: fewer

@@ -1,9 +1,11 @@
 """A body sent in parts (a list's items, api._list_json) reaches the
 client as the parts' concatenation: gzip'ed above the threshold when the
-client accepts it, written in batches, with an exact Content-Length."""
+client accepts it, streamed in chunks as kube-apiserver does; otherwise
+written in batches, with an exact Content-Length."""
 
 import email.message
 import gzip
+import hashlib
 import io
 import unittest
 
@@ -42,6 +44,23 @@ def answer(h):
     return dict(line.split(": ", 1) for line in lines), body
 
 
+def dechunk(body):
+    """The data of each chunk of a chunked body, which must end with the
+    empty last chunk and nothing after it."""
+    chunks = []
+    while True:
+        size_line, _, body = body.partition(b"\r\n")
+        size = int(size_line, 16)
+        if size == 0:
+            if body != b"\r\n":
+                raise AssertionError("bytes after the last chunk: %r" % body[:20])
+            return chunks
+        chunks.append(body[:size])
+        if body[size:size + 2] != b"\r\n":
+            raise AssertionError("chunk of %d bytes not followed by CRLF" % size)
+        body = body[size + 2:]
+
+
 def items(n, size):
     parts = [b'{"items":[']
     for i in range(n):
@@ -61,8 +80,36 @@ class SendParts(unittest.TestCase):
         h.send_bytes(200, parts, "application/json")
         headers, body = answer(h)
         self.assertEqual(headers["Content-Encoding"], "gzip")
-        self.assertEqual(int(headers["Content-Length"]), len(body))
-        self.assertEqual(gzip.decompress(body), whole)
+        self.assertEqual(headers["Transfer-Encoding"], "chunked")
+        self.assertNotIn("Content-Length", headers)
+        chunks = dechunk(body)
+        self.assertEqual(gzip.decompress(b"".join(chunks)), whole)
+
+    def test_gzip_goes_out_while_the_list_is_compressed(self):
+        # items that compress poorly: the compressor hands over blocks as
+        # it goes, and each is written as it comes, not the whole at the end
+        parts = [b'{"items":[']
+        for i in range(4000):
+            parts.append(b'%s{"n":%d,"h":"%s"}' % (b"," if i else b"", i,
+                         hashlib.sha256(b"%d" % i).hexdigest().encode()))
+        parts.append(b"]}\n")
+        h = handler()
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        chunks = dechunk(body)
+        self.assertGreater(len(chunks), 3)
+        self.assertEqual(len(h.wfile.writes), 1 + len(chunks) + 1)
+        self.assertEqual(gzip.decompress(b"".join(chunks)), b"".join(parts))
+
+    def test_head_of_a_large_list_gives_the_gzip_length(self):
+        parts = items(1000, 300)
+        h = handler(command="HEAD")
+        h.send_bytes(200, parts, "application/json")
+        headers, body = answer(h)
+        self.assertEqual(headers["Content-Encoding"], "gzip")
+        self.assertEqual(body, b"")
+        self.assertEqual(int(headers["Content-Length"]),
+                         len(b"".join(server._gzip_parts(parts))))
 
     def test_without_gzip_the_parts_go_out_batched(self):
         parts = items(1000, 300)
