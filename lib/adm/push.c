@@ -14,7 +14,6 @@
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
-#include <openssl/evp.h>
 
 #include "adm/image.h"
 #include "adm/push.h"
@@ -111,7 +110,6 @@ struct job {
 	char			*url;
 	/* the body */
 	uint64_t		 sent;
-	EVP_MD_CTX		*md;
 	struct adm_blob_loc	 loc;
 	int			 have_loc;
 	size_t			 mem_off;
@@ -558,26 +556,34 @@ corrupt(struct job *j, const char *want, const char *got)
 	return -1;
 }
 
-/* Checks what was sent against the expected digest (and diff_id). */
+/*
+ * The registry refused a blob's closing PUT as DIGEST_INVALID: what it
+ * received does not hash to the digest. Bytes are not hashed as they
+ * are sent (the registry hashes them anyway, and a blob it refuses is
+ * never stored), so only now is the archive's copy hashed, to say
+ * whose fault it is: 1 the archive's (j->berr says why), 0 not (the
+ * bytes changed on the way), -1 the archive could not be read (err).
+ */
 static int
-body_check(struct job *j)
+archive_at_fault(struct job *j, struct rai_err *err)
 {
 	const struct source *s = j->src;
+	struct adm_blob_loc loc;
 	char got[ADM_DIGEST_MAX];
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int len = 0, i;
-	static const char hex[] = "0123456789abcdef";
+	int rc;
 
-	EVP_DigestFinal_ex(j->md, md, &len);
-	memcpy(got, "sha256:", 7);
-	for (i = 0; i < 32; i++) {
-		got[7 + 2 * i] = hex[md[i] >> 4];
-		got[8 + 2 * i] = hex[md[i] & 0xf];
-	}
-	got[71] = '\0';
-	if (strcmp(got, s->digest) != 0)
-		return corrupt(j, s->digest, got);
-	return 0;
+	if (s->spool_fd != -1)
+		return 0;	/* compressed here, from a checked layer */
+	if (adm_blob_locate(s->a, s->b->path, &loc, err) == -1)
+		return -1;
+	rc = adm_sha256_fd(loc.fd, loc.offset, loc.size, got, err);
+	adm_blob_loc_release(&loc);
+	if (rc == -1)
+		return -1;
+	if (strcmp(got, s->digest) == 0)
+		return 0;
+	corrupt(j, s->digest, got);
+	return 1;
 }
 
 static size_t
@@ -616,21 +622,14 @@ read_cb(char *buf, size_t size, size_t nitems, void *ud)
 		j->body_failed = 1;
 		return CURL_READFUNC_ABORT;
 	}
-	if (j->md != NULL)
-		EVP_DigestUpdate(j->md, buf, (size_t)n);
 	j->sent += (uint64_t)n;
 	j->p->st.bytes_sent += (uint64_t)n;
-	/* the last bytes are handed over only when the whole blob is right */
-	if (j->sent == s->size && j->md != NULL && body_check(j) == -1)
-		return CURL_READFUNC_ABORT;
 	return (size_t)n;
 }
 
 static void
 body_release(struct job *j)
 {
-	EVP_MD_CTX_free(j->md);
-	j->md = NULL;
 	if (j->have_loc)
 		adm_blob_loc_release(&j->loc);
 	j->have_loc = 0;
@@ -656,14 +655,6 @@ body_open(struct job *j, struct rai_err *err)
 	if (j->loc.size != s->size)
 		return rai_err_set(err, RAI_E_PROTO, "'%s': size mismatch in "
 		    "blob '%s'", s->a->path, s->b->path);
-	/*
-	 * the spool was hashed as it was written, from the layer checked
-	 * against its digest; the registry checks the digest again
-	 */
-	if (s->spool_fd != -1)
-		return 0;
-	j->md = EVP_MD_CTX_new();
-	EVP_DigestInit_ex(j->md, EVP_sha256(), NULL);
 	return 0;
 }
 
@@ -935,6 +926,23 @@ blob_bad(struct push *p, struct job *j)
 		j->src->owner = NULL;
 	body_release(j);
 	rai_err_release(&j->berr);
+}
+
+/* Whether the answer's first {"errors":[{"code"}]} is code. */
+static int
+answer_code_is(const struct job *j, const char *code)
+{
+	cJSON *root;
+	int is;
+
+	if (j->resp.body.len == 0)
+		return 0;
+	root = cJSON_ParseWithLength(j->resp.body.data, j->resp.body.len);
+	is = strcmp(rai_json_str_or(cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(root, "errors"), 0), "code", ""),
+	    code) == 0;
+	cJSON_Delete(root);
+	return is;
 }
 
 /* The registry's {"errors":[{"code","message","detail"}]}, short. */
@@ -1213,6 +1221,38 @@ curl_why(int code, long status, char *buf, size_t n)
 	return buf;
 }
 
+/*
+ * A blob's closing PUT refused as DIGEST_INVALID (the registry's own
+ * check of what it received): a corrupt archive loses only the images
+ * with that blob, as a short read does; any other cause fails the push
+ * with the registry's words. 0: not that answer.
+ */
+static int
+refused_digest(struct push *p, struct job *j)
+{
+	struct rai_err err = RAI_ERR_INIT;
+
+	if (j->kind != JOB_BLOB || (j->step != S_PUT_WHOLE &&
+	    j->step != S_PUT_FINAL) || !answer_code_is(j, "DIGEST_INVALID"))
+		return 0;
+	switch (archive_at_fault(j, &err)) {
+	case 1:
+		cancel_session(p, j);
+		blob_bad(p, j);
+		return 1;
+	case 0:
+		registry_error(p, j, &err);
+		rai_err_set_hint(&err, "the archive's copy of the blob does "
+		    "hash to its digest: the bytes changed on the way to the "
+		    "registry (a proxy in between?)");
+		break;
+	default:
+		break;
+	}
+	job_fail(p, j, &err);
+	return 1;
+}
+
 static void
 finish(struct push *p, struct job *j, CURLcode code)
 {
@@ -1290,6 +1330,8 @@ finish(struct push *p, struct job *j, CURLcode code)
 		next_step(j, S_POST);
 		return;
 	}
+	if (st == 400 && refused_digest(p, j))
+		return;
 	if (j->kind == JOB_MANIFEST)
 		rc = manifest_answer(p, j, &err);
 	else if (p->o->mode == ADM_PUSH_VERIFY)

@@ -13,9 +13,13 @@
  *     from a repository this run already filled, else POST an upload
  *     session and send the bytes: one monolithic PUT ?digest= for
  *     small blobs, a streamed PATCH (chunked) then PUT for large ones;
- *   - bytes are read with pread from the archive and hashed while they
- *     go: a mismatch aborts the transfer, DELETEs the session and fails
- *     naming the blob;
+ *   - bytes are read with pread from the archive and sent as they are,
+ *     not hashed: the registry hashes what it receives and refuses a
+ *     blob that does not match its digest (DIGEST_INVALID), storing
+ *     nothing. Only then is the archive's copy hashed: a mismatch there
+ *     DELETEs the session and leaves out the images that need the
+ *     blob, naming it; a match means the bytes changed on the way, and
+ *     the push fails with the registry's answer;
  *   - manifests go only after every blob succeeded, and their
  *     Docker-Content-Digest must equal the sha256 of the bytes sent;
  *   - retries with backoff for network errors, 408, 429 (Retry-After),

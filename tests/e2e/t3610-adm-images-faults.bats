@@ -1,8 +1,10 @@
 #!/usr/bin/env bats
 # runai-adm images push under faults, and images verify, against the real
-# Debian docker-registry on loopback: a corrupt layer (the upload of that
-# blob is cancelled, its image left out and the others pushed; with
-# --compress gzip nothing is sent), a registry SIGKILLed in mid-push and the
+# Debian docker-registry on loopback: a corrupt layer (refused by the
+# registry's digest check, in one PUT or after a streamed PATCH: its image
+# left out and the others pushed; with --compress gzip nothing is sent), a
+# byte changed on the way (the registry's refusal, the archive cleared), a
+# registry SIGKILLed in mid-push and the
 # rerun that sends only what is missing (counted in the registry's access
 # log), a registry killed mid-blob and restarted seconds later, an
 # outage of the fault proxy's making, 429 with Retry-After, 503, a dead
@@ -85,6 +87,33 @@ $REG_plain/bad/run-ai/two:latest"
 	# the blob itself never arrived
 	d=$(jq -r '.[0].layers[1]' "$D/legacy.json")
 	[ "$(curl -s -o /dev/null -w '%{http_code}' -I "http://$REG_plain/v2/bad/run-ai/one/blobs/$d")" = 404 ]
+}
+
+@test "corrupt layer sent in a streamed PATCH: refused by the registry's check, named corrupt" {
+	layer=$(corrupt "$D/legacy.tar" bad.tar)
+	registry_mark plain
+	run -1 --separate-stderr runai-adm images push bad.tar --registry "$REG_plain/badp" \
+		--plain-http -j 1 --patch-threshold 1
+	[ "$(tail -n +"$((REG_MARK + 1))" "$BATS_FILE_TMPDIR/reg-plain/log" | grep -c '"PATCH /v2/')" -gt 0 ]
+	want=$(jq -r '.[0].layers[1]' "$D/legacy.json")
+	got=$(tar -xOf bad.tar "$layer" | sha256sum | sed 's/^/sha256:/;s/ .*//')
+	stderr_has "not pushed: $REG_plain/badp/run-ai/one:1.0: 'bad.tar': digest mismatch in blob '$layer': expected $want, content has $got; the archive is corrupt"
+	run -1 tagged "$REG_plain/badp/run-ai/one:1.0"
+	tagged "$REG_plain/badp/run-ai/two:2.0"
+	[ "$(curl -s -o /dev/null -w '%{http_code}' -I "http://$REG_plain/v2/badp/run-ai/one/blobs/$want")" = 404 ]
+}
+
+@test "a byte changed on the way to the registry: its refusal, and the archive cleared" {
+	proxy_start flip "$REG_plain" --flip-byte-after 100
+	run -1 --separate-stderr runai-adm images push "$D/legacy.tar" \
+		--registry "$PROXY_flip/flip" --plain-http -j 1
+	stderr_has "runai-adm: error from server: PUT blob sha256:"
+	stderr_has "in 'flip/run-ai/one': $PROXY_flip answered HTTP 400 DIGEST_INVALID: provided digest did not match uploaded content"
+	stderr_has "hint: the archive's copy of the blob does hash to its digest: the bytes changed on the way to the registry"
+	[[ "$stderr" != *"the archive is corrupt"* ]]
+	# one PUT refused by the registry, and nothing tagged
+	[ "$(grep -c '"put-upload", "status": 400' "$BATS_FILE_TMPDIR/proxy-flip.jsonl")" = 1 ]
+	run -1 tagged "$REG_plain/flip/run-ai/one:1.0"
 }
 
 @test "corrupt layer with --compress gzip: caught before any upload" {

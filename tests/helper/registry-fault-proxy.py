@@ -20,6 +20,9 @@ runai-adm images push tests. Standard library only; loopback only.
               the registry going away mid-blob, as in a restart: once N
               bytes of upload bodies came in, that connection is reset
               and so is every new one for S seconds (once)
+        [--flip-byte-after N]
+              the bytes changed on the way: byte N of the upload bodies
+              (counted across all of them) reaches the registry inverted
 
 KIND is one of: ping, head-blob, post-upload, patch-upload, put-upload,
 put-manifest, head-manifest, delete-upload, token, other.
@@ -78,6 +81,7 @@ class State:
         self.killed = False
         self.body_bytes = 0
         self.outage_until = None    # None: not yet; then a time
+        self.flipped = False
         self.log = open(args.log, "a") if args.log else None
 
     def fault_for(self, kind):
@@ -111,6 +115,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = self.server.st
         data = self.rfile.read(min(n, 65536))
         with LOCK:
+            at = st.args.flip_byte_after
+            if (at is not None and not st.flipped
+                    and st.body_bytes <= at < st.body_bytes + len(data)):
+                st.flipped = True
+                i = at - st.body_bytes
+                data = data[:i] + bytes([data[i] ^ 0xFF]) + data[i + 1:]
             st.body_bytes += len(data)
             start = (st.args.outage_after_bytes is not None and st.outage_until is None
                      and st.body_bytes >= st.args.outage_after_bytes)
@@ -303,6 +313,7 @@ def main():
     ap.add_argument("--kill-after-bytes", type=int)
     ap.add_argument("--outage-after-bytes", type=int)
     ap.add_argument("--outage-seconds", type=float, default=5.0)
+    ap.add_argument("--flip-byte-after", type=int)
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.st = State(args)
