@@ -72,6 +72,7 @@ struct rai_http {
 	void			*auth_ud;
 	uint32_t		 rnd;		/* xorshift, for jitter */
 	int			 parallel;	/* connections for prefetches */
+	int			 far;		/* waits show they pay: use them */
 	CURLM			*multi;		/* the prefetches' transfers */
 	CURLSH			*share;		/* TLS sessions, connections */
 	X509_STORE		*ca_store;	/* the configured CA, parsed once */
@@ -109,6 +110,7 @@ struct prefetch {
 	struct curl_slist	*hdrs, *connect_to;
 	struct xfer		 x;
 	struct rai_http_resp	 resp;
+	int			 started;	/* on the multi handle */
 	int			 done;
 	CURLcode		 code;
 	char			 errbuf[CURL_ERROR_SIZE];
@@ -384,14 +386,20 @@ log_curl_command(const struct rai_http_req *req, const struct curl_slist *hdrs)
 	rai_buf_release_secret(&b);
 }
 
-static long
-elapsed_ms(const struct timespec *start)
+static long long
+elapsed_us(const struct timespec *start)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - start->tv_sec) * 1000 +
-	    (now.tv_nsec - start->tv_nsec) / 1000000;
+	return (long long)(now.tv_sec - start->tv_sec) * 1000000 +
+	    (now.tv_nsec - start->tv_nsec) / 1000;
+}
+
+static long
+elapsed_ms(const struct timespec *start)
+{
+	return (long)(elapsed_us(start) / 1000);
 }
 
 /* ---- callbacks ---- */
@@ -683,6 +691,8 @@ apply_limits(struct rai_http *h, const struct rai_http_opts *o)
 	    RAI_HTTP_DEFAULT_PARALLEL);
 	if (h->parallel > RAI_HTTP_MAX_PARALLEL)
 		h->parallel = RAI_HTTP_MAX_PARALLEL;
+	/* a number given is used as it is; the default waits for evidence */
+	h->far = getenv("RUNAI_PARALLEL_REQUESTS") != NULL;
 	h->max_response = o->max_response;
 	if (h->max_response == 0)
 		h->max_response = (size_t)env_long("RUNAI_MAX_RESPONSE", 0);
@@ -982,6 +992,37 @@ log_timing(CURL *c)
 }
 
 /*
+ * Whether sending lists ahead on connections of their own pays: each new
+ * connection costs this process about a millisecond of CPU (libcurl
+ * makes a TLS context for it, then a resumed handshake) and the server
+ * a handshake, while it saves the round trips the requests would wait
+ * one after another. A server on the same host or a near one answers a
+ * small request in about a millisecond: there the extra connections
+ * cost more than they save (a list -A of 1,000 jobs, 4 connections
+ * against 1: 22.3 ms against 19.7). So requests are sent ahead on one
+ * connection until one of them has waited LANE_WAIT_US for the first
+ * byte of its answer; from then on, on up to h->parallel.
+ */
+#define LANE_WAIT_US	3000
+
+static void
+note_wait(struct rai_http *h, CURL *c)
+{
+	curl_off_t sent = 0, first = 0;
+
+	if (h->far || curl_easy_getinfo(c, CURLINFO_PRETRANSFER_TIME_T,
+	    &sent) != CURLE_OK || curl_easy_getinfo(c,
+	    CURLINFO_STARTTRANSFER_TIME_T, &first) != CURLE_OK)
+		return;
+	if (first > 0 && first - sent >= LANE_WAIT_US) {
+		h->far = 1;
+		rai_log(RAI_LOG_CURL, "an answer took %.1f ms to start: "
+		    "requests sent ahead go out at once", (double)(first -
+		    sent) / 1000);
+	}
+}
+
+/*
  * The proxy said no to the CONNECT tunnel (its answer is not the
  * server's): said so, with what to do about a 407. 1 when it was that.
  */
@@ -1095,6 +1136,7 @@ attempt(struct rai_http *h, const struct rai_http_req *req,
 		*code = CURLE_OPERATION_TIMEDOUT;
 	log_outcome(&x, *code);
 	log_timing(h->curl);
+	note_wait(h, h->curl);
 	rai_http_log_body("Response Body", resp->body.data, resp->body.len);
 	if (x.stopped || (*code == CURLE_OK && status_ok(resp->status))) {
 		rc = 0;
@@ -1206,7 +1248,7 @@ prefetch_write_cb(char *p, size_t size, size_t nmemb, void *ud)
 static void
 prefetch_free(struct rai_http *h, struct prefetch *pf)
 {
-	if (h->multi != NULL)
+	if (h->multi != NULL && pf->started)
 		curl_multi_remove_handle(h->multi, pf->curl);
 	curl_easy_cleanup(pf->curl);
 	slist_free_secret(pf->hdrs);
@@ -1228,14 +1270,101 @@ prefetch_free_all(struct rai_http *h)
 	h->multi = NULL;
 }
 
+/* Puts a prefetch on the multi handle: its request goes out now. */
+static int
+prefetch_start(struct rai_http *h, struct prefetch *pf)
+{
+	if (curl_multi_add_handle(h->multi, pf->curl) != CURLM_OK)
+		return -1;
+	log_curl_command(&pf->req, pf->hdrs);
+	pf->started = 1;
+	clock_gettime(CLOCK_MONOTONIC, &pf->x.start);
+	return 0;
+}
+
+static int
+in_flight(const struct prefetch *pf)
+{
+	return pf != NULL && pf->started && !pf->done;
+}
+
+/*
+ * Starts waiting prefetches, in the order they were sent ahead: all of
+ * them once the server is known to be far (libcurl queues them on at
+ * most h->parallel connections), else one at a time (note_wait). One
+ * that cannot be started stays unstarted: the caller's own request will
+ * ask for it.
+ */
+static void
+prefetch_fill(struct rai_http *h)
+{
+	int busy = in_flight(h->adopted);
+	struct prefetch *pf;
+
+	for (pf = h->pre; pf != NULL; pf = pf->next)
+		busy += in_flight(pf);
+	for (pf = h->pre; pf != NULL && (h->far || busy < 1); pf = pf->next)
+		if (!pf->started && prefetch_start(h, pf) == 0)
+			busy++;
+}
+
+/*
+ * While one lane is used: the microseconds until a request in flight
+ * with no answer yet has waited LANE_WAIT_US (0: it has, and far is
+ * set), or -1 when no wait is being timed.
+ */
+static long long
+lane_deadline_us(struct rai_http *h)
+{
+	const struct prefetch *pf;
+	long long left, soonest = -1;
+
+	if (h->far)
+		return -1;
+	for (pf = h->pre; ; pf = pf->next) {
+		const struct prefetch *q = pf != NULL ? pf : h->adopted;
+
+		if (in_flight(q) && q->resp.status == 0) {
+			left = LANE_WAIT_US - elapsed_us(&q->x.start);
+			if (left <= 0) {
+				h->far = 1;
+				rai_log(RAI_LOG_CURL, "no answer yet after %d ms "
+				    "to GET %s: requests sent ahead go out at "
+				    "once", LANE_WAIT_US / 1000, q->url);
+				return 0;
+			}
+			if (soonest < 0 || left < soonest)
+				soonest = left;
+		}
+		if (pf == NULL)
+			return soonest;
+	}
+}
+
+/* Whether some prefetch is still waiting to be started. */
+static int
+prefetch_waiting(const struct rai_http *h)
+{
+	const struct prefetch *pf;
+
+	for (pf = h->pre; pf != NULL; pf = pf->next)
+		if (!pf->started)
+			return 1;
+	return 0;
+}
+
 /* Moves the transfers on; marks the finished ones. -1: the multi broke. */
 static int
 prefetch_pump(struct rai_http *h, int wait_ms)
 {
 	struct prefetch *pf;
 	CURLMsg *m;
+	long long lane_us;
 	int running, left;
 
+	if (wait_ms > 0 && prefetch_waiting(h) &&
+	    (lane_us = lane_deadline_us(h)) >= 0 && lane_us / 1000 < wait_ms)
+		wait_ms = (int)(lane_us / 1000) + 1;
 	if (wait_ms > 0 && curl_multi_poll(h->multi, NULL, 0, wait_ms,
 	    NULL) != CURLM_OK)
 		return -1;
@@ -1253,7 +1382,12 @@ prefetch_pump(struct rai_http *h, int wait_ms)
 		if (pf != NULL) {
 			pf->done = 1;
 			pf->code = m->data.result;
+			note_wait(h, pf->curl);
 		}
+	}
+	if (prefetch_waiting(h)) {
+		(void)lane_deadline_us(h);
+		prefetch_fill(h);
 	}
 	return 0;
 }
@@ -1347,13 +1481,9 @@ rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 		rai_err_release(&err);
 		return;
 	}
-	log_curl_command(&pf->req, pf->hdrs);
-	if (curl_multi_add_handle(h->multi, pf->curl) != CURLM_OK) {
-		prefetch_free(h, pf);
-		return;
-	}
 	*tail = pf;
-	(void)prefetch_pump(h, 0);	/* the connection starts now */
+	prefetch_fill(h);
+	(void)prefetch_pump(h, 0);	/* its request goes out now */
 }
 
 void
@@ -1383,6 +1513,11 @@ prefetch_take(struct rai_http *h, const struct rai_http_req *req)
 			continue;
 		*pp = pf->next;
 		pf->next = NULL;
+		/* the caller waits for it now: it goes out, lane or not */
+		if (!pf->started && prefetch_start(h, pf) == -1) {
+			prefetch_free(h, pf);
+			return NULL;
+		}
 		return pf;
 	}
 	return NULL;

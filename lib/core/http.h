@@ -27,7 +27,11 @@ struct rai_http;
 #define RAI_HTTP_BACKOFF_BASE_MS	200L
 #define RAI_HTTP_BACKOFF_CAP_MS		5000L
 #define RAI_HTTP_RETRY_AFTER_CAP_S	30
-/* Connections for GETs sent ahead ($RUNAI_PARALLEL_REQUESTS; < 2: none). */
+/*
+ * Connections for GETs sent ahead ($RUNAI_PARALLEL_REQUESTS; < 2: none).
+ * Unless the variable is set, they go out one at a time on one
+ * connection until an answer has kept the client waiting 3 ms.
+ */
 #define RAI_HTTP_DEFAULT_PARALLEL	4
 #define RAI_HTTP_MAX_PARALLEL		16
 
@@ -127,7 +131,11 @@ int	 rai_http_do(struct rai_http *, const struct rai_http_req *,
  * they come); one that failed before the caller saw a byte is sent
  * again with the usual retries (an answer no retry changes, a 403 or
  * 404, is taken as it is). A no-op when $RUNAI_PARALLEL_REQUESTS is
- * below 2. Unclaimed ones are dropped by rai_http_prefetch_drop or
+ * below 2. By default the requests sent ahead go out one after another
+ * on one connection while the server answers within 3 ms (more
+ * connections would cost more than they save), and at once on up to
+ * RAI_HTTP_DEFAULT_PARALLEL connections from the first wait longer than
+ * that; a number set in the variable sends them at once from the start. Unclaimed ones are dropped by rai_http_prefetch_drop or
  * rai_http_free.
  */
 void	 rai_http_prefetch(struct rai_http *, const char *url,
