@@ -1309,36 +1309,45 @@ prefetch_fill(struct rai_http *h)
 }
 
 /*
+ * LANE_WAIT_US less how long q has waited for the first byte of its
+ * answer; LLONG_MAX when it is not waiting for one.
+ */
+static long long
+wait_left_us(const struct prefetch *q)
+{
+	if (!in_flight(q) || q->resp.status != 0)
+		return LLONG_MAX;
+	return LANE_WAIT_US - elapsed_us(&q->x.start);
+}
+
+/*
  * While one lane is used: the microseconds until a request in flight
- * with no answer yet has waited LANE_WAIT_US (0: it has, and far is
- * set), or -1 when no wait is being timed.
+ * with no answer yet has waited LANE_WAIT_US (0: one has, and far is
+ * now set), or -1 when no wait is being timed.
  */
 static long long
 lane_deadline_us(struct rai_http *h)
 {
-	const struct prefetch *pf;
-	long long left, soonest = -1;
+	const struct prefetch *pf, *late = NULL;
+	long long left, soonest;
 
 	if (h->far)
 		return -1;
-	for (pf = h->pre; ; pf = pf->next) {
-		const struct prefetch *q = pf != NULL ? pf : h->adopted;
-
-		if (in_flight(q) && q->resp.status == 0) {
-			left = LANE_WAIT_US - elapsed_us(&q->x.start);
-			if (left <= 0) {
-				h->far = 1;
-				rai_log(RAI_LOG_CURL, "no answer yet after %d ms "
-				    "to GET %s: requests sent ahead go out at "
-				    "once", LANE_WAIT_US / 1000, q->url);
-				return 0;
-			}
-			if (soonest < 0 || left < soonest)
-				soonest = left;
-		}
-		if (pf == NULL)
-			return soonest;
+	if ((soonest = wait_left_us(h->adopted)) <= 0)
+		late = h->adopted;
+	for (pf = h->pre; pf != NULL && late == NULL; pf = pf->next)
+		if ((left = wait_left_us(pf)) <= 0)
+			late = pf;
+		else if (left < soonest)
+			soonest = left;
+	if (late != NULL) {
+		h->far = 1;
+		rai_log(RAI_LOG_CURL, "no answer yet after %d ms to GET %s: "
+		    "requests sent ahead go out at once", LANE_WAIT_US / 1000,
+		    late->url);
+		return 0;
 	}
+	return soonest == LLONG_MAX ? -1 : soonest;
 }
 
 /* Whether some prefetch is still waiting to be started. */
