@@ -128,14 +128,13 @@ asked_at_once() {
 
 @test "by default lists go out at once only when the server is slow to answer" {
 	# a server answering within a millisecond or so gets the lists one
-	# after another; whether this one did depends on the machine's speed
-	# (under valgrind no answer comes that soon), so the trace must agree
-	# with itself: no decision to go at once, no list asked ahead
+	# after another. Whether this one does depends on the machine's speed:
+	# under valgrind or the sanitizers an answer may take 3 ms, and then
+	# the trace says so and lists go out at once from that moment; with
+	# no such line, none may have been asked ahead
 	run -0 --separate-stderr runai -v=9 list
 	[ "$(grep -c '^curl -v -XGET ' <<<"$stderr")" -gt 5 ]
-	if [[ "$stderr" == *"requests sent ahead go out at once"* ]]; then
-		asked_at_once
-	else
+	if [[ "$stderr" != *"requests sent ahead go out at once"* ]]; then
 		run ! asked_at_once
 	fi
 	# the first list's answer took 30 ms: the rest go out at once
