@@ -364,10 +364,37 @@ gpu_cell(struct rai_job_view *v, const cJSON *wl, const cJSON *pods,
 	rai_job_view_gpu_cell(v);
 }
 
+/*
+ * g as "%.2f" (fractional) or "%g" prints it. A whole count below a
+ * million (every GPU count) is written digit by digit: a list prints
+ * two per job, and glibc's float formatting was most of a row's cost.
+ */
+static void
+fmt_gpus(double g, int fractional, char *buf, size_t len)
+{
+	char digits[8];
+	size_t n = 0, i;
+	long w;
+
+	if (fractional || !(g >= 0 && g < 1e6) || signbit(g) ||
+	    len <= sizeof(digits)) {
+		snprintf(buf, len, fractional ? "%.2f" : "%g", g);
+		return;
+	}
+	w = (long)g;
+	do
+		digits[n++] = (char)('0' + w % 10);
+	while ((w /= 10) > 0);
+	for (i = 0; i < n; i++)
+		buf[i] = digits[n - 1 - i];
+	buf[n] = '\0';
+}
+
 void
 rai_job_view_gpu_cell(struct rai_job_view *v)
 {
 	char a[32], r[32];
+	size_t na, nr;
 	int fractional;
 
 	/*
@@ -380,15 +407,20 @@ rai_job_view_gpu_cell(struct rai_job_view *v)
 	if (v->gpus_allocated == 0 && v->finished)
 		snprintf(a, sizeof(a), "-");
 	else
-		snprintf(a, sizeof(a), fractional ? "%.2f" : "%g",
-		    v->gpus_allocated);
+		fmt_gpus(v->gpus_allocated, fractional, a, sizeof(a));
 	if (v->gpu_mem_requested > 0)
 		fmt_si(v->gpu_mem_requested, r, sizeof(r));
 	else
-		snprintf(r, sizeof(r), fractional ? "%.2f" : "%g",
-		    v->gpus_requested);
+		fmt_gpus(v->gpus_requested, fractional, r, sizeof(r));
+	/* "a (r)" */
+	na = strlen(a);
+	nr = strlen(r);
 	free(v->gpus);
-	v->gpus = xasprintf("%s (%s)", a, r);
+	v->gpus = xmalloc(na + nr + 4);
+	memcpy(v->gpus, a, na);
+	memcpy(v->gpus + na, " (", 2);
+	memcpy(v->gpus + na + 2, r, nr);
+	memcpy(v->gpus + na + 2 + nr, ")", 2);
 }
 
 static void

@@ -1,10 +1,13 @@
 /* Unit tests of quantities, project and node views, on recorded API JSON. */
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "kube/quantity.h"
+#include "runai/job.h"
 #include "runai/nodes.h"
 #include "runai/project.h"
 
@@ -70,6 +73,45 @@ TEST(formats)
 	T_STR_EQ(rai_fmt_go_duration(5400, buf, sizeof(buf)), "1h30m0s");
 	T_STR_EQ(rai_fmt_go_duration(90, buf, sizeof(buf)), "1m30s");
 	T_STR_EQ(rai_fmt_go_duration(45, buf, sizeof(buf)), "45s");
+}
+
+/* The GPU cell prints what "%g" / "%.2f" print, whatever the count. */
+TEST(gpu_cell_matches_printf)
+{
+	static const double counts[] = { 0, 1, 2, 7, 8, 10, 16, 100, 999999,
+	    1e6, 1234567, 1e15, -1, -0.0, 0.5, 0.25, 1.75, 3.0000001 };
+	struct rai_job_view v;
+	char a[64], r[64], want[160];
+	size_t i, j;
+	int frac;
+
+	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+		for (j = 0; j < sizeof(counts) / sizeof(counts[0]); j++) {
+			memset(&v, 0, sizeof(v));
+			v.gpus_allocated = counts[i];
+			v.gpus_requested = counts[j];
+			rai_job_view_gpu_cell(&v);
+			frac = counts[i] != floor(counts[i]) ||
+			    counts[j] != floor(counts[j]);
+			snprintf(a, sizeof(a), frac ? "%.2f" : "%g", counts[i]);
+			snprintf(r, sizeof(r), frac ? "%.2f" : "%g", counts[j]);
+			snprintf(want, sizeof(want), "%s (%s)", a, r);
+			T_STR_EQ(v.gpus, want);
+			free(v.gpus);
+		}
+	/* finished and nothing allocated: "-"; memory requested: SI bytes */
+	memset(&v, 0, sizeof(v));
+	v.finished = 1;
+	v.gpus_requested = 2;
+	rai_job_view_gpu_cell(&v);
+	T_STR_EQ(v.gpus, "- (2)");
+	free(v.gpus);
+	memset(&v, 0, sizeof(v));
+	v.gpus_allocated = 1;
+	v.gpu_mem_requested = 4e9;
+	rai_job_view_gpu_cell(&v);
+	T_STR_EQ(v.gpus, "1 (4G)");
+	free(v.gpus);
 }
 
 TEST(projects_from_crd_sorted_and_typed)
@@ -231,6 +273,7 @@ main(void)
 {
 	RUN(quantities_parse);
 	RUN(formats);
+	RUN(gpu_cell_matches_printf);
 	RUN(projects_from_crd_sorted_and_typed);
 	RUN(projects_from_namespaces_dedup);
 	RUN(project_usage_from_pods);
