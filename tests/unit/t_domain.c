@@ -75,43 +75,48 @@ TEST(formats)
 	T_STR_EQ(rai_fmt_go_duration(45, buf, sizeof(buf)), "45s");
 }
 
+/* The GPU cell of a view with these fields (the caller frees it). */
+static char *
+gpu_cell(double allocated, double requested, double mem, int finished)
+{
+	struct rai_job_view v;
+
+	memset(&v, 0, sizeof(v));
+	v.gpus_allocated = allocated;
+	v.gpus_requested = requested;
+	v.gpu_mem_requested = mem;
+	v.finished = finished;
+	rai_job_view_gpu_cell(&v);
+	return v.gpus;
+}
+
 /* The GPU cell prints what "%g" / "%.2f" print, whatever the count. */
 TEST(gpu_cell_matches_printf)
 {
 	static const double counts[] = { 0, 1, 2, 7, 8, 10, 16, 100, 999999,
 	    1e6, 1234567, 1e15, -1, -0.0, 0.5, 0.25, 1.75, 3.0000001 };
-	struct rai_job_view v;
-	char a[64], r[64], want[160];
+	char a[64], r[64], want[160], *cell;
 	size_t i, j;
 	int frac;
 
 	for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		for (j = 0; j < sizeof(counts) / sizeof(counts[0]); j++) {
-			memset(&v, 0, sizeof(v));
-			v.gpus_allocated = counts[i];
-			v.gpus_requested = counts[j];
-			rai_job_view_gpu_cell(&v);
 			frac = counts[i] != floor(counts[i]) ||
 			    counts[j] != floor(counts[j]);
 			snprintf(a, sizeof(a), frac ? "%.2f" : "%g", counts[i]);
 			snprintf(r, sizeof(r), frac ? "%.2f" : "%g", counts[j]);
 			snprintf(want, sizeof(want), "%s (%s)", a, r);
-			T_STR_EQ(v.gpus, want);
-			free(v.gpus);
+			cell = gpu_cell(counts[i], counts[j], 0, 0);
+			T_STR_EQ(cell, want);
+			free(cell);
 		}
 	/* finished and nothing allocated: "-"; memory requested: SI bytes */
-	memset(&v, 0, sizeof(v));
-	v.finished = 1;
-	v.gpus_requested = 2;
-	rai_job_view_gpu_cell(&v);
-	T_STR_EQ(v.gpus, "- (2)");
-	free(v.gpus);
-	memset(&v, 0, sizeof(v));
-	v.gpus_allocated = 1;
-	v.gpu_mem_requested = 4e9;
-	rai_job_view_gpu_cell(&v);
-	T_STR_EQ(v.gpus, "1 (4G)");
-	free(v.gpus);
+	cell = gpu_cell(0, 2, 0, 1);
+	T_STR_EQ(cell, "- (2)");
+	free(cell);
+	cell = gpu_cell(1, 0, 4e9, 0);
+	T_STR_EQ(cell, "1 (4G)");
+	free(cell);
 }
 
 TEST(projects_from_crd_sorted_and_typed)
