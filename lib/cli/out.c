@@ -232,8 +232,17 @@ void
 rai_table_addf(struct rai_table *t, const char *fmt, ...)
 {
 	va_list ap;
-	char *s;
+	char small[128], *s;
+	int n;
 
+	/* cells are short: one formatting pass into the stack mostly */
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof(small)) {
+		rai_table_add(t, small);
+		return;
+	}
 	va_start(ap, fmt);
 	s = xvasprintf(fmt, ap);
 	va_end(ap);
@@ -343,8 +352,14 @@ column_widths(const struct rai_table *t, int grouped)
 static void
 put_spaces(struct rai_buf *b, size_t n)
 {
-	while (n-- > 0)
-		rai_buf_addch(b, ' ');
+	static const char spaces[] = "                                ";
+	size_t k;
+
+	/* a few calls a cell, not one a space: a row pads about 80 */
+	for (; n > 0; n -= k) {
+		k = n < sizeof(spaces) - 1 ? n : sizeof(spaces) - 1;
+		rai_buf_add(b, spaces, k);
+	}
 }
 
 /*

@@ -270,6 +270,34 @@ TEST(table_cells_missing_extra_and_formatted)
 	rai_table_free(NULL);
 }
 
+/*
+ * A formatted cell longer than the stack buffer comes whole, and padding
+ * of more than 32 spaces is all there.
+ */
+TEST(table_long_formatted_cells)
+{
+	static const struct rai_col cols[] = {
+		{ "A", NULL, 0 }, { "B", NULL, 0 }, { NULL, NULL, 0 }
+	};
+	struct rai_table *t = rai_table_new(cols, 0);
+	char want[1024], *s;
+	int n;
+
+	rai_table_addf(t, "%0300d", 5);
+	rai_table_add(t, "b");
+	rai_table_end_row(t);
+	rai_table_addf(t, "%.127d", 1);	/* 127 characters: just fits */
+	rai_table_add(t, "c");
+	rai_table_end_row(t);
+	s = table_text(t);
+	n = snprintf(want, sizeof(want), "A%*s  B\n%0300d  b\n%.127d%*s  c\n",
+	    299, "", 5, 1, 173, "");
+	T_OK(n > 0 && (size_t)n < sizeof(want));
+	T_STR_EQ(s, want);
+	free(s);
+	rai_table_free(t);
+}
+
 TEST(sanitize)
 {
 	static const struct {
@@ -519,6 +547,7 @@ main(void)
 	RUN(table_unicode_widths);
 	RUN(table_right_alignment);
 	RUN(table_cells_missing_extra_and_formatted);
+	RUN(table_long_formatted_cells);
 	RUN(sanitize);
 	RUN(json_numbers_like_go);
 	RUN(json_escapes_terminal_controls);
