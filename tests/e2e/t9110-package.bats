@@ -88,7 +88,9 @@ Section: admin"
 	assert_line "runai-tools-$VERSION/completions/runai.bash"
 	refute_line --regexp '(^|/)\.git/'
 	tar -xzf "$tgz" -C "$BATS_TEST_TMPDIR"
-	run -0 make -C "$BATS_TEST_TMPDIR/runai-tools-$VERSION" -j2
+	# a plain build, whatever this run's make passed down (SANITIZE=1
+	# would build into build/sanitize)
+	run -0 env -u MAKEFLAGS -u MFLAGS -u SANITIZE make -C "$BATS_TEST_TMPDIR/runai-tools-$VERSION" -j2
 	run -0 "$BATS_TEST_TMPDIR/runai-tools-$VERSION/build/default/runai" version --short
 	assert_output --partial "$VERSION"
 	[ -x "$BATS_TEST_TMPDIR/runai-tools-$VERSION/build/default/runai-adm" ]
