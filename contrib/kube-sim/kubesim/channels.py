@@ -35,17 +35,22 @@ WOULD_BLOCK = (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError, Int
 
 def read_available(sock, data, limit):
     """Appends to `data` what the non-blocking `sock` has, up to `limit`
-    bytes in all; True when the peer has gone (end of stream or error)."""
-    while len(data) < limit:
-        try:
-            chunk = sock.recv(65536)
-        except WOULD_BLOCK:
-            return False
-        except (OSError, ValueError):
-            return True
-        if not chunk:
-            return True
-        data += chunk
+    bytes in all; True when the peer has gone (end of stream or error).
+    Each read lands in one scratch buffer: a TLS socket hands over one
+    record (16 KiB) a call, and a fresh 64 KiB object for each would cost
+    more than the copy into `data`."""
+    scratch = bytearray(65536)
+    with memoryview(scratch) as view:
+        while len(data) < limit:
+            try:
+                n = sock.recv_into(view)
+            except WOULD_BLOCK:
+                return False
+            except (OSError, ValueError):
+                return True
+            if not n:
+                return True
+            data += view[:n]
     return False
 
 

@@ -95,21 +95,22 @@ _XOR_TABLES = [bytes(b ^ k for b in range(256)) for k in range(256)]
 
 def _mask(data, key, start=0, end=None):
     """XORs data[start:end] (all of data by default) with the 4-byte key
-    (masking and unmasking alike); returns the result as bytes.
+    (masking and unmasking alike); returns the result as a bytearray.
 
     Four strided translate passes, one per key byte: about twice the
     speed of XOR on big integers for the 32 KiB and larger frames a
     client's stdin or upload sends, which the emulator relays for the
     benches. The strided slices are taken from data itself (bytes or a
     bytearray, not a memoryview, whose strided copies go byte by byte),
-    so the frame is never copied whole first."""
+    so the frame is never copied whole first; nor is the result copied
+    into bytes at the end (a fifth of the time on a 128 KiB frame)."""
     if not isinstance(data, (bytes, bytearray)):
         data = bytes(data)  # a memoryview: one copy, then the fast slices
     end = len(data) if end is None else end
     out = bytearray(end - start)
     for j in range(4):
         out[j::4] = data[start + j:end:4].translate(_XOR_TABLES[key[j]])
-    return bytes(out)
+    return out
 
 
 def _frame_head(opcode, n, fin=True, masked=False):
