@@ -7,8 +7,8 @@ cannot stall the accept loop. What the Kubernetes API means lives in
 api.py; this module only moves bytes.
 
 Methods the runtime (logs, podexec) relies on: send_json, send_api_error,
-start_chunked, write_chunk, end_chunked, fault_cut_after, and the raw
-rfile / wfile / connection for a WebSocket upgrade.
+send_streamed, start_chunked, write_chunk, end_chunked, fault_cut_after,
+and the raw rfile / wfile / connection for a WebSocket upgrade.
 """
 
 import json
@@ -422,14 +422,9 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         z = zlib.compressobj(1, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
-        batch, size = [], 0
-        for part in parts:
-            batch.append(part)
-            size += len(part)
-            if size >= WRITE_BATCH:
-                self._write_raw_chunk(z.compress(b"".join(batch)))
-                batch, size = [], 0
-        self._write_raw_chunk(z.compress(b"".join(batch)) + z.flush())
+        for batch in _batches(parts):
+            self._write_raw_chunk(z.compress(batch))
+        self._write_raw_chunk(z.flush())
         self.wfile.write(b"0\r\n\r\n")
 
     def _write_raw_chunk(self, data):
@@ -437,19 +432,8 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
 
     def _write_parts(self, parts):
-        """Writes the parts in batches of about WRITE_BATCH bytes: fewer
-        TLS records than one write each, and no buffer the size of the
-        whole body (allocating megabytes at once costs more than the
-        copying itself)."""
-        batch, size = [], 0
-        for part in parts:
-            batch.append(part)
-            size += len(part)
-            if size >= WRITE_BATCH:
-                self.wfile.write(b"".join(batch))
-                batch, size = [], 0
-        if batch:
-            self.wfile.write(b"".join(batch))
+        for batch in _batches(parts):
+            self.wfile.write(batch)
 
     def _write_body(self, body):
         """Writes a response body, as any armed fault wants it."""
@@ -487,6 +471,27 @@ class Handler(BaseHTTPRequestHandler):
             pass
 
     # --- streams ----------------------------------------------------------
+
+    def send_streamed(self, code, parts, content_type):
+        """Sends the parts as kube-apiserver (1.32) relays a stream it
+        copies from elsewhere, such as a pod's log from its kubelet: it
+        flushes the headers first, so the body goes chunked, and it never
+        compresses it, whatever the client accepts. Faults act as on any
+        body: cut after some bytes ("truncated": half of them), or the
+        whole trickled."""
+        if self.fault_truncate and self.fault_cut_after is None:
+            self.fault_cut_after = sum(map(len, parts)) // 2
+        self.start_chunked(code, content_type)
+        if self.fault_trickle:
+            self._chunked = False
+            body = b"".join(parts)
+            self._write_slowly((b"%x\r\n%s\r\n" % (len(body), body) if body else b"")
+                               + b"0\r\n\r\n")
+            return
+        for batch in _batches(parts):
+            if not self.write_chunk(batch):
+                return
+        self.end_chunked()
 
     def start_chunked(self, code, content_type):
         self.send_response(code)
@@ -526,6 +531,22 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         except _CLIENT_GONE + (OSError, ValueError):
             self.close_connection = True
+
+
+def _batches(parts):
+    """The parts joined into pieces of about WRITE_BATCH bytes each (the
+    last may be smaller): fewer TLS records than a write per part, and no
+    buffer the size of the whole body (allocating megabytes at once costs
+    more than the copying itself)."""
+    batch, size = [], 0
+    for part in parts:
+        batch.append(part)
+        size += len(part)
+        if size >= WRITE_BATCH:
+            yield b"".join(batch)
+            batch, size = [], 0
+    if batch:
+        yield b"".join(batch)
 
 
 def _gzip_parts(parts):

@@ -93,6 +93,19 @@ class Buffers(unittest.TestCase):
         self.assertEqual(buf.entries("ns", "p", "c", after_seq=2), [(3, 2000000000, "three")])
         self.assertEqual(buf.entries("ns", "p", "other"), [])
 
+    def test_lines_after_a_number_across_gaps_and_trimming(self):
+        buf = logs.PodLogs(fake_sim())
+        for i in range(logs.MAX_LINES * 3 // 2 + 90):  # c gets 5,060: 60 dropped
+            buf.append("ns", "p", "c" if i % 3 else "d", str(i))
+        kept = buf.entries("ns", "p", "c")
+        self.assertEqual(len(kept), logs.MAX_LINES)
+        last = kept[-1][0]
+        for after in (0, 1, kept[0][0] - 1, kept[0][0], kept[10][0] + 1, last - 1, last,
+                      last + 5):
+            with self.subTest(after=after):
+                self.assertEqual(buf.entries("ns", "p", "c", after_seq=after),
+                                 [e for e in kept if e[0] > after])
+
     def test_long_lines_are_cut(self):
         buf = logs.PodLogs(fake_sim())
         buf.append("ns", "p", "c", "x" * (podreq.MAX_LINE + 10))

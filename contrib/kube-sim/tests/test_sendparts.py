@@ -140,5 +140,52 @@ class SendParts(unittest.TestCase):
         self.assertEqual(body, b"")
 
 
+class Hangup:
+    """The socket under wfile: records that the server hung up."""
+
+    def __init__(self):
+        self.shut = False
+
+    def shutdown(self, how):
+        self.shut = True
+
+
+class SendStreamed(unittest.TestCase):
+    """A relayed stream (a pod's log) goes as kube-apiserver 1.32 sends
+    one: chunked, never compressed."""
+
+    def test_chunked_and_never_gzip_even_when_the_client_asks(self):
+        parts = items(1000, 300)
+        h = handler(accept="gzip")
+        h.send_streamed(200, parts, "text/plain")
+        headers, body = answer(h)
+        self.assertEqual(headers["Content-Type"], "text/plain")
+        self.assertEqual(headers["Transfer-Encoding"], "chunked")
+        self.assertNotIn("Content-Encoding", headers)
+        self.assertNotIn("Content-Length", headers)
+        chunks = dechunk(body)
+        self.assertEqual(b"".join(chunks), b"".join(parts))
+        self.assertLess(len(chunks), len(parts) // 10)
+        self.assertTrue(all(len(c) < 2 * server.WRITE_BATCH for c in chunks))
+
+    def test_an_empty_stream_is_the_last_chunk_alone(self):
+        h = handler()
+        h.send_streamed(200, [], "text/plain")
+        self.assertEqual(dechunk(answer(h)[1]), [])
+
+    def test_a_truncated_fault_sends_half_and_hangs_up(self):
+        parts = items(1000, 300)
+        whole = b"".join(parts)
+        h = handler()
+        h.connection = Hangup()
+        h.fault_truncate = True
+        h.send_streamed(200, parts, "text/plain")
+        _, body = answer(h)
+        self.assertTrue(h.connection.shut)
+        self.assertFalse(body.endswith(b"0\r\n\r\n"))
+        data = b"".join(dechunk(body + b"0\r\n\r\n"))
+        self.assertEqual(data, whole[:len(whole) // 2])
+
+
 if __name__ == "__main__":
     unittest.main()
