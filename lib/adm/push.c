@@ -557,12 +557,34 @@ corrupt(struct job *j, const char *want, const char *got)
 }
 
 /*
+ * A --compress gzip copy refused as DIGEST_INVALID: its digest was
+ * taken as it was written, from a layer checked as it was read, so
+ * only the file under TMPDIR can have changed since. 0 it still hashes
+ * to its digest, -1 it does not or cannot be read (err).
+ */
+static int
+spool_at_fault(const struct source *s, struct rai_err *err)
+{
+	char got[ADM_DIGEST_MAX];
+
+	if (adm_sha256_fd(s->spool_fd, 0, s->size, got, err) == -1)
+		return -1;
+	if (strcmp(got, s->digest) == 0)
+		return 0;
+	return rai_err_set(err, RAI_E_IO, "the gzip copy of blob '%s' of "
+	    "'%s' made for --compress changed in the temporary directory "
+	    "after it was written: expected %s, content has %s",
+	    s->b->path, s->a->path, s->digest, got);
+}
+
+/*
  * The registry refused a blob's closing PUT as DIGEST_INVALID: what it
  * received does not hash to the digest. Bytes are not hashed as they
  * are sent (the registry hashes them anyway, and a blob it refuses is
- * never stored), so only now is the archive's copy hashed, to say
- * whose fault it is: 1 the archive's (j->berr says why), 0 not (the
- * bytes changed on the way), -1 the archive could not be read (err).
+ * never stored), so only now is our copy hashed, to say whose fault
+ * it is: 1 the archive's (j->berr says why), 0 not ours (the bytes
+ * changed on the way), -1 our copy could not be read or changed on
+ * disk (err).
  */
 static int
 archive_at_fault(struct job *j, struct rai_err *err)
@@ -573,7 +595,7 @@ archive_at_fault(struct job *j, struct rai_err *err)
 	int rc;
 
 	if (s->spool_fd != -1)
-		return 0;	/* compressed here, from a checked layer */
+		return spool_at_fault(s, err);
 	if (adm_blob_locate(s->a, s->b->path, &loc, err) == -1)
 		return -1;
 	rc = adm_sha256_fd(loc.fd, loc.offset, loc.size, got, err);
@@ -1242,9 +1264,10 @@ refused_digest(struct push *p, struct job *j)
 		return 1;
 	case 0:
 		registry_error(p, j, &err);
-		rai_err_set_hint(&err, "the archive's copy of the blob does "
-		    "hash to its digest: the bytes changed on the way to the "
-		    "registry (a proxy in between?)");
+		rai_err_set_hint(&err, "%s of the blob does hash to its "
+		    "digest: the bytes changed on the way to the registry (a "
+		    "proxy in between?)", j->src->spool_fd != -1 ?
+		    "the gzip copy made for --compress" : "the archive's copy");
 		break;
 	default:
 		break;

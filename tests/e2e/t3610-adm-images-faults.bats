@@ -116,6 +116,19 @@ $REG_plain/bad/run-ai/two:latest"
 	run -1 tagged "$REG_plain/flip/run-ai/one:1.0"
 }
 
+@test "--compress gzip, a byte changed on the way: the registry's refusal, the gzip copy rehashed and cleared" {
+	# the config blob (311 bytes, sent as it is) goes first: flip a byte of the layer after it
+	proxy_start flipgz "$REG_plain" --flip-byte-after 1000
+	run -1 --separate-stderr runai-adm images push "$D/legacy.tar" \
+		--registry "$PROXY_flipgz/flipgz" --plain-http -j 1 --compress gzip
+	stderr_has "in 'flipgz/run-ai/two': $PROXY_flipgz answered HTTP 400 DIGEST_INVALID: provided digest did not match uploaded content"
+	stderr_has "hint: the gzip copy made for --compress of the blob does hash to its digest: the bytes changed on the way to the registry"
+	[[ "$stderr" != *"the archive is corrupt"* ]]
+	[[ "$stderr" != *"changed in the temporary directory"* ]]
+	[ "$(grep -c '"put-upload", "status": 400' "$BATS_FILE_TMPDIR/proxy-flipgz.jsonl")" = 1 ]
+	run -1 tagged "$REG_plain/flipgz/run-ai/two:2.0"
+}
+
 @test "corrupt layer with --compress gzip: caught before any upload" {
 	layer=$(corrupt "$D/legacy.tar" bad.tar)
 	registry_mark plain
