@@ -255,6 +255,62 @@ TEST(a_value_read_off_the_front_ends_where_it_ends)
 	}
 }
 
+/*
+ * A string scanned eight bytes at a time must stop at the first quote
+ * or backslash wherever it falls: at every offset of strings of 0 to 40
+ * bytes, among bytes one off either (0x21, 0x23, 0x5b, 0x5d) and with
+ * the high bit set, with the text in a buffer of its exact size (so a
+ * sanitizer sees any read past its end), as the whole text, inside an
+ * array, and cut before its closing quote.
+ */
+static const char filler[] = "a\x21\x23\x5b\x5d\x80\xff ";
+
+static void
+check_string_at(const char *body, size_t n)
+{
+	char *text = malloc(n + 2), *arr = malloc(n + 4);
+	size_t stop = 0;
+	cJSON *v;
+
+	text[0] = '"';
+	memcpy(text + 1, body, n);
+	text[n + 1] = '"';
+	T_STR_EQ(same_as_cjson(text, n + 2), "");
+	arr[0] = '[';
+	memcpy(arr + 1, text, n + 2);
+	arr[n + 3] = ']';
+	T_STR_EQ(same_as_cjson(arr, n + 4), "");
+	v = rai_json_read(text, n + 1, &stop);	/* no closing quote */
+	T_NULL(v);
+	cJSON_Delete(v);
+	free(text);
+	free(arr);
+}
+
+TEST(strings_end_at_every_offset)
+{
+	char body[48] = { 0 };
+	size_t n, at, i;
+
+	for (n = 0; n <= 40; n++) {
+		for (i = 0; i < n; i++)
+			body[i] = filler[(n + i) % (sizeof(filler) - 1)];
+		check_string_at(body, n);
+		for (at = 0; at + 1 < n; at++) {
+			memcpy(body + at, "\\\"", 2);	/* an escaped quote */
+			check_string_at(body, n);
+			body[at] = 'b';
+			body[at + 1] = '\\';		/* then \\ in its place */
+			if (at + 2 < n) {
+				body[at + 2] = '\\';
+				check_string_at(body, n);
+			}
+			for (i = at; i < n; i++)
+				body[i] = filler[(n + i) % (sizeof(filler) - 1)];
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -266,5 +322,6 @@ main(void)
 	RUN(numbers_have_cjsons_int_and_double);
 	RUN(trees_work_with_cjsons_calls);
 	RUN(a_value_read_off_the_front_ends_where_it_ends);
+	RUN(strings_end_at_every_offset);
 	return t_done();
 }
