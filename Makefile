@@ -91,7 +91,13 @@ HELPER_BIN	:= $(if $(HELPER_SRCS),$(O)/tests/helper/rai-test-tool)
 	deps clean fuzz fuzz-bins deb dist lint lint-tidy lint-scan
 .DEFAULT_GOAL := all
 
-all: $(PROGRAMS)
+# kube-sim's WebSocket mask in C, loaded by its Python through ctypes
+# (kubesim/wsproto.py masks in Python where it is missing). Plain flags
+# whatever the build: Debian's python3 loads it, without a sanitizer's
+# runtime.
+KUBESIM_MASK	:= contrib/kube-sim/kubesim/_wsmask.so
+
+all: $(PROGRAMS) $(KUBESIM_MASK)
 ifeq ($(O),build/default)
 	@ln -sf $(O)/runai runai; ln -sf $(O)/runai-adm runai-adm; ln -sf $(O)/rntop rntop
 endif
@@ -109,6 +115,9 @@ $(O)/runai-adm: $(ADM_SRCS:%.c=$(O)/%.o) $(LIBRAI)
 	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
 $(O)/rntop: $(RNTOP_SRCS:%.c=$(O)/%.o) $(LIBRAI)
 	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(KUBESIM_MASK): contrib/kube-sim/native/wsmask.c
+	$(Q_CC)$(CC) -O2 -fPIC -shared $(WARNINGS) -o $@ $<
 
 $(O)/tests/unit/%: $(O)/tests/unit/%.o $(LIBRAI)
 	$(Q_LINK)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
@@ -252,6 +261,6 @@ deps:
 	@contrib/install-deps.sh
 
 clean:
-	rm -rf build runai runai-adm rntop
+	rm -rf build runai runai-adm rntop $(KUBESIM_MASK)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -2,7 +2,10 @@
 encoding, and the incremental parser with its protocol errors and close
 codes."""
 
+import os
 import struct
+import subprocess
+import sys
 import unittest
 
 import support  # noqa: F401  (sys.path)
@@ -65,16 +68,46 @@ class Encode(unittest.TestCase):
         self.assertEqual(frame, b"\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58")
 
     def test_mask_matches_the_byte_by_byte_definition(self):
+        """Both ways of masking, and the dispatch between them, around
+        the native threshold and the C loop's 8-byte steps, at offsets
+        that leave the key out of step with the buffer's alignment."""
         key = b"\x9c\x01\xff\x5a"
-        for n in (0, 1, 3, 4, 5, 9, 70001):
-            with self.subTest(n=n):
-                payload = bytes((i * 7 + 3) % 256 for i in range(n))
-                want = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
-                self.assertEqual(wsproto._mask(payload, key), want)
-                self.assertEqual(wsproto._mask(memoryview(payload), key), want)
-                # a range of a bigger buffer, as the parser unmasks in place
-                framed = bytearray(b"head" + payload + b"tail")
-                self.assertEqual(wsproto._mask(framed, key, 4, 4 + n), want)
+        native = wsproto._NATIVE_FROM
+        sizes = (0, 1, 3, 4, 5, 9, 15, 16, 17, native - 1, native, native + 1,
+                 native + 7, 70001)
+        impls = [wsproto._mask_translate, wsproto._mask]
+        for impl in impls:
+            for n in sizes:
+                with self.subTest(impl=impl.__name__, n=n):
+                    payload = bytes((i * 7 + 3) % 256 for i in range(n))
+                    want = bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+                    self.assertEqual(impl(payload, key), want)
+                    self.assertEqual(impl(memoryview(payload), key), want)
+                    # a range of a bigger buffer, as the parser unmasks in place
+                    for head in (b"h", b"head", b"header!"):
+                        framed = bytearray(head + payload + b"tail")
+                        got = impl(framed, key, len(head), len(head) + n)
+                        self.assertEqual(got, want)
+                        self.assertIsInstance(got, bytearray)
+                        # the buffer is not held: the parser shrinks it next
+                        del framed[:len(head) + n]
+                        self.assertEqual(framed, bytearray(b"tail"))
+
+    def test_native_mask_is_loaded_where_it_is_built(self):
+        """make builds _wsmask.so before the suite runs, and tests/run
+        says so (KUBESIM_NATIVE_REQUIRED=1): there kube-sim must mask in
+        C, or the benches measure the Python path unawares."""
+        if os.environ.get("KUBESIM_NATIVE_REQUIRED") != "1":
+            self.skipTest("not run by tests/run after make")
+        self.assertIsNotNone(wsproto.NATIVE_MASK)
+
+    def test_pure_python_leaves_the_native_mask_unloaded(self):
+        env = dict(os.environ, KUBESIM_PURE_PYTHON="1")
+        out = subprocess.run(
+            [sys.executable, "-c", "from kubesim import wsproto; print(wsproto.NATIVE_MASK)"],
+            cwd=os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."),
+            env=env, capture_output=True, text=True, check=True).stdout
+        self.assertEqual(out.strip(), "None")
 
     def test_channel_and_close_frames(self):
         self.assertEqual(wsproto.encode_channel(wsproto.STDOUT, b"out"), b"\x82\x04\x01out")
