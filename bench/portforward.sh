@@ -14,7 +14,9 @@
 # SPDY upgrade.
 #
 # For each case: the median wall time of the client side (curl) over
-# RUNS runs, each with a fresh forwarder, and the median peak RSS of the
+# RUNS runs, each with a fresh forwarder timed from its word that it is
+# ready (runai's and kubectl's "Forwarding from" line; a connect for
+# the Python client, which says nothing), and the median peak RSS of the
 # forwarder; then the ratios (runai / peer: below 1 is faster or
 # smaller). All pay the emulator's (Python) cost per byte, so time
 # ratios understate the clients' own difference; the CPU seconds of the
@@ -114,7 +116,7 @@ EOF
 # drive KIND CASE: "WALL RSS" medians of RUNS runs, each with a fresh
 # forwarder of KIND (runai or python) serving one CASE (big or small).
 cat >"$STATE/drive.py" <<'EOF'
-import os, signal, socket, statistics, subprocess, sys, time
+import os, signal, socket, statistics, subprocess, sys, threading, time
 
 kind, case, runs, binary, ns, pod, job, rport, mib, sim_pid = sys.argv[1:11]
 runs, rport, size, sim_pid = int(runs), int(rport), int(mib) << 20, int(sim_pid)
@@ -128,14 +130,35 @@ def free_port():
     return port
 
 
+def drain(f):
+    for _ in f:
+        pass
+
+
 def start(lport):
+    """A forwarder on lport, once it is ready. runai and kubectl say so
+    ("Forwarding from 127.0.0.1:PORT -> PORT": kubectl once its SPDY
+    session is up, runai once it has found the job's pod): waiting for
+    that line keeps each one's set-up out of the timed case, and no probe
+    connection lands in it (a forwarder opens streams for one). The
+    Python peer says nothing and sets up per connection: a connect that
+    succeeds is its sign."""
     if kind in ("runai", "base"):
         argv = [binary, "port-forward", job, "--port", "%d:%d" % (lport, rport)]
     elif kind == "kubectl":
         argv = [binary, "port-forward", "-n", ns, "pod/" + pod, "%d:%d" % (lport, rport)]
     else:
         argv = [sys.executable, binary, ns, pod, str(lport), str(rport)]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    says = kind in ("runai", "base", "kubectl")
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE if says else subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, text=True)
+    if says:
+        for line in proc.stdout:
+            if line.startswith("Forwarding from 127.0.0.1:%d " % lport):
+                # "Handling connection for ..." lines follow: read and dropped
+                threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
+                return proc
+        sys.exit("%s ended before it said it was forwarding %d" % (kind, lport))
     for _ in range(500):
         try:
             socket.create_connection(("127.0.0.1", lport), 0.2).close()
