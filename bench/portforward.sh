@@ -130,9 +130,14 @@ def free_port():
     return port
 
 
-def drain(f):
-    for _ in f:
-        pass
+def watch_ready(proc, lport, ready):
+    """Sets ready at the forwarder's "Forwarding from" line for lport,
+    and reads (and drops) what it prints after it, "Handling connection
+    for ..." lines, so that its pipe never fills."""
+    want = "Forwarding from 127.0.0.1:%d " % lport
+    for line in proc.stdout:
+        if line.startswith(want):
+            ready.set()
 
 
 def start(lport):
@@ -153,12 +158,16 @@ def start(lport):
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE if says else subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, text=True)
     if says:
-        for line in proc.stdout:
-            if line.startswith("Forwarding from 127.0.0.1:%d " % lport):
-                # "Handling connection for ..." lines follow: read and dropped
-                threading.Thread(target=drain, args=(proc.stdout,), daemon=True).start()
-                return proc
-        sys.exit("%s ended before it said it was forwarding %d" % (kind, lport))
+        ready = threading.Event()
+        threading.Thread(target=watch_ready, args=(proc, lport, ready), daemon=True).start()
+        deadline = time.monotonic() + 20
+        while not ready.wait(0.05):
+            if proc.poll() is not None:
+                sys.exit("%s ended before it said it was forwarding %d" % (kind, lport))
+            if time.monotonic() > deadline:
+                proc.kill()
+                sys.exit("%s did not say it was forwarding %d in 20 s" % (kind, lport))
+        return proc
     for _ in range(500):
         try:
             socket.create_connection(("127.0.0.1", lport), 0.2).close()

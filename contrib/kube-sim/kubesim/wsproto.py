@@ -137,8 +137,9 @@ def _load_native_mask():
 NATIVE_MASK = _load_native_mask()
 
 # Below this many bytes the ctypes call costs more than the translate
-# passes save.
-_NATIVE_FROM = 256
+# passes save (measured here: 2.6 against 1.7 us at 512 bytes, even at
+# 1 KiB, 3.4 against 4.5 us at 2 KiB).
+_NATIVE_FROM = 1024
 
 
 def _mask(data, key, start=0, end=None):
