@@ -142,9 +142,9 @@ def watch_ready(proc, lport, ready):
 
 def start(lport):
     """A forwarder on lport, once it is ready. runai and kubectl say so
-    ("Forwarding from 127.0.0.1:PORT -> PORT": kubectl once its SPDY
-    session is up, runai once it has found the job's pod): waiting for
-    that line keeps each one's set-up out of the timed case, and no probe
+    ("Forwarding from 127.0.0.1:PORT -> PORT", both once their SPDY
+    session is up): waiting for that line keeps each one's set-up out
+    of the timed case, and no probe
     connection lands in it (a forwarder opens streams for one). The
     Python peer says nothing and sets up per connection: a connect that
     succeeds is its sign."""

@@ -59,6 +59,8 @@ struct pf_state {
 	const struct runai_pf_target *t;
 	char		*pod;		/* the pod forwarded to now */
 	char		*uid;		/* its uid: a new pod of the name is another */
+	const struct kube_pf_listener *ls;	/* said when the loop is ready */
+	size_t		 nls;
 };
 
 static void
@@ -162,12 +164,25 @@ check_pod(void *ud, struct kube_pf *pf, int suspect, struct rai_err *err)
 }
 
 static void
+say_forwarding(FILE *out, const struct kube_pf_listener *ls, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		fprintf(out, "Forwarding from %s:%u -> %u\n", ls[i].addr,
+		    ls[i].local_port, ls[i].remote_port);
+	fflush(out);
+}
+
+static void
 on_event(void *ud, enum kube_pf_event ev, const struct kube_pf_listener *l,
     const char *text)
 {
 	struct pf_state *st = ud;
 
-	if (ev == KUBE_PF_EV_CONNECTION) {
+	if (ev == KUBE_PF_EV_READY)
+		say_forwarding(st->ctx->out, st->ls, st->nls);
+	else if (ev == KUBE_PF_EV_CONNECTION) {
 		fprintf(st->ctx->out, "Handling connection for %u\n",
 		    l->local_port);
 		fflush(st->ctx->out);
@@ -238,17 +253,6 @@ fail:
 	return -1;
 }
 
-static void
-say_forwarding(FILE *out, const struct kube_pf_listener *ls, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		fprintf(out, "Forwarding from %s:%u -> %u\n", ls[i].addr,
-		    ls[i].local_port, ls[i].remote_port);
-	fflush(out);
-}
-
 static int
 forward(struct pf_state *st, struct kube_pf_listener *ls, size_t n,
     struct rai_err *err)
@@ -281,7 +285,7 @@ runai_port_forward(struct rai_ctx *ctx, const struct runai_pf_target *t,
 	struct kube_pf_listener ls[MAX_LISTENERS];
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct rai_strv addrs = { NULL, 0 };
-	struct pf_state st = { ctx, t, NULL, NULL };
+	struct pf_state st = { ctx, t, NULL, NULL, NULL, 0 };
 	unsigned locals[MAX_LISTENERS];
 	size_t n = 0, i;
 	int rc = -1;
@@ -294,7 +298,9 @@ runai_port_forward(struct rai_ctx *ctx, const struct runai_pf_target *t,
 		locals[i] = ls[i].local_port;
 	if (t->ready != NULL && t->ready(ctx, st.pod, locals, t->ud) == -1)
 		goto out;
-	say_forwarding(ctx->out, ls, n);
+	/* "Forwarding from" once the tunnel is up, as kubectl: on_event */
+	st.ls = ls;
+	st.nls = n;
 	rc = forward(&st, ls, n, err);
 out:
 	close_listeners(ls, n);
@@ -341,9 +347,10 @@ const struct rai_cmd runai_cmd_port_forward = {
 	    "--pod names one. It listens on 127.0.0.1 only, unless --address "
 	    "names other addresses (0.0.0.0 lets other machines in). A pod "
 	    "that is still starting is waited for, up to "
-	    "--pod-running-timeout. For each port it prints \"Forwarding "
-	    "from 127.0.0.1:LOCAL -> REMOTE\", and \"Handling connection for "
-	    "LOCAL\" for each connection, as kubectl does.\n\n"
+	    "--pod-running-timeout. Once its tunnel to the API server is up "
+	    "(or after 5 seconds of a slow answer) it prints \"Forwarding "
+	    "from 127.0.0.1:LOCAL -> REMOTE\" for each port, and \"Handling "
+	    "connection for LOCAL\" for each connection, as kubectl does.\n\n"
 	    "The connections go to the API server (the pod's portforward "
 	    "subresource) through the kubeconfig's proxy, certificates and "
 	    "credentials, all of them in one WebSocket that carries SPDY "

@@ -574,7 +574,20 @@ struct loop {
 	int		 again;		/* a tunnel failed outside a step: poll 0 */
 	long		 last_check;
 	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
+	long		 announce_by;	/* KUBE_PF_EV_READY's latest; -1: sent */
 };
+
+/* ---- the announcement ---- */
+
+static void
+announce(struct loop *lp)
+{
+	if (lp->announce_by == -1)
+		return;
+	lp->announce_by = -1;
+	if (lp->pf->event != NULL)
+		lp->pf->event(lp->pf->ud, KUBE_PF_EV_READY, NULL, NULL);
+}
 
 /* ---- tunnels ---- */
 
@@ -836,6 +849,8 @@ tun_step(struct loop *lp, struct tunnel *tun, const struct pollfd *p)
 			return 0;
 		rc = kube_pf_tunnel_handshake(&tun->t, p->fd == -1 ? 0 :
 		    p->revents, &err);
+		if (rc != 0)
+			announce(lp);
 		if (rc == 1)
 			tun_up(lp, tun);
 		else if (rc == -1) {
@@ -1185,6 +1200,9 @@ fill_pollfds(struct loop *lp)
 	base += 2 * lp->nconns;
 	for (i = 0; i < lp->ntuns; i++)
 		tun_events(lp->tuns[i], &lp->pfds[base + i], &lp->wake_at);
+	if (lp->announce_by != -1 && (lp->wake_at == -1 ||
+	    lp->announce_by < lp->wake_at))
+		lp->wake_at = lp->announce_by;
 	return base + lp->ntuns;
 }
 
@@ -1239,6 +1257,8 @@ loop_step(struct loop *lp, struct rai_err *err)
 	lp->answered = 0;
 	lp->again = 0;
 	step_all(lp);
+	if (lp->announce_by != -1 && rai_now_ms() >= lp->announce_by)
+		announce(lp);
 	for (i = 0; i < nl; i++)
 		if (lp->pfds[i].revents & POLLIN)
 			accept_some(lp, &pf->listeners[i]);
@@ -1260,18 +1280,23 @@ kube_pf_run(struct kube_pf *pf, struct rai_err *err)
 	lp.pfds = xcalloc(pf->nlisteners + 1 + 2 * lp.max_conns + MAX_TUNNELS,
 	    sizeof(*lp.pfds));
 	lp.last_check = rai_now_ms();
+	lp.announce_by = lp.last_check + KUBE_PF_ANNOUNCE_WAIT_MS;
 	/*
 	 * The tunnel is set up before the first connection, as kubectl sets
-	 * up its session, so that connection does not wait for it. (A server
-	 * that answers with the channel protocol gets that WebSocket closed
-	 * at once: a connection to the pod's port that carries nothing.)
+	 * up its session, so that connection does not wait for it; the
+	 * caller hears KUBE_PF_EV_READY when that is over. (A server that
+	 * answers with the channel protocol gets that WebSocket closed at
+	 * once: a connection to the pod's port that carries nothing.) A
+	 * start that failed at once is said by the first connection.
 	 */
 	if (pf->nlisteners > 0) {
 		struct rai_err ignored = RAI_ERR_INIT;
 
-		(void)tun_for(&lp, &pf->listeners[0], &ignored);
+		if (tun_for(&lp, &pf->listeners[0], &ignored) == NULL)
+			announce(&lp);
 		rai_err_release(&ignored);
-	}
+	} else
+		announce(&lp);
 	while ((rc = loop_step(&lp, err)) == 0)
 		;
 	while (lp.nconns > 0)

@@ -103,7 +103,20 @@ int	kube_pf_listen(const char *addr, unsigned port,
 enum kube_pf_event {
 	KUBE_PF_EV_CONNECTION,	/* a local connection was accepted */
 	KUBE_PF_EV_ERROR,	/* one connection failed: text says why */
+	/*
+	 * Once per run (no listener, no text): the first tunnel's set-up
+	 * is over (up, answered with the channel protocol, or failed), or
+	 * KUBE_PF_ANNOUNCE_WAIT_MS went by first. The time to say that
+	 * the forwarder is ready: kubectl says so once its session is up.
+	 */
+	KUBE_PF_EV_READY,
 };
+
+/*
+ * The longest a slow upgrade holds up KUBE_PF_EV_READY (port-forward's
+ * help and the README say 5 seconds).
+ */
+#define KUBE_PF_ANNOUNCE_WAIT_MS	5000L
 
 struct kube_pf;
 

@@ -90,6 +90,41 @@ teardown() {
 	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ] || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
 }
 
+# upgrades_answered: the portforward upgrades logged as answered (101)
+# since the mark; the emulator logs an answer before it sends it
+upgrades_answered() {
+	requests_since_mark | jq -s '[.[] | select((.path | endswith("/portforward")) and .status == 101)] | length'
+}
+
+@test "\"Forwarding from\" once the tunnel is up, as kubectl says it once its session is; a slow upgrade holds it up 5 s at most" {
+	local port pod
+	port=$(free_port)
+	web_job web13 "$port"
+	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb13" | jq -r '.items[0].metadata.name')
+	# the upgrade answered 1.5 s late: the line waits for it
+	mark_requests
+	sim POST /_sim/faults "{\"path_prefix\":\"/api/v1/namespaces/$NS/pods/$pod/portforward\",\"count\":1,\"delay\":1.5}" >/dev/null
+	start_pf web13 --port ":$port"
+	run -0 upgrades_answered
+	assert_output 1
+	run -0 get index.txt
+	assert_output "hello from web13"
+	kill "$PF_PID"
+	wait "$PF_PID" || true
+	# an upgrade held past the 5 s: the line comes without it, and the
+	# first connection waits for the tunnel
+	mark_requests
+	sim POST /_sim/faults "{\"path_prefix\":\"/api/v1/namespaces/$NS/pods/$pod/portforward\",\"count\":1,\"delay\":$(scaled 9)}" >/dev/null
+	start_pf web13 --port ":$port"
+	run -0 upgrades_answered
+	assert_output 0
+	run -0 get index.txt
+	assert_output "hello from web13"
+	run -0 upgrades_answered
+	assert_output 1
+	[ ! -s "$BATS_TEST_TMPDIR/pf.err" ] || { cat "$BATS_TEST_TMPDIR/pf.err"; return 1; }
+}
+
 @test "the client's end of its half reaches the pod, and the pod's answer still comes back" {
 	local port
 	port=$(free_port)
