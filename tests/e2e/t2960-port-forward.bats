@@ -114,7 +114,7 @@ upgrades_answered() {
 	# an upgrade held past the 5 s: the line comes without it, and the
 	# first connection waits for the tunnel
 	mark_requests
-	sim POST /_sim/faults "{\"path_prefix\":\"/api/v1/namespaces/$NS/pods/$pod/portforward\",\"count\":1,\"delay\":$(scaled 9)}" >/dev/null
+	sim POST /_sim/faults "{\"path_prefix\":\"/api/v1/namespaces/$NS/pods/$pod/portforward\",\"count\":1,\"delay\":9}" >/dev/null
 	start_pf web13 --port ":$port"
 	run -0 upgrades_answered
 	assert_output 0

@@ -335,9 +335,13 @@ $xid
 	tmux -L "$TSOCK" send-keys End
 	wait_screen "^Fault lines"
 	# each line once, how often it came counted (compared without
-	# blanks: a line wrapped at a blank loses it at the pane's edge)
+	# blanks: a line wrapped at a blank loses it at the pane's edge);
+	# oldest first by when each came last, so a screen drawn between
+	# the two lines of one sample shows them the other way round
 	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n '"
-	assert_output --regexp "sagox[0-9]+NVRM:Xid\(PCI:0000:41:00\):79,pid=4242,GPUhasfallenoffthebus\.[0-9.]+sagox[0-9]+UnabletodeterminethedevicehandleforGPU0000:C1:00\.0:UnknownError\$"
+	local xid='[0-9.]+sagox[0-9]+NVRM:Xid\(PCI:0000:41:00\):79,pid=4242,GPUhasfallenoffthebus\.'
+	local handle='[0-9.]+sagox[0-9]+UnabletodeterminethedevicehandleforGPU0000:C1:00\.0:UnknownError'
+	assert_output --regexp "\(last8,oldestfirst\)($xid$handle|$handle$xid)\$"
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
 }
