@@ -573,7 +573,7 @@ struct loop {
 	int		 answered;	/* this round showed the pod alive */
 	int		 again;		/* a tunnel failed outside a step: poll 0 */
 	long		 last_check;
-	long		 wake_at;	/* a handshake's timer (rai_now_ms), -1 */
+	long		 wake_at;	/* next timer: a handshake, announce_by; -1 */
 	long		 announce_by;	/* KUBE_PF_EV_READY's latest; -1: sent */
 };
 
