@@ -273,10 +273,11 @@ last_is() {
 @test "beside the stream: GPUs with no memory in use are not asked for processes (none can run)" {
 	own_args
 	local f="$BATS_TEST_TMPDIR/ends.csv" m sep=
-	# GPU 0's process ends after three samples: 0 MiB in use everywhere
-	# (an idle GPU reads 0, tests/fixtures/nvidia-smi/real)
+	# GPU 0's process ends after eight samples (time for the block at
+	# the start to come): 0 MiB in use everywhere (an idle GPU reads 0,
+	# tests/fixtures/nvidia-smi/real)
 	echo "@fields $GPU_ROW" >"$f"
-	for m in 4096 4096 4096 0; do
+	for m in 4096 4096 4096 4096 4096 4096 4096 4096 0; do
 		[ -z "$sep" ] || echo "@frame" >>"$f"
 		sep=1
 		echo "0, $(uuid 4 0), 50, $m, 81559, 40, 100.00, Disabled, 47, 700.00, NVIDIA H100 80GB HBM3" >>"$f"
@@ -287,8 +288,11 @@ last_is() {
 	sshd_start n4 "$f" --env "RNTOP_PROC=$BATS_FILE_TMPDIR/proc1" \
 		--env "FAKE_NVSMI_LOG=$(sshd_dir n4)/fake.log"
 	run -0 rntop "${OWN_ARGS[@]}" --batch -n 20 -d "$(scaled 0.3)" "127.0.0.1:$PORT_n4"
-	local first=${lines[0]} last=${lines[19]}
-	run -0 jq -c '.hosts[0].gpus[0] | [.memory_used, [.processes[]?.pid]]' <<<"$first"
+	local last=${lines[19]}
+	# the block at the start runs beside the stream: the first samples
+	# may come before it (processes null, not yet known); the first
+	# that has it names 401 on 4096 MiB
+	run -0 jq -sc 'first(.[] | .hosts[0].gpus[0] | select(.processes != null)) | [.memory_used, [.processes[].pid]]' <<<"$output"
 	assert_output '[4096,[401]]'
 	run -0 jq -c '.hosts[0] | [.status, .driver, .gpus[0].memory_used, .gpus[0].processes, .gpus[1].processes]' <<<"$last"
 	assert_output '["ok","580.159.04",0,[],[]]'
@@ -386,6 +390,24 @@ tmux_rntop() {
 	tmux -L "$TSOCK" send-keys "$cmd" Enter
 }
 
+# wait_pane_all PATTERN...: one capture of the pane matches every
+# pattern (what a test reads next comes from more than one source: the
+# stream's samples, the owner block beside it, the cluster's pods).
+wait_pane_all() {
+	local i p cap
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
+		[ "$i" = 1 ] || sleep 0.05
+		cap=$(tmux -L "$TSOCK" capture-pane -p)
+		for p in "$@"; do
+			grep -Eq -- "$p" <<<"$cap" || continue 2
+		done
+		return 0
+	done
+	echo "the screen never showed all of: $*" >&2
+	tmux -L "$TSOCK" capture-pane -p >&2
+	return 1
+}
+
 wait_pane() {
 	local i
 	for i in $(seq 1 $((200 * TIME_SCALE))); do
@@ -405,6 +427,9 @@ wait_pane() {
 	# after node-2's GPU has turned idle), then the idle flag
 	wait_pane '^node-1 +ok '
 	wait_pane "IDLE 0m[0-5][0-9]s"
+	# and both hosts' owner blocks (driver, IN USE, UNMANAGED)
+	wait_pane_all '^node-1 +ok +4 .* 580\.159\.04 ' '^node-2 +ok +4 .* 550\.163\.01 ' \
+		'^team-a +1\.50 +1\.50 ' '^5 GPUs allocated, 1 idle, 1 unmanaged'
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^ Projects +PROJECT +ALLOCATED +IN USE +UTIL +IDLE +DESERVED'
 	assert_line --regexp '^team-a +1\.50 +1\.50 +73% +0\.00 +4$'
@@ -482,10 +507,11 @@ wait_pane() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
 	own_args
 	tmux_rntop
-	wait_pane '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a'
+	# the owners (from the pods) and node-1's owner block (its driver)
+	wait_pane_all '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a' '^node-1 +ok +4 .* 580\.159\.04 '
 	# from the last GPU row (node-2's GPU 3) up to node-1's GPU 1
 	tmux -L "$TSOCK" send-keys End Up Up Up Up Up Up Enter
-	wait_pane '^GPU 1 of node-1'
+	wait_pane_all '^GPU 1 of node-1' '^  103 +8000 MiB'
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line 'Processes (PID, GPU memory, user, command; pod and container below)'
 	# 102: nothing readable but its pod; 103: a uid the host cannot name
@@ -494,7 +520,7 @@ wait_pane() {
 	assert_line --regexp '^  103 +8000 MiB  uid 4242 +torchrun$'
 	# back; GPU 0: root's command line, its newline and escape as spaces
 	tmux -L "$TSOCK" send-keys Escape Up Enter
-	wait_pane '^GPU 0 of node-1'
+	wait_pane_all '^GPU 0 of node-1' '^  101 +20000 MiB'
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^  101 +20000 MiB  root +python3 train.py --note a b \[2J$'
 	tmux -L "$TSOCK" send-keys Escape q
