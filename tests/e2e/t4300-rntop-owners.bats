@@ -409,14 +409,7 @@ wait_pane_all() {
 }
 
 wait_pane() {
-	local i
-	for i in $(seq 1 $((200 * TIME_SCALE))); do
-		tmux -L "$TSOCK" capture-pane -p | grep -Eq -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "the screen never showed '$1':" >&2
-	tmux -L "$TSOCK" capture-pane -p >&2
-	return 1
+	wait_pane_all "$1"
 }
 
 @test "the screen: Projects section, owners on GPU rows, k toggles, sort by project" {
