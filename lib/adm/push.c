@@ -62,7 +62,7 @@ struct source {
 	const struct adm_archive *a;
 	const struct adm_blob	*b;
 	int			 gzip;		/* b, gzip-compressed: */
-	int			 spool_fd;	/* the compressed bytes, or -1 */
+	const struct adm_gz_layer *gz;		/* its compressed copy, or NULL */
 	const char		*present_in;	/* a repository that has it now */
 	const struct job	*owner;		/* the job working on it now */
 	int			 counted;	/* in bytes_total already */
@@ -250,7 +250,6 @@ add_source(struct push *p, const struct adm_archive *a,
 	s->a = a;
 	s->b = b;
 	s->gzip = gzip;
-	s->spool_fd = -1;
 	return s;
 }
 
@@ -300,7 +299,7 @@ gzip_manifest(struct push *p, const struct adm_archive *a,
 		}
 		memcpy(d, p->gz[k].digest, sizeof(d));
 		sz = p->gz[k].size;
-		add_source(p, a, b, d, sz, 1)->spool_fd = p->gz[k].fd;
+		add_source(p, a, b, d, sz, 1)->gz = &p->gz[k];
 		cJSON_AddItemToArray(layers, descriptor(ADM_MT_OCI_LAYER
 		    "+gzip", d, sz));
 	}
@@ -559,7 +558,8 @@ corrupt(struct job *j, const char *want, const char *got)
 /*
  * A --compress gzip copy refused as DIGEST_INVALID: its digest was
  * taken as it was written, from a layer checked as it was read, so
- * only the file under TMPDIR can have changed since. 0 it still hashes
+ * only the file under TMPDIR, or the archive its stored blocks are
+ * framed from, can have changed since. 0 it still hashes
  * to its digest, -1 it does not or cannot be read (err).
  */
 static int
@@ -567,13 +567,14 @@ spool_at_fault(const struct source *s, struct rai_err *err)
 {
 	char got[ADM_DIGEST_MAX];
 
-	if (adm_sha256_fd(s->spool_fd, 0, s->size, got, err) == -1)
+	if (adm_gz_layer_sha256(s->gz, got, err) == -1)
 		return -1;
 	if (strcmp(got, s->digest) == 0)
 		return 0;
 	return rai_err_set(err, RAI_E_IO, "the gzip copy of blob '%s' of "
-	    "'%s' made for --compress changed in the temporary directory "
-	    "after it was written: expected %s, content has %s",
+	    "'%s' made for --compress changed after it was made (in the "
+	    "temporary directory, or the archive it frames blocks from): "
+	    "expected %s, content has %s",
 	    s->b->path, s->a->path, s->digest, got);
 }
 
@@ -594,7 +595,7 @@ archive_at_fault(struct job *j, struct rai_err *err)
 	char got[ADM_DIGEST_MAX];
 	int rc;
 
-	if (s->spool_fd != -1)
+	if (s->gz != NULL)
 		return spool_at_fault(s, err);
 	if (adm_blob_locate(s->a, s->b->path, &loc, err) == -1)
 		return -1;
@@ -628,10 +629,13 @@ read_cb(char *buf, size_t size, size_t nitems, void *ud)
 		return 0;
 	if ((uint64_t)want > s->size - j->sent)
 		want = (size_t)(s->size - j->sent);
-	do
-		n = pread(j->loc.fd, buf, want, (off_t)(j->loc.offset +
-		    j->sent));
-	while (n == -1 && errno == EINTR);
+	if (s->gz != NULL)
+		n = adm_gz_layer_pread(s->gz, buf, want, j->sent);
+	else
+		do
+			n = pread(j->loc.fd, buf, want, (off_t)(j->loc.offset +
+			    j->sent));
+		while (n == -1 && errno == EINTR);
 	if (n < 0) {
 		rai_err_errno(&j->berr, errno, "'%s': reading '%s'",
 		    s->a->path, s->b->path);
@@ -665,10 +669,10 @@ body_open(struct job *j, struct rai_err *err)
 	body_release(j);
 	j->sent = 0;
 	j->body_failed = 0;
-	if (s->spool_fd != -1) {
-		/* compressed ahead: read the spool */
+	if (s->gz != NULL) {
+		/* compressed ahead: read_cb reads the spooled copy */
 		memset(&j->loc, 0, sizeof(j->loc));
-		j->loc.fd = s->spool_fd;
+		j->loc.fd = -1;
 		j->loc.size = s->size;
 	} else if (adm_blob_locate(s->a, s->b->path, &j->loc, err) == -1) {
 		return -1;
@@ -1266,7 +1270,7 @@ refused_digest(struct push *p, struct job *j)
 		registry_error(p, j, &err);
 		rai_err_set_hint(&err, "%s of the blob does hash to its "
 		    "digest: the bytes changed on the way to the registry (a "
-		    "proxy in between?)", j->src->spool_fd != -1 ?
+		    "proxy in between?)", j->src->gz != NULL ?
 		    "the gzip copy made for --compress" : "the archive's copy");
 		break;
 	default:

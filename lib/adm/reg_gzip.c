@@ -6,7 +6,10 @@
  * format makes it hold whatever the number of threads. Each distinct
  * uncompressed legacy layer is compressed once into an unlinked spool
  * file the upload then reads, so the upload knows digest and size up
- * front.
+ * front. Blocks stored as they are (data that does not compress) are
+ * not copied into the spool: the upload frames them again from the
+ * archive. Writing them would cost a page of memory, or disk, for every
+ * page of the layer for nothing.
  *
  * Threads: the first free thread takes the next job (largest first) and
  * owns it: it writes the job's blocks in order, hashing input and
@@ -41,6 +44,7 @@
 /* Fast: a push is I/O bound; and the level is part of the digest. */
 #define GZ_LEVEL	1
 #define STORED_MAX	65535u
+#define STORED_HEADER	5
 #define MAX_THREADS	64
 
 /* ---- the block format ---- */
@@ -116,6 +120,17 @@ incompressible(struct adm_gz_deflater *d, const unsigned char *in,
 	return got * 32 > n * 31;
 }
 
+/* The header of a stored block of n bytes, not final. */
+static void
+stored_header(size_t n, unsigned char h[STORED_HEADER])
+{
+	h[0] = 0x00;	/* BFINAL 0, BTYPE 00, padding */
+	h[1] = (unsigned char)(n & 0xff);
+	h[2] = (unsigned char)(n >> 8);
+	h[3] = (unsigned char)(~n & 0xff);
+	h[4] = (unsigned char)((~n >> 8) & 0xff);
+}
+
 /* Stored blocks, not final; the stream is on a byte boundary here. */
 static size_t
 store(const unsigned char *in, size_t len, unsigned char *out)
@@ -124,11 +139,8 @@ store(const unsigned char *in, size_t len, unsigned char *out)
 
 	while (len > 0) {
 		n = len < STORED_MAX ? len : STORED_MAX;
-		out[o++] = 0x00;	/* BFINAL 0, BTYPE 00, padding */
-		out[o++] = (unsigned char)(n & 0xff);
-		out[o++] = (unsigned char)(n >> 8);
-		out[o++] = (unsigned char)(~n & 0xff);
-		out[o++] = (unsigned char)((~n >> 8) & 0xff);
+		stored_header(n, out + o);
+		o += STORED_HEADER;
 		memcpy(out + o, in, n);
 		o += n;
 		in += n;
@@ -209,6 +221,7 @@ struct gz_slot {
 	size_t			 len;
 	unsigned char		*out;
 	size_t			 out_len;
+	int			 stored;	/* out is in[] framed as stored */
 	uint32_t		 crc;
 	int			 rc;
 	struct rai_err		 err;
@@ -310,6 +323,7 @@ slot_compress(struct gz_slot *sl, struct adm_gz_deflater *d)
 	sl->out_len = adm_gz_deflate_block(d, sl->in, sl->dict_len, sl->in +
 	    sl->dict_len, sl->len, sl->out, adm_gz_block_bound(ADM_GZ_BLOCK),
 	    &stored);
+	sl->stored = stored;
 	if (sl->out_len == 0)
 		sl->rc = rai_err_set(&sl->err, RAI_E_INTERNAL, "deflate "
 		    "failed");
@@ -376,13 +390,38 @@ slot_free(struct gz_slot *sl)
 	sl->s = NULL;
 }
 
+/* Appends a piece to the job's list; spooled ones next to each other merge. */
+static void
+add_piece(struct adm_gz_pieces *ps, uint64_t at, uint64_t len, uint64_t from,
+    uint64_t in_len, int stored)
+{
+	struct adm_gz_piece *last = ps->n > 0 ? &ps->v[ps->n - 1] : NULL;
+
+	if (!stored && last != NULL && !last->stored) {
+		last->len += len;
+		return;
+	}
+	ps->v = xreallocarray(ps->v, ps->n + 1, sizeof(*ps->v));
+	ps->v[ps->n].at = at;
+	ps->v[ps->n].len = len;
+	ps->v[ps->n].from = from;
+	ps->v[ps->n].in_len = in_len;
+	ps->v[ps->n].stored = stored;
+	ps->n++;
+}
+
 static int
 out_write(struct gz_stream *s, const unsigned char *buf, size_t n)
 {
 	const struct adm_gz_job *j = s->job;
+	struct adm_gz_pieces *ps = j->pieces;
 	ssize_t w;
 
 	EVP_DigestUpdate(s->out_md, buf, n);
+	if (ps != NULL && j->out_fd != -1) {
+		add_piece(ps, s->job->gz_size, n, ps->spooled, 0, 0);
+		ps->spooled += n;
+	}
 	s->job->gz_size += n;
 	while (j->out_fd != -1 && n > 0) {
 		w = write(j->out_fd, buf, n);
@@ -411,6 +450,15 @@ commit(struct gz_stream *s, struct gz_slot *sl)
 	}
 	EVP_DigestUpdate(s->in_md, sl->in + sl->dict_len, sl->len);
 	s->crc = crc32_combine(s->crc, sl->crc, (z_off_t)sl->len);
+	if (sl->stored && s->job->pieces != NULL && s->job->out_fd != -1) {
+		/* hashed as sent; the reader frames the input again */
+		EVP_DigestUpdate(s->out_md, sl->out, sl->out_len);
+		add_piece(s->job->pieces, s->job->gz_size, sl->out_len,
+		    s->job->offset + (uint64_t)sl->index * ADM_GZ_BLOCK,
+		    sl->len, 1);
+		s->job->gz_size += sl->out_len;
+		return 0;
+	}
 	return out_write(s, sl->out, sl->out_len);
 }
 
@@ -602,6 +650,139 @@ adm_gz_run(struct adm_gz_job *jobs, size_t n, int threads,
 	return rc;
 }
 
+/* ---- reading a spooled gzip back ---- */
+
+static ssize_t
+pread_eintr(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len, (off_t)off);
+	while (n == -1 && errno == EINTR);
+	return n;
+}
+
+/* The piece holding stream offset off, or NULL past the end. */
+static const struct adm_gz_piece *
+piece_at(const struct adm_gz_pieces *ps, uint64_t off)
+{
+	size_t lo = 0, hi = ps->n, mid;
+
+	if (ps->n == 0)
+		return NULL;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ps->v[mid].at <= off)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (off >= ps->v[lo].at + ps->v[lo].len)
+		return NULL;
+	return &ps->v[lo];
+}
+
+/* Up to len bytes at offset o of a stored piece: a header or its data. */
+static ssize_t
+stored_read(const struct adm_gz_piece *pc, int in_fd, unsigned char *buf,
+    size_t len, uint64_t o)
+{
+	const uint64_t frame = STORED_MAX + STORED_HEADER;
+	uint64_t c = o / frame, p = o % frame, rest = pc->in_len -
+	    c * STORED_MAX;
+	size_t n = rest < STORED_MAX ? (size_t)rest : STORED_MAX, k;
+	unsigned char h[STORED_HEADER];
+
+	if (p < STORED_HEADER) {
+		stored_header(n, h);
+		k = STORED_HEADER - (size_t)p;
+		if (k > len)
+			k = len;
+		memcpy(buf, h + p, k);
+		return (ssize_t)k;
+	}
+	k = n - (size_t)(p - STORED_HEADER);
+	if (k > len)
+		k = len;
+	return pread_eintr(in_fd, buf, k, pc->from + c * STORED_MAX +
+	    (p - STORED_HEADER));
+}
+
+ssize_t
+adm_gz_pieces_pread(const struct adm_gz_pieces *ps, int spool_fd, int in_fd,
+    void *buf, size_t len, uint64_t off)
+{
+	unsigned char *b = buf;
+	const struct adm_gz_piece *pc;
+	size_t got = 0, want;
+	uint64_t o;
+	ssize_t n;
+
+	while (got < len && (pc = piece_at(ps, off + got)) != NULL) {
+		o = off + got - pc->at;
+		want = len - got;
+		if (want > pc->len - o)
+			want = (size_t)(pc->len - o);
+		n = pc->stored ? stored_read(pc, in_fd, b + got, want, o) :
+		    pread_eintr(spool_fd, b + got, want, pc->from + o);
+		if (n == -1 && got == 0)
+			return -1;
+		if (n <= 0)	/* an error after some bytes, or a file short */
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+void
+adm_gz_pieces_release(struct adm_gz_pieces *ps)
+{
+	free(ps->v);
+	memset(ps, 0, sizeof(*ps));
+}
+
+ssize_t
+adm_gz_layer_pread(const struct adm_gz_layer *l, void *buf, size_t len,
+    uint64_t off)
+{
+	return adm_gz_pieces_pread(&l->pieces, l->fd, l->loc.fd, buf, len,
+	    off);
+}
+
+int
+adm_gz_layer_sha256(const struct adm_gz_layer *l,
+    char digest[ADM_DIGEST_MAX], struct rai_err *err)
+{
+	const size_t cap = (size_t)1 << 20;
+	unsigned char *buf = xmalloc(cap);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	uint64_t off = 0;
+	ssize_t n;
+	int rc = 0;
+
+	if (md == NULL || EVP_DigestInit_ex(md, EVP_sha256(), NULL) != 1)
+		rai_die("out of memory starting sha256");
+	while (off < l->size) {
+		n = adm_gz_layer_pread(l, buf, cap, off);
+		if (n <= 0) {
+			rc = n == -1 ? rai_err_errno(err, errno, "reading "
+			    "back the gzip copy of '%s'", l->b->path) :
+			    rai_err_set(err, RAI_E_IO, "the gzip copy of '%s' "
+			    "ends at %" PRIu64 " of %" PRIu64 " bytes",
+			    l->b->path, off, l->size);
+			break;
+		}
+		EVP_DigestUpdate(md, buf, (size_t)n);
+		off += (uint64_t)n;
+	}
+	if (rc == 0)
+		hex_digest(md, digest);
+	EVP_MD_CTX_free(md);
+	free(buf);
+	return rc;
+}
+
 /* ---- --compress gzip ahead of an upload ---- */
 
 int
@@ -692,9 +873,8 @@ adm_gz_layers_prepare(struct adm_archive *const *arcs, size_t narcs,
     struct rai_err *err)
 {
 	struct adm_gz_layer *v;
-	struct adm_blob_loc *locs;
 	struct adm_gz_job *jobs;
-	size_t n, i, nlocs = 0;
+	size_t n, i;
 	int rc = -1;
 
 	*out = NULL;
@@ -703,19 +883,18 @@ adm_gz_layers_prepare(struct adm_archive *const *arcs, size_t narcs,
 	if (n == 0)
 		return 0;
 	qsort(v, n, sizeof(*v), by_gz_size_desc);
-	locs = xcalloc(n, sizeof(*locs));
 	jobs = xcalloc(n, sizeof(*jobs));
-	for (i = 0; i < n; i++, nlocs++) {
-		if (adm_blob_locate(v[i].a, v[i].b->path, &locs[i], err) == -1)
+	for (i = 0; i < n; i++) {
+		if (adm_blob_locate(v[i].a, v[i].b->path, &v[i].loc, err) == -1)
 			goto out;
-		if (spool && spool_open(&v[i].fd, err) == -1) {
-			nlocs++;
+		v[i].have_loc = 1;
+		if (spool && spool_open(&v[i].fd, err) == -1)
 			goto out;
-		}
-		jobs[i].fd = locs[i].fd;
-		jobs[i].offset = locs[i].offset;
+		jobs[i].fd = v[i].loc.fd;
+		jobs[i].offset = v[i].loc.offset;
 		jobs[i].size = v[i].b->size;
 		jobs[i].out_fd = v[i].fd;
+		jobs[i].pieces = spool ? &v[i].pieces : NULL;
 		jobs[i].what = v[i].b->path;
 	}
 	if (adm_gz_run(jobs, n, threads, err) == -1) {
@@ -735,12 +914,13 @@ adm_gz_layers_prepare(struct adm_archive *const *arcs, size_t narcs,
 		}
 		memcpy(v[i].digest, jobs[i].digest, sizeof(v[i].digest));
 		v[i].size = jobs[i].gz_size;
+		if (!spool) {	/* digests only: the archive is not read again */
+			adm_blob_loc_release(&v[i].loc);
+			v[i].have_loc = 0;
+		}
 	}
 	rc = 0;
 out:
-	for (i = 0; i < nlocs; i++)
-		adm_blob_loc_release(&locs[i]);
-	free(locs);
 	free(jobs);
 	if (rc == -1) {
 		adm_gz_layers_free(v, n);
@@ -757,9 +937,11 @@ adm_gz_layers_free(struct adm_gz_layer *v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		rai_err_release(&v[i].err);
 		if (v[i].fd != -1)
 			close(v[i].fd);
+		if (v[i].have_loc)
+			adm_blob_loc_release(&v[i].loc);
+		adm_gz_pieces_release(&v[i].pieces);
 	}
 	free(v);
 }

@@ -56,11 +56,35 @@ void	 adm_gz_trailer(uint32_t crc, uint64_t size,
 
 /* ---- compressing file ranges ---- */
 
+/*
+ * A compressed copy kept for an upload: the gzip stream, cut into
+ * pieces in order. A piece is either spooled (the header, deflated
+ * blocks, the trailer: bytes in the spool file) or stored (a block of
+ * data that does not compress: the stored framing of input bytes,
+ * rebuilt from the input when read, so incompressible data never takes
+ * room, or page cache, in the spool).
+ */
+struct adm_gz_piece {
+	uint64_t	 at;		/* offset in the gzip stream */
+	uint64_t	 len;		/* its bytes in the gzip stream */
+	uint64_t	 from;		/* spool offset, or input offset */
+	uint64_t	 in_len;	/* stored: the input bytes framed */
+	int		 stored;
+};
+
+struct adm_gz_pieces {
+	struct adm_gz_piece	*v;
+	size_t			 n;
+	uint64_t		 spooled;	/* bytes in the spool file */
+};
+
 struct adm_gz_job {
 	int		 fd;		/* input, read with pread */
 	uint64_t	 offset;
 	uint64_t	 size;
 	int		 out_fd;	/* where the gzip goes, or -1: digest only */
+	/* with out_fd: stored blocks are listed here, not written */
+	struct adm_gz_pieces *pieces;
 	const char	*what;		/* for messages */
 	/* results */
 	char		 digest[ADM_DIGEST_MAX];	/* of the gzip */
@@ -80,6 +104,16 @@ int	 adm_gz_run(struct adm_gz_job *, size_t n, int threads,
 	    struct rai_err *);
 /* The threads adm_gz_run uses for threads == 0. */
 int	 adm_gz_auto_threads(void);
+/*
+ * Reads len bytes at off of the gzip stream the pieces describe, the
+ * spooled ones from spool_fd, the stored ones framed again from in_fd
+ * (offsets as in the job). Returns the bytes read (fewer only at the
+ * end of the stream, or where a file ends early), 0 at the end, -1 with
+ * errno.
+ */
+ssize_t	 adm_gz_pieces_pread(const struct adm_gz_pieces *, int spool_fd,
+	    int in_fd, void *buf, size_t len, uint64_t off);
+void	 adm_gz_pieces_release(struct adm_gz_pieces *);
 
 /*
  * --compress gzip, ahead of the upload (reg_gzip.c): one entry per
@@ -92,16 +126,24 @@ struct adm_gz_layer {
 	uint64_t		 size;		/* of its gzip */
 	int			 fd;		/* spool holding the gzip, or -1 */
 	int			 spool;		/* keep the bytes (a push) */
-	int			 rc;
-	struct rai_err		 err;
+	struct adm_gz_pieces	 pieces;	/* of the spooled gzip */
+	struct adm_blob_loc	 loc;		/* the layer: its stored pieces */
+	int			 have_loc;
 };
+/* Reads the spooled gzip of a layer: adm_gz_pieces_pread. */
+ssize_t	 adm_gz_layer_pread(const struct adm_gz_layer *, void *buf,
+	    size_t len, uint64_t off);
+/* sha256 of a layer's spooled gzip, read back (its size bytes). */
+int	 adm_gz_layer_sha256(const struct adm_gz_layer *,
+	    char digest[ADM_DIGEST_MAX], struct rai_err *);
 /* A layer --compress gzip applies to: a legacy layer.tar as it is. */
 int	 adm_gz_is_plain_layer(const struct adm_image *,
 	    const struct adm_blob *);
 /*
  * Compresses every such layer of the archives once, on up to threads
  * threads (0: one per CPU); with spool, keeps the bytes in unlinked
- * files under $TMPDIR. Checks each layer against its digest on the way
+ * files under $TMPDIR, but for blocks stored as they are (read back
+ * from the archive, which stays open). Checks each layer against its digest on the way
  * (a corrupt archive fails here, naming the blob). Free *out with
  * adm_gz_layers_free.
  */

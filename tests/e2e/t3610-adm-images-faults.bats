@@ -11,7 +11,8 @@
 # upload session (404), all
 # injected by tests/helper/registry-fault-proxy.py in front of the
 # registry. push keeps no state file; the one thing it writes, the spool
-# of --compress gzip under $TMPDIR, is tested unwritable and full. verify:
+# of --compress gzip under $TMPDIR, is tested unwritable and full (and to
+# hold no stored block). verify:
 # all present, a blob deleted, another image at the tag, an absent tag.
 
 load lib/common
@@ -159,6 +160,37 @@ $REG_plain/bad/run-ai/two:latest"
 		stderr_has "under \$TMPDIR: No space left on device"
 		assert_equal "$(count_uploads plain)" 0
 	fi
+}
+
+@test "--compress gzip: blocks that do not compress take no room under \$TMPDIR" {
+	unshare -m true 2>/dev/null || skip "needs unshare and mount (root)"
+	# two layers of 4 MiB of random data: only each one's first block
+	# (a tar header, then random bytes) deflates; the rest is stored, and
+	# the upload frames it again from the archive. All of the gzip would
+	# not fit in 1 MiB.
+	"$PYTHON" "$MK" layers rnd.tar 2 4194304 >rnd.json
+	mkdir small
+	run -0 --separate-stderr unshare -m sh -c 'mount -t tmpfs -o size=1m t "$1" &&
+		TMPDIR="$1" exec "$2" images push "$3" --registry "$4" --plain-http \
+		--compress gzip' sh "$PWD/small" "$(command -v runai-adm)" rnd.tar "$REG_plain/rnd"
+	ref=${output%@*}
+	run -0 curl -sSf -H 'Accept: application/vnd.oci.image.manifest.v1+json' \
+		"http://$REG_plain/v2/rnd/bench/big/manifests/${output#*@}"
+	manifest=$output
+	assert_equal "$(jq -r '.layers | length' <<<"$manifest")" 2
+	for i in 0 1; do
+		ld=$(jq -r ".layers[$i].digest" <<<"$manifest")
+		curl -sSf -o "l$i.gz" "http://$REG_plain/v2/rnd/bench/big/blobs/$ld"
+		# bigger than the room under TMPDIR, and it inflates to the layer
+		[ "$(stat -c %s "l$i.gz")" -gt 4194304 ]
+		assert_equal "sha256:$(zcat "l$i.gz" | sha256sum | cut -d' ' -f1)" \
+			"$(jq -r ".[0].layers[$i]" rnd.json)"
+		zcat "l$i.gz" >"l$i"
+		# the bytes are the reference's
+		assert_equal "$("$PYTHON" "$TOP/tests/helper/detgzip.py" "l$i")" \
+			"$ld $(stat -c %s "l$i.gz")"
+	done
+	[ -n "$ref" ]
 }
 
 # ---- the registry dies in mid-push ----

@@ -629,6 +629,72 @@ TEST(gzip_block_kinds)
 	adm_gz_deflater_free(d);
 }
 
+/*
+ * A spooled copy read back through its pieces is the gzip byte for byte,
+ * at any offset and length, though its stored blocks never reached the
+ * spool.
+ */
+TEST(gzip_pieces_read_back)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	size_t text = 300000, rnd = 2 * ADM_GZ_BLOCK + 2 * 65535 + 3;
+	size_t n = text + rnd + 5, ref_len, i, k;
+	size_t lens[] = { 1, 4, 5, 6, 65535, 65540, 65541, (size_t)1 << 20 };
+	unsigned char *data = xmalloc(n), *ref, *got;
+	char d[ADM_DIGEST_MAX], in[ADM_DIGEST_MAX];
+	struct adm_gz_pieces ps = { 0 };
+	struct adm_gz_job j;
+	uint64_t off, stored = 0, in_stored = 0;
+	int fd, spool = tmp_file("", 0);
+
+	fill_text(data, text, 3);
+	fill_random(data + text, rnd, 4);
+	memset(data + text + rnd, 'z', 5);
+	fd = tmp_file(data, n);
+	ref = gz_run(fd, 0, n, 1, &ref_len, d, in);
+	memset(&j, 0, sizeof(j));
+	j.fd = fd;
+	j.size = n;
+	j.out_fd = spool;
+	j.pieces = &ps;
+	j.what = "t";
+	T_INT_EQ(adm_gz_run(&j, 1, 2, &err), 0);
+	T_STR_EQ(j.digest, d);
+	T_UINT_EQ(j.gz_size, ref_len);
+	for (i = 0; i < ps.n; i++)
+		if (ps.v[i].stored) {
+			stored += ps.v[i].len;
+			in_stored += ps.v[i].in_len;
+		}
+	/*
+	 * blocks 0 and 1 begin with text and deflate; 2 and 3 (random, and
+	 * the tail) are stored, not spooled
+	 */
+	T_UINT_EQ(in_stored, n - 2 * ADM_GZ_BLOCK);
+	T_UINT_EQ(ps.spooled + stored, ref_len);
+	T_UINT_EQ((uint64_t)lseek(spool, 0, SEEK_END), ps.spooled);
+	got = xmalloc(ref_len + 16);
+	T_INT_EQ(adm_gz_pieces_pread(&ps, spool, fd, got, ref_len + 16, 0),
+	    (long long)ref_len);
+	T_OK(memcmp(got, ref, ref_len) == 0);
+	for (k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+		for (off = 0; off < ref_len; off += lens[k] * 7 + 1) {
+			size_t want = ref_len - off < lens[k] ?
+			    (size_t)(ref_len - off) : lens[k];
+
+			T_INT_EQ(adm_gz_pieces_pread(&ps, spool, fd, got,
+			    lens[k], off), (long long)want);
+			T_OK(memcmp(got, ref + off, want) == 0);
+		}
+	T_INT_EQ(adm_gz_pieces_pread(&ps, spool, fd, got, 10, ref_len), 0);
+	adm_gz_pieces_release(&ps);
+	free(got);
+	free(ref);
+	free(data);
+	close(spool);
+	close(fd);
+}
+
 TEST(gzip_several_jobs)
 {
 	struct rai_err err = RAI_ERR_INIT;
@@ -719,6 +785,7 @@ main(void)
 	RUN(gzip_same_bytes_on_any_thread_count);
 	RUN(gzip_empty_and_tiny);
 	RUN(gzip_block_kinds);
+	RUN(gzip_pieces_read_back);
 	RUN(gzip_several_jobs);
 	RUN(gzip_short_file);
 	RUN(upload_urls);
