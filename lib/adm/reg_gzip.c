@@ -401,7 +401,10 @@ add_piece(struct adm_gz_pieces *ps, uint64_t at, uint64_t len, uint64_t from,
 		last->len += len;
 		return;
 	}
-	ps->v = xreallocarray(ps->v, ps->n + 1, sizeof(*ps->v));
+	if (ps->n == ps->cap) {	/* a 10 GiB layer has 40,960 blocks */
+		ps->cap = ps->cap > 0 ? ps->cap * 2 : 64;
+		ps->v = xreallocarray(ps->v, ps->cap, sizeof(*ps->v));
+	}
 	ps->v[ps->n].at = at;
 	ps->v[ps->n].len = len;
 	ps->v[ps->n].from = from;

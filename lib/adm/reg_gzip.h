@@ -75,6 +75,7 @@ struct adm_gz_piece {
 struct adm_gz_pieces {
 	struct adm_gz_piece	*v;
 	size_t			 n;
+	size_t			 cap;
 	uint64_t		 spooled;	/* bytes in the spool file */
 };
 

@@ -193,6 +193,10 @@ setup() {
 # "bad-state" the URL with another state.
 remote_browser_login() {
 	local fifo=$BATS_TEST_TMPDIR/fifo url page code pasted
+	# a second login in the same test must not read the first one's
+	# URL before its own shell has truncated the file
+	rm -f "$fifo"
+	: >"$BATS_TEST_TMPDIR/err"
 	mkfifo "$fifo"
 	runai login --auth-flow remote-browser <"$fifo" >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	RB_PID=$!
@@ -233,7 +237,6 @@ remote_browser_login() {
 	rc=0; wait "$RB_PID" || rc=$?
 	[ "$rc" -eq 0 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
 	login_kubeconfig auth-flow=remote-browser client-id=runai-cli-sso redirect-uri="$OIDC_ISSUER/oauth-code"
-	rm -f "$BATS_TEST_TMPDIR/fifo"
 	remote_browser_login bad-state || { stop_pid "$RB_PID"; false; }
 	rc=0; wait "$RB_PID" || rc=$?
 	[ "$rc" -eq 1 ] || { cat "$BATS_TEST_TMPDIR/err"; false; }
