@@ -62,7 +62,7 @@ struct source {
 	const struct adm_archive *a;
 	const struct adm_blob	*b;
 	int			 gzip;		/* b, gzip-compressed: */
-	const struct adm_gz_layer *gz;		/* its compressed copy, or NULL */
+	const struct adm_gz_layer *gz;		/* its gzip copy, or NULL */
 	const char		*present_in;	/* a repository that has it now */
 	const struct job	*owner;		/* the job working on it now */
 	int			 counted;	/* in bytes_total already */

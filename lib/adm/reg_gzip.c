@@ -221,7 +221,7 @@ struct gz_slot {
 	size_t			 len;
 	unsigned char		*out;
 	size_t			 out_len;
-	int			 stored;	/* out is in[] framed as stored */
+	int			 stored;	/* out: in[] framed, stored */
 	uint32_t		 crc;
 	int			 rc;
 	struct rai_err		 err;

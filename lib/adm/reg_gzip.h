@@ -128,7 +128,7 @@ struct adm_gz_layer {
 	int			 fd;		/* spool holding the gzip, or -1 */
 	int			 spool;		/* keep the bytes (a push) */
 	struct adm_gz_pieces	 pieces;	/* of the spooled gzip */
-	struct adm_blob_loc	 loc;		/* the layer: its stored pieces */
+	struct adm_blob_loc	 loc;		/* the layer (stored pieces) */
 	int			 have_loc;
 };
 /* Reads the spooled gzip of a layer: adm_gz_pieces_pread. */
@@ -144,9 +144,9 @@ int	 adm_gz_is_plain_layer(const struct adm_image *,
  * Compresses every such layer of the archives once, on up to threads
  * threads (0: one per CPU); with spool, keeps the bytes in unlinked
  * files under $TMPDIR, but for blocks stored as they are (read back
- * from the archive, which stays open). Checks each layer against its digest on the way
- * (a corrupt archive fails here, naming the blob). Free *out with
- * adm_gz_layers_free.
+ * from the archive, which stays open). Checks each layer against its
+ * digest on the way (a corrupt archive fails here, naming the blob).
+ * Free *out with adm_gz_layers_free.
  */
 int	 adm_gz_layers_prepare(struct adm_archive *const *, size_t narchives,
 	    int threads, int spool, struct adm_gz_layer **out, size_t *n,
