@@ -34,7 +34,7 @@ runai_term_restore(void)
 {
 	if (raw_fd < 0)
 		return;
-	(void)tcsetattr(raw_fd, TCSAFLUSH, &saved_mode);
+	(void)tcsetattr(raw_fd, TCSADRAIN, &saved_mode);
 	raw_fd = -1;
 }
 
@@ -51,7 +51,12 @@ runai_term_raw(int fd)
 	}
 	raw = saved_mode;
 	cfmakeraw(&raw);
-	if (tcsetattr(fd, TCSAFLUSH, &raw) == -1)
+	/*
+	 * TCSADRAIN, not TCSAFLUSH: keys typed while the session connects
+	 * (a command typed the moment the prompt hint shows) wait in the
+	 * input queue and reach the pod, as they do through kubectl.
+	 */
+	if (tcsetattr(fd, TCSADRAIN, &raw) == -1)
 		return -1;
 	raw_fd = fd;
 	return 0;

@@ -401,7 +401,8 @@ add_piece(struct adm_gz_pieces *ps, uint64_t at, uint64_t len, uint64_t from,
 		last->len += len;
 		return;
 	}
-	if (ps->n == ps->cap) {	/* a 10 GiB layer has 40,960 blocks */
+	/* a 10 GiB layer has 40,960 blocks; v is NULL until the first */
+	if (ps->v == NULL || ps->n == ps->cap) {
 		ps->cap = ps->cap > 0 ? ps->cap * 2 : 64;
 		ps->v = xreallocarray(ps->v, ps->cap, sizeof(*ps->v));
 	}

@@ -289,9 +289,11 @@ tmux_wait() {
 	tmux_wait '^in-at-worker-1-2$'
 	tmux -S "$TMUX_SOCKET" send-keys -t t 'exit' Enter
 	tmux_wait 'rc=0$'
-	tmux -S "$TMUX_SOCKET" send-keys -t t 'clear; runai attach at; echo rc=$?' Enter
-	tmux_wait "If you don't see a command prompt, try pressing enter."
-	tmux -S "$TMUX_SOCKET" send-keys -t t 'echo in-$HOSTNAME-$RANK' Enter
+	# typed ahead, before runai even starts: the line waits in the
+	# terminal's queue and reaches the master's shell (entering raw mode
+	# must not flush it)
+	tmux -S "$TMUX_SOCKET" send-keys -t t 'clear; runai attach at; echo rc=$?' Enter \
+		'echo in-$HOSTNAME-$RANK' Enter
 	tmux_wait '^in-at-master-0-0$'
 	tmux -S "$TMUX_SOCKET" send-keys -t t 'exit' Enter
 	tmux_wait 'rc=0$'
