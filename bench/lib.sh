@@ -4,6 +4,8 @@
 #
 #   measure CMD...             "WALL RSS": median wall seconds and peak RSS
 #                              (KiB) of RUNS runs after one warm-up
+#   measure A... --vs B...     a line each, their runs alternating (ours
+#                              and the peer's meet the same machine)
 #   ratio A B                  A / B with two decimals
 #   summary BENCH CASE WHAT X PEER
 #                              one result for run-all's table (a no-op

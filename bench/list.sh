@@ -98,14 +98,13 @@ have=0
 for n in ${LIST_SIZES-1000 10000}; do
 	simapi /_sim/bulk "{\"plural\": \"runaijobs\", \"namespace\": \"runai-team-a\", \"count\": $((n - have)), \"prefix\": \"job$n-\"}"
 	have=$n
-	read -r rt rm < <(measure "$BIN/runai" list projects)
-	read -r kt km < <(measure "$KUBECTL" get projects.run.ai)
+	{ read -r rt rm; read -r kt km; } < <(measure "$BIN/runai" list projects \
+		--vs "$KUBECTL" get projects.run.ai)
 	row "$n" "list projects" "$rt" "$kt" "$rm" "$km"
 	# list nodes reads the nodes and every non-terminated pod; kubectl
 	# does the same in two commands, so their times add up
-	read -r rt rm < <(measure "$BIN/runai" list nodes)
-	read -r kt1 km1 < <(measure "$KUBECTL" get nodes)
-	read -r kt2 km2 < <(measure "$KUBECTL" get pods -A \
+	{ read -r rt rm; read -r kt1 km1; read -r kt2 km2; } < <(measure \
+		"$BIN/runai" list nodes --vs "$KUBECTL" get nodes --vs "$KUBECTL" get pods -A \
 		--field-selector=status.phase!=Succeeded,status.phase!=Failed)
 	kt=$("$PY" -c "import sys; print('%.4f' % (float(sys.argv[1]) + float(sys.argv[2])))" "$kt1" "$kt2")
 	km=$(( km1 > km2 ? km1 : km2 ))
@@ -113,8 +112,8 @@ for n in ${LIST_SIZES-1000 10000}; do
 	# list -A reads the workloads of every kind, the services and the
 	# name-reservation ConfigMaps of every project (7 lists); kubectl
 	# prints the RunaiJobs alone
-	read -r rt rm < <(measure "$BIN/runai" list -A)
-	read -r kt km < <(measure "$KUBECTL" get runaijobs -A -o wide)
+	{ read -r rt rm; read -r kt km; } < <(measure "$BIN/runai" list -A \
+		--vs "$KUBECTL" get runaijobs -A -o wide)
 	row "$n" "list -A" "$rt" "$kt" "$rm" "$km"
 	# the same with every list sent at once on 4 connections (by
 	# default runai does so only once an answer has kept it waiting
@@ -136,8 +135,8 @@ cp "$KUBESIM_KUBECONFIG" "$KUBECONFIG"
 rm -rf "$KUBECACHEDIR"
 simapi /_sim/controller '{"paused": true}'
 simapi /_sim/bulk '{"plural": "pytorchjobs", "namespace": "runai-team-a", "count": 1000, "prefix": "ddp-"}'
-read -r rt rm < <(measure "$BIN/runai" list -A)
-read -r kt km < <(measure "$KUBECTL" get pytorchjobs -A -o wide)
+{ read -r rt rm; read -r kt km; } < <(measure "$BIN/runai" list -A \
+	--vs "$KUBECTL" get pytorchjobs -A -o wide)
 row 1000 "list -A (dist)" "$rt" "$kt" "$rm" "$km"
 emulator_alone "list -A (dist):" "/apis/kubeflow.org/v1/pytorchjobs?limit=5000"
 echo

@@ -93,13 +93,14 @@ row() {
 export MEASURE_CPU_OF=$KUBESIM_PID
 CPU=()
 cpu_row() { CPU+=("$(printf '%-26s  %-8s  %9s  %9s' "$1" "$2" "$3" "$4")"); }
-read -r rt rm rc rs < <(measure sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'")
-read -r kt km kc ks < <(measure sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")
+{ read -r rt rm rc rs; read -r kt km kc ks; } < <(measure \
+	sh -c "exec '$BIN/runai' exec -i bench -- cat <'$INPUT'" \
+	--vs sh -c "exec '$KUBECTL' exec -i '$POD' -- cat <'$INPUT'")
 row "exec -i -- cat" "$rt" "$kt" "$rm" "$km"
 cpu_row "exec -i -- cat" runai "$rc" "$rs"
 cpu_row "exec -i -- cat" kubectl "$kc" "$ks"
-read -r rt rm rc rs < <(measure "$BIN/runai" logs bench)
-read -r kt km kc ks < <(measure "$KUBECTL" logs "$POD")
+{ read -r rt rm rc rs; read -r kt km kc ks; } < <(measure \
+	"$BIN/runai" logs bench --vs "$KUBECTL" logs "$POD")
 row "logs" "$rt" "$kt" "$rm" "$km"
 cpu_row "logs" runai "$rc" "$rs"
 cpu_row "logs" kubectl "$kc" "$ks"
