@@ -113,12 +113,16 @@ while True:
     threading.Thread(target=handle, args=(c,), daemon=True).start()
 EOF
 
-# drive KIND CASE: "WALL RSS" medians of RUNS runs, each with a fresh
-# forwarder of KIND (runai or python) serving one CASE (big or small).
+# drive CASE KIND=BIN...: for each forwarder KIND (runai, python, kubectl,
+# base; direct: none) a line "WALL RSS CPU EMULATOR_CPU", medians of RUNS
+# runs, each with a fresh forwarder serving one CASE (big or small). The
+# forwarders take turns (A B, then B A, ...), so that a slow spell of the
+# machine falls on each of them alike.
 cat >"$STATE/drive.py" <<'EOF'
 import os, signal, socket, statistics, subprocess, sys, threading, time
 
-kind, case, runs, binary, ns, pod, job, rport, mib, sim_pid = sys.argv[1:11]
+case, runs, ns, pod, job, rport, mib, sim_pid = sys.argv[1:9]
+forwarders = [arg.split("=", 1) for arg in sys.argv[9:]]
 runs, rport, size, sim_pid = int(runs), int(rport), int(mib) << 20, int(sim_pid)
 
 
@@ -140,7 +144,7 @@ def watch_ready(proc, lport, ready):
             ready.set()
 
 
-def start(lport):
+def start(kind, binary, lport):
     """A forwarder on lport, once it is ready. runai and kubectl say so
     ("Forwarding from 127.0.0.1:PORT -> PORT", both once their SPDY
     session is up): waiting for that line keeps each one's set-up out
@@ -192,7 +196,7 @@ def cpu_s(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def workload(lport):
+def workload(kind, lport):
     url = "http://127.0.0.1:%d/" % lport
     if case == "big":
         out = subprocess.run(["curl", "-sf", "-o", "/dev/null", "-w", "%{size_download}",
@@ -209,18 +213,17 @@ def workload(lport):
             sys.exit("%s: %d of 100 small requests answered" % (kind, out.stdout.split().count("ok")))
 
 
-results = []
-for _ in range(runs + 1):  # the first warms caches
+def one_run(kind, binary):
+    """(wall, peak KiB, CPU s, emulator CPU s) of one forwarder's run."""
     if kind == "direct":   # no forwarder: curl straight to the pod's server
         t0 = time.monotonic()
-        workload(rport)
-        results.append((time.monotonic() - t0, 0, 0.0, 0.0))
-        continue
+        workload(kind, rport)
+        return (time.monotonic() - t0, 0, 0.0, 0.0)
     lport = free_port()
-    proc = start(lport)
+    proc = start(kind, binary, lport)
     cpu0, sim0 = cpu_s(proc.pid), cpu_s(sim_pid)
     t0 = time.monotonic()
-    workload(lport)
+    workload(kind, lport)
     wall = time.monotonic() - t0
     cpu, sim = cpu_s(proc.pid) - cpu0, cpu_s(sim_pid) - sim0
     rss = peak_kib(proc.pid)
@@ -230,20 +233,37 @@ for _ in range(runs + 1):  # the first warms caches
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
-    results.append((wall, rss, cpu, sim))
-results = results[1:]
-print("%.4f %d %.3f %.3f" % tuple(statistics.median(r[i] for r in results) for i in range(4)))
+    return (wall, rss, cpu, sim)
+
+
+results = [[] for _ in forwarders]
+for round_ in range(runs + 1):  # the first warms caches
+    order = list(range(len(forwarders)))
+    for k in (order if round_ % 2 == 0 else order[::-1]):
+        r = one_run(*forwarders[k])
+        if round_ > 0:
+            results[k].append(r)
+for rs in results:
+    print("%.4f %d %.3f %.3f" % tuple(statistics.median(r[i] for r in rs) for i in range(4)))
 EOF
 
 # shellcheck source=bench/lib.sh
 . "$TOP/bench/lib.sh"
+# drive CASE KIND...: drive.py's lines, one per KIND in that order
 drive() {
-	local bin=$BIN/runai
-	[ "$1" = python ] && bin=$STATE/peer.py
-	[ "$1" = kubectl ] && bin=$KUBECTL
-	[ "$1" = base ] && bin=$RAI_PF_BASE/runai
-	"$PY" "$STATE/drive.py" "$1" "$2" "$RUNS" "$bin" "$NS" "$POD" bench "$REMOTE" "$MIB" \
-		"$KUBESIM_PID"
+	local c=$1 k args=()
+	shift
+	for k in "$@"; do
+		case $k in
+		runai) args+=("runai=$BIN/runai") ;;
+		python) args+=("python=$STATE/peer.py") ;;
+		kubectl) args+=("kubectl=$KUBECTL") ;;
+		base) args+=("base=$RAI_PF_BASE/runai") ;;
+		direct) args+=("direct=") ;;
+		esac
+	done
+	"$PY" "$STATE/drive.py" "$c" "$RUNS" "$NS" "$POD" bench "$REMOTE" "$MIB" \
+		"$KUBESIM_PID" "${args[@]}"
 }
 CPU_LINES=()
 # cpu NAME CASE FORWARDER_S EMULATOR_S: a line for the CPU table
@@ -266,21 +286,30 @@ peers=()
 [ -x "$KUBECTL" ] && peers+=(kubectl)
 [ -n "${RAI_PF_BASE:-}" ] && peers+=(base)
 [ ${#peers[@]} -gt 0 ] || { echo "no peer: install python3-kubernetes (make deps) or kubectl 1.32" >&2; exit 1; }
-read -r bt bm bc bs < <(drive runai big)
-read -r st sm sc ss < <(drive runai small)
+# every forwarder's runs of a case together, taking turns
+mapfile -t BIG < <(drive big runai "${peers[@]}")
+mapfile -t SMALL < <(drive small runai "${peers[@]}")
+if [ ${#BIG[@]} -ne $((${#peers[@]} + 1)) ] || [ ${#SMALL[@]} -ne ${#BIG[@]} ]; then
+	echo "a forwarder's runs failed" >&2
+	exit 1
+fi
+read -r bt bm bc bs <<<"${BIG[0]}"
+read -r st sm sc ss <<<"${SMALL[0]}"
 cpu runai "$MIB MiB, one connection" "$bc" "$bs"
 cpu runai "100 small requests at once" "$sc" "$ss"
+i=0
 for peer in "${peers[@]}"; do
+	i=$((i + 1))
 	echo
 	name=python-kubernetes
 	[ "$peer" = kubectl ] && name=kubectl-1.32
 	[ "$peer" = base ] && name="runai in $RAI_PF_BASE"
 	# shellcheck disable=SC2059
 	printf "$FMT" "vs $name" 'runai s' 'peer s' 'runai KiB' 'peer KiB' 'time x' 'mem x'
-	read -r pt pm pc ps < <(drive "$peer" big)
+	read -r pt pm pc ps <<<"${BIG[$i]}"
 	row "$MIB MiB, one connection" "$name" "$bt" "$pt" "$bm" "$pm"
 	cpu "$name" "$MIB MiB, one connection" "$pc" "$ps"
-	read -r pt pm pc ps < <(drive "$peer" small)
+	read -r pt pm pc ps <<<"${SMALL[$i]}"
 	row "100 small requests at once" "$name" "$st" "$pt" "$sm" "$pm"
 	cpu "$name" "100 small requests at once" "$pc" "$ps"
 done
@@ -290,8 +319,8 @@ echo
 printf '%-28s  %-26s  %9s  %11s\n' "CPU seconds (medians)" forwarder 'its own' 'emulator'
 printf '%s\n' "${CPU_LINES[@]}"
 # the workload alone: what no forwarder can go below on this machine
-read -r dbt _ < <(drive direct big)
-read -r dst _ < <(drive direct small)
+read -r dbt _ < <(drive big direct)
+read -r dst _ < <(drive small direct)
 echo
 echo "the requests alone, curl straight to the pod's server (no forwarder, no emulator):"
 printf '%-28s  %9s s\n' "$MIB MiB, one connection" "$dbt" "100 small requests at once" "$dst"

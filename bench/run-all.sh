@@ -48,7 +48,7 @@ for b in "$TOP"/bench/*.sh; do
 	fi
 	read -r s1 t1 < <(cpu_ticks)
 	STEAL+=("$(awk -v n="$name" -v s=$((s1 - s0)) -v t=$((t1 - t0)) \
-		'BEGIN { printf "%s %.1f%%", n, t > 0 ? 100 * s / t : 0 }')")
+		'BEGIN { printf("%s %.1f%%", n, (t > 0 ? 100 * s / t : 0)) }')")
 	echo
 done
 

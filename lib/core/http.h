@@ -135,7 +135,8 @@ int	 rai_http_do(struct rai_http *, const struct rai_http_req *,
  * on one connection while the server answers within 3 ms (more
  * connections would cost more than they save), and at once on up to
  * RAI_HTTP_DEFAULT_PARALLEL connections from the first wait longer than
- * that; a number set in the variable sends them at once from the start. Unclaimed ones are dropped by rai_http_prefetch_drop or
+ * that; a number set in the variable sends them at once from the
+ * start. Unclaimed ones are dropped by rai_http_prefetch_drop or
  * rai_http_free.
  */
 void	 rai_http_prefetch(struct rai_http *, const char *url,
