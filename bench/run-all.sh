@@ -97,7 +97,7 @@ while IFS=$'\t' read -r bench case what x peer; do
 	printf '%-11s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' "$bench" "$case" "$what" "$x" "${g:--}" "$v" "$peer"
 done <"$SUMMARY"
 [ "$misses" -eq 0 ] || echo "$misses ratio(s) above their goal (MISS)"
-echo "CPU time stolen by the hypervisor, per benchmark: ${STEAL[*]/%/,}"
+echo "CPU time stolen by the hypervisor, per benchmark: $(printf '%s, ' "${STEAL[@]}" | sed 's/, $//')"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "did not run: ${failed[*]}"
 	exit 1
