@@ -109,8 +109,9 @@ for n in ${LIST_SIZES-1000 10000}; do
 	kt=$("$PY" -c "import sys; print('%.4f' % (float(sys.argv[1]) + float(sys.argv[2])))" "$kt1" "$kt2")
 	km=$(( km1 > km2 ? km1 : km2 ))
 	row "$n" "list nodes" "$rt" "$kt" "$rm" "$km"
-	# list -A reads the workloads of every kind, the services and the
-	# name-reservation ConfigMaps of every project (7 lists); kubectl
+	# list -A reads the projects' namespaces, the services, the
+	# workloads of every kind and the name-reservation ConfigMaps of
+	# every project (11 lists; runai -v 6 names them); kubectl
 	# prints the RunaiJobs alone
 	{ read -r rt rm; read -r kt km; } < <(measure "$BIN/runai" list -A \
 		--vs "$KUBECTL" get runaijobs -A -o wide)
