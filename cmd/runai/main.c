@@ -14,6 +14,7 @@
 #include "cli/warn.h"
 #include "core/json_blocks.h"
 #include "core/log.h"
+#include "core/tls_init.h"
 #include "runai.h"
 
 #include "core/banned.h"
@@ -138,6 +139,7 @@ main(int argc, char **argv)
 	int rc;
 
 	setlocale(LC_ALL, "");
+	rai_tls_init();
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rai_log_set_sink(rai_log_to_stderr, NULL);
 	(void)rai_json_reuse_blocks();	/* runai reads JSON from one thread */

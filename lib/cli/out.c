@@ -158,12 +158,26 @@ display_width(const char *s)
 
 /* ---- tables ---- */
 
+/*
+ * A cell is its text in one arena (an offset, NOCELL for none) and its
+ * display width, measured once when it is added: a list of 1,000 jobs
+ * adds 10,000 cells, and a string and a width pass of its own for each
+ * was a tenth of what the command spent after the last answer came.
+ */
+#define NOCELL	((size_t)-1)
+
+struct cell {
+	size_t	at;		/* in text, or NOCELL */
+	size_t	width;
+};
+
 struct rai_table {
 	const struct rai_col	*cols;
 	size_t			 ncols;		/* in the definition */
 	size_t			*shown;		/* cols[] index of shown ones */
 	size_t			 nshown;
-	char			**cells;	/* nrows * nshown, row by row */
+	struct cell		*cells;		/* nrows * nshown, row by row */
+	struct rai_buf		 text;		/* the cells' NUL-ended texts */
 	size_t			 nrows;
 	size_t			 cap_rows;	/* rows cells has room for */
 	size_t			 next;		/* cols[] index of next cell */
@@ -183,12 +197,15 @@ rai_table_new(const struct rai_col *cols, int wide)
 	for (i = 0; i < t->ncols; i++)
 		if (wide || !(cols[i].flags & RAI_COL_WIDE))
 			t->shown[t->nshown++] = i;
+	rai_buf_init(&t->text, (size_t)-1);
 	return t;
 }
 
 static void
 table_open_row(struct rai_table *t)
 {
+	size_t k, first;
+
 	if (t->open)
 		return;
 	if (t->nrows == t->cap_rows) {	/* geometric: no copy per row */
@@ -196,15 +213,18 @@ table_open_row(struct rai_table *t)
 		t->cells = xreallocarray(t->cells, t->cap_rows *
 		    (t->nshown + 1), sizeof(*t->cells));
 	}
-	memset(&t->cells[t->nrows * t->nshown], 0,
-	    t->nshown * sizeof(*t->cells));
+	first = t->nrows * t->nshown;
+	for (k = 0; k < t->nshown; k++) {
+		t->cells[first + k].at = NOCELL;
+		t->cells[first + k].width = 0;
+	}
 	t->nrows++;
 	t->next = 0;
 	t->open = 1;
 }
 
 /* Where cell `def` of the open row goes, or NULL for a hidden column. */
-static char **
+static struct cell *
 table_slot(struct rai_table *t, size_t def)
 {
 	size_t k;
@@ -215,15 +235,40 @@ table_slot(struct rai_table *t, size_t def)
 	return NULL;
 }
 
+/* Printable ASCII alone: the text is its own sanitised form. */
+static int
+plain_ascii(const char *s, size_t *len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+
+	while (*u >= 0x20 && *u < 0x7f)
+		u++;
+	*len = (size_t)(u - (const unsigned char *)s);
+	return *u == '\0';
+}
+
 void
 rai_table_add(struct rai_table *t, const char *s)
 {
-	char **slot;
+	struct cell *slot;
+	char *safe;
+	size_t len;
 
 	table_open_row(t);
 	if (t->next < t->ncols && (slot = table_slot(t, t->next)) != NULL) {
-		free(*slot);
-		*slot = rai_text_sanitize(s != NULL ? s : "");
+		if (s == NULL)
+			s = "";
+		/* a cell given again keeps its first text in the arena */
+		slot->at = t->text.len;
+		if (plain_ascii(s, &len)) {
+			rai_buf_add(&t->text, s, len + 1);
+			slot->width = len;
+		} else {
+			safe = rai_text_sanitize(s);
+			rai_buf_add(&t->text, safe, strlen(safe) + 1);
+			slot->width = display_width(safe);
+			free(safe);
+		}
 	}
 	t->next++;
 }
@@ -266,12 +311,9 @@ rai_table_rows(const struct rai_table *t)
 void
 rai_table_free(struct rai_table *t)
 {
-	size_t i;
-
 	if (t == NULL)
 		return;
-	for (i = 0; i < t->nrows * t->nshown; i++)
-		free(t->cells[i]);
+	rai_buf_release(&t->text);
 	free(t->cells);
 	free(t->shown);
 	free(t);
@@ -324,9 +366,15 @@ group_title(const struct rai_table *t, size_t k)
 static const char *
 cell(const struct rai_table *t, size_t row, size_t k)
 {
-	const char *s = t->cells[row * t->nshown + k];
+	const struct cell *c = &t->cells[row * t->nshown + k];
 
-	return s != NULL ? s : "";
+	return c->at != NOCELL ? t->text.data + c->at : "";
+}
+
+static size_t
+cell_width(const struct rai_table *t, size_t row, size_t k)
+{
+	return t->cells[row * t->nshown + k].width;
 }
 
 /* Each column as wide as its widest cell, separator included. */
@@ -342,7 +390,7 @@ column_widths(const struct rai_table *t, int grouped)
 		if (grouped && (x = display_width(group_title(t, k))) > w[k])
 			w[k] = x;
 		for (r = 0; r < t->nrows; r++)
-			if ((x = display_width(cell(t, r, k))) > w[k])
+			if ((x = cell_width(t, r, k)) > w[k])
 				w[k] = x;
 		w[k] += sep;
 	}
@@ -368,15 +416,15 @@ put_spaces(struct rai_buf *b, size_t n)
  */
 static void
 table_line(const struct rai_table *t, const size_t *w, int grouped,
-    int align, const char *const *cells, struct rai_buf *b)
+    int align, const char *const *cells, const size_t *widths,
+    struct rai_buf *b)
 {
-	size_t k, sep, tw, fill;
+	size_t k, sep, fill;
 	int right;
 
 	for (k = 0; k < t->nshown; k++) {
 		sep = starts_group(t, k, grouped) ? GROUP_SEP_WIDTH : 0;
-		tw = display_width(cells[k]);
-		fill = w[k] - sep - tw;
+		fill = w[k] - sep - widths[k];
 		right = align && (shown_col(t, k)->flags & RAI_COL_RIGHT);
 		if (sep)
 			rai_buf_addstr(b, GROUP_SEP);
@@ -392,13 +440,15 @@ table_line(const struct rai_table *t, const size_t *w, int grouped,
 /* The titles over column groups; blanks at its end are not written. */
 static void
 group_line(const struct rai_table *t, const size_t *w,
-    const char **cells, struct rai_buf *b)
+    const char **cells, size_t *widths, struct rai_buf *b)
 {
 	size_t k;
 
-	for (k = 0; k < t->nshown; k++)
+	for (k = 0; k < t->nshown; k++) {
 		cells[k] = group_title(t, k);
-	table_line(t, w, 1, 0, cells, b);
+		widths[k] = display_width(cells[k]);
+	}
+	table_line(t, w, 1, 0, cells, widths, b);
 	while (b->len > 0 && b->data[b->len - 1] == ' ')
 		b->data[--b->len] = '\0';
 	rai_buf_addch(b, '\n');
@@ -408,16 +458,19 @@ void
 rai_table_print(const struct rai_table *t, FILE *fp)
 {
 	const char **cells = xcalloc(t->nshown + 1, sizeof(*cells));
+	size_t *widths = xcalloc(t->nshown + 1, sizeof(*widths));
 	struct rai_buf b = RAI_BUF_INIT;
 	int grouped = table_grouped(t);
 	size_t *w = column_widths(t, grouped), k, r;
 
 	rai_buf_init(&b, (size_t)-1);
 	if (grouped)
-		group_line(t, w, cells, &b);
-	for (k = 0; k < t->nshown; k++)
+		group_line(t, w, cells, widths, &b);
+	for (k = 0; k < t->nshown; k++) {
 		cells[k] = shown_col(t, k)->header;
-	table_line(t, w, grouped, 1, cells, &b);
+		widths[k] = display_width(cells[k]);
+	}
+	table_line(t, w, grouped, 1, cells, widths, &b);
 	rai_buf_addch(&b, '\n');
 	/* line by line: a table of 10,000 rows is not built twice over */
 	for (r = 0; r < t->nrows; r++) {
@@ -425,14 +478,17 @@ rai_table_print(const struct rai_table *t, FILE *fp)
 			fwrite(b.data, 1, b.len, fp);
 			rai_buf_reset(&b);
 		}
-		for (k = 0; k < t->nshown; k++)
+		for (k = 0; k < t->nshown; k++) {
 			cells[k] = cell(t, r, k);
-		table_line(t, w, grouped, 1, cells, &b);
+			widths[k] = cell_width(t, r, k);
+		}
+		table_line(t, w, grouped, 1, cells, widths, &b);
 		rai_buf_addch(&b, '\n');
 	}
 	fwrite(b.data, 1, b.len, fp);
 	rai_buf_release(&b);
 	free(w);
+	free(widths);
 	free(cells);
 }
 
