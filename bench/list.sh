@@ -62,7 +62,8 @@ echo "emulator: an empty list answers in $(floor_ms) ms (median of 7); runs per 
 echo
 
 # The emulator's own share of a list -A: the wall time of curl fetching
-# its largest list (gzip, as runai asks for it) over a new connection,
+# its largest list (plain, as runai asks for it from a server on this
+# machine) over a new connection,
 # and of curl fetching every list runai asks for (taken from runai's
 # own -v 6 trace), one after another on one connection. runai cannot
 # finish before the first answer is in, nor, asking one list at a time,
@@ -70,14 +71,14 @@ echo
 EMU=()
 emulator_alone() {
 	local t urls=() outs=() u
-	read -r t _ < <(measure curl -sS -o /dev/null --compressed --cacert "$KUBESIM_CA" \
+	read -r t _ < <(measure curl -sS -o /dev/null --cacert "$KUBESIM_CA" \
 		-H "Authorization: Bearer $KUBESIM_TOKEN" "$KUBESIM_URL$2")
 	EMU+=("$(printf '%-16s the emulator alone (curl of %s): %ss' "$1" "${2%%\?*}" "$t")")
 	while read -r u; do
 		urls+=("$u")
 		outs+=(-o /dev/null)
 	done < <(RUNAI_VERBOSITY=6 "$BIN/runai" list -A 2>&1 >/dev/null | awk '$1 == "GET" { print $2 }')
-	read -r t _ < <(measure curl -sS "${outs[@]}" --compressed --cacert "$KUBESIM_CA" \
+	read -r t _ < <(measure curl -sS "${outs[@]}" --cacert "$KUBESIM_CA" \
 		-H "Authorization: Bearer $KUBESIM_TOKEN" "${urls[@]}")
 	EMU+=("$(printf '%-16s the emulator alone (curl of all %d lists, one after another): %ss' "$1" "${#urls[@]}" "$t")")
 }
@@ -116,6 +117,10 @@ for n in ${LIST_SIZES-1000 10000}; do
 	{ read -r rt rm; read -r kt km; } < <(measure "$BIN/runai" list -A \
 		--vs "$KUBECTL" get runaijobs -A -o wide)
 	row "$n" "list -A" "$rt" "$kt" "$rm" "$km"
+	# runai asks a server on loopback for plain answers, kubectl for
+	# gzip; the same kubectl asking for plain ones, for comparison
+	read -r pt pm < <(measure "$KUBECTL" get runaijobs -A -o wide --disable-compression)
+	row "$n" "list -A, plain" "$rt" "$pt" "$rm" "$pm" nosummary
 	# the same with every list sent at once on 4 connections (by
 	# default runai does so only once an answer has kept it waiting
 	# 3 ms, which the emulator on loopback never does)
@@ -146,6 +151,7 @@ echo
 echo "list projects: runai list projects | kubectl get projects.run.ai"
 echo "list nodes:    runai list nodes    | kubectl get nodes + get pods -A (non-terminated)"
 echo "list -A:       runai list -A       | kubectl get runaijobs -A -o wide"
+echo "list -A, plain: the same runai run | kubectl --disable-compression get runaijobs -A -o wide"
 echo "list -A at once: the same, RUNAI_PARALLEL_REQUESTS=4 (every list sent at once)"
 echo "list -A (dist): runai list -A      | kubectl get pytorchjobs -A -o wide (1,000 jobs of 4 pods)"
 echo "s: median wall time; KiB: median peak RSS; x: runai / kubectl"

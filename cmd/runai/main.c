@@ -87,7 +87,10 @@ const struct rai_prog runai_prog = {
 	.environment =
 	    "KUBECONFIG\n"
 	    "A colon-separated list of kubeconfig files, merged as kubectl "
-	    "merges them. Default: ~/.kube/config.\n\n"
+	    "merges them. Default: ~/.kube/config. Answers are asked for "
+	    "gzip'ed unless the cluster sets disable-compression: true or its "
+	    "server is on this machine (a loopback address or localhost) with "
+	    "no proxy in the way.\n\n"
 	    "RUNAI_VERBOSITY\n"
 	    "Log level when -v is not given (0-10).\n\n"
 	    "RUNAI_REQUEST_TIMEOUT\n"

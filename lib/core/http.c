@@ -73,6 +73,7 @@ struct rai_http {
 	uint32_t		 rnd;		/* xorshift, for jitter */
 	int			 parallel;	/* connections for prefetches */
 	int			 far;		/* waits show they pay: use them */
+	int			 no_compression;
 	CURLM			*multi;		/* the prefetches' transfers */
 	CURLSH			*share;		/* TLS sessions, connections */
 	X509_STORE		*ca_store;	/* the configured CA, parsed once */
@@ -592,6 +593,24 @@ tls_is_openssl(void)
 	    strncmp(vi->ssl_version, "OpenSSL/", 8) == 0;
 }
 
+/* The variables libcurl reads a proxy from, when none is set. */
+static const char *const proxy_vars[] = { "https_proxy", "HTTPS_PROXY",
+    "http_proxy", "all_proxy", "ALL_PROXY", NULL };
+
+int
+rai_http_proxy_may_apply(const char *proxy)
+{
+	const char *v;
+	size_t i;
+
+	if (proxy != NULL && *proxy != '\0')
+		return 1;
+	for (i = 0; proxy_vars[i] != NULL; i++)
+		if ((v = getenv(proxy_vars[i])) != NULL && *v != '\0')
+			return 1;
+	return 0;
+}
+
 /*
  * libcurl runs the SSL_CTX callback for a TLS proxy's own connection
  * too, where the cluster's CA must not stand in for the proxy's. Where
@@ -602,15 +621,13 @@ tls_is_openssl(void)
 static int
 proxy_may_be_tls(const struct rai_http_opts *o)
 {
-	static const char *const vars[] = { "https_proxy", "HTTPS_PROXY",
-	    "http_proxy", "all_proxy", "ALL_PROXY", NULL };
 	const char *v;
 	size_t i;
 
 	if (o->proxy != NULL && *o->proxy != '\0')
 		return strncasecmp(o->proxy, "https://", 8) == 0;
-	for (i = 0; vars[i] != NULL; i++)
-		if ((v = getenv(vars[i])) != NULL &&
+	for (i = 0; proxy_vars[i] != NULL; i++)
+		if ((v = getenv(proxy_vars[i])) != NULL &&
 		    strncasecmp(v, "https://", 8) == 0)
 			return 1;
 	return 0;
@@ -742,7 +759,7 @@ rai_http_new(struct rai_http **out, const struct rai_http_opts *o,
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_PATH_AS_IS, 1L);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	h->no_compression = o->no_compression;
 	curl_easy_setopt(c, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 	    o->connect_timeout_ms > 0 ? o->connect_timeout_ms :
@@ -930,6 +947,13 @@ reset_resp(struct rai_http_resp *r, size_t max)
 	r->body.max = max;
 }
 
+/* libcurl's Accept-Encoding: "" = every coding it can decode; NULL = none. */
+static const char *
+accept_encoding(const struct rai_http *h, const struct rai_http_req *req)
+{
+	return h->no_compression || (req->flags & RAI_HTTP_IDENTITY) ? NULL : "";
+}
+
 static void
 set_transfer(struct rai_http *h, struct xfer *x, struct curl_slist *hdrs)
 {
@@ -938,7 +962,7 @@ set_transfer(struct rai_http *h, struct xfer *x, struct curl_slist *hdrs)
 
 	set_method(c, x->req);
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING,
-	    (x->req->flags & RAI_HTTP_IDENTITY) ? NULL : "");
+	    accept_encoding(h, x->req));
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
@@ -1229,8 +1253,9 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
 
 /*
  * Independent GETs go out at once: each prefetch starts a transfer on a
- * connection of its own (at most h->parallel at a time, the rest queued
- * on them), and the caller's later rai_http_do of the same URL takes its
+ * connection of its own (at most h->parallel at a time; the rest wait
+ * here, not in libcurl, see prefetch_fill), and the caller's later
+ * rai_http_do of the same URL takes its
  * answer. Callers keep asking in their own order, so what they do with
  * the answers is exactly what a serial run does; only the waiting
  * overlaps. A transport error, or an answer the ordinary path would
@@ -1289,21 +1314,25 @@ in_flight(const struct prefetch *pf)
 }
 
 /*
- * Starts waiting prefetches, in the order they were sent ahead: all of
- * them once the server is known to be far (libcurl queues them on at
- * most h->parallel connections), else one at a time (note_wait). One
+ * Starts waiting prefetches, in the order they were sent ahead, while
+ * fewer than the lanes are in flight: h->parallel once the server is
+ * known to be far, else one (note_wait). The queue is kept here: with
+ * more transfers than connections allowed, libcurl 7.88 parks the rest
+ * as pending and moves one on as another finishes, and now and then
+ * one stays parked with every connection idle until the next wait
+ * times out (a list -A took 1,024 ms instead of 20, 1 run in 200). One
  * that cannot be started stays unstarted: the caller's own request will
  * ask for it.
  */
 static void
 prefetch_fill(struct rai_http *h)
 {
-	int busy = in_flight(h->adopted);
+	int busy = in_flight(h->adopted), lanes = h->far ? h->parallel : 1;
 	struct prefetch *pf;
 
 	for (pf = h->pre; pf != NULL; pf = pf->next)
 		busy += in_flight(pf);
-	for (pf = h->pre; pf != NULL && (h->far || busy < 1); pf = pf->next)
+	for (pf = h->pre; pf != NULL && busy < lanes; pf = pf->next)
 		if (!pf->started && prefetch_start(h, pf) == 0)
 			busy++;
 }
@@ -1444,7 +1473,8 @@ prefetch_new(struct rai_http *h, const char *url, const char *accept,
 	}
 	pf->hdrs = request_headers(&pf->req, auth);
 	set_method(c, &pf->req);
-	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING,
+	    accept_encoding(h, &pf->req));
 	curl_easy_setopt(c, CURLOPT_URL, pf->eff);
 	curl_easy_setopt(c, CURLOPT_CONNECT_TO, pf->connect_to);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, pf->hdrs);
@@ -1473,12 +1503,9 @@ rai_http_prefetch(struct rai_http *h, const char *url, const char *accept)
 	for (tail = &h->pre; *tail != NULL; tail = &(*tail)->next)
 		if (strcmp((*tail)->url, url) == 0)
 			return;		/* already on its way */
-	if (h->multi == NULL) {
-		if ((h->multi = curl_multi_init()) == NULL)
-			rai_die("out of memory creating a libcurl multi handle");
-		curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-		    (long)h->parallel);
-	}
+	/* no CURLMOPT_MAX_TOTAL_CONNECTIONS: prefetch_fill keeps the cap */
+	if (h->multi == NULL && (h->multi = curl_multi_init()) == NULL)
+		rai_die("out of memory creating a libcurl multi handle");
 	/* no credential now: the ordinary path will say why */
 	if (h->auth != NULL && h->auth(h->auth_ud, &auth, &err) == -1) {
 		rai_err_release(&err);
@@ -1655,7 +1682,7 @@ rai_http_stream_start(struct rai_http *h, const struct rai_http_req *req,
 		return -1;
 	pf->x.req = req;
 	curl_easy_setopt(pf->curl, CURLOPT_ACCEPT_ENCODING,
-	    (req->flags & RAI_HTTP_IDENTITY) ? NULL : "");
+	    accept_encoding(h, req));
 	curl_easy_setopt(pf->curl, CURLOPT_TIMEOUT_MS, req->stream_timeout_ms);
 	curl_easy_setopt(pf->curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(pf->curl, CURLOPT_XFERINFOFUNCTION, progress_cb);

@@ -54,6 +54,12 @@ struct rai_http_opts {
 	int		 insecure;	/* no peer or host verification */
 	const char	*tls_server_name; /* NULL = the URL's host */
 	const char	*proxy;		/* NULL = libcurl's env rules */
+	/*
+	 * Never ask for gzip (the kubeconfig's disable-compression, or a
+	 * server on this machine): where bandwidth is ample, the server's
+	 * deflate and our inflate cost more time than the smaller body saves.
+	 */
+	int		 no_compression;
 	/* 0 = default; env RUNAI_REQUEST_TIMEOUT applies to the request one. */
 	long		 connect_timeout_ms;
 	long		 request_timeout_ms;
@@ -112,6 +118,12 @@ void	 rai_http_resp_release(struct rai_http_resp *);
 int	 rai_http_new(struct rai_http **out, const struct rai_http_opts *,
 	    struct rai_err *);
 void	 rai_http_free(struct rai_http *);
+
+/*
+ * Whether requests may go through a proxy: the one given (opts' proxy),
+ * or one in the variables libcurl reads when none is given.
+ */
+int	 rai_http_proxy_may_apply(const char *proxy);
 
 /*
  * Performs the request, retrying as the flags allow. 0 on a 2xx answer

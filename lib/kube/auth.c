@@ -93,6 +93,8 @@ add_cluster_info(cJSON *spec, const struct kube_conn *c)
 		    c->tls_server_name);
 	if (c->insecure)
 		cJSON_AddTrueToObject(cl, "insecure-skip-tls-verify");
+	if (c->disable_compression)
+		cJSON_AddTrueToObject(cl, "disable-compression");
 	if (c->ca.len > 0) {
 		ca = rai_base64_encode(c->ca.data, c->ca.len);
 		cJSON_AddStringToObject(cl, "certificate-authority-data", ca);

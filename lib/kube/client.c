@@ -17,6 +17,7 @@
 #include "core/http_err.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/url.h"
 #include "kube/auth.h"
 #include "kube/client.h"
 #include "kube/config.h"
@@ -181,6 +182,30 @@ client_renew(void *ud)
 	}
 }
 
+/*
+ * Whether to ask for answers uncompressed. kubectl asks for gzip unless
+ * the cluster says disable-compression; runai also leaves it out when
+ * the server is on this machine (kind, k3s, kubectl proxy, a tunnel):
+ * over loopback there is no bandwidth to save, and for a list of 1,000
+ * jobs the server's deflate and our inflate take longer than sending
+ * the 20 times larger body. Kubernetes keeps compression off between
+ * its own control-plane components for the same reason. Through a proxy
+ * (proxy-url, or https_proxy and its kin) the path may be long again,
+ * and 127.0.0.1 is the proxy's own machine: compression stays on there.
+ */
+static int
+wants_identity(const struct kube_conn *conn)
+{
+	if (conn->disable_compression)
+		return 1;
+	if (rai_http_proxy_may_apply(conn->proxy_url) ||
+	    !rai_url_is_local(conn->server))
+		return 0;
+	rai_log(RAI_LOG_HDRS, "%s is on this machine: answers are asked "
+	    "for uncompressed", conn->server);
+	return 1;
+}
+
 int
 kube_client_new(struct kube_client **out, const struct kube_conn *conn,
     const struct kube_client_opts *opts, struct rai_err *err)
@@ -209,6 +234,7 @@ kube_client_new(struct kube_client **out, const struct kube_conn *conn,
 	ho.insecure = conn->insecure;
 	ho.tls_server_name = conn->tls_server_name;
 	ho.proxy = conn->proxy_url;
+	ho.no_compression = wants_identity(conn);
 	ho.max_retries = -1;
 	if (opts != NULL) {
 		ho.connect_timeout_ms = opts->connect_timeout_ms;

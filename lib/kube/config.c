@@ -696,7 +696,9 @@ resolve_cluster(const struct kc_entry *e, const struct kube_config *kc,
 	    get_str(e->body, "tls-server-name", &w, &tsn, err) == -1 ||
 	    get_str(e->body, "proxy-url", &w, &proxy, err) == -1 ||
 	    get_bool(e->body, "insecure-skip-tls-verify", &w, &c->insecure,
-	    err) == -1)
+	    err) == -1 ||
+	    get_bool(e->body, "disable-compression", &w,
+	    &c->disable_compression, err) == -1)
 		return -1;
 	if (server == NULL)
 		return rai_err_set(err, RAI_E_CONFIG, "cluster '%s' has no "

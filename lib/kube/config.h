@@ -85,6 +85,7 @@ struct kube_conn {
 	char			*tls_server_name;
 	char			*proxy_url;
 	int			 insecure;	/* insecure-skip-tls-verify */
+	int			 disable_compression; /* no gzip answers */
 	struct kube_blob	 ca;
 	struct kube_blob	 cert;
 	struct kube_blob	 key;		/* secret */

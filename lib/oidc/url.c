@@ -7,8 +7,6 @@
  * URL API, the very parser the transport uses to pick what it connects
  * to, and the host it yields is compared as an address.
  */
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +14,7 @@
 #include <curl/curl.h>
 
 #include "core/alloc.h"
+#include "core/url.h"
 #include "oidc/url.h"
 
 #include "core/banned.h"
@@ -40,26 +39,6 @@ has_part(CURLU *h, CURLUPart what)
 	return v != NULL;
 }
 
-/* 127.0.0.0/8 or ::1, written as an address (libcurl's form of it). */
-static int
-is_loopback_address(const char *host)
-{
-	struct in6_addr a6;
-	struct in_addr a4;
-	char inner[INET6_ADDRSTRLEN + 1];
-	size_t n = strlen(host);
-
-	if (inet_pton(AF_INET, host, &a4) == 1)
-		return (ntohl(a4.s_addr) >> 24) == 127;
-	if (n < 3 || host[0] != '[' || host[n - 1] != ']' ||
-	    n - 2 >= sizeof(inner))
-		return 0;
-	memcpy(inner, host + 1, n - 2);
-	inner[n - 2] = '\0';
-	return inet_pton(AF_INET6, inner, &a6) == 1 &&
-	    memcmp(&a6, &in6addr_loopback, sizeof(a6)) == 0;
-}
-
 static enum oidc_url_kind
 classify(const char *scheme, const char *host)
 {
@@ -67,7 +46,7 @@ classify(const char *scheme, const char *host)
 		return OIDC_URL_HTTPS;
 	if (strcmp(scheme, "http") != 0)
 		return OIDC_URL_BAD;
-	if (is_loopback_address(host))
+	if (rai_host_is_loopback_address(host))
 		return OIDC_URL_HTTP_LOOPBACK;
 	if (strcasecmp(host, "localhost") == 0)
 		return OIDC_URL_HTTP_LOCALHOST;

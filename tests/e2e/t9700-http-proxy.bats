@@ -109,6 +109,37 @@ tunnels() {
 	[ "$(wc -l <<<"$stderr")" -eq 2 ]
 }
 
+@test "through a proxy the answers come gzip'ed, as kubectl asks for them, and decode whole" {
+	sim POST /_sim/bulk '{"plural": "runaijobs", "namespace": "runai-team-c", "count": 1200, "prefix": "gz-"}' >/dev/null
+	local cluster
+	cluster=$(yq -r '.contexts[0].context.cluster' "$KUBECONFIG")
+	yq -yi "(.clusters[] | select(.name == \"$cluster\") | .cluster.\"proxy-url\") = \"http://127.0.0.1:$OPEN\"" "$KUBECONFIG"
+	mark_requests
+	runai -v=8 list -p team-c >"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err"
+	# the list of 1,200 jobs (well over the server's 128 KiB) came gzip'ed
+	grep -qi '< Content-Encoding: gzip' "$BATS_TEST_TMPDIR/err"
+	[ "$(grep -c '^gz-[0-9]* *Running ' "$BATS_TEST_TMPDIR/out")" -eq 1200 ]
+	run -0 jq -rs '[.[] | select(.path == "/apis/run.ai/v1/namespaces/runai-team-c/runaijobs")][0].headers."accept-encoding"' \
+		< <(requests_since_mark)
+	assert_output --partial gzip
+	# the same through https_proxy; the kubeconfig's disable-compression
+	# keeps the answers plain even through a proxy
+	yq -yi "del(.clusters[].cluster.\"proxy-url\")" "$KUBECONFIG"
+	mark_requests
+	https_proxy=http://127.0.0.1:$OPEN run -0 runai list -p team-c -o name
+	[ "${#lines[@]}" -ge 1200 ]
+	run -0 jq -rs '[.[] | select(.path == "/apis/run.ai/v1/namespaces/runai-team-c/runaijobs")][0].headers."accept-encoding"' \
+		< <(requests_since_mark)
+	assert_output --partial gzip
+	yq -yi "(.clusters[] | select(.name == \"$cluster\") | .cluster.\"disable-compression\") = true" "$KUBECONFIG"
+	mark_requests
+	https_proxy=http://127.0.0.1:$OPEN run -0 runai list -p team-c -o name
+	[ "${#lines[@]}" -ge 1200 ]
+	run -0 jq -s '[.[] | select(.headers."accept-encoding" != null)] | length' \
+		< <(requests_since_mark)
+	assert_output 0
+}
+
 @test "runai-adm images push to a plain-HTTP registry through http_proxy" {
 	have_registry_peers || skip "docker-registry, skopeo, htpasswd or openssl missing"
 	registry_start plain

@@ -1,6 +1,6 @@
 /*
  * Unit tests of the core: rai_buf caps, Status parsing, redaction, JSON
- * paths and wiping, base64.
+ * paths and wiping, base64, what a URL says of its host.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,7 @@
 #include "core/http_err.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/url.h"
 
 #include "harness.h"
 
@@ -408,6 +409,38 @@ TEST(base64_malformed)
 #undef OPT
 #undef NOPAD
 
+TEST(loopback_addresses)
+{
+	T_INT_EQ(rai_host_is_loopback_address("127.0.0.1"), 1);
+	T_INT_EQ(rai_host_is_loopback_address("127.255.3.4"), 1);
+	T_INT_EQ(rai_host_is_loopback_address("::1"), 1);
+	T_INT_EQ(rai_host_is_loopback_address("[::1]"), 1);
+	T_INT_EQ(rai_host_is_loopback_address("[0:0:0:0:0:0:0:1]"), 1);
+	T_INT_EQ(rai_host_is_loopback_address("128.0.0.1"), 0);
+	T_INT_EQ(rai_host_is_loopback_address("10.0.0.1"), 0);
+	T_INT_EQ(rai_host_is_loopback_address("[::2]"), 0);
+	T_INT_EQ(rai_host_is_loopback_address("[::1"), 0);
+	T_INT_EQ(rai_host_is_loopback_address("localhost"), 0);
+	T_INT_EQ(rai_host_is_loopback_address(""), 0);
+}
+
+TEST(url_is_local_reads_the_host_libcurl_connects_to)
+{
+	T_INT_EQ(rai_url_is_local("https://127.0.0.1:6443"), 1);
+	T_INT_EQ(rai_url_is_local("https://localhost:6443/"), 1);
+	T_INT_EQ(rai_url_is_local("https://LOCALHOST"), 1);
+	T_INT_EQ(rai_url_is_local("https://[::1]:6443"), 1);
+	T_INT_EQ(rai_url_is_local("http://127.0.0.2:8001/api"), 1);
+	T_INT_EQ(rai_url_is_local("https://10.0.0.5:6443"), 0);
+	T_INT_EQ(rai_url_is_local("https://kube.example.com"), 0);
+	/* the text says loopback; the host is another */
+	T_INT_EQ(rai_url_is_local("https://127.0.0.1@example.com/"), 0);
+	T_INT_EQ(rai_url_is_local("https://127.0.0.1.example.com/"), 0);
+	T_INT_EQ(rai_url_is_local("https://localhost.example.com/"), 0);
+	T_INT_EQ(rai_url_is_local("not a url"), 0);
+	T_INT_EQ(rai_url_is_local(NULL), 0);
+}
+
 int
 main(void)
 {
@@ -427,5 +460,7 @@ main(void)
 	RUN(base64_alphabets);
 	RUN(base64_padding_rules);
 	RUN(base64_malformed);
+	RUN(loopback_addresses);
+	RUN(url_is_local_reads_the_host_libcurl_connects_to);
 	return t_done();
 }

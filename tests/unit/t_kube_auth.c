@@ -77,7 +77,8 @@ auth_for(const char *user)
 	y = xasprintf("current-context: x\n"
 	    "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
 	    "clusters: [{name: c, cluster: {server: 'https://h:6443', "
-	    "certificate-authority-data: QUJD, tls-server-name: tsn}}]\n"
+	    "certificate-authority-data: QUJD, tls-server-name: tsn, "
+	    "disable-compression: true}}]\n"
 	    "users: [{name: u, user: %s}]\n", user);
 	if (kube_config_load_buffer(&kc, y, strlen(y), "/h/.kube/config",
 	    &err) == -1 || kube_config_resolve(kc, &c, &err) == -1) {
@@ -270,6 +271,9 @@ TEST(exec_plugin_token_is_cached)
 	T_STR_EQ(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(
 	    cJSON_GetObjectItem(info, "spec"), "cluster"), "tls-server-name")),
 	    "tsn");
+	T_OK(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(info, "spec"), "cluster"),
+	    "disable-compression")));
 	cJSON_Delete(info);
 	free(s);
 	/* After a 401 the plugin runs again. */

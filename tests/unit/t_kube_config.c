@@ -193,6 +193,7 @@ TEST(token_context_and_defaults)
 	T_INT_EQ(c.auth, KUBE_AUTH_TOKEN);
 	T_STR_EQ(c.token, "static-token-abc");
 	T_INT_EQ(c.insecure, 0);
+	T_INT_EQ(c.disable_compression, 0);
 	T_UINT_EQ(c.ca.len, 0);
 	T_NULL(c.tls_server_name);
 	T_NULL(c.proxy_url);
@@ -254,7 +255,7 @@ TEST(ca_data_and_client_cert_files)
 	kube_conn_release(&c);
 }
 
-TEST(insecure_tls_server_name_proxy_and_basic)
+TEST(insecure_tls_server_name_proxy_compression_and_basic)
 {
 	struct kube_conn c;
 
@@ -263,6 +264,7 @@ TEST(insecure_tls_server_name_proxy_and_basic)
 	T_INT_EQ(c.insecure, 1);
 	T_STR_EQ(c.tls_server_name, "api.internal");
 	T_STR_EQ(c.proxy_url, "http://proxy.example:3128");
+	T_INT_EQ(c.disable_compression, 1);
 	T_INT_EQ(c.auth, KUBE_AUTH_BASIC);
 	T_STR_EQ(c.username, "admin");
 	T_STR_EQ(c.password, "s3cret:pw");
@@ -1266,7 +1268,7 @@ main(void)
 	RUN(namespace_from_context_and_override);
 	RUN(relative_ca_file_and_token_file);
 	RUN(ca_data_and_client_cert_files);
-	RUN(insecure_tls_server_name_proxy_and_basic);
+	RUN(insecure_tls_server_name_proxy_compression_and_basic);
 	RUN(exec_fields);
 	RUN(oidc_fields);
 	RUN(no_user_and_precedence);
