@@ -1255,13 +1255,12 @@ rai_http_do(struct rai_http *h, const struct rai_http_req *req,
  * Independent GETs go out at once: each prefetch starts a transfer on a
  * connection of its own (at most h->parallel at a time; the rest wait
  * here, not in libcurl, see prefetch_fill), and the caller's later
- * rai_http_do of the same URL takes its
- * answer. Callers keep asking in their own order, so what they do with
- * the answers is exactly what a serial run does; only the waiting
- * overlaps. A transport error, or an answer the ordinary path would
- * retry or renew credentials for, before the caller has seen a byte is
- * dropped and asked again through that path, with its retries and
- * messages (prefetch_ask_again).
+ * rai_http_do of the same URL takes its answer. Callers keep asking in
+ * their own order, so what they do with the answers is exactly what a
+ * serial run does; only the waiting overlaps. A transport error, or an
+ * answer the ordinary path would retry or renew credentials for, before
+ * the caller has seen a byte is dropped and asked again through that
+ * path, with its retries and messages (prefetch_ask_again).
  */
 
 static size_t

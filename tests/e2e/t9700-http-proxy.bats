@@ -109,6 +109,13 @@ tunnels() {
 	[ "$(wc -l <<<"$stderr")" -eq 2 ]
 }
 
+# jobs_accept_encoding: the Accept-Encoding of the first list of team-c's
+# RunaiJobs since the mark ("null" when none was sent)
+jobs_accept_encoding() {
+	jq -rs '[.[] | select(.path == "/apis/run.ai/v1/namespaces/runai-team-c/runaijobs")][0].headers."accept-encoding"' \
+		< <(requests_since_mark)
+}
+
 @test "through a proxy the answers come gzip'ed, as kubectl asks for them, and decode whole" {
 	sim POST /_sim/bulk '{"plural": "runaijobs", "namespace": "runai-team-c", "count": 1200, "prefix": "gz-"}' >/dev/null
 	local cluster
@@ -119,17 +126,17 @@ tunnels() {
 	# the list of 1,200 jobs (well over the server's 128 KiB) came gzip'ed
 	grep -qi '< Content-Encoding: gzip' "$BATS_TEST_TMPDIR/err"
 	[ "$(grep -c '^gz-[0-9]* *Running ' "$BATS_TEST_TMPDIR/out")" -eq 1200 ]
-	run -0 jq -rs '[.[] | select(.path == "/apis/run.ai/v1/namespaces/runai-team-c/runaijobs")][0].headers."accept-encoding"' \
-		< <(requests_since_mark)
+	run -0 jobs_accept_encoding
 	assert_output --partial gzip
 	# the same through https_proxy; the kubeconfig's disable-compression
 	# keeps the answers plain even through a proxy
 	yq -yi "del(.clusters[].cluster.\"proxy-url\")" "$KUBECONFIG"
 	mark_requests
+	local before=$(tunnels open)
 	https_proxy=http://127.0.0.1:$OPEN run -0 runai list -p team-c -o name
 	[ "${#lines[@]}" -ge 1200 ]
-	run -0 jq -rs '[.[] | select(.path == "/apis/run.ai/v1/namespaces/runai-team-c/runaijobs")][0].headers."accept-encoding"' \
-		< <(requests_since_mark)
+	[ "$(tunnels open)" -gt "$before" ]
+	run -0 jobs_accept_encoding
 	assert_output --partial gzip
 	yq -yi "(.clusters[] | select(.name == \"$cluster\") | .cluster.\"disable-compression\") = true" "$KUBECONFIG"
 	mark_requests
