@@ -91,6 +91,6 @@ const struct rai_cmd runai_cmd_attach = {
 	.args_min = 1,
 	.args_max = 1,
 	.args_comp = RAI_COMP_JOB,
-	.flags = RAI_CMD_NEED_PROJECT,
+	.flags = RAI_CMD_NEED_PROJECT | RUNAI_CMD_STREAM,
 	.run = cmd_attach,
 };

@@ -9,7 +9,7 @@
 static int
 cmd_completion(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	if (rai_gen_completion(&runai_prog, argv[0], ctx->out,
+	if (rai_gen_completion(ctx->prog, argv[0], ctx->out,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
 	return 0;

@@ -48,6 +48,6 @@ const struct rai_cmd runai_cmd_config_cluster = {
 	.args_min = 1,
 	.args_max = 1,
 	.args_comp = RAI_COMP_CONTEXT,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CP_KUBECONFIG,
 	.run = cmd_config_cluster,
 };

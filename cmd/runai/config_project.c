@@ -17,7 +17,8 @@ cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	char *ns = NULL;
 	int rc = -1;
 
-	if (RUNAI_CP(ctx) != NULL)
+	/* a control plane keeps the project beside the context */
+	if (runai_control_plane(ctx) != NULL)
 		return runai_cp_config_project(ctx, project);
 	if (RUNAI_KUBE(ctx)->conn.context == NULL) {
 		rai_err_set(err, RAI_E_CONFIG, "no current context to set the "
@@ -59,6 +60,6 @@ const struct rai_cmd runai_cmd_config_project = {
 	.args_min = 1,
 	.args_max = 1,
 	.args_comp = RAI_COMP_PROJECT,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = cmd_config_project,
 };

@@ -27,6 +27,7 @@
 #include "runai.h"
 #include "runai/cp.h"
 #include "runai/cp_work.h"
+#include "runai/wl_cp.h"
 
 #include "core/banned.h"
 
@@ -119,16 +120,28 @@ cp_setting(struct rai_ctx *ctx, const char *key)
 	return NULL;
 }
 
+/* Streams load the kubeconfig when they need it (its own error then). */
+static int
+load_kubeconfig(void *ud, struct rai_err *err)
+{
+	struct rai_ctx *ctx = ud;
+	struct rai_kube_globals kg = RUNAI_GLOBALS(ctx)->kube;
+
+	return rai_kube_setup(RUNAI_KUBE(ctx), &kg, RAI_CMD_NEED_CONFIG,
+	    "runai/" RAI_VERSION, err);
+}
+
 int
 runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
     struct rai_err *err)
 {
 	struct runai_app *app = RUNAI_APP(ctx);
+	struct rai_wl_cp_opts wo = { 0 };
 	struct cp_opts co = { 0 };
 	const char *url = getenv(CP_ENV);
 
-	if (app->cp != NULL)
-		return 0;
+	if (app->wl != NULL)
+		return rai_wl_cp_session(app->wl) != NULL;
 	/*
 	 * The kubeconfig, for the context's settings; none at all is no
 	 * error here (Kubernetes mode will say what is wrong).
@@ -155,182 +168,56 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 		co.cluster = cp_setting(ctx, "cluster");
 	co.request_timeout_ms = kg->request_timeout * 1000;
 	co.user_agent = "runai/" RAI_VERSION;
-	return cp_open(&app->cp, &co, err);
+	if (cp_open(&wo.cp, &co, err) == -1)
+		return -1;
+	wo.asked_project = RUNAI_GLOBALS(ctx)->project;
+	wo.default_project = cp_setting(ctx, "project");
+	wo.ks = RUNAI_KUBE(ctx);
+	wo.load_kubeconfig = load_kubeconfig;
+	wo.ud = ctx;
+	wo.request_timeout_ms = kg->request_timeout * 1000;
+	wo.user_agent = "runai/" RAI_VERSION;
+	app->wl = rai_wl_cp_open(&wo);
+	return 1;
+}
+
+struct cp *
+runai_control_plane(struct rai_ctx *ctx)
+{
+	return rai_wl_cp_session(RUNAI_WL(ctx));
 }
 
 /*
- * Streams (logs, exec, bash, attach, port-forward) are not in the
- * control plane's API: they go through the cluster's Kubernetes API with
- * the kubeconfig's own credentials, in the namespace the control plane
- * names for the project; the Kubernetes-mode code then runs unchanged.
- * With no kubeconfig for the cluster, logs alone goes through the
- * cluster's own endpoint (cp_logs.c).
+ * Streams (logs, exec, bash, attach, port-forward: RUNAI_CMD_STREAM) are
+ * not in the control plane's API: they go through the cluster's
+ * Kubernetes API with the kubeconfig's own credentials, in the namespace
+ * the control plane names for the project (lib/runai/wl_cp); the
+ * stream commands then run as in Kubernetes mode. With no kubeconfig
+ * for the cluster, logs alone goes through the cluster's own endpoint.
+ * The commands a control plane has no half for say so instead of
+ * running; those that choose or show the cluster run with none chosen.
  */
-static const struct rai_cmd *const stream_commands[] = {
-	&runai_cmd_logs, &runai_cmd_exec, &runai_cmd_bash, &runai_cmd_attach,
-	&runai_cmd_port_forward, NULL
-};
-
-/*
- * Without a way to the cluster's Kubernetes API, logs (only) can still
- * come through the cluster's own endpoint, when the login found one.
- */
-static int
-logs_via_cluster(struct rai_ctx *ctx)
-{
-	const char *domain = cp_cluster(RUNAI_CP(ctx), "domain");
-
-	return ctx->cmd == &runai_cmd_logs && domain != NULL &&
-	    *domain != '\0';
-}
-
-/*
- * The cluster's Kubernetes API client. A context whose user has no
- * credentials of its own sends the control plane's token, which a
- * cluster with Run:ai's cluster authentication accepts (the token is
- * the one of this moment: a stream outliving it is not renewed).
- */
-static int
-stream_client(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
-    struct rai_err *err)
-{
-	struct kube_session *ks = RUNAI_KUBE(ctx);
-	struct kube_client_opts co = { 0 };
-	char *token = NULL;
-
-	if (ks->client != NULL)
-		return 0;
-	if (rai_kube_setup(ks, kg, RAI_CMD_NEED_CONFIG, "runai/" RAI_VERSION,
-	    err) == -1)
-		return -1;
-	kube_conn_release(&ks->conn);
-	if (kube_config_resolve(ks->kcfg, &ks->conn, err) == -1)
-		return -1;
-	if (ks->conn.auth == KUBE_AUTH_NONE) {
-		if (cp_access_token(RUNAI_CP(ctx), &token, err) == -1)
-			return -1;
-		ks->conn.auth = KUBE_AUTH_TOKEN;
-		ks->conn.token = token;
-	}
-	co.request_timeout_ms = kg->request_timeout * 1000;
-	co.max_retries = -1;
-	co.user_agent = "runai/" RAI_VERSION;
-	return kube_client_new(&ks->client, &ks->conn, &co, err);
-}
-
-static int
-stream_setup(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
-    struct rai_err *err)
-{
-	struct runai_app *app = RUNAI_APP(ctx);
-	const char *project;
-	char *ns = NULL;
-	int rc;
-
-	if (runai_cp_project(ctx, &project, err) == -1 ||
-	    cp_project_namespace(app->cp, project, &ns, err) == -1)
-		return -1;
-	rc = stream_client(ctx, kg, err);
-	if (rc == -1 && logs_via_cluster(ctx)) {
-		rai_log(RAI_LOG_NOTE, "no way to the cluster's Kubernetes API "
-		    "(%s): the log comes through the cluster's own endpoint",
-		    err->message != NULL ? err->message : "");
-		rai_err_release(err);
-		free(ns);
-		app->project = xstrdup(project);
-		app->cluster_api = 1;
-		return 0;
-	}
-	if (rc == -1) {
-		free(ns);
-		rai_err_prefix(err, "in control-plane mode '%s %s' goes "
-		    "through the cluster's Kubernetes API", ctx->prog->name,
-		    ctx->cmdpath);
-		rai_err_set_hint(err, "the kubeconfig context must reach the "
-		    "cluster's API server; the control plane has no API for it");
-		return -1;
-	}
-	app->project = xstrdup(project);
-	app->namespace = ns;
-	return 0;
-}
-
-int
-runai_cp_stream_setup(struct rai_ctx *ctx, struct rai_err *err)
-{
-	struct rai_kube_globals kg = RUNAI_GLOBALS(ctx)->kube;
-
-	return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, &kg, err);
-}
-
-static int
-listed(const struct rai_cmd *const *list, const struct rai_cmd *cmd)
-{
-	size_t i;
-
-	for (i = 0; list[i] != NULL; i++)
-		if (list[i] == cmd)
-			return 1;
-	return 0;
-}
-
-/* The commands backend mode has; the others say so instead of running. */
-static const struct rai_cmd *const cp_commands[] = {
-	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
-	&runai_cmd_config_control_plane, &runai_cmd_config_project,
-	&runai_cmd_config_cluster, &runai_cmd_list, &runai_cmd_list_jobs,
-	&runai_cmd_list_projects, &runai_cmd_list_nodes,
-	&runai_cmd_list_clusters, &runai_cmd_describe_node, &runai_cmd_top_node,
-	&runai_cmd_top_job, &runai_cmd_submit, &runai_cmd_describe_job,
-	&runai_cmd_delete, &runai_cmd_delete_job, &runai_cmd_suspend,
-	&runai_cmd_resume, NULL
-};
-
-/* The commands that work without a cluster chosen (to log in, to see
- * which there are, to choose one). */
-static const struct rai_cmd *const clusterless_commands[] = {
-	&runai_cmd_login, &runai_cmd_logout, &runai_cmd_whoami,
-	&runai_cmd_config_control_plane, &runai_cmd_list_clusters, NULL
-};
-
 int
 runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
     struct rai_err *err)
 {
-	if (!listed(clusterless_commands, ctx->cmd) &&
-	    cp_cluster_use(RUNAI_CP(ctx), err) == -1)
+	unsigned flags = ctx->cmd->flags;
+
+	(void)kg;
+	if (!(flags & RUNAI_CMD_CLUSTERLESS) &&
+	    cp_cluster_use(runai_control_plane(ctx), err) == -1)
 		return -1;
-	if (listed(stream_commands, ctx->cmd))
-		return RUNAI_NS(ctx) != NULL ? 0 : stream_setup(ctx, kg, err);
+	if (flags & RUNAI_CMD_STREAM)
+		return runai_stream_setup(ctx, err);
 	/* switching contexts needs the kubeconfig, which $RUNAI_...
 	 * alone does not give */
-	if (runai_is_submit_dist(ctx->cmd))
-		return 0;
-	if (listed(cp_commands, ctx->cmd) &&
-	    (ctx->cmd != &runai_cmd_config_cluster ||
+	if ((flags & RUNAI_CMD_CP) && (!(flags & RUNAI_CMD_CP_KUBECONFIG) ||
 	    RUNAI_KUBE(ctx)->kcfg != NULL))
 		return 0;
 	rai_err_set(err, RAI_E_CONFIG, "'%s %s' is not available in "
 	    "control-plane mode yet", ctx->prog->name, ctx->cmdpath);
 	rai_err_set_hint(err, "for Kubernetes mode, run 'runai config "
 	    "control-plane --unset' (or unset " CP_ENV ")");
-	return -1;
-}
-
-int
-runai_cp_project(struct rai_ctx *ctx, const char **project,
-    struct rai_err *err)
-{
-	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
-
-	*project = g->project;
-	if (*project == NULL || **project == '\0')
-		*project = cp_setting(ctx, "project");
-	if (*project != NULL && **project != '\0')
-		return 0;
-	rai_err_set(err, RAI_E_CONFIG, "no default project is set");
-	rai_err_set_hint(err, "run 'runai config project <name>' or use -p "
-	    "<name>");
 	return -1;
 }
 
@@ -376,7 +263,7 @@ runai_cp_config_project(struct rai_ctx *ctx, const char *project)
 	char *id = NULL;
 
 	/* the project must exist; its id is found again when used */
-	if (runai_cp_project_id(ctx, project, &id) == -1)
+	if (cp_project_id(runai_control_plane(ctx), project, &id, err) == -1)
 		return -1;
 	free(id);
 	if (getenv(CP_ENV) == NULL && store_settings(ctx, NULL, project, NULL,
@@ -518,6 +405,6 @@ const struct rai_cmd runai_cmd_config_control_plane = {
 	.opts_size = sizeof(struct config_cp_opts),
 	.args_min = 0,
 	.args_max = 1,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
 	.run = cmd_config_control_plane,
 };

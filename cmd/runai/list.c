@@ -25,7 +25,7 @@ const struct rai_cmd runai_cmd_list = {
 	.opts_size = sizeof(struct runai_list_jobs_opts),
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.subcmds = list_subcmds,
 	.run = runai_list_jobs_run,
 };

@@ -1,61 +1,61 @@
 /*
- * runai list clusters: the kubeconfig's contexts. Reads no API: it works
- * before any cluster is reachable.
+ * runai list clusters: in Kubernetes mode the kubeconfig's contexts
+ * (no API is read: it works before any cluster is reachable); in
+ * control-plane mode the control plane's clusters, with their state and
+ * version.
  */
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 
-#include "core/alloc.h"
-#include "kube/config.h"
+#include "cli/out.h"
+#include "core/text.h"
 #include "runai.h"
-#include "runai/project.h"
 
 #include "core/banned.h"
 
 static const struct rai_col cluster_cols[] = {
 	{ "CLUSTER", NULL, 0 },
 	{ "CURRENT PROJECT", NULL, 0 },
+	{ "STATUS", NULL, 0 },
+	{ "VERSION", NULL, 0 },
 	{ NULL, NULL, 0 }
 };
 
 static int
-info_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct kube_context_info *)a)->name,
-	    ((const struct kube_context_info *)b)->name);
-}
-
-static int
 cmd_list_clusters(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	size_t i, n = kube_config_ncontexts(RUNAI_KUBE(ctx)->kcfg);
-	const char *current = kube_config_current_context(RUNAI_KUBE(ctx)->kcfg);
-	struct kube_context_info *infos;
+	struct rai_wl_clusters cl;
+	struct rai_col cols[5];
 	struct rai_table *t;
-	const char *project;
+	size_t i;
 
-	if (RUNAI_CP(ctx) != NULL)
-		return runai_list_clusters_cp(ctx);
-	infos = xcalloc(n, sizeof(*infos));
-	for (i = 0; i < n; i++)
-		kube_config_context(RUNAI_KUBE(ctx)->kcfg, i, &infos[i]);
-	/* the reference printed Go map order; sorted is reproducible */
-	qsort(infos, n, sizeof(*infos), info_cmp);
-	t = rai_table_new(cluster_cols, 0);
-	for (i = 0; i < n; i++) {
-		if (current != NULL && strcmp(infos[i].name, current) == 0)
-			rai_table_addf(t, "%s (current)", infos[i].name);
+	(void)opts;
+	(void)argc;
+	(void)argv;
+	if (rai_wl_clusters(RUNAI_WL(ctx), &cl, rai_ctx_err(ctx)) == -1)
+		return -1;
+	/* STATUS and VERSION where the source knows them */
+	for (i = 0; i < 5; i++)
+		cols[i] = cluster_cols[i];
+	if (!cl.has_state)
+		cols[2] = cluster_cols[4];
+	t = rai_table_new(cols, 0);
+	for (i = 0; i < cl.n; i++) {
+		if (cl.v[i].current)
+			rai_table_addf(t, "%s (current)", cl.v[i].name);
 		else
-			rai_table_add(t, infos[i].name);
-		project = rai_project_from_namespace_name(infos[i].namespace);
-		rai_table_add(t, project ? project : "");
+			rai_table_add(t, cl.v[i].name);
+		rai_table_add(t, cl.v[i].project);
+		if (cl.has_state) {
+			rai_table_add(t, cl.v[i].state);
+			rai_table_add(t, cl.v[i].version);
+		}
 		rai_table_end_row(t);
 	}
-	fprintf(ctx->out, "Configured clusters on this computer are:\n");
+	rai_text_put(ctx->out, "", cl.where, "\n");
 	rai_table_print(t, ctx->out);
 	rai_table_free(t);
-	free(infos);
+	rai_wl_clusters_release(&cl);
 	return 0;
 }
 
@@ -72,6 +72,6 @@ const struct rai_cmd runai_cmd_list_clusters = {
 	    "in to is marked current, beside the default project.",
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
 	.run = cmd_list_clusters,
 };

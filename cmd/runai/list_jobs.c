@@ -14,13 +14,9 @@
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/json.h"
-#include "core/log.h"
 #include "core/time.h"
-#include "kube/client.h"
 #include "runai.h"
-#include "runai/dist.h"
 #include "runai/job.h"
-#include "runai/project.h"
 
 #include "core/banned.h"
 
@@ -114,9 +110,9 @@ job_json(const struct rai_job_view *v)
  * copied into the table), so the list and its output are not both held
  * whole.
  */
-int
-runai_print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
-    enum rai_out_fmt fmt, const char *project)
+static int
+print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl, enum rai_out_fmt fmt,
+    const char *project)
 {
 	struct rai_table *t;
 	cJSON *list, *items;
@@ -153,249 +149,93 @@ runai_print_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
 	return 0;
 }
 
-/* One list, printed; *rv (if not NULL) gets where a watch starts. */
+/* One listing into *buf, as it would print. */
 static int
-list_once(struct rai_ctx *ctx, const char *ns, enum rai_out_fmt fmt,
-    const char *project, char **rv)
+render_jobs(struct rai_ctx *ctx, struct rai_job_list *jl,
+    enum rai_out_fmt fmt, const char *project, char **buf, size_t *len)
 {
-	struct rai_job_fetch_opts fo = { NULL, 1, project };
-	struct rai_job_list jl = { 0 };
+	FILE *out = ctx->out, *mem;
 	int rc;
 
-	if (rai_jobs_fetch(RUNAI_CLIENT(ctx), ns, &fo, &jl,
-	    rai_ctx_err(ctx)) == -1)
-		return -1;
-	rc = runai_print_jobs(ctx, &jl, fmt, project);
-	if (rv != NULL) {
-		free(*rv);
-		*rv = jl.resource_version;
-		jl.resource_version = NULL;
+	if ((mem = open_memstream(buf, len)) == NULL)
+		return rai_err_errno(rai_ctx_err(ctx), errno, "open_memstream");
+	ctx->out = mem;
+	rc = print_jobs(ctx, jl, fmt, project);
+	ctx->out = out;
+	fclose(mem);
+	return rc;
+}
+
+/*
+ * The list, then again whenever the source says the jobs may have
+ * changed (Kubernetes: a watch event; the control plane: a poll), when
+ * it reads differently: over the old one on a terminal, after it
+ * otherwise. Ends when the source ends its wait, on an error, or ^C.
+ */
+static int
+watch_jobs(struct rai_ctx *ctx, int all, enum rai_out_fmt fmt,
+    const char *project)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	struct rai_job_list jl = { 0 };
+	char *buf = NULL, *last = NULL;
+	size_t len = 0;
+	int rc;
+
+	for (;;) {
+		if ((rc = rai_wl_jobs(RUNAI_WL(ctx), all, &jl, err)) == 0)
+			rc = render_jobs(ctx, &jl, fmt, project, &buf, &len);
+		if (rc == -1)
+			break;
+		if (last == NULL || strcmp(last, buf) != 0) {
+			if (last != NULL)
+				fputs(ctx->out_tty ? "\033[H\033[2J" : "\n",
+				    ctx->out);
+			fwrite(buf, 1, len, ctx->out);
+			fflush(ctx->out);
+		}
+		free(last);
+		last = buf;
+		buf = NULL;
+		if (ferror(ctx->out))
+			break;
+		rc = rai_wl_jobs_wait(RUNAI_WL(ctx), all, &jl, err);
+		rai_job_list_release(&jl);
+		if (rc != 1)
+			break;
 	}
 	rai_job_list_release(&jl);
-	fflush(ctx->out);
+	free(buf);
+	free(last);
 	return rc;
-}
-
-/* Redraws at most this often, however fast the events come. */
-#define REDRAW_MIN_MS	1000
-
-struct watch_state {
-	char	*rv;		/* where the next watches start */
-	int	 changed;	/* a job or one of its pods changed */
-};
-
-/*
- * A job changed: stop (the stream is of no more use: the list that
- * follows shows the change and the watches start again after it). A
- * bookmark only moves where the watches resume.
- */
-static int
-on_event(void *ud, const char *type, const cJSON *obj)
-{
-	struct watch_state *ws = ud;
-	const char *v = rai_json_str(obj, "metadata.resourceVersion");
-
-	if (strcmp(type, "BOOKMARK") != 0) {
-		ws->changed = 1;
-		return 1;
-	}
-	if (v != NULL) {
-		free(ws->rv);
-		ws->rv = xstrdup(v);
-	}
-	return 0;
-}
-
-/* A pod counts when it is a job's: the runai-scheduler places it. */
-static int
-on_pod_event(void *ud, const char *type, const cJSON *obj)
-{
-	if (strcmp(type, "BOOKMARK") != 0 && strcmp(rai_json_str_or(obj,
-	    "spec.schedulerName", ""), "runai-scheduler") != 0)
-		return 0;
-	return on_event(ud, type, obj);
-}
-
-/*
- * What --watch follows, each from the list's resourceVersion: the
- * RunaiJobs (whose scheduler annotations follow their pods), the pods
- * themselves (every kind's, distributed jobs' workers too) and the
- * training operator's kinds.
- */
-#define NWATCH	(2 + RAI_DIST_NKINDS)
-
-static int
-start_watches(struct rai_ctx *ctx, const char *ns, struct watch_state *ws,
-    struct kube_watch **w, struct rai_err *err)
-{
-	struct kube_list_opts lo = { 0 };
-	const struct kube_res *res;
-	char *from = xstrdup(ws->rv);
-	int i, rc = 0;
-
-	lo.resource_version = from;
-	for (i = 0; i < NWATCH && rc == 0; i++) {
-		res = i == 0 ? &KUBE_RES_RUNAIJOBS : i == 1 ? &KUBE_RES_PODS :
-		    rai_dist_framework((enum rai_dist_kind)(i - 2))->res;
-		rc = kube_watch_start(RUNAI_CLIENT(ctx), res, ns, &lo, 0,
-		    i == 1 ? on_pod_event : on_event, ws, &w[i], err);
-	}
-	free(from);
-	return rc;
-}
-
-static void
-stop_watches(struct kube_watch **w)
-{
-	int i;
-
-	for (i = 0; i < NWATCH; i++) {
-		kube_watch_free(w[i]);
-		w[i] = NULL;
-	}
-}
-
-/* Whether a watch besides number i is still open. */
-static int
-others(struct kube_watch *const *w, int i)
-{
-	int j;
-
-	for (j = 0; j < NWATCH; j++)
-		if (j != i && w[j] != NULL)
-			return 1;
-	return 0;
-}
-
-/*
- * Waits for a change: 1 when one came, 0 when the server ended a watch
- * without one, -1 on errors. A kind the cluster does not serve, or that
- * we may not watch (pods of every namespace, say), is left out; with
- * nothing left to watch, that is the error.
- */
-static int
-wait_change(struct kube_watch **w, struct watch_state *ws,
-    struct rai_err *err)
-{
-	int i, r;
-
-	for (;;) {
-		if (kube_watches_wait(w, NWATCH, 1000, err) == -1)
-			return -1;
-		for (i = 0; i < NWATCH; i++) {
-			if (w[i] == NULL ||
-			    (r = kube_watch_result(w[i], err)) == 1)
-				continue;
-			if (ws->changed)
-				return 1;
-			if (r == 0)
-				return 0;
-			if (err->kind != RAI_E_HTTP ||
-			    (err->http_status != 404 &&
-			    err->http_status != 403) || !others(w, i))
-				return -1;
-			rai_log(RAI_LOG_NOTE, "not watching %s: %s", i == 0 ?
-			    "RunaiJobs" : i == 1 ? "pods" : "a training kind",
-			    err->message != NULL ? err->message : "refused");
-			rai_err_release(err);
-			kube_watch_free(w[i]);
-			w[i] = NULL;
-		}
-		if (ws->changed)
-			return 1;
-	}
-}
-
-/*
- * Redraws after changes until the server ends a watch (or ^C). A burst
- * of events costs one list, not one each: the watches stop at the first
- * change, the list then shows every change made so far, and the next
- * watches start at the list's resourceVersion, so the rest of the burst
- * is not replayed; lists are also at least REDRAW_MIN_MS apart.
- */
-static int
-watch_jobs(struct rai_ctx *ctx, const char *ns, char **rv,
-    enum rai_out_fmt fmt, const char *project)
-{
-	struct kube_watch *w[NWATCH] = { 0 };
-	struct watch_state ws = { *rv, 0 };
-	long drawn = rai_now_ms();
-	int rc = -1;
-
-	*rv = NULL;
-	for (;;) {
-		ws.changed = 0;
-		if (start_watches(ctx, ns, &ws, w, rai_ctx_err(ctx)) == -1)
-			break;
-		rc = wait_change(w, &ws, rai_ctx_err(ctx));
-		stop_watches(w);
-		if (rc != 1)
-			break;	/* an error, or the server ended a watch */
-		rai_sleep_ms(REDRAW_MIN_MS - (rai_now_ms() - drawn));
-		if (ctx->out_tty)
-			fputs("\033[H\033[2J", ctx->out);
-		else
-			fputc('\n', ctx->out);
-		if ((rc = list_once(ctx, ns, fmt, project, &ws.rv)) == -1)
-			break;
-		drawn = rai_now_ms();
-		if (ws.rv == NULL) {
-			rc = rai_err_set(rai_ctx_err(ctx), RAI_E_PROTO,
-			    "the RunaiJob list has no resourceVersion to "
-			    "watch from");
-			break;
-		}
-	}
-	stop_watches(w);
-	free(ws.rv);
-	return rc;
-}
-
-/* Where a watch starts when the list gave none (run.ai not served). */
-static char *
-current_rv(struct rai_ctx *ctx, const char *ns)
-{
-	struct kube_list_opts lo = { 0 };
-	cJSON *l = NULL;
-	char *rv;
-
-	lo.limit = 1;
-	lo.single_page = 1;
-	if (kube_list(RUNAI_CLIENT(ctx), &KUBE_RES_RUNAIJOBS, ns, &lo, &l,
-	    rai_ctx_err(ctx)) == -1)
-		return NULL;
-	rv = xstrdup(rai_json_str_or(l, "metadata.resourceVersion", ""));
-	cJSON_Delete(l);
-	return rv;
 }
 
 int
 runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct runai_list_jobs_opts *o = opts;
+	struct rai_wl *wl = RUNAI_WL(ctx);
+	struct rai_job_list jl = { 0 };
 	enum rai_out_fmt fmt;
-	char *project = NULL, *ns = NULL, *rv = NULL;
-	int rc = -1;
+	const char *project = NULL;
+	int rc;
 
 	(void)argc;
 	(void)argv;
-	if (RUNAI_CP(ctx) != NULL)
-		return runai_list_jobs_cp(ctx, o->output, o->all, o->watch);
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,
-	    &project, &ns, rai_ctx_err(ctx)) == -1)
-		goto out;
-	rc = list_once(ctx, ns, fmt, project, o->watch ? &rv : NULL);
-	if (rc == 0 && o->watch && rv == NULL &&
-	    (rv = current_rv(ctx, ns)) == NULL)
-		rc = -1;
-	if (rc == 0 && o->watch)
-		rc = watch_jobs(ctx, ns, &rv, fmt, project);
-out:
-	free(rv);
-	free(project);
-	free(ns);
+	if (!o->all) {
+		if (rai_wl_resolve(wl, RUNAI_HINT_PROJECT_OR_ALL,
+		    rai_ctx_err(ctx)) == -1)
+			return -1;
+		project = wl->project;
+	}
+	if (o->watch)
+		return watch_jobs(ctx, o->all, fmt, project);
+	if (rai_wl_jobs(wl, o->all, &jl, rai_ctx_err(ctx)) == -1)
+		return -1;
+	rc = print_jobs(ctx, &jl, fmt, project);
+	rai_job_list_release(&jl);
 	return rc;
 }
 
@@ -430,14 +270,16 @@ const struct rai_cmd runai_cmd_list_jobs = {
 	    "distributed job's workers too) and the training operator's "
 	    "PyTorchJobs, MPIJobs, TFJobs and XGBoostJobs, all at once. The "
 	    "new list goes over the old one on a terminal, after it "
-	    "otherwise, until the server ends a watch or Ctrl-C. A burst of "
+	    "otherwise (a list that reads as the last one is not printed "
+	    "again), until the server ends a watch or Ctrl-C. A burst of "
 	    "changes gives one new list, and lists come at most once a "
-	    "second.",
+	    "second. In control-plane mode, whose API has no watch, the "
+	    "list is asked for every two seconds.",
 	.examples = list_jobs_examples,
 	.opts = runai_list_jobs_opts,
 	.opts_size = sizeof(struct runai_list_jobs_opts),
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = runai_list_jobs_run,
 };

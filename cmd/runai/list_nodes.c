@@ -218,9 +218,7 @@ cmd_list_nodes(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (RUNAI_CP(ctx) != NULL ? cp_nodes(RUNAI_CP(ctx), &nl,
-	    rai_ctx_err(ctx)) == -1 : rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl,
-	    rai_ctx_err(ctx)) == -1)
+	if (rai_wl_nodes(RUNAI_WL(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_names(ctx, &nl, argc, argv) == 0)
 		rc = print_nodes(ctx, &nl, fmt, argc, argv);
@@ -256,6 +254,6 @@ const struct rai_cmd runai_cmd_list_nodes = {
 	.args_min = 0,
 	.args_max = -1,
 	.args_comp = RAI_COMP_NODE,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = cmd_list_nodes,
 };

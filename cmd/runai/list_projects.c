@@ -119,8 +119,8 @@ projects_json(const struct rai_project_list *pl, const char *def)
 	return arr;
 }
 
-int
-runai_print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
+static int
+print_projects(struct rai_ctx *ctx, const struct rai_project_list *pl,
     enum rai_out_fmt fmt, const char *def)
 {
 	struct rai_table *t;
@@ -157,19 +157,14 @@ cmd_list_projects(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const char *def;
 	int rc;
 
-	if (RUNAI_CP(ctx) != NULL)
-		return runai_list_projects_cp(ctx, o->output);
+	(void)argc;
+	(void)argv;
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
-	if (rai_projects_fetch(RUNAI_CLIENT(ctx), &pl, rai_ctx_err(ctx)) == -1)
+	if (rai_wl_projects(RUNAI_WL(ctx), fmt == RAI_OUT_WIDE, &pl, &def,
+	    rai_ctx_err(ctx)) == -1)
 		return -1;
-	if (fmt == RAI_OUT_WIDE && rai_projects_fetch_usage(RUNAI_CLIENT(ctx),
-	    &pl, rai_ctx_err(ctx)) == -1) {
-		rai_project_list_release(&pl);
-		return -1;
-	}
-	def = rai_project_from_namespace_name(RUNAI_KUBE(ctx)->conn.namespace);
-	rc = runai_print_projects(ctx, &pl, fmt, def);
+	rc = print_projects(ctx, &pl, fmt, def);
 	rai_project_list_release(&pl);
 	return rc;
 }
@@ -205,6 +200,6 @@ const struct rai_cmd runai_cmd_list_projects = {
 	.opts_size = sizeof(struct list_projects_opts),
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = cmd_list_projects,
 };

@@ -104,8 +104,8 @@ void
 runai_login_cp_done(struct rai_ctx *ctx)
 {
 	rai_text_put(ctx->out, "Logged in successfully to ",
-	    cp_url(RUNAI_CP(ctx)), "\n");
-	say_clusters(ctx, RUNAI_CP(ctx));
+	    cp_url(runai_control_plane(ctx)), "\n");
+	say_clusters(ctx, runai_control_plane(ctx));
 }
 
 int
@@ -137,7 +137,7 @@ runai_login_cp(struct rai_ctx *ctx, const struct runai_cp_login *l)
 		if (user_password(l, &id, &secret, err) == -1)
 			goto out;
 	}
-	if (cp_login(RUNAI_CP(ctx), grant, id, secret, err) == -1)
+	if (cp_login(runai_control_plane(ctx), grant, id, secret, err) == -1)
 		goto out;
 	runai_login_cp_done(ctx);
 	rc = 0;
@@ -150,7 +150,7 @@ out:
 int
 runai_logout_cp(struct rai_ctx *ctx)
 {
-	if (cp_logout(RUNAI_CP(ctx), rai_ctx_err(ctx)) == -1)
+	if (cp_logout(runai_control_plane(ctx), rai_ctx_err(ctx)) == -1)
 		return -1;
 	fprintf(ctx->out, "Logged out\n");
 	return 0;
@@ -170,7 +170,7 @@ who(const cJSON *claims)
 int
 runai_whoami_cp(struct rai_ctx *ctx, const char *output)
 {
-	struct cp *c = RUNAI_CP(ctx);
+	struct cp *c = runai_control_plane(ctx);
 	cJSON *claims = NULL, *doc;
 	int rc = 0;
 

@@ -41,7 +41,7 @@ cmd_logout(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		{ "id-token", NULL }, { "refresh-token", NULL }
 	};
 
-	if (RUNAI_CP(ctx) != NULL)
+	if (runai_control_plane(ctx) != NULL)
 		return runai_logout_cp(ctx);
 	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
 	    err) == -1)
@@ -79,6 +79,6 @@ const struct rai_cmd runai_cmd_logout = {
 	.examples = logout_examples,
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
 	.run = cmd_logout,
 };

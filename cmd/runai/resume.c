@@ -1,6 +1,6 @@
 /*
  * runai resume JOB... | -A: clears spec.suspend so the job controller
- * starts the job's pods again (the work is in suspend.c).
+ * starts the job's pods again (as suspend.c sets it).
  */
 #include <stddef.h>
 
@@ -11,7 +11,9 @@
 static int
 cmd_resume(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	return runai_suspend_run(ctx, opts, argc, argv, 0);
+	const struct runai_suspend_opts *o = opts;
+
+	return runai_act_on_jobs(ctx, o->all, argc, argv, RAI_WL_RESUME);
 }
 
 static const struct rai_example resume_examples[] = {
@@ -37,6 +39,6 @@ const struct rai_cmd runai_cmd_resume = {
 	.args_min = 0,
 	.args_max = -1,
 	.args_comp = RAI_COMP_JOB,
-	.flags = RAI_CMD_NEED_PROJECT,
+	.flags = RAI_CMD_NEED_PROJECT | RUNAI_CMD_CP,
 	.run = cmd_resume,
 };

@@ -13,6 +13,7 @@
 #include "cli/kube_setup.h"
 #include "cli/opt.h"
 #include "cli/out.h"
+#include "runai/wl.h"
 
 struct runai_globals {
 	const char		*project;
@@ -21,15 +22,34 @@ struct runai_globals {
 	struct rai_kube_globals	 kube;
 };
 
+/*
+ * runai's own command flags (rai_cmd.flags), read by setup: where a
+ * command runs in control-plane mode, so setup needs no list of
+ * commands (and no command file is called from it).
+ */
+enum runai_cmd_flags {
+	/* has a control-plane half */
+	RUNAI_CMD_CP		= RAI_CMD_PROG << 0,
+	/* runs with no cluster of the control plane chosen */
+	RUNAI_CMD_CLUSTERLESS	= RAI_CMD_PROG << 1,
+	/* reaches a job's pods: through the cluster's Kubernetes API */
+	RUNAI_CMD_STREAM	= RAI_CMD_PROG << 2,
+	/* wants a log only, which may come through the cluster's endpoint */
+	RUNAI_CMD_LOG		= RAI_CMD_PROG << 3,
+	/* in control-plane mode only with a kubeconfig (its contexts) */
+	RUNAI_CMD_CP_KUBECONFIG	= RAI_CMD_PROG << 4,
+};
+
 #define RUNAI_GLOBALS(ctx) ((const struct runai_globals *)(ctx)->globals)
 
 /* What setup prepares for a command (ctx->app). */
 struct runai_app {
 	struct kube_session	 kube;
-	struct cp		*cp;		/* backend mode, else NULL */
+	/* where the jobs are: Kubernetes objects or a control plane */
+	struct rai_wl		*wl;
 	char			*project;	/* resolved project, or NULL */
-	char			*namespace;	/* its namespace */
-	/* backend mode, logs with no kubeconfig: the cluster's endpoint */
+	char			*namespace;	/* its namespace, for streams */
+	/* a log comes through the cluster's own endpoint (rai_wl_stream) */
 	int			 cluster_api;
 	/* the Run:ai CLI v2's config.json, when pointed at (cp_mode.c) */
 	cJSON			*cli_config;
@@ -41,8 +61,8 @@ struct runai_app {
 #define RUNAI_CLIENT(ctx)	(RUNAI_KUBE(ctx)->client)
 #define RUNAI_PROJECT(ctx)	(RUNAI_APP(ctx)->project)
 #define RUNAI_NS(ctx)		(RUNAI_APP(ctx)->namespace)
-/* The control-plane session when the context is in backend mode. */
-#define RUNAI_CP(ctx)		(RUNAI_APP(ctx)->cp)
+/* The workload interface (lib/runai/wl.h) the command works through. */
+#define RUNAI_WL(ctx)		(RUNAI_APP(ctx)->wl)
 
 /* -o/--output for commands whose views are tables. */
 #define RUNAI_OPT_OUTPUT(stype, field)					\
@@ -57,13 +77,7 @@ struct runai_app {
  * (submit). Steps already done are skipped.
  */
 int	runai_prepare(struct rai_ctx *, unsigned flags, struct rai_err *);
-/*
- * The project and its namespace: -p, else the project whose namespace
- * the current context names; hint says what to do when there is none.
- */
-int	runai_resolve_project(struct rai_ctx *, const char *hint,
-	    char **project, char **ns, struct rai_err *);
-/* The hint of the commands that also take -A. */
+/* The hint of the commands that also take -A (rai_wl_resolve's). */
 #define RUNAI_HINT_PROJECT_OR_ALL \
 	"run 'runai config project <name>', use -p <name>, or -A for every " \
 	"project"
@@ -88,8 +102,6 @@ extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
 extern const struct rai_cmd runai_cmd_submit_dist;
 extern const struct rai_cmd runai_cmd_submit_mpi;
-/* Whether cmd is one of submit-dist's framework subcommands. */
-int	runai_is_submit_dist(const struct rai_cmd *);
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;
@@ -129,19 +141,20 @@ extern const struct rai_opt runai_list_jobs_opts[];
 int	runai_list_jobs_run(struct rai_ctx *, void *, int, char **);
 
 
-/* delete.c, shared with suspend/resume: JOB... or -A. setup.c: a 403 in plain words. */
+/* setup.c: a 403 in plain words. */
 struct rai_err;
-int	runai_job_names(struct rai_ctx *, int all, int argc, char **argv,
-	    char ***names, size_t *n);
-void	runai_job_names_free(char **, size_t);
 void	runai_job_err_forbidden(struct rai_err *);
+/*
+ * act.c: delete, suspend or resume each job named, or with all every
+ * job of the project; 0, 1 when one failed (said on stderr), -1.
+ */
+int	runai_act_on_jobs(struct rai_ctx *, int all, int argc, char **argv,
+	    enum rai_wl_action);
 /* suspend.c, shared with resume.c. */
 struct runai_suspend_opts {
 	int	all;
 };
 extern const struct rai_opt runai_suspend_opts[];
-int	runai_suspend_run(struct rai_ctx *, const struct runai_suspend_opts *,
-	    int argc, char **argv, int suspend);
 
 /* --pod, --container and --pod-running-timeout of logs, exec, bash and attach. */
 #define RUNAI_OPT_POD(stype, field)					\
@@ -201,58 +214,35 @@ int	runai_attach(struct rai_ctx *, const char *job, const char *pod,
 	    long timeout_s);
 
 /*
- * Backend (control-plane) mode, cp_mode.c: runai_cp_select opens
- * RUNAI_CP(ctx) when the context is configured for a control plane;
- * runai_cp_project is -p, else the context's default project there.
+ * Which source the jobs come from (cp_mode.c): runai_cp_select opens the
+ * control plane's (lib/runai/wl_cp) when the context is configured for
+ * one, and returns 1 then; 0 leaves Kubernetes mode to setup.c.
  */
 struct cp;
 struct rai_kube_globals;
 int	runai_cp_select(struct rai_ctx *, const struct rai_kube_globals *,
 	    struct rai_err *);
-int	runai_cp_project(struct rai_ctx *, const char **project,
-	    struct rai_err *);
 /*
- * 0 when the command has a backend-mode half (streams: once the cluster's
- * Kubernetes API and the project's namespace are set up), else the error
- * that says so.
+ * 0 when the command has a control-plane half (streams: once the
+ * cluster's Kubernetes API and the project's namespace are set up),
+ * else the error that says so.
  */
 int	runai_cp_supported(struct rai_ctx *, const struct rai_kube_globals *,
 	    struct rai_err *);
+/*
+ * The control-plane session behind the command's source, or NULL in
+ * Kubernetes mode: for the commands about the session itself (login,
+ * logout, whoami, version, config), never for a job's.
+ */
+struct cp *runai_control_plane(struct rai_ctx *);
 int	runai_cp_config_project(struct rai_ctx *, const char *project);
 extern const struct rai_cmd runai_cmd_config_control_plane;
-/* The commands' backend-mode halves (jobs_cp.c, login_cp.c). */
-int	runai_cp_project_id(struct rai_ctx *, const char *project, char **id);
-int	runai_list_projects_cp(struct rai_ctx *, const char *output);
-int	runai_list_jobs_cp(struct rai_ctx *, const char *output, int all,
-	    int watch);
-int	runai_job_action_cp(struct rai_ctx *, int all, int argc, char **argv,
-	    const char *action);
-int	runai_describe_job_cp(struct rai_ctx *, const char *job,
-	    const char *output);
-struct rai_submit_spec;
 /*
- * Submits (or with dry_run prints the request, JSON when json); dist
- * makes it a distributed job (submit-dist), NULL for submit; tmpl names
- * the control plane's workload template (NULL: none); *name is the
- * job's name as the control plane made it (caller frees).
+ * Where a job's pods are reached (logs, exec, attach, port-forward and
+ * submit's --attach): the source's client and namespace, set up once
+ * (setup.c).
  */
-struct rai_dist_spec;
-int	runai_submit_cp(struct rai_ctx *, struct rai_submit_spec *,
-	    const struct rai_dist_spec *dist, const char *prefix,
-	    const char *tmpl, int dry_run, int json, char **name);
-/*
- * The cluster's Kubernetes API and the project's namespace, for a
- * stream after a backend-mode command (submit --attach).
- */
-int	runai_cp_stream_setup(struct rai_ctx *, struct rai_err *);
-/*
- * logs in backend mode with no kubeconfig for the cluster (cp_logs.c):
- * a training's log through the cluster's own endpoint, to on_bytes;
- * narrowed (any of logs' options given) is refused, as the endpoint
- * takes none.
- */
-int	runai_cp_logs(struct rai_ctx *, const char *job, int narrowed,
-	    kube_bytes_fn *on_bytes, void *ud, struct rai_err *);
+int	runai_stream_setup(struct rai_ctx *, struct rai_err *);
 struct runai_cp_login {
 	const char	*auth_flow;	/* "cli" (or none); the browser flows
 					   are login.c's */
@@ -264,9 +254,6 @@ struct runai_cp_login {
 	int		 application;	/* 2.18's app_token grant */
 	long		 timeout_ms;
 };
-/* nodes_cp.c: list clusters and describe node in backend mode. */
-int	runai_list_clusters_cp(struct rai_ctx *);
-int	runai_describe_node_cp(struct rai_ctx *, int argc, char **argv);
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
 /* After a backend-mode login: where, and the clusters to choose from. */
 void	runai_login_cp_done(struct rai_ctx *);
@@ -279,16 +266,6 @@ int	runai_prompt_password(long timeout_ms, char **out, struct rai_err *);
 int	runai_prompt_username(long timeout_ms, char **out, struct rai_err *);
 /* The lines "runai version" adds: the mode and the control plane. */
 extern const struct rai_cmd runai_cmd_version;
-/* list_jobs.c and list_projects.c: the tables both modes print. */
-struct rai_job_list;
-struct rai_project_list;
-int	runai_print_jobs(struct rai_ctx *, struct rai_job_list *,
-	    enum rai_out_fmt, const char *project);
-int	runai_print_projects(struct rai_ctx *, const struct rai_project_list *,
-	    enum rai_out_fmt, const char *def);
-/* describe_job.c: the Events section (Kubernetes or control-plane events). */
-void	runai_print_events(struct rai_ctx *, const cJSON *events, time_t now);
-
 /* term.c: raw mode restored on every exit; signals as readable pipes. */
 int	runai_term_raw(int fd);
 void	runai_term_restore(void);

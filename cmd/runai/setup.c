@@ -13,41 +13,9 @@
 #include "core/alloc.h"
 #include "kube/client.h"
 #include "runai.h"
-#include "runai/cp.h"
-#include "runai/project.h"
+#include "runai/wl_kube.h"
 
 #include "core/banned.h"
-
-/*
- * The project: -p wins, then the current context's namespace label
- * (runai/queue), as the reference CLI resolves it.
- */
-int
-runai_resolve_project(struct rai_ctx *ctx, const char *hint, char **project,
-    char **ns, struct rai_err *err)
-{
-	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
-	const char *ctx_ns = RUNAI_KUBE(ctx)->conn.namespace;
-
-	*project = *ns = NULL;
-	if (g->project != NULL && *g->project != '\0') {
-		if (rai_project_namespace(RUNAI_CLIENT(ctx), g->project, ns,
-		    err) == -1)
-			return -1;
-		*project = xstrdup(g->project);
-		return 0;
-	}
-	if (rai_namespace_project(RUNAI_CLIENT(ctx), ctx_ns, project,
-	    err) == -1)
-		return -1;
-	if (*project == NULL) {
-		rai_err_set(err, RAI_E_CONFIG, "no default project is set");
-		rai_err_set_hint(err, "%s", hint);
-		return -1;
-	}
-	*ns = xstrdup(ctx_ns);
-	return 0;
-}
 
 /*
  * The original CLI's --loglevel: debug shows the requests (as -v=6);
@@ -64,25 +32,52 @@ kube_globals(const struct runai_globals *g)
 	return k;
 }
 
+/* The project (and namespace) the source resolved, kept for the command. */
+static int
+resolve_project(struct rai_ctx *ctx, struct rai_err *err)
+{
+	struct runai_app *app = RUNAI_APP(ctx);
+
+	if (app->project != NULL)
+		return 0;
+	if (rai_wl_resolve(app->wl, "run 'runai config project <name>' or "
+	    "use -p <name>", err) == -1)
+		return -1;
+	app->project = xstrdup(app->wl->project);
+	if (app->namespace == NULL && app->wl->ns != NULL)
+		app->namespace = xstrdup(app->wl->ns);
+	return 0;
+}
+
+/*
+ * The source of the jobs: the control plane when the context names one
+ * (cp_mode.c), else the cluster's Kubernetes API through the kubeconfig.
+ */
 int
 runai_prepare(struct rai_ctx *ctx, unsigned flags, struct rai_err *err)
 {
 	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
+	struct runai_app *app = RUNAI_APP(ctx);
 	struct rai_kube_globals kg = kube_globals(g);
+	int cp = 0;
 
-	if ((flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT |
-	    RAI_CMD_NEED_PROJECT)) && runai_cp_select(ctx, &kg, err) == -1)
+	if (!(flags & (RAI_CMD_NEED_CONFIG | RAI_CMD_NEED_CLIENT |
+	    RAI_CMD_NEED_PROJECT)))
+		return 0;
+	if ((cp = runai_cp_select(ctx, &kg, err)) == -1)
 		return -1;
-	if (RUNAI_CP(ctx) != NULL)	/* backend mode: no cluster, no namespace */
-		return runai_cp_supported(ctx, &kg, err);
-	if (rai_kube_setup(RUNAI_KUBE(ctx), &kg, flags,
-	    "runai/" RAI_VERSION, err) == -1)
-		return -1;
-	if ((flags & RAI_CMD_NEED_PROJECT) && RUNAI_NS(ctx) == NULL)
-		return runai_resolve_project(ctx, "run 'runai config project "
-		    "<name>' or use -p <name>", &RUNAI_PROJECT(ctx),
-		    &RUNAI_NS(ctx), err);
-	return 0;
+	if (cp) {
+		/* no cluster to connect to, no namespace */
+		if (runai_cp_supported(ctx, &kg, err) == -1)
+			return -1;
+	} else {
+		if (rai_kube_setup(RUNAI_KUBE(ctx), &kg, flags,
+		    "runai/" RAI_VERSION, err) == -1)
+			return -1;
+		if (app->wl == NULL)
+			app->wl = rai_wl_kube_open(RUNAI_KUBE(ctx), g->project);
+	}
+	return (flags & RAI_CMD_NEED_PROJECT) ? resolve_project(ctx, err) : 0;
 }
 
 void
@@ -92,15 +87,16 @@ runai_teardown(struct rai_ctx *ctx)
 
 	/* whatever the command, a 403 reads as the reference CLI's "Access denied" */
 	runai_job_err_forbidden(rai_ctx_err(ctx));
+	rai_wl_free(app->wl);
+	app->wl = NULL;
 	kube_session_close(&app->kube);
-	cp_free(app->cp);
-	app->cp = NULL;
 	cJSON_Delete(app->cli_config);
 	app->cli_config = NULL;
 	app->cli_config_read = 0;
 	free(app->project);
 	free(app->namespace);
 	app->project = app->namespace = NULL;
+	app->cluster_api = 0;
 }
 
 int

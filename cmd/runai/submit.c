@@ -32,7 +32,6 @@
 
 #include "core/banned.h"
 
-#define MAX_GROUPS	RAI_SUBMIT_MAX_GROUPS
 
 struct submit_opts {
 	RUNAI_SUBMIT_COMMON_FIELDS
@@ -425,59 +424,39 @@ forwards(const struct submit_opts *o)
 /* How long submit --attach waits for its pod to run (the reference's). */
 #define ATTACH_WAIT_S	30
 
+/*
+ * Sends the spec; then -s portforward's forwarding and --attach, which
+ * go through the cluster's Kubernetes API whichever source made the job
+ * (as port-forward and attach do).
+ */
 static int
 submit(struct rai_ctx *ctx, const struct submit_opts *o,
     struct rai_submit_spec *spec)
 {
-	struct rai_submit_result res;
-	const char *base = NULL;
+	struct rai_wl_submit s = { 0 };
 	int rc;
 
-	if (spec->name == NULL)
-		base = o->prefix ? o->prefix : "job";
-	rc = runai_submit_send(ctx, spec, base, o->dry_run, o->output != NULL &&
-	    strcmp(o->output, "json") == 0, &res);
-	if (rc != 0)
-		return rc;
-	if (!o->dry_run && forwards(o)) {
+	s.spec = spec;
+	s.prefix = o->prefix;
+	s.tmpl = (RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS) ? NULL :
+	    o->template_name;
+	s.dry_run = o->dry_run;
+	s.user = o->user;
+	s.jupyter = o->jupyter;
+	rc = runai_submit_send(ctx, &s, o->output != NULL &&
+	    strcmp(o->output, "json") == 0);
+	if (rc == 0 && !o->dry_run && forwards(o)) {
 		fflush(ctx->out);
-		rc = runai_submit_forward(ctx, res.name, o->jupyter,
-		    o->ports.v, o->ports.n);
+		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_submit_forward(ctx, s.name, o->jupyter, o->ports.v,
+		    o->ports.n);
 	}
 	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
-		rc = runai_attach(ctx, res.name, NULL, ATTACH_WAIT_S);
+		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_attach(ctx, s.name, NULL, ATTACH_WAIT_S);
 	}
-	rai_submit_result_release(&res);
-	return rc;
-}
-
-/*
- * Backend mode: the control plane makes the job; -s portforward's
- * forwarding and --attach then go through the cluster's Kubernetes API
- * as port-forward and attach do.
- */
-static int
-submit_cp(struct rai_ctx *ctx, const struct submit_opts *o,
-    struct rai_submit_spec *spec)
-{
-	char *name = NULL;
-	int rc;
-
-	rc = runai_submit_cp(ctx, spec, NULL, o->prefix, o->template_name,
-	    o->dry_run,
-	    o->output != NULL && strcmp(o->output, "json") == 0, &name);
-	if (rc == 0 && forwards(o) && !o->dry_run) {
-		fflush(ctx->out);
-		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
-		    runai_submit_forward(ctx, name, 0, o->ports.v, o->ports.n);
-	}
-	if (rc == 0 && o->attach && !o->dry_run) {
-		fflush(ctx->out);
-		rc = runai_cp_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
-		    runai_attach(ctx, name, NULL, ATTACH_WAIT_S);
-	}
-	free(name);
+	rai_wl_submit_release(&s);
 	return rc;
 }
 
@@ -531,6 +510,36 @@ warn_portforward(const struct submit_opts *o)
 	    "interactive jobs only; use runai port-forward <job> --port ...");
 }
 
+/*
+ * Where runai makes the job's objects itself, the templates, --jupyter's
+ * defaults and a template's extra-args fill what the flags left out, and
+ * the command line goes into an annotation; a control plane applies its
+ * own templates to the request (--template names one there).
+ */
+static int
+fill_locally(struct rai_ctx *ctx, struct submit_opts *o,
+    struct rai_submit_spec *spec, const char *name, struct rai_strv *words,
+    struct runai_templates *tpl, char **cmdline)
+{
+	size_t i;
+
+	if (runai_templates_apply(ctx, o, &o->env, o->template_name,
+	    tpl) == -1 || jupyter_defaults(ctx, o) == -1)
+		return -1;
+	/* a template's extra-args stand in for an absent command */
+	if (words->n == 0)
+		for (i = 0; i < tpl->extra_args.n; i++)
+			rai_strv_push(words, tpl->extra_args.v[i]);
+	make_spec(spec, o, name, words);
+	if (check_offline(ctx, o, spec, 0) == -1)
+		return -1;
+	spec->cli_command = *cmdline = runai_submit_cmdline(ctx);
+	if (spec->preemptible && spec->interactive)
+		fprintf(stderr, "Warning: Using the preemptible flag may lead "
+		    "to your resources being preempted without notice\n");
+	return 0;
+}
+
 static int
 cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -538,11 +547,8 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct rai_submit_spec spec;
 	struct runai_templates tpl = { 0 };
 	struct rai_strv words = { NULL, 0 };
-	long groups[MAX_GROUPS];
-	char *user = NULL, *cmdline = NULL;
+	char *cmdline = NULL;
 	const char *name;
-	cJSON *claims = NULL;
-	size_t i;
 	int ncmd, rc = -1;
 
 	if (split_args(ctx, o, argc, argv, &name, &ncmd) == -1 ||
@@ -552,43 +558,14 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_offline(ctx, o, &spec, 1) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (RUNAI_CP(ctx) != NULL) {
-		warn_portforward(o);
-		rc = submit_cp(ctx, o, &spec);
+	if ((RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS) &&
+	    fill_locally(ctx, o, &spec, name, &words, &tpl, &cmdline) == -1)
 		goto out;
-	}
-	if (o->node_pools != NULL || o->non_preemptible) {
-		rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE, "--%s is for "
-		    "control-plane mode", o->node_pools != NULL ? "node-pools" :
-		    "non-preemptible");
-		rai_err_set_hint(rai_ctx_err(ctx), "in Kubernetes mode, "
-		    "--node-type picks the nodes");
-		goto out;
-	}
-	if (
-	    runai_templates_apply(ctx, opts, &o->env, o->template_name,
-	    &tpl) == -1 || jupyter_defaults(ctx, opts) == -1)
-		goto out;
-	/* a template's extra-args stand in for an absent command */
-	if (words.n == 0)
-		for (i = 0; i < tpl.extra_args.n; i++)
-			rai_strv_push(&words, tpl.extra_args.v[i]);
-	make_spec(&spec, o, name, &words);
-	if (check_offline(ctx, o, &spec, 0) == -1 ||
-	    runai_submit_fill(ctx, o->user, o->dry_run, &spec, groups, &user,
-	    &claims) == -1)
-		goto out;
-	spec.cli_command = cmdline = runai_submit_cmdline(ctx);
-	if (spec.preemptible && spec.interactive)
-		fprintf(stderr, "Warning: Using the preemptible flag may lead "
-		    "to your resources being preempted without notice\n");
 	warn_portforward(o);
 	rc = submit(ctx, o, &spec);
 out:
 	runai_templates_release(&tpl);
 	rai_strv_release(&words);
-	cJSON_Delete(claims);
-	free(user);
 	free(cmdline);
 	return rc;
 }
@@ -690,6 +667,7 @@ const struct rai_cmd runai_cmd_submit = {
 	.opts_size = sizeof(struct submit_opts),
 	.args_min = 0,
 	.args_max = -1,
+	.flags = RUNAI_CMD_CP,	/* runai_prepare() once the flags are checked */
 	.run = cmd_submit,
 	.rewrite_argv = rewrite_old_command,
 };

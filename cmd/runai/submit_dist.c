@@ -148,35 +148,14 @@ check_offline(struct rai_ctx *ctx, const struct dist_opts *o,
 
 /* The training operator's API must be served, or nothing would run. */
 static int
-check_served(struct rai_ctx *ctx, const struct rai_dist_framework *fw)
-{
-	int found = 0;
-
-	if (kube_has_group_version(RUNAI_CLIENT(ctx), fw->res->group,
-	    fw->res->version, &found, rai_ctx_err(ctx)) == -1)
-		return -1;
-	if (!found) {
-		rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND, "the cluster "
-		    "does not serve %s (%ss)", fw->api_version, fw->kind);
-		rai_err_set_hint(rai_ctx_err(ctx), "distributed jobs need the "
-		    "Kubeflow training operator%s", fw->res ==
-		    &RAI_RES_MPIJOBS ? " or the MPI operator" : "");
-		return -1;
-	}
-	return 0;
-}
-
-static int
 cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct rai_dist_framework *fw = rai_dist_by_word(ctx->cmd->name);
 	struct dist_opts *o = opts;
-	struct rai_submit_result res;
 	struct dist_job *j = xcalloc(1, sizeof(*j));
-	long groups[RAI_SUBMIT_MAX_GROUPS];
-	char *user = NULL, *cmdline = NULL;
+	struct rai_wl_submit s = { 0 };
+	char *cmdline = NULL;
 	const char *name;
-	cJSON *claims = NULL;
 	int ncmd, rc = -1;
 
 	if (job_name(ctx, o, argc, argv, &name, &ncmd) == -1)
@@ -185,26 +164,17 @@ cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (check_offline(ctx, o, j) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (RUNAI_CP(ctx) != NULL) {
-		/* the control plane's distributed workloads */
-		rc = runai_submit_cp(ctx, &j->spec, &j->dist, o->prefix, NULL,
-		    o->dry_run, o->output != NULL && strcmp(o->output,
-		    "json") == 0, &cmdline);
-		goto out;
-	}
-	if (check_served(ctx, fw) == -1 ||
-	    runai_submit_fill(ctx, o->user, o->dry_run, &j->spec, groups,
-	    &user, &claims) == -1)
-		goto out;
-	j->spec.cli_command = cmdline = runai_submit_cmdline(ctx);
-	rc = runai_submit_send(ctx, &j->spec, j->spec.name == NULL ?
-	    (o->prefix ? o->prefix : "job") : NULL, o->dry_run,
-	    o->output != NULL && strcmp(o->output, "json") == 0, &res);
-	if (rc == 0)
-		rai_submit_result_release(&res);
+	if (RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS)
+		j->spec.cli_command = cmdline = runai_submit_cmdline(ctx);
+	s.spec = &j->spec;
+	s.dist = &j->dist;
+	s.prefix = o->prefix;
+	s.dry_run = o->dry_run;
+	s.user = o->user;
+	rc = runai_submit_send(ctx, &s, o->output != NULL &&
+	    strcmp(o->output, "json") == 0);
+	rai_wl_submit_release(&s);
 out:
-	cJSON_Delete(claims);
-	free(user);
 	free(cmdline);
 	free(j);
 	return rc;
@@ -266,6 +236,7 @@ static const struct rai_example dist_examples[] = {
 		.opts_size = sizeof(struct dist_opts), \
 		.args_min = 0, \
 		.args_max = -1, \
+		.flags = RUNAI_CMD_CP, \
 		.run = cmd_submit_dist, \
 	}
 
@@ -277,17 +248,6 @@ DIST_SUBCMD(dist_xgboost, "xgboost", "XGBoost");
 static const struct rai_cmd *const dist_subcmds[] = {
 	&dist_pytorch, &dist_mpi, &dist_tf, &dist_xgboost, NULL
 };
-
-int
-runai_is_submit_dist(const struct rai_cmd *cmd)
-{
-	size_t i;
-
-	for (i = 0; dist_subcmds[i] != NULL; i++)
-		if (dist_subcmds[i] == cmd)
-			return 1;
-	return 0;
-}
 
 const struct rai_cmd runai_cmd_submit_dist = {
 	.name = "submit-dist",

@@ -1,18 +1,17 @@
 /*
- * The part of submitting that does not depend on the kind of job: who
- * submits, and sending the rendered objects (see submit_send.h). Used
- * by submit.c and submit_dist.c.
+ * The part of submitting that does not depend on the kind of job: the
+ * command line annotation, and sending the spec through the workload
+ * interface (see submit_send.h). Used by submit.c and submit_dist.c.
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
-#include "core/log.h"
-#include "kube/auth.h"
-#include "kube/token.h"
+#include "core/text.h"
 #include "runai.h"
 #include "runai/git_sync.h"
 #include "submit_opts.h"
@@ -43,60 +42,6 @@ runai_submit_cmdline(struct rai_ctx *ctx)
 	return rai_buf_detach(&b, NULL);
 }
 
-/* ---- who submits ---- */
-
-/* The id-token's claims when the kubeconfig user logs in with OIDC. */
-static cJSON *
-token_claims(struct rai_ctx *ctx)
-{
-	if (RUNAI_KUBE(ctx)->conn.auth != KUBE_AUTH_OIDC ||
-	    RUNAI_KUBE(ctx)->conn.oidc.id_token == NULL)
-		return NULL;
-	return kube_jwt_claims(RUNAI_KUBE(ctx)->conn.oidc.id_token);
-}
-
-/* RunaiJob where the cluster serves it, else batch/v1 Job. */
-static int
-use_batch_job(struct rai_ctx *ctx, int *batch)
-{
-	int found = 0;
-
-	if (kube_has_group_version(RUNAI_CLIENT(ctx), "run.ai", "v1", &found,
-	    rai_ctx_err(ctx)) == -1)
-		return -1;
-	*batch = !found;
-	if (*batch)
-		rai_log(RAI_LOG_NOTE, "run.ai/v1 is not served: submitting a "
-		    "batch/v1 Job");
-	return 0;
-}
-
-int
-runai_submit_fill(struct rai_ctx *ctx, const char *user_flag, int dry_run,
-    struct rai_submit_spec *spec, long *groups, char **user, cJSON **claims)
-{
-	struct rai_cluster_policy policy;
-
-	spec->project = RUNAI_PROJECT(ctx);
-	spec->namespace = RUNAI_NS(ctx);
-	rai_cluster_policy_read(RUNAI_CLIENT(ctx), &policy);
-	if (policy.enforce_run_as_user)
-		spec->run_as_user = 1;
-	if (policy.enforce_prevent_privilege_escalation)
-		spec->prevent_privilege_escalation = 1;
-	*claims = token_claims(ctx);
-	*user = user_flag ? xstrdup(user_flag) :
-	    rai_submit_default_user(*claims);
-	spec->user = *user;
-	if (spec->run_as_user)
-		rai_submit_ids(spec, *claims, groups, RAI_SUBMIT_MAX_GROUPS);
-	if (spec->custom == NULL && !spec->batch_job && !spec->inference &&
-	    use_batch_job(ctx, &spec->batch_job) == -1)
-		return -1;
-	spec->job_index = rai_job_index_next(RUNAI_CLIENT(ctx), dry_run);
-	return 0;
-}
-
 /* ---- sending ---- */
 
 static volatile sig_atomic_t submit_stop;
@@ -123,65 +68,80 @@ catch_signals(int on)
 		sigaction(sigs[i], &sa, NULL);
 }
 
-static void
-print_dry_run(struct rai_ctx *ctx, const struct rai_submit_result *res,
-    int json)
+/*
+ * What would have been sent: a List of objects (Kubernetes) as YAML
+ * documents, or one request with where it would go; JSON as it is.
+ */
+static int
+print_request(struct rai_ctx *ctx, const struct rai_wl_submit *s, int json)
 {
-	cJSON *list = cJSON_CreateObject(), *items;
 	struct rai_err err = RAI_ERR_INIT;
-	size_t i;
+	const cJSON *items, *it;
+	int first = 1;
 
-	cJSON_AddStringToObject(list, "apiVersion", "v1");
-	cJSON_AddStringToObject(list, "kind", "List");
-	items = cJSON_AddArrayToObject(list, "items");
-	cJSON_AddItemReferenceToArray(items, res->configmap);
-	for (i = 0; i < res->objs.n; i++)
-		cJSON_AddItemReferenceToArray(items, res->objs.v[i].obj);
 	if (json) {
-		rai_out_json(ctx->out, list);
-	} else {
-		for (i = 0; i < (size_t)cJSON_GetArraySize(items); i++) {
-			if (i > 0)
-				fputs("---\n", ctx->out);
-			if (rai_out_yaml(ctx->out, cJSON_GetArrayItem(items,
-			    (int)i), &err) == -1)
-				break;
-		}
+		rai_out_json(ctx->out, s->request);
+		return 0;
+	}
+	if (s->request_path != NULL)
+		fprintf(ctx->out, "# POST %s\n", s->request_path);
+	if (!s->request_is_list)
+		return rai_out_yaml(ctx->out, s->request, rai_ctx_err(ctx));
+	items = cJSON_GetObjectItemCaseSensitive(s->request, "items");
+	cJSON_ArrayForEach(it, items) {
+		if (!first)
+			fputs("---\n", ctx->out);
+		first = 0;
+		if (rai_out_yaml(ctx->out, it, &err) == -1)
+			break;
 	}
 	rai_err_release(&err);
-	cJSON_Delete(list);
+	return 0;
+}
+
+/* The source's verdict, one line per field, after the error itself. */
+static void
+print_violations(const struct rai_err *err)
+{
+	size_t i;
+	char *f, *m;
+
+	for (i = 0; i < err->ncauses; i++) {
+		f = rai_text_sanitize(err->causes[i].field);
+		m = rai_text_sanitize(err->causes[i].message);
+		fprintf(stderr, "  %s: %s\n", f, m);
+		free(f);
+		free(m);
+	}
 }
 
 int
-runai_submit_send(struct rai_ctx *ctx, struct rai_submit_spec *spec,
-    const char *base, int dry_run, int json, struct rai_submit_result *res)
+runai_submit_send(struct rai_ctx *ctx, struct rai_wl_submit *s, int json)
 {
+	struct rai_err *err = rai_ctx_err(ctx);
 	int rc;
 
 	submit_stop = 0;
+	s->stop = &submit_stop;
 	catch_signals(1);
-	rc = rai_submit_apply(RUNAI_CLIENT(ctx), spec, base,
-	    dry_run ? RAI_SUBMIT_DRY_RUN : 0, &submit_stop, res,
-	    rai_ctx_err(ctx));
+	rc = rai_wl_submit(RUNAI_WL(ctx), s, err);
 	catch_signals(0);
 	if (rc == -1) {
 		/* the reference's message for what the cluster said no to */
-		if (rai_ctx_err(ctx)->http_status == 403)
-			runai_job_err_forbidden(rai_ctx_err(ctx));
-		if (submit_stop) {
-			rai_err_print(rai_ctx_err(ctx), stderr,
-			    ctx->prog->name);
-			return 130;
+		if (err->http_status == 403)
+			runai_job_err_forbidden(err);
+		if (submit_stop || err->ncauses > 0) {
+			rai_err_print(err, stderr, ctx->prog->name);
+			print_violations(err);
+			return submit_stop ? 130 : 1;
 		}
 		return -1;
 	}
-	if (dry_run) {
-		print_dry_run(ctx, res, json);
-	} else {
-		fprintf(ctx->out, "The job '%s' has been submitted "
-		    "successfully\n", res->name);
-		fprintf(ctx->out, "You can run `runai describe job %s -p %s` "
-		    "to check the job status\n", res->name, RUNAI_PROJECT(ctx));
-	}
+	if (s->dry_run)
+		return print_request(ctx, s, json);
+	rai_text_put(ctx->out, "The job '", s->name, "' has been submitted "
+	    "successfully\n");
+	fprintf(ctx->out, "You can run `runai describe job %s -p %s` to check "
+	    "the job status\n", s->name, RUNAI_WL(ctx)->project);
 	return 0;
 }

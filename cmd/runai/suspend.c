@@ -4,11 +4,8 @@
  * (resume.c). Both need runai-job-controller v0.1.8 or later.
  */
 #include <stddef.h>
-#include <stdio.h>
 
-#include "core/err.h"
 #include "runai.h"
-#include "runai/workload.h"
 
 #include "core/banned.h"
 
@@ -19,70 +16,12 @@ const struct rai_opt runai_suspend_opts[] = {
 	RAI_OPT_END
 };
 
-/* 0 done, -1 failed (reported on stderr). */
-static int
-suspend_job(struct rai_ctx *ctx, const char *job, int suspend)
-{
-	struct rai_err err = RAI_ERR_INIT;
-	int unchanged;
-
-	if (rai_workload_set_suspend(RUNAI_CLIENT(ctx), RUNAI_NS(ctx), job,
-	    suspend,
-	    &unchanged, &err) == 0) {
-		if (unchanged)
-			fprintf(ctx->out, "Job %s is %s.\n", job, suspend ?
-			    "already suspended" : "not suspended");
-		else
-			fprintf(ctx->out, "Job %s %s successfully.\n", job,
-			    suspend ? "suspended" : "resumed");
-		return 0;
-	}
-	if (err.kind == RAI_E_NOTFOUND) {
-		rai_err_set(&err, RAI_E_NOTFOUND,
-		    "Job %s not found in project %s", job, RUNAI_PROJECT(ctx));
-		rai_err_set_hint(&err, "If the job exists in a different "
-		    "project, use -p <project-name>.");
-	} else if (err.http_status == 403)
-		runai_job_err_forbidden(&err);
-	else
-		rai_err_prefix(&err, "Job %s failed to %s", job,
-		    suspend ? "suspend" : "resume");
-	fflush(ctx->out);
-	rai_err_print(&err, stderr, ctx->prog->name);
-	rai_err_release(&err);
-	return -1;
-}
-
-int
-runai_suspend_run(struct rai_ctx *ctx, const struct runai_suspend_opts *o,
-    int argc, char **argv, int suspend)
-{
-	char **names;
-	size_t i, n;
-	int failed = 0, ok;
-
-	if (RUNAI_CP(ctx) != NULL)
-		return runai_job_action_cp(ctx, o->all, argc, argv,
-		    suspend ? "suspend" : "resume");
-	if (runai_job_names(ctx, o->all, argc, argv, &names, &n) == -1)
-		return -1;
-	if (n > 0 && rai_job_controller_supports_suspend(RUNAI_CLIENT(ctx), &ok,
-	    rai_ctx_err(ctx)) == 0 && !ok) {
-		runai_job_names_free(names, n);
-		return rai_err_set(rai_ctx_err(ctx), RAI_E_CONFIG,
-		    "runai job controller version should be >=0.1.8");
-	}
-	for (i = 0; i < n; i++)
-		if (suspend_job(ctx, names[i], suspend) == -1)
-			failed = 1;
-	runai_job_names_free(names, n);
-	return failed;
-}
-
 static int
 cmd_suspend(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
-	return runai_suspend_run(ctx, opts, argc, argv, 1);
+	const struct runai_suspend_opts *o = opts;
+
+	return runai_act_on_jobs(ctx, o->all, argc, argv, RAI_WL_SUSPEND);
 }
 
 static const struct rai_example suspend_examples[] = {
@@ -110,6 +49,6 @@ const struct rai_cmd runai_cmd_suspend = {
 	.args_min = 0,
 	.args_max = -1,
 	.args_comp = RAI_COMP_JOB,
-	.flags = RAI_CMD_NEED_PROJECT,
+	.flags = RAI_CMD_NEED_PROJECT | RUNAI_CMD_CP,
 	.run = cmd_suspend,
 };

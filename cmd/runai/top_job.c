@@ -16,48 +16,23 @@
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/job.h"
-#include "runai/project.h"
-#include "runai/cp.h"
-#include "runai/cp_metrics.h"
-#include "runai/cp_work.h"
 #include "runai/prom.h"
 
 #include "core/banned.h"
 
 #define PROM_WARNING	"Some metrics will not show, please contact " \
 	"customer support and attach the following error: "
-#define UID_LABEL	"pod_group_uuid"
 
-enum job_metric {
-	M_GPU_UTIL,	/* percent, mean over the job's GPUs */
-	M_GPU_MEM_ALLOC,	/* bytes of GPU memory given */
-	M_GPU_MEM_USED,	/* bytes */
-	M_CPU_ALLOC,	/* cores requested */
-	M_CPU_USED,	/* cores */
-	M_MEM_ALLOC,	/* bytes requested */
-	M_MEM_USED,	/* bytes */
-	M_COUNT
-};
-
-static const char *const job_queries[M_COUNT] = {
-	"runai_pod_group_gpu_utilization",
-	"runai_pod_group_gpu_memory_allocated_bytes",
-	"runai_pod_group_gpu_memory_used_bytes",
-	"runai_active_job_cpu_requested_cores",
-	"runai_pod_group_cpu_usage_cores",
-	"runai_active_job_memory_requested_bytes",
-	"runai_pod_group_memory_used_bytes",
-};
-
-/* The same numbers from the control plane's workload metrics. */
-static const char *const cp_job_metrics[M_COUNT] = {
-	"GPU_UTILIZATION",
-	"GPU_MEMORY_REQUEST_BYTES",
-	"GPU_MEMORY_USAGE_BYTES",
-	"CPU_REQUEST_CORES",
-	"CPU_USAGE_CORES",
-	"CPU_MEMORY_REQUEST_BYTES",
-	"CPU_MEMORY_USAGE_BYTES",
+/* The metrics, as the workload interface reads them (lib/runai/wl.h). */
+enum {
+	M_GPU_UTIL = RAI_TOP_JOB_GPU_UTIL,
+	M_GPU_MEM_ALLOC = RAI_TOP_JOB_GPU_MEM_ALLOC,
+	M_GPU_MEM_USED = RAI_TOP_JOB_GPU_MEM_USED,
+	M_CPU_ALLOC = RAI_TOP_JOB_CPU_ALLOC,
+	M_CPU_USED = RAI_TOP_JOB_CPU_USED,
+	M_MEM_ALLOC = RAI_TOP_JOB_MEM_ALLOC,
+	M_MEM_USED = RAI_TOP_JOB_MEM_USED,
+	M_COUNT = RAI_TOP_JOB_NMETRICS
 };
 
 struct top_job_opts {
@@ -94,7 +69,7 @@ job_value(const struct rai_prom_vec *vec, const char *uid)
 {
 	const struct rai_prom_sample *s;
 
-	s = rai_prom_find_sample(vec, UID_LABEL, uid, NULL, NULL);
+	s = rai_prom_find_sample(vec, RAI_TOP_JOB_LABEL, uid, NULL, NULL);
 	return s ? s->value : NAN;
 }
 
@@ -176,73 +151,28 @@ prom_warning(const struct rai_err *qerr)
 	free(safe);
 }
 
-/*
- * Backend mode: the jobs from the control plane, and for each running
- * one GET /api/v1/workloads/{id}/metrics; as in Kubernetes mode the
- * metrics are optional: the first failure goes to qerr and no more are
- * asked for.
- */
-static int
-cp_job_fetch(struct rai_ctx *ctx, int all, struct rai_job_list *jl,
-    struct rai_prom_vec *m, time_t now, struct rai_err *qerr)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-	const char *project = NULL;
-	char *path;
-	size_t i;
-	int rc;
-
-	if ((!all && runai_cp_project(ctx, &project, err) == -1) ||
-	    cp_jobs(RUNAI_CP(ctx), project, jl, err) == -1)
-		return -1;
-	for (i = 0; i < jl->n; i++) {
-		if (strcmp(jl->v[i].status, "Running") != 0)
-			continue;
-		path = xasprintf("/api/v1/workloads/%s/metrics", jl->v[i].uid);
-		rc = cp_metrics(RUNAI_CP(ctx), path, cp_job_metrics, M_COUNT,
-		    UID_LABEL, jl->v[i].uid, now, m, qerr);
-		free(path);
-		if (rc == -1)
-			break;
-	}
-	return 0;
-}
-
 static int
 cmd_top_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct top_job_opts *o = opts;
-	struct rai_job_fetch_opts fo = { NULL, 0 };
+	struct rai_wl *wl = RUNAI_WL(ctx);
 	struct rai_job_list jl = { 0 };
 	struct rai_prom_vec m[M_COUNT];
 	struct rai_err qerr = { 0 };
-	char *ns = NULL, *svc = NULL, *project = NULL;
 	time_t now = time(NULL);
 	int rc = -1, i;
 
 	(void)argc;
 	(void)argv;
 	memset(m, 0, sizeof(m));
-	if (RUNAI_CP(ctx) != NULL) {
-		if (cp_job_fetch(ctx, o->all, &jl, m, now, &qerr) == -1)
-			goto out;
-		if (qerr.message != NULL)
-			prom_warning(&qerr);
-		goto print;
-	}
-	if (!o->all && runai_resolve_project(ctx, RUNAI_HINT_PROJECT_OR_ALL,
-	    &project, &ns, rai_ctx_err(ctx)) == -1)
-		goto out;
-	if (rai_prom_find(RUNAI_CLIENT(ctx), &svc, rai_ctx_err(ctx)) == -1)
-		goto out;
-	if (rai_jobs_fetch(RUNAI_CLIENT(ctx), ns, &fo, &jl,
+	if (!o->all && rai_wl_resolve(wl, RUNAI_HINT_PROJECT_OR_ALL,
 	    rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, job_queries, M_COUNT,
-	    now,
-	    m, &qerr) == -1)
+	if (rai_wl_top_jobs(wl, o->all, &jl, m, now, &qerr,
+	    rai_ctx_err(ctx)) == -1)
+		goto out;
+	if (qerr.message != NULL)
 		prom_warning(&qerr);
-print:
 	if (print_running(ctx, &jl, m, now) == 0)
 		fprintf(ctx->out, "No running jobs found\n");
 	rc = 0;
@@ -251,9 +181,6 @@ out:
 		rai_prom_vec_release(&m[i]);
 	rai_err_release(&qerr);
 	rai_job_list_release(&jl);
-	free(svc);
-	free(ns);
-	free(project);
 	return rc;
 }
 
@@ -281,6 +208,6 @@ const struct rai_cmd runai_cmd_top_job = {
 	.opts_size = sizeof(struct top_job_opts),
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = cmd_top_job,
 };

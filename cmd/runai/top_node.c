@@ -13,14 +13,10 @@
 #include <cjson/cJSON.h>
 
 #include "cli/out.h"
-#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/text.h"
 #include "kube/quantity.h"
 #include "runai.h"
-#include "runai/cp.h"
-#include "runai/cp_metrics.h"
-#include "runai/cp_nodes.h"
 #include "runai/nodes.h"
 #include "runai/prom.h"
 
@@ -29,36 +25,15 @@
 #define PROM_WARNING	"Some metrics will not show, please contact " \
 	"customer support and attach the following error: "
 
-enum node_metric {
-	M_CPU_UTIL,	/* percent, per node */
-	M_MEM_USED,	/* bytes, per node */
-	M_GPU_UTIL,	/* percent, per GPU */
-	M_GPU_USED,	/* bytes, per GPU */
-	M_GPU_TOTAL,	/* bytes, per GPU */
-	M_GPU_BUSY,	/* unix time the GPU was last not idle */
-	M_COUNT
-};
-
-static const char *const node_queries[M_COUNT] = {
-	"runai_node_cpu_utilization",
-	"runai_node_memory_used_bytes",
-	"runai_node_gpu_utilization",
-	"runai_node_gpu_used_memory",
-	"runai_node_gpu_total_memory",
-	"runai_node_gpu_last_not_idle_time",
-};
-
-/*
- * The same numbers from the control plane's node metrics (2.21+): the
- * GPU's memory and idle time have no node metric there ("-").
- */
-static const char *const cp_node_metrics[M_COUNT] = {
-	"CPU_UTILIZATION",
-	"CPU_MEMORY_USAGE_BYTES",
-	"GPU_UTILIZATION_PER_GPU",
-	"GPU_MEMORY_USAGE_BYTES_PER_GPU",
-	NULL,
-	NULL,
+/* The metrics, as the workload interface reads them (lib/runai/wl.h). */
+enum {
+	M_CPU_UTIL = RAI_TOP_NODE_CPU_UTIL,
+	M_MEM_USED = RAI_TOP_NODE_MEM_USED,
+	M_GPU_UTIL = RAI_TOP_NODE_GPU_UTIL,
+	M_GPU_USED = RAI_TOP_NODE_GPU_USED,
+	M_GPU_TOTAL = RAI_TOP_NODE_GPU_TOTAL,
+	M_GPU_BUSY = RAI_TOP_NODE_GPU_BUSY,
+	M_COUNT = RAI_TOP_NODE_NMETRICS
 };
 
 struct top_node_opts {
@@ -295,39 +270,6 @@ prom_warning(const struct rai_err *qerr)
 	free(safe);
 }
 
-/*
- * Backend mode: the nodes from the control plane, each one's metrics
- * from GET /api/v1/nodes/{id}/metrics; a release without node metrics
- * (before 2.21: no node ids) shows capacity only. As in Kubernetes
- * mode the metrics are optional: the first failure goes to qerr and
- * no more are asked for.
- */
-static int
-cp_node_fetch(struct rai_ctx *ctx, struct rai_node_list *nl,
-    struct rai_prom_vec *m, int argc, char **argv, time_t now,
-    struct rai_err *qerr)
-{
-	struct rai_err *err = rai_ctx_err(ctx);
-	char *path;
-	size_t i;
-	int rc;
-
-	if (cp_nodes(RUNAI_CP(ctx), nl, err) == -1)
-		return -1;
-	for (i = 0; i < nl->n; i++) {
-		if (nl->v[i].id == NULL || (argc > 0 &&
-		    strcmp(argv[0], nl->v[i].name) != 0))
-			continue;
-		path = xasprintf("/api/v1/nodes/%s/metrics", nl->v[i].id);
-		rc = cp_metrics(RUNAI_CP(ctx), path, cp_node_metrics, M_COUNT,
-		    "node", nl->v[i].name, now, m, qerr);
-		free(path);
-		if (rc == -1)
-			break;
-	}
-	return 0;
-}
-
 static int
 cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
@@ -335,20 +277,11 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct rai_node_list nl = { 0 };
 	struct rai_prom_vec m[M_COUNT];
 	struct rai_err qerr = { 0 };
-	char *svc = NULL;
 	time_t now = time(NULL);
 	int rc = -1, i;
 
 	memset(m, 0, sizeof(m));
-	if (RUNAI_CP(ctx) != NULL) {
-		if (cp_node_fetch(ctx, &nl, m, argc, argv, now, &qerr) == -1 ||
-		    check_name(ctx, &nl, argc, argv) == -1)
-			goto out;
-		if (qerr.message != NULL)
-			prom_warning(&qerr);
-		goto print;
-	}
-	if (rai_nodes_fetch(RUNAI_CLIENT(ctx), &nl, rai_ctx_err(ctx)) == -1)
+	if (rai_wl_nodes(RUNAI_WL(ctx), &nl, rai_ctx_err(ctx)) == -1)
 		return -1;
 	if (check_name(ctx, &nl, argc, argv) == -1)
 		goto out;
@@ -357,16 +290,12 @@ cmd_top_node(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rc = 0;
 		goto out;
 	}
-	if (rai_prom_find(RUNAI_CLIENT(ctx), &svc, rai_ctx_err(ctx)) == -1)
+	if (rai_wl_node_metrics(RUNAI_WL(ctx), &nl, argc > 0 ? argv[0] : NULL,
+	    m, now, &qerr, rai_ctx_err(ctx)) == -1)
 		goto out;
-	if (rai_prom_query_all(RUNAI_CLIENT(ctx), svc, node_queries, M_COUNT,
-	    now,
-	    m, &qerr) == -1)
+	if (qerr.message != NULL)
 		prom_warning(&qerr);
-print:
-	if (nl.n == 0)
-		fprintf(ctx->out, "No available node found in cluster\n");
-	else if (o->details)
+	if (o->details)
 		print_details(ctx, &nl, m, argc, argv, now);
 	else
 		print_table(ctx, &nl, m, argc, argv);
@@ -375,7 +304,6 @@ out:
 	for (i = 0; i < M_COUNT; i++)
 		rai_prom_vec_release(&m[i]);
 	rai_err_release(&qerr);
-	free(svc);
 	rai_node_list_release(&nl);
 	return rc;
 }
@@ -410,6 +338,6 @@ const struct rai_cmd runai_cmd_top_node = {
 	.args_min = 0,
 	.args_max = 1,
 	.args_comp = RAI_COMP_NODE,
-	.flags = RAI_CMD_NEED_CLIENT,
+	.flags = RAI_CMD_NEED_CLIENT | RUNAI_CMD_CP,
 	.run = cmd_top_node,
 };

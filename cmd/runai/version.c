@@ -9,6 +9,7 @@
 
 #include "cli/version.h"
 #include "core/err.h"
+#include "core/text.h"
 #include "runai.h"
 #include "runai/cp.h"
 
@@ -20,6 +21,7 @@ cmd_version(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const struct rai_version_opts *o = opts;
 	const struct runai_globals *g = RUNAI_GLOBALS(ctx);
 	struct rai_err err = RAI_ERR_INIT;
+	struct cp *c;
 	const char *v;
 
 	(void)argc;
@@ -28,21 +30,22 @@ cmd_version(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	if (o->short_only)
 		return 0;
 	/* the mode is information here, never a reason to fail */
-	if (runai_cp_select(ctx, &g->kube, &err) == -1 ||
-	    RUNAI_CP(ctx) == NULL) {
+	if (runai_cp_select(ctx, &g->kube, &err) != 1) {
 		fprintf(ctx->out, "Mode: kubernetes\n");
 		rai_err_release(&err);
 		return 0;
 	}
 	fprintf(ctx->out, "Mode: control-plane\n");
-	fprintf(ctx->out, "ControlPlane: %s\n", cp_url(RUNAI_CP(ctx)));
+	c = runai_control_plane(ctx);
+	rai_text_put(ctx->out, "ControlPlane: ", cp_url(c), "\n");
 	/* the version is the chosen cluster's */
-	if (cp_cluster_use(RUNAI_CP(ctx), &err) == -1)
+	if (cp_cluster_use(c, &err) == -1)
 		rai_err_release(&err);
-	v = cp_cluster(RUNAI_CP(ctx), "version");
-	fprintf(ctx->out, "ControlPlaneVersion: %s\n", v != NULL && *v ? v :
-	    !cp_logged_in(RUNAI_CP(ctx)) ? "unknown (not logged in)" :
-	    "unknown (no cluster chosen)");
+	/* the server's text, kept in the login store: printed cleaned */
+	v = cp_cluster(c, "version");
+	rai_text_put(ctx->out, "ControlPlaneVersion: ", v != NULL && *v ? v :
+	    !cp_logged_in(c) ? "unknown (not logged in)" :
+	    "unknown (no cluster chosen)", "\n");
 	return 0;
 }
 

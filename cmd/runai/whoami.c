@@ -139,7 +139,7 @@ cmd_whoami(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	long long exp;
 	int rc = 0;
 
-	if (RUNAI_CP(ctx) != NULL)
+	if (runai_control_plane(ctx) != NULL)
 		return runai_whoami_cp(ctx, o->output);
 	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
 	    err) == -1)
@@ -200,6 +200,6 @@ const struct rai_cmd runai_cmd_whoami = {
 	.opts_size = sizeof(struct whoami_opts),
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
 	.run = cmd_whoami,
 };

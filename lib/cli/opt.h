@@ -105,6 +105,8 @@ enum rai_cmd_flags {
 	RAI_CMD_NEED_CONFIG	= 1 << 1,	/* the kubeconfig loaded */
 	RAI_CMD_NEED_CLIENT	= 1 << 2,	/* + connected to the API server */
 	RAI_CMD_NEED_PROJECT	= 1 << 3,	/* + project/namespace resolved */
+	/* this bit and those above it are the program's own to define */
+	RAI_CMD_PROG		= 1 << 8,
 };
 
 struct rai_cmd {

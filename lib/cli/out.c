@@ -20,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/text.h"
+#include "core/time.h"
 #include "core/yaml.h"
 
 #include "core/banned.h"
@@ -648,23 +649,7 @@ rai_out_doc(FILE *fp, enum rai_out_fmt fmt, const cJSON *j,
 const char *
 rai_out_age(time_t t, time_t now, char buf[16])
 {
-	long long d = (long long)now - (long long)t, h = d / 3600;
-
-	if (d < -1)
-		snprintf(buf, 16, "<invalid>");
-	else if (d < 0)
-		snprintf(buf, 16, "0s");
-	else if (d < 60)
-		snprintf(buf, 16, "%llds", d);
-	else if (d < 3600)
-		snprintf(buf, 16, "%lldm", d / 60);
-	else if (h < 24)
-		snprintf(buf, 16, "%lldh", h);
-	else if (h < 24LL * 365)
-		snprintf(buf, 16, "%lldd", h / 24);
-	else
-		snprintf(buf, 16, "%lldy", h / 24 / 365);
-	return buf;
+	return rai_fmt_age(t, now, buf);
 }
 
 int

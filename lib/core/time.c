@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -170,4 +171,26 @@ rai_parse_rfc3339(const char *s)
 		return -1;
 	return (time_t)(days_from_civil(y, mo, d) * 86400LL + h * 3600LL +
 	    mi * 60LL + sec - off);
+}
+
+const char *
+rai_fmt_age(time_t t, time_t now, char buf[16])
+{
+	long long d = (long long)now - (long long)t, h = d / 3600;
+
+	if (d < -1)
+		snprintf(buf, 16, "<invalid>");
+	else if (d < 0)
+		snprintf(buf, 16, "0s");
+	else if (d < 60)
+		snprintf(buf, 16, "%llds", d);
+	else if (d < 3600)
+		snprintf(buf, 16, "%lldm", d / 60);
+	else if (h < 24)
+		snprintf(buf, 16, "%lldh", h);
+	else if (h < 24LL * 365)
+		snprintf(buf, 16, "%lldd", h / 24);
+	else
+		snprintf(buf, 16, "%lldy", h / 24 / 365);
+	return buf;
 }

@@ -19,5 +19,10 @@ void		rai_sleep_ms(long ms);
 int		rai_parse_duration(const char *, long *seconds, struct rai_err *);
 /* An RFC 3339 timestamp (fractions dropped, any offset) -> epoch, or -1. */
 time_t		rai_parse_rfc3339(const char *);
+/*
+ * How long ago t was at now, as kubectl's AGE column shows it ("45s",
+ * "12m", "3h", "4d", "2y"; "<invalid>" well in the future).
+ */
+const char	*rai_fmt_age(time_t t, time_t now, char buf[16]);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "core/err.h"
 #include "runai/cp.h"
+#include "runai/cp_request.h"
 #include "runai/dist.h"
 #include "runai/job.h"
 #include "runai/project.h"
@@ -41,29 +42,6 @@ void	 cp_job_view(const cJSON *workload, struct rai_job_view *);
 /* The STATUS column for a control-plane phase. */
 const char *cp_phase_status(const char *phase);
 
-/*
- * The create request for spec (trainings, or workspaces when
- * spec->interactive), pure: the project id and cluster id filled in.
- * Without spec->name the control plane names the job: prefix (NULL =
- * "job") and characters of its own. release is the control plane's
- * ("2.21.12"; NULL = the newest): what it has decides how
- * preemptibility is asked for. RAI_E_USAGE for what the API mapping
- * does not carry yet.
- */
-int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
-	    const char *project_id, const char *cluster_id, const char *release,
-	    cJSON **body, struct rai_err *err);
-/*
- * Makes a create request (cp_submit_request's) a distributed one, pure:
- * the framework, workers, MPI slots, clean-pod policy (2.21+), and the
- * master: the worker's copy (masterSpecSameAsWorker), none with
- * --no-master, or for MPI a launcher that runs the command.
- */
-int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
-	    const char *release, struct rai_err *);
-/* Where the request is POSTed (dist: NULL unless submit-dist). */
-const char *cp_submit_path(const struct rai_submit_spec *,
-	    const struct rai_dist_spec *dist);
 /*
  * The id of the workload template called name (2.23+) for a workload of
  * type ("Training", "Workspace") in the project and cluster given: the

@@ -311,6 +311,7 @@ rai_node_list_release(struct rai_node_list *nl)
 		free(nl->v[i].gpu_type);
 		free(nl->v[i].node_pool);
 		free(nl->v[i].id);
+		free(nl->v[i].gpu_use);
 	}
 	free(nl->v);
 	memset(nl, 0, sizeof(*nl));

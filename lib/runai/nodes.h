@@ -32,6 +32,9 @@ struct rai_node_view {
 	double	 gpu_allocated;		/* whole + fractions of active pods */
 	double	 gpu_free;
 	double	 gpu_unhealthy;		/* capacity - allocatable */
+	/* describe node: the share allocated on each GPU by index */
+	double	*gpu_use;		/* NULL: not known */
+	int	 ngpu_use;
 };
 
 struct rai_node_list {

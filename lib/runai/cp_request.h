@@ -1,0 +1,44 @@
+/*
+ * cp_request: the control plane's create requests, pure - a training's,
+ * workspace's or distributed workload's body from submit's spec, where
+ * it is POSTed, and the check of a name that goes into an API filter.
+ */
+#ifndef RUNAI_CP_REQUEST_H
+#define RUNAI_CP_REQUEST_H
+
+#include <cjson/cJSON.h>
+
+#include "core/err.h"
+#include "runai/dist.h"
+#include "runai/submit.h"
+
+/*
+ * Names go into filterBy values unescaped, so only what Kubernetes
+ * names may hold is accepted (what: "project", for the message).
+ */
+int	 cp_check_name(const char *what, const char *name, struct rai_err *);
+
+/*
+ * The create request for spec (trainings, or workspaces when
+ * spec->interactive), pure: the project id and cluster id filled in.
+ * Without spec->name the control plane names the job: prefix (NULL =
+ * "job") and characters of its own. release is the control plane's
+ * ("2.21.12"; NULL = the newest): what it has decides how
+ * preemptibility is asked for. RAI_E_USAGE for what the API mapping
+ * does not carry yet.
+ */
+int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
+	    const char *project_id, const char *cluster_id, const char *release,
+	    cJSON **body, struct rai_err *err);
+/*
+ * Makes a create request (cp_submit_request's) a distributed one, pure:
+ * the framework, workers, MPI slots, clean-pod policy (2.21+), and the
+ * master: the worker's copy (masterSpecSameAsWorker), none with
+ * --no-master, or for MPI a launcher that runs the command.
+ */
+int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
+	    const char *release, struct rai_err *);
+/* Where the request is POSTed (dist: NULL unless submit-dist). */
+const char *cp_submit_path(const struct rai_submit_spec *,
+	    const struct rai_dist_spec *dist);
+#endif

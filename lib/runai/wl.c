@@ -1,0 +1,272 @@
+/*
+ * The workload interface's calls: each goes to the source's table, or
+ * says in one line that this source has no such operation. And the
+ * neutral records' helpers, shared by both sources.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/alloc.h"
+#include "runai/wl.h"
+
+#include "core/banned.h"
+
+static int
+unsupported(const struct rai_wl *wl, const char *what, struct rai_err *err)
+{
+	return rai_err_set(err, RAI_E_CONFIG, "%s is not available %s",
+	    what, wl->unsupported);
+}
+
+void
+rai_wl_init(struct rai_wl *wl, const struct rai_wl_ops *ops,
+    const char *asked_project, const char *unsupported_in)
+{
+	memset(wl, 0, sizeof(*wl));
+	wl->ops = ops;
+	if (asked_project != NULL && *asked_project != '\0')
+		wl->asked_project = xstrdup(asked_project);
+	wl->unsupported = unsupported_in;
+}
+
+void
+rai_wl_release(struct rai_wl *wl)
+{
+	free(wl->asked_project);
+	free(wl->project);
+	free(wl->ns);
+	wl->asked_project = wl->project = wl->ns = NULL;
+}
+
+void
+rai_wl_free(struct rai_wl *wl)
+{
+	if (wl != NULL)
+		wl->ops->free(wl);
+}
+
+int
+rai_wl_resolve(struct rai_wl *wl, const char *hint, struct rai_err *err)
+{
+	if (wl->project != NULL)
+		return 0;
+	return wl->ops->resolve(wl, hint, err);
+}
+
+int
+rai_wl_projects(struct rai_wl *wl, int usage, struct rai_project_list *pl,
+    const char **def, struct rai_err *err)
+{
+	*def = NULL;
+	if (wl->ops->projects == NULL)
+		return unsupported(wl, "listing projects", err);
+	return wl->ops->projects(wl, usage, pl, def, err);
+}
+
+int
+rai_wl_jobs(struct rai_wl *wl, int all, struct rai_job_list *jl,
+    struct rai_err *err)
+{
+	if (wl->ops->jobs == NULL)
+		return unsupported(wl, "listing jobs", err);
+	return wl->ops->jobs(wl, all, jl, err);
+}
+
+int
+rai_wl_jobs_wait(struct rai_wl *wl, int all, const struct rai_job_list *last,
+    struct rai_err *err)
+{
+	if (wl->ops->jobs_wait == NULL)
+		return unsupported(wl, "watching jobs", err);
+	return wl->ops->jobs_wait(wl, all, last, err);
+}
+
+int
+rai_wl_job_names(struct rai_wl *wl, struct rai_strv *names,
+    struct rai_err *err)
+{
+	if (wl->ops->job_names == NULL)
+		return unsupported(wl, "listing jobs", err);
+	return wl->ops->job_names(wl, names, err);
+}
+
+int
+rai_wl_describe(struct rai_wl *wl, const char *job, int doc,
+    struct rai_job_detail *d, struct rai_err *err)
+{
+	memset(d, 0, sizeof(*d));
+	if (wl->ops->describe == NULL)
+		return unsupported(wl, "describing jobs", err);
+	return wl->ops->describe(wl, job, doc, d, err);
+}
+
+int
+rai_wl_act_check(struct rai_wl *wl, enum rai_wl_action a,
+    struct rai_err *err)
+{
+	return wl->ops->act_check != NULL ? wl->ops->act_check(wl, a, err) : 0;
+}
+
+int
+rai_wl_act(struct rai_wl *wl, const char *job, enum rai_wl_action a,
+    int *unchanged, struct rai_err *err)
+{
+	*unchanged = 0;
+	if (wl->ops->act == NULL)
+		return unsupported(wl, "changing jobs", err);
+	return wl->ops->act(wl, job, a, unchanged, err);
+}
+
+int
+rai_wl_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
+{
+	if (wl->ops->submit == NULL)
+		return unsupported(wl, "submitting jobs", err);
+	return wl->ops->submit(wl, s, err);
+}
+
+int
+rai_wl_top_jobs(struct rai_wl *wl, int all, struct rai_job_list *jl,
+    struct rai_prom_vec *m, time_t now, struct rai_err *qerr,
+    struct rai_err *err)
+{
+	if (wl->ops->top_jobs == NULL)
+		return unsupported(wl, "the jobs' use", err);
+	return wl->ops->top_jobs(wl, all, jl, m, now, qerr, err);
+}
+
+int
+rai_wl_nodes(struct rai_wl *wl, struct rai_node_list *nl, struct rai_err *err)
+{
+	if (wl->ops->nodes == NULL)
+		return unsupported(wl, "listing nodes", err);
+	return wl->ops->nodes(wl, nl, err);
+}
+
+int
+rai_wl_node_metrics(struct rai_wl *wl, const struct rai_node_list *nl,
+    const char *only, struct rai_prom_vec *m, time_t now,
+    struct rai_err *qerr, struct rai_err *err)
+{
+	if (wl->ops->node_metrics == NULL)
+		return unsupported(wl, "the nodes' use", err);
+	return wl->ops->node_metrics(wl, nl, only, m, now, qerr, err);
+}
+
+int
+rai_wl_node_gpus(struct rai_wl *wl, struct rai_node_list *nl,
+    struct rai_err *err)
+{
+	/* a source that knows no GPU by index shows none */
+	return wl->ops->node_gpus != NULL ? wl->ops->node_gpus(wl, nl, err) : 0;
+}
+
+int
+rai_wl_clusters(struct rai_wl *wl, struct rai_wl_clusters *cl,
+    struct rai_err *err)
+{
+	memset(cl, 0, sizeof(*cl));
+	if (wl->ops->clusters == NULL)
+		return unsupported(wl, "listing clusters", err);
+	return wl->ops->clusters(wl, cl, err);
+}
+
+int
+rai_wl_stream(struct rai_wl *wl, const char *what, int log,
+    struct rai_wl_stream *st, struct rai_err *err)
+{
+	memset(st, 0, sizeof(*st));
+	if (wl->ops->stream == NULL)
+		return unsupported(wl, "reaching a job's pods", err);
+	return wl->ops->stream(wl, what, log, st, err);
+}
+
+int
+rai_wl_cluster_log(struct rai_wl *wl, const char *job,
+    kube_bytes_fn *on_bytes, void *ud, struct rai_err *err)
+{
+	if (wl->ops->cluster_log == NULL)
+		return unsupported(wl, "a log through the cluster's endpoint",
+		    err);
+	return wl->ops->cluster_log(wl, job, on_bytes, ud, err);
+}
+
+/* ---- records ---- */
+
+void
+rai_job_detail_field(struct rai_job_detail *d, const char *key,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	d->fields = xreallocarray(d->fields, d->nfields + 1,
+	    sizeof(*d->fields));
+	va_start(ap, fmt);
+	d->fields[d->nfields].value = xvasprintf(fmt, ap);
+	va_end(ap);
+	d->fields[d->nfields].key = xstrdup(key);
+	d->nfields++;
+}
+
+void
+rai_job_detail_release(struct rai_job_detail *d)
+{
+	size_t i;
+
+	rai_job_view_release(&d->v);
+	for (i = 0; i < d->nfields; i++) {
+		free(d->fields[i].key);
+		free(d->fields[i].value);
+	}
+	for (i = 0; i < d->npods; i++) {
+		free(d->pods[i].name);
+		free(d->pods[i].status);
+		free(d->pods[i].type);
+		free(d->pods[i].node);
+		free(d->pods[i].image);
+	}
+	for (i = 0; i < d->nconditions; i++) {
+		free(d->conditions[i].type);
+		free(d->conditions[i].status);
+		free(d->conditions[i].reason);
+		free(d->conditions[i].message);
+	}
+	for (i = 0; i < d->nevents; i++) {
+		free(d->events[i].source);
+		free(d->events[i].type);
+		free(d->events[i].reason);
+		free(d->events[i].message);
+	}
+	free(d->fields);
+	free(d->pods);
+	free(d->conditions);
+	free(d->events);
+	cJSON_Delete(d->doc);
+	memset(d, 0, sizeof(*d));
+}
+
+void
+rai_wl_clusters_release(struct rai_wl_clusters *cl)
+{
+	size_t i;
+
+	for (i = 0; i < cl->n; i++) {
+		free(cl->v[i].name);
+		free(cl->v[i].project);
+		free(cl->v[i].state);
+		free(cl->v[i].version);
+	}
+	free(cl->v);
+	free(cl->where);
+	memset(cl, 0, sizeof(*cl));
+}
+
+void
+rai_wl_submit_release(struct rai_wl_submit *s)
+{
+	free(s->name);
+	cJSON_Delete(s->request);
+	s->name = NULL;
+	s->request = NULL;
+}

@@ -1,0 +1,121 @@
+/*
+ * Unit tests of the workload interface's own parts (lib/runai/wl.c): an
+ * operation a source has not fails in one line naming the mode, the
+ * optional ones read as "nothing to do", resolve runs once, and the
+ * records' helpers. The sources themselves run end to end (t2* against
+ * the Kubernetes emulator, t6000 against the control plane's).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "runai/wl.h"
+
+#include "harness.h"
+
+static int resolves;
+
+static int
+fake_resolve(struct rai_wl *wl, const char *hint, struct rai_err *err)
+{
+	(void)hint;
+	(void)err;
+	resolves++;
+	wl->project = strdup("team-a");
+	return 0;
+}
+
+static void
+fake_free(struct rai_wl *wl)
+{
+	rai_wl_release(wl);
+	free(wl);
+}
+
+/* A source with nothing but resolve: every other call must say so. */
+static const struct rai_wl_ops bare_ops = {
+	.resolve = fake_resolve,
+	.free = fake_free,
+};
+
+static struct rai_wl *
+bare(void)
+{
+	struct rai_wl *wl = calloc(1, sizeof(*wl));
+
+	rai_wl_init(wl, &bare_ops, "", "in test mode");
+	return wl;
+}
+
+TEST(missing_operations_fail_in_one_line)
+{
+	struct rai_wl *wl = bare();
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_job_list jl = { 0 };
+	struct rai_node_list nl = { 0 };
+	struct rai_strv names = { NULL, 0 };
+	struct rai_job_detail d;
+	int unchanged = 1;
+
+	T_INT_EQ(rai_wl_jobs(wl, 0, &jl, &err), -1);
+	T_INT_EQ(err.kind, RAI_E_CONFIG);
+	T_STR_EQ(err.message, "listing jobs is not available in test mode");
+	rai_err_release(&err);
+	T_INT_EQ(rai_wl_act(wl, "j", RAI_WL_DELETE, &unchanged, &err), -1);
+	T_INT_EQ(unchanged, 0);
+	T_STR_EQ(err.message, "changing jobs is not available in test mode");
+	rai_err_release(&err);
+	T_INT_EQ(rai_wl_describe(wl, "j", 0, &d, &err), -1);
+	T_NULL(d.fields);
+	rai_err_release(&err);
+	T_INT_EQ(rai_wl_job_names(wl, &names, &err), -1);
+	rai_err_release(&err);
+	/* optional ones: no check to make, no GPUs by index to show */
+	T_INT_EQ(rai_wl_act_check(wl, RAI_WL_SUSPEND, &err), 0);
+	T_INT_EQ(rai_wl_node_gpus(wl, &nl, &err), 0);
+	T_NULL(err.message);
+	rai_wl_free(wl);
+}
+
+TEST(resolve_runs_once_and_blank_project_is_none)
+{
+	struct rai_wl *wl = bare();
+	struct rai_err err = RAI_ERR_INIT;
+
+	resolves = 0;
+	T_NULL(wl->asked_project);	/* "-p ''" asks for nothing */
+	T_INT_EQ(rai_wl_resolve(wl, "hint", &err), 0);
+	T_INT_EQ(rai_wl_resolve(wl, "hint", &err), 0);
+	T_INT_EQ(resolves, 1);
+	T_STR_EQ(wl->project, "team-a");
+	rai_wl_free(wl);
+	rai_wl_free(NULL);
+}
+
+TEST(detail_fields_keep_their_order)
+{
+	struct rai_job_detail d;
+
+	memset(&d, 0, sizeof(d));
+	rai_job_detail_field(&d, "NAME", "%s", "train-1");
+	rai_job_detail_field(&d, "GPUS", "%g", 0.5);
+	rai_job_detail_field(&d, "RUNNING PODS", "%d", 2);
+	T_UINT_EQ(d.nfields, 3);
+	T_STR_EQ(d.fields[0].key, "NAME");
+	T_STR_EQ(d.fields[0].value, "train-1");
+	T_STR_EQ(d.fields[1].value, "0.5");
+	T_STR_EQ(d.fields[2].key, "RUNNING PODS");
+	T_STR_EQ(d.fields[2].value, "2");
+	rai_job_detail_release(&d);
+	T_UINT_EQ(d.nfields, 0);
+	T_NULL(d.fields);
+}
+
+int
+main(void)
+{
+	RUN(missing_operations_fail_in_one_line);
+	RUN(resolve_runs_once_and_blank_project_is_none);
+	RUN(detail_fields_keep_their_order);
+	return t_done();
+}
