@@ -37,10 +37,10 @@ A use is an identifier inside a function body or a variable's
 initialiser that names another unit's symbol; a member name after "."
 or "->" is not a use, nor a tag after struct, union or enum, nor a name
 the unit defines itself (a static function of the same name as another
-file's shadows it). Not seen: a use inside a macro's body (the macro is
-not expanded where it is used), a definition that a macro writes
-(DIST_SUBCMD(dist_mpi, ...)), and a local variable that happens to bear
-another unit's global name counts as a use of it.
+file's shadows it). Limits: a use inside a macro's body is not seen
+(macros are not expanded where they are used), nor a definition that a
+macro writes (DIST_SUBCMD(dist_mpi, ...)); a local variable that bears
+another unit's global name counts as a use of that global.
 """
 import os
 import re
@@ -78,10 +78,28 @@ def tokens(text):
     return out
 
 
+def without_attributes(decl):
+    """decl less every __attribute__((...)), sizeof(...) and the like."""
+    out, i, n = [], 0, len(decl)
+    while i < n:
+        if decl[i][1] in NOT_NAMES and i + 1 < n and decl[i + 1][1] == "(":
+            depth, i = 0, i + 1
+            while i < n:
+                depth += {"(": 1, ")": -1}.get(decl[i][1], 0)
+                i += 1
+                if depth == 0:
+                    break
+            continue
+        out.append(decl[i])
+        i += 1
+    return out
+
+
 def declarator_name(decl):
     """The name a depth-0 declaration (a list of tokens, braces already
     folded into one "{}" token) declares, and whether it is a function:
     (name, is_function) or (None, False)."""
+    decl = without_attributes(decl)
     # a function: the last name at parenthesis depth 0 that "(" follows
     # (STACK_OF(X509) *read_certs(...) is read_certs), unless "(*"
     # follows it, which makes a function pointer
@@ -92,8 +110,7 @@ def declarator_name(decl):
         if tok == "=" and depth == 0:
             break
         if kind == "id" and depth == 0 and prev not in TAG \
-                and tok not in NOT_NAMES and i + 1 < len(decl) \
-                and decl[i + 1][1] == "(":
+                and i + 1 < len(decl) and decl[i + 1][1] == "(":
             after = decl[i + 2][1] if i + 2 < len(decl) else ""
             if after not in ("*", "^"):
                 fn = tok
@@ -114,8 +131,6 @@ def declarator_name(decl):
         if tok == "=" and depth == 0:
             break
         if tok in ("(", "["):
-            if prev in NOT_NAMES:
-                break
             if tok == "(" and i + 1 < len(decl) and decl[i + 1][1] == "*":
                 for k2, t2 in decl[i + 1:]:
                     if k2 == "id" and t2 != "const":
@@ -126,7 +141,7 @@ def declarator_name(decl):
         elif tok in (")", "]"):
             depth -= 1
         elif kind == "id" and depth == 0 and prev not in TAG \
-                and tok not in NOT_NAMES and tok not in TAG:
+                and tok not in TAG:
             name = tok
         prev = tok
     return name, False
@@ -179,16 +194,20 @@ def scan(text, is_header):
                     else:
                         defined.add(name)
             decl, in_init = [], False
-        elif tok == "," and not in_init and decl and \
+        elif tok == "," and decl and not _in_parens(decl) and \
                 not declarator_name(decl)[1]:
-            # "int a, b;": each declarator is a definition of its own;
-            # keep the type words for the next one
+            # "int a = 1, b[2], *c;": each declarator is a definition of
+            # its own; the type words before the first one stay for the
+            # next
             name, _ = declarator_name(decl)
             words = {t for _k, t in decl}
             if name and not words & {"typedef", "extern"}:
                 (private if "static" in words and not is_header
                  else defined).add(name)
-            decl = [d for d in decl if d[1] != name]
+            if name:
+                at = next(k for k, d in enumerate(decl) if d[1] == name)
+                decl = [d for d in decl[:at] if d[1] not in ("*", "(")]
+            in_init = False
         else:
             if tok == "=" and not _in_parens(decl):
                 in_init = True
