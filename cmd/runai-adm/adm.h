@@ -23,7 +23,7 @@ struct adm_globals {
 /*
  * --max-inflate, for every command that reads image archives: the row
  * (OFFSET: a const char * in the command's options) and its parser,
- * which gives an adm_gunzip_stage limit (images.c).
+ * which gives an adm_gunzip_stage limit (max_inflate.c).
  */
 #define ADM_MAX_INFLATE_OPT(offset_) \
 	{ .long_name = "max-inflate", .type = RAI_OPT_STRING, \

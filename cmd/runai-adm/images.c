@@ -13,7 +13,6 @@
 #include <cjson/cJSON.h>
 
 #include "adm.h"
-#include "adm/gunzip.h"
 #include "adm/image.h"
 #include "cli/out.h"
 #include "core/text.h"
@@ -59,21 +58,6 @@ static const struct rai_col wide_cols[] = {
 	{ "ARCHIVE", NULL, 0 },
 	{ NULL, NULL, 0 }
 };
-
-int
-adm_max_inflate_parse(const char *s, uint64_t *out, struct rai_err *err)
-{
-	double q;
-
-	*out = ADM_INFLATE_DEFAULT;
-	if (s == NULL)
-		return 0;
-	if (rai_quantity_parse(s, &q) == -1 || q < 0 || q > 1e18)
-		return rai_err_set(err, RAI_E_USAGE, "--max-inflate '%s' is not "
-		    "a size (such as 200Gi, or 0 for no limit)", s);
-	*out = q < 1 ? ADM_INFLATE_ANY : (uint64_t)q;
-	return 0;
-}
 
 static cJSON *
 blob_json(const struct adm_blob *b)

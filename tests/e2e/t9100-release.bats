@@ -159,3 +159,42 @@ shell_scripts() {
 	assert_line 'lib/kube: include circle a -> b -> a'
 	assert_line 'lib/adm/orphan.c: no header lib/adm/orphan.h'
 }
+
+@test "no call circles between the files of one folder (tests/lint/calls.py)" {
+	run python3 "$TOP/tests/lint/calls.py" "$TOP"
+	assert_success
+	assert_output ""
+}
+
+@test "the call check finds a two-file and a three-file circle, not a one-way call nor a static namesake" {
+	local t="$BATS_TEST_TMPDIR/tree"
+	mkdir -p "$t/lib/kube" "$t/lib/runai" "$t/lib/core" "$t/cmd/x"
+	# two files, BSD style: a calls b, b calls a
+	printf 'int\na_one(void)\n{\n\treturn b_one();\n}\n\nint\na_two(void)\n{\n\treturn 2;\n}\n' \
+	    >"$t/lib/kube/a.c"
+	printf 'int a_one(void);\nint a_two(void);\n' >"$t/lib/kube/a.h"
+	printf 'int\nb_one(void)\n{\n\treturn a_two();\n}\n' >"$t/lib/kube/b.c"
+	# three files; the last use is of a global variable
+	printf 'const int x_table[] = { 1, 2 };\n\nint\nx_fn(void)\n{\n\treturn y_fn();\n}\n' \
+	    >"$t/lib/runai/x.c"
+	printf 'int\ny_fn(void)\n{\n\treturn z_fn();\n}\n' >"$t/lib/runai/y.c"
+	printf 'int\nz_fn(void)\n{\n\treturn x_table[0];\n}\n' >"$t/lib/runai/z.c"
+	# a header's static inline function belongs to the header's unit
+	printf 'static inline int\nu_inline(void)\n{\n\treturn v_fn();\n}\n' >"$t/cmd/x/u.h"
+	printf 'int\nv_fn(void)\n{\n\treturn u_inline() + 1;\n}\n' >"$t/cmd/x/v.c"
+	# one way only: p calls q; q has a static p_helper of its own and
+	# names p_other only in a comment, a string and a macro
+	printf 'int\np_helper(void)\n{\n\treturn q_fn();\n}\n\nint p_other(void) { return 0; }\n' \
+	    >"$t/lib/core/p.c"
+	printf '#define CALL p_other()\n/* p_other() */\nstatic int\np_helper(void)\n{\n\treturn 1;\n}\n\nint\nq_fn(void)\n{\n\tputs("p_other()");\n\treturn p_helper();\n}\n' \
+	    >"$t/lib/core/q.c"
+	run python3 "$TOP/tests/lint/calls.py" "$t"
+	assert_failure
+	assert_line 'lib/kube: call circle a -> b -> a'
+	assert_line 'lib/runai: call circle x -> y -> z -> x'
+	assert_line 'cmd/x: call circle u -> v -> u'
+	refute_output --partial 'lib/core'
+	[ "${#lines[@]}" = 3 ]
+	run python3 "$TOP/tests/lint/calls.py" --why "$t"
+	assert_line '    z -> x: x_table'
+}
