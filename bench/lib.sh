@@ -7,9 +7,12 @@
 #   measure A... --vs B...     a line each, their runs alternating (ours
 #                              and the peer's meet the same machine)
 #   ratio A B                  A / B with two decimals
-#   summary BENCH CASE WHAT X PEER
+#   summary BENCH CASE WHAT X PEER [OURS THEIRS]
 #                              one result for run-all's table (a no-op
-#                              unless RAI_BENCH_SUMMARY names a file)
+#                              unless RAI_BENCH_SUMMARY names a file):
+#                              the ratio X of ours to PEER's, and the two
+#                              medians it was made of, with their unit
+#                              ("0.0232 s", "12912 KiB")
 # Needs TOP, PY and RUNS set by the caller.
 
 measure() { "$PY" "$TOP/bench/measure.py" "$RUNS" "$@"; }
@@ -20,5 +23,6 @@ ratio() {
 
 summary() {
 	[ -n "${RAI_BENCH_SUMMARY:-}" ] || return 0
-	printf '%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RAI_BENCH_SUMMARY"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "$5" \
+		"${6:-}" "${7:-}" >>"$RAI_BENCH_SUMMARY"
 }

@@ -92,8 +92,8 @@ row() {
 	# shellcheck disable=SC2059
 	printf "$FMT" "$1" "$2" "$3" "$4" "$5" "$6" "$tx" "$mx"
 	[ "${7:-}" != nosummary ] || return 0
-	summary list "$2, $1 jobs" time "$tx" kubectl
-	summary list "$2, $1 jobs" memory "$mx" kubectl
+	summary list "$2, $1 jobs" time "$tx" kubectl "$3 s" "$4 s"
+	summary list "$2, $1 jobs" memory "$mx" kubectl "$5 KiB" "$6 KiB"
 }
 have=0
 for n in ${LIST_SIZES-1000 10000}; do

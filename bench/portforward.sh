@@ -278,8 +278,8 @@ row() {
 	tx=$(ratio "$3" "$4") mx=$(ratio "$5" "$6")
 	# shellcheck disable=SC2059
 	printf "$FMT" "$1" "$3" "$4" "$5" "$6" "$tx" "$mx"
-	summary portforward "$1" time "$tx" "$2"
-	summary portforward "$1" memory "$mx" "$2"
+	summary portforward "$1" time "$tx" "$2" "$3 s" "$4 s"
+	summary portforward "$1" memory "$mx" "$2" "$5 KiB" "$6 KiB"
 }
 peers=()
 "$PY" -c 'import kubernetes' 2>/dev/null && peers+=(python)

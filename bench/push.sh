@@ -229,7 +229,7 @@ print("ratio --compress gzip / curl:             %.2f  (the registry's share: %.
 if os.environ.get("RAI_BENCH_SUMMARY"):
     with open(os.environ["RAI_BENCH_SUMMARY"], "a") as f:
         case = "push, %d MiB in 8 layers" % mib
-        f.write("push\t%s\ttime\t%.2f\tskopeo\n" % (case, r / s))
-        f.write("push\t%s --compress gzip\ttime\t%.2f\tskopeo\n" % (case, g / s))
-        f.write("push\t%s\ttime\t%.2f\tcurl upload\n" % (case, r / c))
+        f.write("push\t%s\ttime\t%.2f\tskopeo\t%.2f s\t%.2f s\n" % (case, r / s, r, s))
+        f.write("push\t%s --compress gzip\ttime\t%.2f\tskopeo\t%.2f s\t%.2f s\n" % (case, g / s, g, s))
+        f.write("push\t%s\ttime\t%.2f\tcurl upload\t%.2f s\t%.2f s\n" % (case, r / c, r, c))
 EOF

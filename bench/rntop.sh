@@ -415,10 +415,13 @@ owners_case() {
 	echo "ratios owners / none: once wall $(ratio "$w5" "$w6") (bound 1.2), batch CPU per minute $(ratio "$c7" "$c8") (bound 1.5)"
 	echo "once wall owners / none, Python fake nvidia-smi on this machine: $(ratio "$w5" "$w6"); remote cost taken off this machine (cached answers): $(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")") (bound 1.2)"
 	RNTOP_ARGS=("${saved[@]}")
-	summary rntop "--once owners, $n hosts" time "$(ratio "$w5" "$w6")" "rntop --no-cluster"
+	summary rntop "--once owners, $n hosts" time "$(ratio "$w5" "$w6")" "rntop --no-cluster" \
+		"$w5 s" "$w6 s"
 	summary rntop "--once owners, $n hosts, remote cost off" time \
-		"$(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")")" "rntop --no-cluster"
-	summary rntop "--batch owners, $n hosts" cpu "$(ratio "$c7" "$c8")" "rntop --no-cluster"
+		"$(ratio "$(col 1 "$STATE/r-own-c")" "$(col 1 "$STATE/r-noown-c")")" "rntop --no-cluster" \
+		"$(col 1 "$STATE/r-own-c") s" "$(col 1 "$STATE/r-noown-c") s"
+	summary rntop "--batch owners, $n hosts" cpu "$(ratio "$c7" "$c8")" "rntop --no-cluster" \
+		"$c7 s" "$c8 s"
 }
 
 if [ -n "${OWNERS_ONLY:-}" ]; then
@@ -489,10 +492,10 @@ for n in "${SIZES[@]}"; do
 	echo "rntop --once / the handshake bound ($n x ssh true): wall $(ratio "$w1" "$wb"); parallel-ssh / bound $(ratio "$w3" "$wb")"
 	echo "rntop --once / its floor (no nvidia-smi run): wall $(ratio "$w1" "$wf"); the remote nvidia-smi (the Python fake here) is the rest"
 	echo "rntop --batch at 1 s, steady: $cpm CPU s per minute for $n hosts; peak RSS $m4 KiB"
-	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$w3")" parallel-ssh
-	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$wb")" "$n x ssh true (bound)"
-	summary rntop "--once, $n hosts" cpu "$(ratio "$c1" "$c3")" parallel-ssh
-	summary rntop "--once, $n hosts" memory "$(ratio "$m1" "$m3")" parallel-ssh
+	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$w3")" parallel-ssh "$w1 s" "$w3 s"
+	summary rntop "--once, $n hosts" time "$(ratio "$w1" "$wb")" "$n x ssh true (bound)" "$w1 s" "$wb s"
+	summary rntop "--once, $n hosts" cpu "$(ratio "$c1" "$c3")" parallel-ssh "$c1 s" "$c3 s"
+	summary rntop "--once, $n hosts" memory "$(ratio "$m1" "$m3")" parallel-ssh "$m1 KiB" "$m3 KiB"
 	echo "(parallel-ssh would spend about $(awk -v c="$c3" 'BEGIN { printf "%.0f", c * 60 }') CPU s per minute polling once a second, one full handshake per host per poll)"
 	owners_case "$n"
 done

@@ -5,13 +5,32 @@
 # cannot run here (a peer missing) is reported and skipped.
 #
 #   bench/run-all.sh            (each benchmark with its own defaults)
+#   bench/report.sh             (then: bench/README.md from this run)
 #
 # Build first (make). Numbers are for comparing runs on one machine.
+# What it prints is also kept in build/bench/run-all.out, and the final
+# table, with the run's commit and machine, in build/bench/ratios.tsv
+# (RAI_BENCH_OUT names another folder), which bench/report.sh reads.
 set -uo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 SUMMARY=$(mktemp)
 trap 'rm -f "$SUMMARY"' EXIT
 export RAI_BENCH_SUMMARY=$SUMMARY
+OUT=${RAI_BENCH_OUT:-$TOP/build/bench}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/run-all.out")
+
+# The run's commit (with "+" when the tree had changes) and machine,
+# taken before the benchmarks start.
+commit=$(git -C "$TOP" rev-parse --short HEAD 2>/dev/null || echo unknown)
+[ -z "$(git -C "$TOP" status --porcelain --untracked-files=no 2>/dev/null)" ] || commit="$commit+"
+RUN_HEAD=(
+	"# commit: $commit"
+	"# date: $(date -u +%Y-%m-%dT%H:%MZ)"
+	"# nproc: $(nproc)"
+	"# model: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+	"# kernel: $(uname -sr)"
+)
 
 # settle: waits (60 s at most) until nothing else runs: ten samples in a
 # row, 0.3 s apart, with at most two runnable (this shell and its awk).
@@ -39,7 +58,7 @@ failed=()
 STEAL=()
 for b in "$TOP"/bench/*.sh; do
 	name=${b##*/}
-	case $name in run-all.sh|lib.sh) continue ;; esac
+	case $name in run-all.sh|lib.sh|report.sh) continue ;; esac
 	settle
 	echo "==== $name"
 	read -r s0 t0 < <(cpu_ticks)
@@ -88,16 +107,29 @@ verdict() {
 }
 
 echo "==== all ratios (ours / peer; below 1 is better; goal: the issue's bound)"
-printf '%-11s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' bench case what ratio goal "" peer
+printf '%-11s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' bench case what ratio goal "" "peer (ours / peer's)"
+# ratios.tsv: the run's head, then one line per ratio, tab-separated:
+# bench case what ratio goal verdict peer ours theirs ("-" for none)
+TSV="$OUT/ratios.tsv.new"
+printf '%s\n' "${RUN_HEAD[@]}" >"$TSV"
 misses=0
-while IFS=$'\t' read -r bench case what x peer; do
+while IFS=$'\t' read -r bench case what x peer ours theirs; do
 	g=$(goal "$bench" "$case" "$what" "$peer")
 	v=$(verdict "$x" "$g")
 	[ "$v" != MISS ] || misses=$((misses + 1))
-	printf '%-11s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' "$bench" "$case" "$what" "$x" "${g:--}" "$v" "$peer"
+	vals=
+	[ -z "$ours" ] || vals=" ($ours / $theirs)"
+	printf '%-11s  %-40s  %-7s  %6s  %6s  %-4s  %s\n' "$bench" "$case" "$what" "$x" "${g:--}" "$v" "$peer$vals"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$bench" "$case" "$what" "$x" \
+		"${g:--}" "${v:--}" "$peer" "${ours:--}" "${theirs:--}" >>"$TSV"
 done <"$SUMMARY"
 [ "$misses" -eq 0 ] || echo "$misses ratio(s) above their goal (MISS)"
-echo "CPU time stolen by the hypervisor, per benchmark: $(printf '%s, ' "${STEAL[@]}" | sed 's/, $//')"
+stolen=$(printf '%s, ' "${STEAL[@]}" | sed 's/, $//')
+echo "CPU time stolen by the hypervisor, per benchmark: $stolen"
+echo "# stolen: $stolen" >>"$TSV"
+[ ${#failed[@]} -eq 0 ] || echo "# did not run: ${failed[*]}" >>"$TSV"
+mv "$TSV" "$OUT/ratios.tsv"
+echo "the table is in $OUT/ratios.tsv; bench/report.sh makes bench/README.md of it"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "did not run: ${failed[*]}"
 	exit 1

@@ -85,8 +85,8 @@ row() {
 	tx=$(ratio "$2" "$3") mx=$(ratio "$4" "$5")
 	# shellcheck disable=SC2059
 	printf "$FMT" "$1" "$2" "$3" "$(rate "$2")" "$(rate "$3")" "$4" "$5" "$tx" "$mx"
-	summary stream "$1, $MIB MiB" time "$tx" kubectl
-	summary stream "$1, $MIB MiB" memory "$mx" kubectl
+	summary stream "$1, $MIB MiB" time "$tx" kubectl "$2 s" "$3 s"
+	summary stream "$1, $MIB MiB" memory "$mx" kubectl "$4 KiB" "$5 KiB"
 }
 # each measure also gives the client's CPU seconds and the emulator's
 # during the run (medians), for the table of who spent what

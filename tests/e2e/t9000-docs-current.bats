@@ -4,7 +4,8 @@
 # 'make docs'), every page renders without groff warnings, and every
 # -h synopsis line appears in the SYNOPSIS of its page. The option
 # engine's sample program (t_opt --prog) is checked the same way, and
-# drives the completion scripts through a real bash and zsh.
+# drives the completion scripts through a real bash and zsh. bench/README.md
+# is what bench/report.sh makes of bench/last-run.tsv.
 
 load lib/common
 
@@ -284,4 +285,12 @@ _files
 _path_files -/
 compadd -- beta
 nothing"
+}
+
+@test "bench/README.md is what bench/report.sh makes of bench/last-run.tsv" {
+	run -0 "$TOP/bench/report.sh" "$TOP/bench/last-run.tsv" "$BATS_TEST_TMPDIR/README.md"
+	if ! diff -u "$TOP/bench/README.md" "$BATS_TEST_TMPDIR/README.md" >&2; then
+		echo "bench/README.md is stale; run bench/report.sh bench/last-run.tsv" >&2
+		return 1
+	fi
 }
