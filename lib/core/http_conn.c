@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <curl/curl.h>
 #include <openssl/ssl.h>

@@ -8,7 +8,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
 #include <curl/curl.h>
 

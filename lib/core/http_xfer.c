@@ -9,7 +9,6 @@
  * it calls none of them.
  */
 #include <ctype.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,12 +7,10 @@
  * reads through the merged view.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <cjson/cJSON.h>
 

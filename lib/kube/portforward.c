@@ -5,13 +5,10 @@
  * through them are pf_loop.c's and pf_conn.c's, which build on this
  * file; it calls neither.
  */
-#include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
 #include "kube/client.h"
