@@ -9,6 +9,16 @@
  * sent ahead by rai_http_prefetch, which move only inside its calls).
  * Stream callbacks run inside the transfer and must not use the same
  * handle.
+ *
+ * This header is the transport's API. Its files, one concern each,
+ * share their internals through core/http_xfer.h and their own headers:
+ *	http.c		the decisions that need no handle (retries, backoff)
+ *	http_handle.c	the handle; rai_http_do, the ordinary request path
+ *	http_xfer.c	what every transfer shares: callbacks, headers, errors
+ *	http_prefetch.c	GETs sent ahead: their queue, lanes and adoption
+ *	http_stream.c	side streams
+ *	http_conn.c	raw connections, for an Upgrade
+ *	http_log.c	-v tracing, through the redaction helpers
  */
 #ifndef RAI_HTTP_H
 #define RAI_HTTP_H

@@ -5,6 +5,12 @@
  * parsed into rai_err; idempotent requests (GET, and PUT/DELETE marked
  * so) are retried with backoff on connect errors, 429 and 5xx, honouring
  * Retry-After. Response bodies are capped (64 MiB default).
+ *
+ * This header is the client's API. Its files share their internals
+ * through kube/client_int.h:
+ *	client.c	paths, the client, JSON requests, get, writes, discovery
+ *	client_list.c	lists: pages, items as they arrive, the first page ahead
+ *	client_stream.c	watches, line and raw streams, several at once
  */
 #ifndef KUBE_CLIENT_H
 #define KUBE_CLIENT_H

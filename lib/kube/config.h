@@ -12,6 +12,12 @@
  * holding "<file>.lock" (created with O_EXCL and removed afterwards, the
  * protocol kubectl uses). Unknown fields survive (the whole document is
  * kept as a tree); comments do not (libyaml has no comment events).
+ *
+ * This header is the kubeconfig's API. Its files share their internals
+ * through kube/config_int.h:
+ *	config.c		loading, merging, the merged view's queries
+ *	config_resolve.c	a context resolved into struct kube_conn
+ *	config_write.c		write-back, a context's extensions
  */
 #ifndef KUBE_CONFIG_H
 #define KUBE_CONFIG_H

@@ -20,8 +20,9 @@
  * once what it sent is written.
  *
  *	pure		kube_pf_parse_spec, kube_pf_path, struct kube_pf_demux
- *	sockets		kube_pf_listen
- *	the loop	kube_pf_run
+ *			(portforward.c)
+ *	sockets		kube_pf_listen (pf_loop.c)
+ *	the loop	kube_pf_run (pf_loop.c; each connection: pf_conn.c)
  *
  * Nothing here prints: what a user should hear comes as events.
  */
