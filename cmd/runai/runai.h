@@ -209,6 +209,13 @@ int	runai_port_forward(struct rai_ctx *, const struct runai_pf_target *,
 /* submit_forward.c: after submit --service-type portforward / --jupyter. */
 int	runai_submit_forward(struct rai_ctx *, const char *job, int jupyter,
 	    const char *const *ports, size_t nports);
+/*
+ * git_password.c: the --git-sync password read from password-file=,
+ * stdin or $RUNAI_GIT_SYNC_PASSWORD (*out NULL: none apart from the
+ * string; the caller wipes it with rai_free_secret).
+ */
+int	runai_git_sync_password(struct rai_ctx *, const char *git_sync,
+	    int from_stdin, char **out);
 /* attach.c, for submit --attach. */
 int	runai_attach(struct rai_ctx *, const char *job, const char *pod,
 	    long timeout_s);

@@ -55,6 +55,8 @@ struct submit_opts {
 	/* the original CLI's other flags */
 	const char	*template_name;
 	const char	*git_sync;
+	int		 git_password_stdin;
+	char		*git_password;	/* read apart from argv; wiped */
 	const char	*mig_profile;
 	int		 jupyter;
 	int		 elastic;
@@ -150,7 +152,11 @@ static const struct rai_opt submit_opts[] = {
 	  .offset = offsetof(struct submit_opts, git_sync),
 	  .argh = "<source=repo,...>",
 	  .help = "clone a repository first: source=, branch=, rev=, "
-	      "username=, password=, target= (default /code), image=" },
+	      "username=, password-file= (or password=), target= (default "
+	      "/code), image=" },
+	{ .long_name = "git-sync-password-stdin", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct submit_opts, git_password_stdin),
+	  .help = "read --git-sync's password from the first line of stdin" },
 	{ .long_name = "mig-profile", .type = RAI_OPT_ENUM,
 	  .offset = offsetof(struct submit_opts, mig_profile),
 	  .argh = "<profile>",
@@ -356,6 +362,7 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
 	s->create_home_dir = o->create_home_dir;
 	s->prevent_privilege_escalation = o->prevent_pe;
 	s->git_sync = o->git_sync;
+	s->git_sync_password = o->git_password;
 	s->mig_profile = o->mig_profile;
 	s->jupyter = o->jupyter;
 	s->elastic = o->elastic;
@@ -552,7 +559,9 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	int ncmd, rc = -1;
 
 	if (split_args(ctx, o, argc, argv, &name, &ncmd) == -1 ||
-	    command_words(ctx, o, argc, argv, ncmd, &words) == -1)
+	    command_words(ctx, o, argc, argv, ncmd, &words) == -1 ||
+	    runai_git_sync_password(ctx, o->git_sync, o->git_password_stdin,
+	    &o->git_password) == -1)
 		goto out;
 	make_spec(&spec, o, name, &words);
 	if (check_offline(ctx, o, &spec, 1) == -1 ||
@@ -567,6 +576,8 @@ out:
 	runai_templates_release(&tpl);
 	rai_strv_release(&words);
 	free(cmdline);
+	rai_free_secret(o->git_password);
+	o->git_password = NULL;
 	return rc;
 }
 
@@ -647,7 +658,12 @@ const struct rai_cmd runai_cmd_submit = {
 	    "--git-sync clones a repository into an emptyDir before the job "
 	    "starts (an init container); username and password go into a "
 	    "Secret <job>-git-sync, not into the job, and are kept out of "
-	    "the runai-cli-command annotation. --inference runs a "
+	    "the runai-cli-command annotation. Give the password as "
+	    "password-file=PATH (the file's first line), on stdin with "
+	    "--git-sync-password-stdin, or in $RUNAI_GIT_SYNC_PASSWORD (with "
+	    "username=): a password= on the command line still works but is "
+	    "visible to other users of the machine while runai runs, and "
+	    "says so. --inference runs a "
 	    "Deployment instead of a job. --jupyter submits a notebook: "
 	    "interactive, image jupyter/scipy-notebook, port 8888 and "
 	    "--service-type portforward, each unless given. portforward "

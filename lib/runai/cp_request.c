@@ -186,13 +186,14 @@ add_meta_pairs(cJSON *spec, const char *key, const char *flag,
  * those parts are refused rather than dropped.
  */
 static int
-add_git(cJSON *storage, const char *conn, struct rai_err *err)
+add_git(cJSON *storage, const struct rai_submit_spec *s, struct rai_err *err)
 {
 	struct rai_git_sync g;
 	cJSON *o;
 	int rc = -1;
 
-	if (rai_git_sync_parse(conn, &g, err) == -1)
+	if (rai_git_sync_parse_with(s->git_sync, s->git_sync_password, &g,
+	    err) == -1)
 		return -1;
 	if (rai_git_sync_has_credentials(&g))
 		rai_err_set(err, RAI_E_USAGE, "--git-sync username= and "
@@ -290,7 +291,7 @@ add_storage(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 	storage = cJSON_AddObjectToObject(spec, "storage");
 	return add_pvcs(storage, &s->pvcs, err) == -1 ||
 	    add_host_paths(storage, &s->volumes, err) == -1 ||
-	    (s->git_sync != NULL && add_git(storage, s->git_sync, err) == -1) ?
+	    (s->git_sync != NULL && add_git(storage, s, err) == -1) ?
 	    -1 : 0;
 }
 

@@ -26,6 +26,8 @@ key_slot(struct rai_git_sync *g, const char *key, size_t len)
 		{ "rev", offsetof(struct rai_git_sync, rev) },
 		{ "username", offsetof(struct rai_git_sync, username) },
 		{ "password", offsetof(struct rai_git_sync, password) },
+		{ "password-file", offsetof(struct rai_git_sync,
+		    password_file) },
 		{ "image", offsetof(struct rai_git_sync, image) },
 		{ "target", offsetof(struct rai_git_sync, target) },
 	};
@@ -60,7 +62,7 @@ parse_pair(const char *p, size_t len, struct rai_git_sync *g,
 	if ((slot = key_slot(g, p, (size_t)(eq - p))) == NULL)
 		return rai_err_set(err, RAI_E_USAGE, "--git-sync: unknown key "
 		    "'%.*s' (expected source, branch, rev, username, password, "
-		    "target or image)", (int)(eq - p), p);
+		    "password-file, target or image)", (int)(eq - p), p);
 	free(*slot);
 	*slot = unquote(eq + 1, len - (size_t)(eq + 1 - p));
 	return 0;
@@ -102,6 +104,11 @@ rai_git_sync_parse(const char *s, struct rai_git_sync *g, struct rai_err *err)
 		return rai_err_set(err, RAI_E_USAGE, "git sync must contain "
 		    "Repository (--git-sync source=<repository>,...)");
 	}
+	if (g->password != NULL && g->password_file != NULL) {
+		rai_git_sync_release(g);
+		return rai_err_set(err, RAI_E_USAGE, "--git-sync: give "
+		    "password= or password-file=, not both");
+	}
 	fill_defaults(g);
 	if (g->target[0] != '/') {
 		rai_err_set(err, RAI_E_USAGE, "--git-sync: target '%s' must be "
@@ -120,9 +127,29 @@ rai_git_sync_release(struct rai_git_sync *g)
 	free(g->rev);
 	free(g->username);
 	rai_free_secret(g->password);
+	free(g->password_file);
 	free(g->image);
 	free(g->target);
 	memset(g, 0, sizeof(*g));
+}
+
+int
+rai_git_sync_parse_with(const char *s, const char *password,
+    struct rai_git_sync *g, struct rai_err *err)
+{
+	if (rai_git_sync_parse(s, g, err) == -1)
+		return -1;
+	if (password == NULL)
+		return 0;
+	if (g->password != NULL) {
+		rai_git_sync_release(g);
+		return rai_err_set(err, RAI_E_USAGE, "--git-sync: the password "
+		    "is given twice");
+	}
+	g->password = xstrdup(password);
+	free(g->password_file);
+	g->password_file = NULL;
+	return 0;
 }
 
 int

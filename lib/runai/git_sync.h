@@ -22,17 +22,27 @@ struct rai_git_sync {
 	char	*rev;
 	char	*username;
 	char	*password;
+	/* a file whose first line is the password (read by the caller) */
+	char	*password_file;
 	char	*image;
 	char	*target;	/* where the job's container sees it */
 };
 
 /*
- * "source=REPO,branch=B,rev=R,username=U,password=P,target=DIR,image=I":
- * keys in any order, values may be quoted; defaults filled in. Unknown
- * keys and a missing source are usage errors.
+ * "source=REPO,branch=B,rev=R,username=U,password=P,target=DIR,image=I"
+ * (or password-file=PATH in place of password=): keys in any order,
+ * values may be quoted; defaults filled in. Unknown keys, a missing
+ * source and both password= and password-file= are usage errors.
  */
 int	 rai_git_sync_parse(const char *, struct rai_git_sync *,
 	    struct rai_err *);
+/*
+ * The same, with the password given apart from the string (NULL: none),
+ * as the command read it from a file, stdin or the environment; one
+ * also in the string is a usage error.
+ */
+int	 rai_git_sync_parse_with(const char *, const char *password,
+	    struct rai_git_sync *, struct rai_err *);
 void	 rai_git_sync_release(struct rai_git_sync *);
 
 /* Whether the clone needs credentials (kept in a Secret, not in env). */

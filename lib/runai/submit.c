@@ -196,7 +196,8 @@ render_code_volume(const struct rai_submit_spec *s, cJSON *mounts,
 {
 	struct rai_git_sync g;
 
-	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+	if (rai_git_sync_parse_with(s->git_sync,
+	    s->git_sync_password, &g, err) == -1)
 		return -1;
 	add_mount(mounts, g.target, RAI_GIT_SYNC_VOLUME, 0);
 	cJSON_AddObjectToObject(add_volume(volumes, RAI_GIT_SYNC_VOLUME),
@@ -410,7 +411,8 @@ render_init_containers(const struct rai_submit_spec *s, cJSON *pod,
 	struct rai_git_sync g;
 	char *secret;
 
-	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+	if (rai_git_sync_parse_with(s->git_sync,
+	    s->git_sync_password, &g, err) == -1)
 		return -1;
 	secret = rai_submit_git_secret_name(s->name);
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(pod, "initContainers"),
@@ -664,7 +666,8 @@ add_git_secret(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 	cJSON *meta, *o, *data;
 	char *name;
 
-	if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+	if (rai_git_sync_parse_with(s->git_sync,
+	    s->git_sync_password, &g, err) == -1)
 		return -1;
 	if (!rai_git_sync_has_credentials(&g)) {
 		rai_git_sync_release(&g);

@@ -544,7 +544,8 @@ check_container(const struct rai_submit_spec *s, struct rai_err *err)
 	if (s->git_sync != NULL) {
 		struct rai_git_sync g;
 
-		if (rai_git_sync_parse(s->git_sync, &g, err) == -1)
+		if (rai_git_sync_parse_with(s->git_sync,
+	    s->git_sync_password, &g, err) == -1)
 			return -1;
 		rai_git_sync_release(&g);
 	}

@@ -41,6 +41,8 @@ struct rai_submit_spec {
 	size_t		 ncmd;
 	int		 is_command;	/* --command: cmd is the entrypoint */
 	const char	*git_sync;	/* connection string, see git_sync.h */
+	/* its password when not in the string (a file, stdin, env) */
+	const char	*git_sync_password;
 	int		 jupyter;	/* notebook defaults (the command) */
 	struct rai_strv	 env;		/* K=V, K=SECRET:<secret>,<key> */
 	int		 tty;

@@ -1,0 +1,100 @@
+#!/usr/bin/env bats
+# The third security round's findings in the programs (the emulator's
+# are in t0934): each test is named after its finding and failed on
+# the code before the fix.
+#   3. runai version printed the control plane's cluster version raw.
+#   5. the --git-sync password could only be given in argv.
+
+load lib/common
+load lib/cp
+
+NS=runai-team-a
+CP_VERSION=2.24
+
+setup_file() {
+	cp_start
+}
+
+teardown_file() {
+	kubesim_stop
+}
+
+setup() {
+	sim_test_setup "$NS"
+}
+
+# secret_password JOB: the password the job's git-sync Secret holds.
+secret_password() {
+	get_obj "/api/v1/namespaces/$NS/secrets/$1-git-sync" |
+		jq -r '.data.password | @base64d'
+}
+
+@test "finding 5: the git-sync password comes from a file, stdin or the environment, never argv" {
+	local f="$BATS_TEST_TMPDIR/pw"
+	printf 'Fi1e-pw-7c2e\nsecond line is not read\n' >"$f"
+	run -0 --separate-stderr runai submit --name gsf -i busybox \
+		--git-sync "source=https://git/r.git,username=me,password-file=$f"
+	[ -z "$stderr" ]
+	run -0 secret_password gsf
+	assert_output Fi1e-pw-7c2e
+
+	run -0 --separate-stderr bash -c "printf 'Std1n-pw-4a9b\n' |
+		runai submit --name gss -i busybox --git-sync-password-stdin \
+		--git-sync source=https://git/r.git,username=me"
+	run -0 secret_password gss
+	assert_output Std1n-pw-4a9b
+
+	RUNAI_GIT_SYNC_PASSWORD=Env-pw-3d8f run -0 --separate-stderr \
+		runai submit --name gse -i busybox --git-sync source=https://git/r.git,username=me
+	run -0 secret_password gse
+	assert_output Env-pw-3d8f
+	# without username= the variable is not taken: no credentials asked for
+	RUNAI_GIT_SYNC_PASSWORD=Env-pw-3d8f run -0 runai submit --name gsn -i busybox \
+		--git-sync source=https://git/r.git
+	! exists "/api/v1/namespaces/$NS/secrets/gsn-git-sync"
+
+	# password= still works (the original CLI took it), and says why not
+	run -0 --separate-stderr runai submit --name gsa -i busybox \
+		--git-sync source=https://git/r.git,username=me,password=Argv-pw-1b2c
+	assert_equal "$stderr" "runai: warning: a --git-sync password= is visible to other users of this machine while runai runs; use password-file=PATH, --git-sync-password-stdin or \$RUNAI_GIT_SYNC_PASSWORD"
+	run -0 secret_password gsa
+	assert_output Argv-pw-1b2c
+
+	# one password only; the flag needs --git-sync
+	run -2 --separate-stderr runai submit -i busybox --git-sync-password-stdin \
+		--git-sync "source=https://git/r.git,username=me,password-file=$f" </dev/null
+	assert_equal "$stderr" "runai: error: --git-sync-password-stdin and a password in --git-sync: give one"
+	run -2 --separate-stderr runai submit -i busybox \
+		--git-sync "source=https://git/r.git,password=x,password-file=$f"
+	assert_equal "$stderr" "runai: error: --git-sync: give password= or password-file=, not both"
+	run -2 --separate-stderr runai submit -i busybox --git-sync-password-stdin </dev/null
+	assert_equal "$stderr" "runai: error: --git-sync-password-stdin is for --git-sync"
+	run -1 --separate-stderr runai submit -i busybox \
+		--git-sync "source=https://git/r.git,username=me,password-file=$BATS_TEST_TMPDIR/none"
+	stderr_has "--git-sync password-file"
+
+	# the file's path may be in the annotation; the password is nowhere there
+	run -0 get_obj "/apis/run.ai/v1/namespaces/$NS/runaijobs/gsf"
+	refute_output --partial Fi1e-pw-7c2e
+	run -0 get_obj "/apis/run.ai/v1/namespaces/$NS/runaijobs/gss"
+	refute_output --partial Std1n-pw-4a9b
+}
+
+@test "finding 3: runai version prints the control plane's cluster version cleaned" {
+	local store
+	cp_setup
+	cp_login
+	store=$(find "$XDG_CONFIG_HOME/runai/control-plane" -name '*.json' | head -n 1)
+	[ -n "$store" ]
+	# what a hostile server answers at login is kept in the store
+	jq --arg v "$(printf '2.24\033]52;c;cHduZWQ=\a\033[2J\302\233x\342\200\256')" \
+		'(.. | objects | select(has("version")) | .version) |= $v' "$store" >"$store.new"
+	mv "$store.new" "$store"
+	chmod 600 "$store"
+	run -0 runai version
+	assert_line --regexp '^ControlPlaneVersion: 2\.24'
+	[[ "$output" != *$'\033'* ]]
+	[[ "$output" != *$'\302\233'* ]]
+	[[ "$output" != *$'\342\200\256'* ]]
+	assert_line --regexp '^ControlPlaneVersion: 2\.24\?'
+}
