@@ -47,9 +47,18 @@ void
 rai_log_to_stderr(int level, const char *msg, void *ud)
 {
 	(void)ud;
+	char *safe;
+
 	if (level == RAI_LOG_WARN) {
 		warn_line(msg);
 		return;
 	}
-	fprintf(stderr, "%s\n", msg);
+	/*
+	 * -v's lines carry what servers sent (headers, the peer's
+	 * certificate, error bodies): cleaned as every printer cleans text
+	 * from outside, line breaks kept
+	 */
+	safe = rai_text_sanitize_lines(msg);
+	fprintf(stderr, "%s\n", safe);
+	free(safe);
 }

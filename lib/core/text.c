@@ -57,8 +57,9 @@ rai_text_unsafe(long c)
 	    (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
 }
 
-char *
-rai_text_sanitize(const char *s)
+/* keep_lines: newlines and tabs stay, for text shown as lines (logs) */
+static char *
+sanitize(const char *s, int keep_lines)
 {
 	const unsigned char *u = (const unsigned char *)s;
 	struct rai_buf b = RAI_BUF_INIT;
@@ -66,7 +67,8 @@ rai_text_sanitize(const char *s)
 	long cp;
 
 	/* the common case, nothing to replace: an exact-size copy */
-	while (*u >= 0x20 && *u < 0x7f)
+	while ((*u >= 0x20 && *u < 0x7f) || (keep_lines && (*u == '\n' ||
+	    *u == '\t')))
 		u++;
 	if (*u == '\0')
 		return xstrdup(s);
@@ -74,13 +76,26 @@ rai_text_sanitize(const char *s)
 	rai_buf_init(&b, (size_t)-1);
 	while (*u != '\0') {
 		n = rai_utf8_next(u, &cp);
-		if (rai_text_unsafe(cp))
+		if (rai_text_unsafe(cp) && !(keep_lines && (cp == '\n' ||
+		    cp == '\t')))
 			rai_buf_addch(&b, '?');
 		else
 			rai_buf_add(&b, u, n);
 		u += n;
 	}
 	return rai_buf_detach(&b, NULL);
+}
+
+char *
+rai_text_sanitize(const char *s)
+{
+	return sanitize(s, 0);
+}
+
+char *
+rai_text_sanitize_lines(const char *s)
+{
+	return sanitize(s, 1);
 }
 
 void

@@ -29,6 +29,11 @@ int	rai_text_unsafe(long cp);
  */
 char	*rai_text_sanitize(const char *);
 /*
+ * The same, but newlines and tabs stay: for text shown as lines, such
+ * as -v's request and answer logs (headers, bodies, certificates).
+ */
+char	*rai_text_sanitize_lines(const char *);
+/*
  * Writes before, text cleaned as rai_text_sanitize cleans it (NULL as
  * ""), and after to fp: our own words around one piece of text from
  * outside, as the commands show it.

@@ -3,6 +3,8 @@
 # are in t0934): each test is named after its finding and failed on
 # the code before the fix.
 #   3. runai version printed the control plane's cluster version raw.
+#   2. at -v 8 and above, response headers, the peer certificate and
+#      error bodies reached the terminal raw.
 #   5. the --git-sync password could only be given in argv.
 
 load lib/common
@@ -97,4 +99,55 @@ secret_password() {
 	[[ "$output" != *$'\302\233'* ]]
 	[[ "$output" != *$'\342\200\256'* ]]
 	assert_line --regexp '^ControlPlaneVersion: 2\.24\?'
+}
+
+# raw_controls FILE: the lines of FILE with a byte a terminal acts on:
+# C0 controls but tab, DEL, the C1 CSI (U+009B), the bidi override U+202E.
+raw_controls() {
+	LC_ALL=C grep -naP '[\x00-\x08\x0b-\x1f\x7f]|\xc2\x9b|\xe2\x80\xae' "$1"
+}
+
+@test "finding 2: every -v level shows a server's headers, certificate and body cleaned" {
+	local d="$BATS_TEST_TMPDIR" port pid v evil
+	evil=$(printf 'evil\033]52;c;cHduZWQ=\a\302\233x\342\200\256end')
+	openssl req -x509 -newkey rsa:2048 -nodes -keyout "$d/k.pem" -out "$d/c.pem" \
+		-days 2 -utf8 -subj "/CN=127.0.0.1/O=$evil" \
+		-addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
+	"$TOP/tests/peers/hostile-https" "$d/c.pem" "$d/k.pem" "$d/port" &
+	pid=$!
+	for _ in $(seq 1 50); do [ -s "$d/port" ] && break; sleep 0.1; done
+	port=$(cat "$d/port")
+	cat >"$KUBECONFIG" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: hostile
+  cluster: {server: "https://127.0.0.1:$port", certificate-authority: "$d/c.pem"}
+users:
+- name: u
+  user: {token: not-a-secret}
+contexts:
+- name: hostile
+  context: {cluster: hostile, user: u, namespace: runai-team-a}
+current-context: hostile
+KC
+	# the search finds what it looks for
+	printf 'x\033[2Jy\n' >"$d/probe"
+	run -0 raw_controls "$d/probe"
+	for v in 0 1 2 3 4 5 6 7 8 9 10; do
+		RUNAI_MAX_RETRIES=0 runai -v="$v" list projects >"$d/out.$v" 2>&1 || true
+		if raw_controls "$d/out.$v"; then
+			echo "-v=$v printed raw control bytes" >&2
+			kill "$pid"
+			return 1
+		fi
+	done
+	kill "$pid"
+	wait "$pid" || true
+	# each hostile field was shown where its level shows it
+	grep -q 'BODY-' "$d/out.0"
+	grep -q 'HDR-WARN-' "$d/out.8"
+	grep -q 'HDR-X-' "$d/out.8"
+	grep -q 'O=evil' "$d/out.9"
+	grep -q 'BODY-RAW-' "$d/out.10"
 }

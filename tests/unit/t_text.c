@@ -97,11 +97,28 @@ TEST(put_cleans_only_the_outside_text)
 	free(s);
 }
 
+/* -v's log lines: newlines and tabs stay, everything else as sanitize. */
+TEST(sanitize_lines_keeps_line_breaks_only)
+{
+	char *a = rai_text_sanitize_lines("a\tb\nc\x1b]52;c;x\x07\r\xc2\x9b"
+	    "\xe2\x80\xae\xff");
+	char *b = rai_text_sanitize("a\tb\nc");
+
+	T_STR_EQ(a, "a\tb\nc?]52;c;x?????");
+	T_STR_EQ(b, "a?b?c");
+	free(a);
+	free(b);
+	a = rai_text_sanitize_lines("plain\n");
+	T_STR_EQ(a, "plain\n");
+	free(a);
+}
+
 int
 main(void)
 {
 	RUN(unsafe_code_points);
 	RUN(json_harden_escapes_c1_bidi_and_del);
 	RUN(put_cleans_only_the_outside_text);
+	RUN(sanitize_lines_keeps_line_breaks_only);
 	return t_done();
 }
