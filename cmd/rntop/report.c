@@ -482,7 +482,8 @@ refuse_log(const char *path, int errnum, struct rai_err *err)
  * the last component is never followed, anything but a regular file
  * is refused (O_NONBLOCK: a FIFO without a reader must not block the
  * open; fstat: what was opened, not what the name was a moment ago),
- * and a new log is created readable by its owner only.
+ * so is a file of another user or with another name, and a new log is
+ * created readable by its owner only.
  */
 static int
 open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
@@ -502,6 +503,17 @@ open_log(const char *path, int *fdp, struct stat *st, struct rai_err *err)
 		close(fd);
 		return rai_err_set(err, RAI_E_IO, "--output %s: not a regular "
 		    "file", path);
+	}
+	/*
+	 * A file someone else made (in a sticky directory such as /tmp, a
+	 * name they chose for us) or a second name of one (a hard link)
+	 * would take our log to where they read it: only our own file.
+	 */
+	if (st->st_uid != geteuid() || st->st_nlink > 1) {
+		close(fd);
+		return rai_err_set(err, RAI_E_IO, "--output %s: %s; refusing "
+		    "to append to it", path, st->st_nlink > 1 ? "has another "
+		    "name (a hard link)" : "belongs to another user");
 	}
 	*fdp = fd;
 	return 0;

@@ -2,10 +2,12 @@
 # The third security round's findings in the programs (the emulator's
 # are in t0934): each test is named after its finding and failed on
 # the code before the fix.
-#   3. runai version printed the control plane's cluster version raw.
 #   2. at -v 8 and above, response headers, the peer certificate and
 #      error bodies reached the terminal raw.
+#   3. runai version printed the control plane's cluster version raw.
 #   5. the --git-sync password could only be given in argv.
+#   7. rntop -o FILE in a sticky directory appended to a file another
+#      user had made there.
 
 load lib/common
 load lib/cp
@@ -150,4 +152,25 @@ KC
 	grep -q 'HDR-X-' "$d/out.8"
 	grep -q 'O=evil' "$d/out.9"
 	grep -q 'BODY-RAW-' "$d/out.10"
+}
+
+@test "finding 7: rntop -o in a sticky directory does not append to another user's file" {
+	local d="$BATS_TEST_TMPDIR/sticky" fake="$TOP/tests/peers/fake-nvidia-smi"
+	export FAKE_NVSMI_SCENARIO="$TOP/tests/fixtures/nvidia-smi/h100x2.csv"
+	mkdir -m 1777 "$d"
+	# our own log: written, and appended to on the next run
+	run -0 rntop --local --once -o "$d/own.csv" --nvidia-smi "$fake"
+	run -0 rntop --local --once -o "$d/own.csv" --nvidia-smi "$fake"
+	[ "$(grep -c . "$d/own.csv")" -ge 2 ]
+	# a second name of our file (a hard link planted beside it)
+	ln "$d/own.csv" "$d/link.csv"
+	run -1 --separate-stderr rntop --local --once -o "$d/link.csv" --nvidia-smi "$fake"
+	assert_equal "$stderr" "rntop: error: --output $d/link.csv: has another name (a hard link); refusing to append to it"
+	[ "$(id -u)" = 0 ] || skip "planting another user's file needs root"
+	: >"$d/planted.csv"
+	chown 65534:65534 "$d/planted.csv"
+	chmod 666 "$d/planted.csv"
+	run -1 --separate-stderr rntop --local --once -o "$d/planted.csv" --nvidia-smi "$fake"
+	assert_equal "$stderr" "rntop: error: --output $d/planted.csv: belongs to another user; refusing to append to it"
+	[ ! -s "$d/planted.csv" ]
 }
