@@ -1,6 +1,6 @@
 /*
  * rntop's column engine: which columns of a table fit the terminal and
- * how wide each is, without curses (ui.c draws). A column shows whole
+ * how wide each is, without curses (ui_table.c draws). A column shows whole
  * or not at all: numbers are never cut, the least important columns go
  * first as the screen narrows. Text columns (host and GPU names, errors)
  * may be elided, always with a visible mark, so a shortened name never

@@ -1,5 +1,6 @@
 /*
- * rntop's interactive screen; curses stays inside ui.c.
+ * rntop's interactive screen; curses stays inside ui.c and the ui_*.c
+ * files it is made of (ui.c has their map).
  */
 #ifndef RNTOP_UI_H
 #define RNTOP_UI_H

@@ -1,7 +1,7 @@
 /*
  * preflight: results, the exit status policy, the report renderings,
  * the support matrix and check selection. Pure; the checks themselves
- * are in adm_checks.c.
+ * are in checks.c and its check_*.c files.
  */
 #include <ctype.h>
 #include <fnmatch.h>

@@ -124,4 +124,33 @@ enum adm_status adm_k8s_version_eval(const struct adm_matrix *, int major,
 int	 adm_check_selected(const char *id, const struct rai_strv *only,
 	    const struct rai_strv *skip);
 
+/* ---- the catalogue's entries and a run's options (adm/checks.h) ---- */
+
+struct adm_check_info {
+	const char	*id;
+	const char	*title;
+	int		 needs_api;	/* ADM_API_* */
+};
+#define ADM_API_NONE		0	/* from this host only */
+#define ADM_API_NEEDED		1	/* reads the Kubernetes API */
+#define ADM_API_OPTIONAL	2	/* uses the API when it answers */
+
+/* What a run of the catalogue is given. */
+struct adm_pf_opts {
+	const char		*domain;	/* may be NULL: DNS/TLS skip */
+	const char		*cluster_domain;
+	const char		*registry;	/* host[:port], no scheme */
+	int			 airgapped;
+	const char		*nfs_server;	/* host[:port], [v6]:port */
+	const char		*tls_cert;	/* files for net.tls.files */
+	const char		*tls_key;
+	const char		*ca_file;	/* TLS and registry trust */
+	const char		*tls_endpoint;	/* host:port to dial for TLS */
+	long			 timeout_ms;	/* each network probe */
+	const struct adm_matrix	*matrix;
+	const struct rai_strv	*only;
+	const struct rai_strv	*skip;
+	time_t			 now;
+};
+
 #endif

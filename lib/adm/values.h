@@ -12,6 +12,9 @@
  * layout; the default, for the runai-backend chart 2.4 to 2.12, is built
  * in and shipped as contrib/values/runai-backend-2.x.tmpl). The syntax
  * is described in that file.
+ *
+ * One concern per file: values_check.c the names and addresses,
+ * values_tls.c the TLS material, values.c the template and its YAML.
  */
 #ifndef ADM_VALUES_H
 #define ADM_VALUES_H
@@ -149,5 +152,11 @@ void	 adm_values_yaml(const cJSON *, struct rai_buf *out);
 int	 adm_values_render(const char *tmpl, size_t len, const char *name,
 	    const struct adm_values *, const struct rai_strv *sets,
 	    struct rai_buf *out, struct rai_err *);
+
+/* ---- shared by the files above ---- */
+
+/* needle in the first hlen bytes of hay (memmem), or NULL. */
+const char *adm_values_find_mem(const char *hay, size_t hlen,
+	    const char *needle, size_t nlen);
 
 #endif

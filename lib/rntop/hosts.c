@@ -834,7 +834,8 @@ remote_command(const char *nvidia_smi, const char *query, long loop_ms,
 	 * prints nothing (no "none now" to frame), so the apps cannot ride
 	 * on the -lms process or a second long-lived one; rntop asks only
 	 * when a GPU's memory in use changed, or the last block is old
-	 * (rntop/ssh.c), so a steady host starts no nvidia-smi per sample.
+	 * (rntop/ssh_chan.c), so a steady host starts no nvidia-smi per
+	 * sample.
 	 */
 	cmd = xasprintf("exec 3<&0; %sLC_ALL=C %s --query-gpu=%s "
 	    "--format=csv,noheader,nounits%s </dev/null 3<&- & p=$!; "
