@@ -43,6 +43,7 @@ struct push_opts {
 	const char	*ca_file;
 	int		 insecure;
 	int		 plain_http;
+	const char	*allow_realm;
 	const char	*username;
 	int		 password_stdin;
 	long		 retries;
@@ -88,6 +89,10 @@ static const char *const output_choices[] = { "json", NULL };
 	{ .long_name = "plain-http", .type = RAI_OPT_BOOL, \
 	  .offset = offsetof(struct push_opts, plain_http), \
 	  .help = "talk plain HTTP to the registry, not HTTPS" }, \
+	{ .long_name = "allow-token-realm", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(struct push_opts, allow_realm), .argh = "<url>", \
+	  .help = "the registry's token service on another origin, which " \
+	      "may have the credentials (default: the registry's own only)" }, \
 	{ .short_name = 'u', .long_name = "username", .type = RAI_OPT_STRING, \
 	  .offset = offsetof(struct push_opts, username), .argh = "<user>", \
 	  .help = "registry user; the password comes from --password-stdin" }, \
@@ -758,6 +763,7 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	po.conn.ca_file = o->ca_file;
 	po.conn.insecure = o->insecure;
 	po.conn.plain_http = o->plain_http;
+	po.conn.allow_realm = o->allow_realm;
 	po.conn.username = o->username;
 	po.conn.password = password;
 	po.conn.user_agent = "runai-adm/" RAI_VERSION;

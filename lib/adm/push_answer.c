@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
@@ -229,6 +230,19 @@ take_location(struct push *p, struct job *j, struct rai_err *err)
 		    "answered %ld without a Location",
 		    adm_push_step_method(j->step), j->repo, j->resp.status);
 	l = adm_push_resolve_location(p->client.base, j->resp.location);
+	/*
+	 * An upload may go to another origin (a storage front end), which
+	 * gets no credentials; but the layers the user asked to send over
+	 * TLS must not cross the network in clear text.
+	 */
+	if (!p->client.plain_http && strncasecmp(l, "http://", 7) == 0) {
+		rai_err_set(err, RAI_E_PROTO, "registry '%s' is https but "
+		    "sends the upload of %s to plain http ('%.200s'); refusing "
+		    "to send the layers in clear text", p->client.host, j->repo,
+		    l);
+		free(l);
+		return -1;
+	}
 	free(j->location);
 	j->location = l;
 	return 0;

@@ -253,6 +253,8 @@ adm_reg_client_init(struct adm_reg_client *c, const struct adm_reg_opts *o,
 	memset(c, 0, sizeof(*c));
 	c->host = xstrdup(addr->host);
 	c->plain_http = o->plain_http;
+	if (o->allow_realm != NULL)
+		c->allow_realm = xstrdup(o->allow_realm);
 	c->base = xasprintf("%s://%s", o->plain_http ? "http" : "https",
 	    addr->host);
 	c->insecure = o->insecure;
@@ -299,6 +301,7 @@ adm_reg_client_release(struct adm_reg_client *c)
 	rai_free_secret(c->pass);
 	free(c->cred_source);
 	free(c->realm);
+	free(c->allow_realm);
 	free(c->service);
 	free(c->scopes);
 	rai_free_secret(c->token);
@@ -536,7 +539,8 @@ use_challenge(struct adm_reg_client *c, const char *hdr, struct rai_err *err)
 	if ((b = adm_challenge_find(ch, n, "bearer")) != NULL) {
 		const char *realm = adm_challenge_param(b, "realm");
 
-		if (adm_realm_check(realm, c->host, c->plain_http, err) == -1)
+		if (adm_realm_check(realm, c->host, c->plain_http,
+		    c->allow_realm, err) == -1)
 			goto out;
 		c->scheme = ADM_AUTH_BEARER;
 		c->realm = xstrdup(realm);

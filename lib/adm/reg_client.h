@@ -29,6 +29,7 @@ struct adm_reg_client {
 	int			 ca_from_certs_d;
 	int			 insecure;
 	int			 plain_http;
+	char			*allow_realm;	/* --allow-token-realm */
 	char			*user;		/* secret */
 	char			*pass;		/* secret */
 	char			*cred_source;	/* "--username", a file name */
@@ -63,6 +64,8 @@ struct adm_reg_opts {
 	const char		*ca_file;
 	int			 insecure;
 	int			 plain_http;
+	/* a token realm of another origin the user allows, or NULL */
+	const char		*allow_realm;
 	/*
 	 * ':'-separated certs.d roots searched for HOST[:PORT]/ca.crt (and
 	 * client.cert/client.key); NULL = $RUNAI_ADM_CERTS_D or

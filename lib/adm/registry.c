@@ -525,34 +525,59 @@ adm_challenge_find(const struct adm_challenge *v, size_t n,
 
 /* ---- token answers ---- */
 
-/* The scheme of an absolute URL without user info, lower-cased; or NULL. */
+/*
+ * "scheme://host:port" of an absolute URL without user info, scheme
+ * and host lower-cased and the scheme's port filled in; or NULL.
+ */
 static char *
-realm_scheme(const char *realm)
+url_origin(const char *url)
 {
 	CURLU *h = curl_url();
-	char *scheme = NULL, *user = NULL, *out = NULL;
+	char *scheme = NULL, *user = NULL, *host = NULL, *port = NULL;
+	char *out = NULL, *p;
 
 	if (h == NULL)
 		return NULL;
-	if (curl_url_set(h, CURLUPART_URL, realm, 0) == CURLUE_OK &&
+	if (curl_url_set(h, CURLUPART_URL, url, 0) == CURLUE_OK &&
 	    curl_url_get(h, CURLUPART_USER, &user, 0) == CURLUE_NO_USER &&
-	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK)
-		out = xstrdup(scheme);
+	    curl_url_get(h, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) ==
+	    CURLUE_OK) {
+		out = xasprintf("%s://%s:%s", scheme, host, port);
+		for (p = out; *p != '\0'; p++)
+			*p = (char)tolower((unsigned char)*p);
+	}
 	curl_free(scheme);
 	curl_free(user);
+	curl_free(host);
+	curl_free(port);
 	curl_url_cleanup(h);
 	return out;
 }
 
+/* Whether two URLs (or bare "host:port" of registry_scheme) share an origin. */
+static int
+same_origin(const char *a, const char *b)
+{
+	char *oa = url_origin(a), *ob = url_origin(b);
+	int same = oa != NULL && ob != NULL && strcmp(oa, ob) == 0;
+
+	free(oa);
+	free(ob);
+	return same;
+}
+
 int
 adm_realm_check(const char *realm, const char *host, int registry_plain_http,
-    struct rai_err *err)
+    const char *allow, struct rai_err *err)
 {
-	char *scheme = realm != NULL ? realm_scheme(realm) : NULL;
-	int https = scheme != NULL && strcmp(scheme, "https") == 0;
-	int http = scheme != NULL && strcmp(scheme, "http") == 0;
+	char *origin = realm != NULL ? url_origin(realm) : NULL, *reg;
+	int https = origin != NULL && strncmp(origin, "https://", 8) == 0;
+	int http = origin != NULL && strncmp(origin, "http://", 7) == 0;
+	int own;
 
-	free(scheme);
+	free(origin);
 	if (!https && !http)
 		return rai_err_set(err, RAI_E_PROTO, "registry '%s': Bearer "
 		    "challenge without an http(s) realm", host);
@@ -565,7 +590,23 @@ adm_realm_check(const char *realm, const char *host, int registry_plain_http,
 		return rai_err_set(err, RAI_E_AUTH, "registry '%s' is https but "
 		    "sends its token realm to plain http ('%.200s'); refusing "
 		    "to send credentials there", host, realm);
-	return 0;
+	/*
+	 * Another origin gets the registry's password only when the user
+	 * named it (Docker Hub's realm is auth.docker.io, say): a registry
+	 * must not send the credentials it was given anywhere it likes.
+	 */
+	reg = xasprintf("%s://%s", registry_plain_http ? "http" : "https",
+	    host);
+	own = same_origin(reg, realm);
+	free(reg);
+	if (own || (allow != NULL && same_origin(allow, realm)))
+		return 0;
+	rai_err_set(err, RAI_E_AUTH, "registry '%s' sends its token realm to "
+	    "another origin ('%.200s'); refusing to send credentials there",
+	    host, realm);
+	rai_err_set_hint(err, "if that is the registry's own token service, "
+	    "name it with --allow-token-realm <url>");
+	return -1;
 }
 
 int

@@ -115,12 +115,15 @@ const struct adm_challenge *adm_challenge_find(const struct adm_challenge *,
  * (with the registry's credentials, when there are any): an absolute
  * http(s) URL without user info, and https whenever the registry itself
  * is reached over https, so that a registry cannot send the password
- * in clear text to another origin. Plain http only when the registry
- * is plain http (--plain-http: the user chose it). -1 with a one-line
- * RAI_E_AUTH or RAI_E_PROTO error naming host.
+ * in clear text. Plain http only when the registry is plain http
+ * (--plain-http: the user chose it). The realm must be on the
+ * registry's own origin, or on allow's (--allow-token-realm, NULL for
+ * none): a registry must not send its credentials to any origin it
+ * names. -1 with a one-line RAI_E_AUTH or RAI_E_PROTO error naming
+ * host.
  */
 int	 adm_realm_check(const char *realm, const char *host,
-	    int registry_plain_http, struct rai_err *);
+	    int registry_plain_http, const char *allow, struct rai_err *);
 
 /*
  * A token endpoint's JSON answer: "token" or "access_token", and

@@ -56,8 +56,9 @@ push() {
 	[ ! -s "$BATS_FILE_TMPDIR/hostile-sink.log" ]
 }
 
-@test "with --plain-http, a plain http realm is used as the user chose" {
-	run ! push --registry "127.0.0.1:$HOSTILE_plainreg_PORT" --plain-http
+@test "with --plain-http and --allow-token-realm, a plain http realm is used as the user chose" {
+	run ! push --registry "127.0.0.1:$HOSTILE_plainreg_PORT" --plain-http \
+		--allow-token-realm "http://127.0.0.1:$HOSTILE_sink_PORT"
 	sleep 0.2
 	grep -q 'GET /token?service=hostile' "$BATS_FILE_TMPDIR/hostile-sink.log"
 	grep -q '^Authorization: Basic ' "$BATS_FILE_TMPDIR/hostile-sink.log"

@@ -8,6 +8,8 @@
 #   5. the --git-sync password could only be given in argv.
 #   7. rntop -o FILE in a sticky directory appended to a file another
 #      user had made there.
+#   8. an https registry's plain http upload Location got the layers in
+#      clear; Basic credentials went to a token realm of another origin.
 
 load lib/common
 load lib/cp
@@ -25,6 +27,13 @@ teardown_file() {
 
 setup() {
 	sim_test_setup "$NS"
+}
+
+teardown() {
+	# the registry test's peers, stopped by their PIDs even when it fails
+	if declare -F hostile_stop_all >/dev/null; then
+		hostile_stop_all
+	fi
 }
 
 # secret_password JOB: the password the job's git-sync Secret holds.
@@ -173,4 +182,42 @@ KC
 	run -1 --separate-stderr rntop --local --once -o "$d/planted.csv" --nvidia-smi "$fake"
 	assert_equal "$stderr" "rntop: error: --output $d/planted.csv: belongs to another user; refusing to append to it"
 	[ ! -s "$d/planted.csv" ]
+}
+
+@test "finding 8: an https registry's plain http upload Location and a token realm of another origin are refused" {
+	load lib/registry
+	load lib/hostile
+	local legacy="$BATS_TEST_TMPDIR/legacy.tar"
+	reg_pki
+	"$PYTHON" "$TOP/tests/helper/mkimages.py" legacy "$legacy" >/dev/null
+	hostile_start sink sink --host 127.0.0.1
+	# the upload's Location sends the layers to plain http elsewhere
+	hostile_start openreg registry --cert "$REG_PKI/reg.crt" --key "$REG_PKI/reg.key" \
+		--upload-location "http://127.0.0.1:$HOSTILE_sink_PORT/upload"
+	run -1 --separate-stderr runai-adm images push "$legacy" \
+		--registry "127.0.0.1:$HOSTILE_openreg_PORT" --ca-file "$REG_PKI/ca.crt"
+	stderr_has "is https but sends the upload of"
+	stderr_has "to plain http ('http://127.0.0.1:$HOSTILE_sink_PORT/upload'); refusing to send the layers in clear text"
+	grep -q '"method": "POST"' "$BATS_FILE_TMPDIR/hostile-openreg.log"
+	sleep 0.2
+	[ ! -s "$BATS_FILE_TMPDIR/hostile-sink.log" ]
+
+	# a token realm on https, of another origin: only with the user's word
+	hostile_start realm registry --cert "$REG_PKI/reg.crt" --key "$REG_PKI/reg.key" \
+		--realm "https://127.0.0.1:1/unused"
+	hostile_start tokreg registry --cert "$REG_PKI/reg.crt" --key "$REG_PKI/reg.key" \
+		--realm "https://127.0.0.1:$HOSTILE_realm_PORT/token"
+	run -1 --separate-stderr bash -c "printf 'hunter2-registry\n' |
+		runai-adm images push '$legacy' --registry 127.0.0.1:$HOSTILE_tokreg_PORT \
+		--ca-file '$REG_PKI/ca.crt' -u tester --password-stdin"
+	stderr_has "sends its token realm to another origin ('https://127.0.0.1:$HOSTILE_realm_PORT/token'); refusing to send credentials there"
+	stderr_has "--allow-token-realm"
+	run ! grep -q '/token' "$BATS_FILE_TMPDIR/hostile-realm.log"
+	# named by the user, it is asked (its answer is no token: the push fails)
+	run ! bash -c "printf 'hunter2-registry\n' |
+		runai-adm images push '$legacy' --registry 127.0.0.1:$HOSTILE_tokreg_PORT \
+		--ca-file '$REG_PKI/ca.crt' -u tester --password-stdin \
+		--allow-token-realm https://127.0.0.1:$HOSTILE_realm_PORT"
+	grep -q '"path": "/token?service=hostile' "$BATS_FILE_TMPDIR/hostile-realm.log"
+	grep -q '"authorization": "Basic ' "$BATS_FILE_TMPDIR/hostile-realm.log"
 }

@@ -254,38 +254,67 @@ TEST(realm_downgrade_refused)
 {
 	struct rai_err err = RAI_ERR_INIT;
 
-	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 0,
+	/* the registry's own origin, any case, its port as written or not */
+	T_INT_EQ(adm_realm_check("https://reg:5000/token", "reg:5000", 0, NULL,
 	    &err), 0);
-	T_INT_EQ(adm_realm_check("HTTPS://auth.example/token", "reg:5000", 0,
+	T_INT_EQ(adm_realm_check("HTTPS://REG:5000/token", "reg:5000", 0, NULL,
 	    &err), 0);
+	T_INT_EQ(adm_realm_check("https://reg/token", "reg:443", 0, NULL, &err),
+	    0);
 	/* an https registry sending the password to plain http elsewhere */
 	T_INT_EQ(adm_realm_check("http://127.0.0.1:9/token", "reg:5000", 0,
-	    &err), -1);
+	    "http://127.0.0.1:9", &err), -1);
 	T_INT_EQ(err.kind, RAI_E_AUTH);
 	T_STR_CONTAINS(err.message, "is https but sends its token realm to "
 	    "plain http");
 	T_NULL(strchr(err.message, '\n'));
 	rai_err_release(&err);
 	T_INT_EQ(adm_realm_check("HTTP://auth.example/token", "reg:5000", 0,
-	    &err), -1);
+	    NULL, &err), -1);
 	rai_err_release(&err);
 	/* the user chose plain http for the registry: its realm may be too */
-	T_INT_EQ(adm_realm_check("http://127.0.0.1:9/token", "reg:5000", 1,
-	    &err), 0);
-	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 1,
+	T_INT_EQ(adm_realm_check("http://reg:5000/token", "reg:5000", 1, NULL,
 	    &err), 0);
 	/* not a URL, another scheme, user info */
-	T_INT_EQ(adm_realm_check("auth.example/token", "reg:5000", 1, &err),
-	    -1);
+	T_INT_EQ(adm_realm_check("auth.example/token", "reg:5000", 1, NULL,
+	    &err), -1);
 	T_STR_CONTAINS(err.message, "without an http(s) realm");
 	rai_err_release(&err);
-	T_INT_EQ(adm_realm_check("ftp://auth.example/", "reg:5000", 1, &err),
-	    -1);
-	rai_err_release(&err);
-	T_INT_EQ(adm_realm_check("https://u:p@auth.example/", "reg:5000", 0,
+	T_INT_EQ(adm_realm_check("ftp://auth.example/", "reg:5000", 1, NULL,
 	    &err), -1);
 	rai_err_release(&err);
-	T_INT_EQ(adm_realm_check(NULL, "reg:5000", 0, &err), -1);
+	T_INT_EQ(adm_realm_check("https://u:p@auth.example/", "reg:5000", 0,
+	    NULL, &err), -1);
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check(NULL, "reg:5000", 0, NULL, &err), -1);
+	rai_err_release(&err);
+}
+
+/* Another origin has the credentials only when the user names it. */
+TEST(realm_of_another_origin_needs_the_users_word)
+{
+	struct rai_err err = RAI_ERR_INIT;
+
+	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 0,
+	    NULL, &err), -1);
+	T_INT_EQ(err.kind, RAI_E_AUTH);
+	T_STR_CONTAINS(err.message, "sends its token realm to another origin");
+	T_STR_CONTAINS(err.hint, "--allow-token-realm");
+	rai_err_release(&err);
+	/* the same host on another port is another origin */
+	T_INT_EQ(adm_realm_check("https://reg:5001/token", "reg:5000", 0, NULL,
+	    &err), -1);
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check("https://auth.example/token", "reg:5000", 0,
+	    "https://auth.example", &err), 0);
+	T_INT_EQ(adm_realm_check("https://auth.example:443/v2/token",
+	    "reg:5000", 0, "HTTPS://Auth.Example/", &err), 0);
+	/* allowing one origin allows no other */
+	T_INT_EQ(adm_realm_check("https://evil.example/token", "reg:5000", 0,
+	    "https://auth.example", &err), -1);
+	rai_err_release(&err);
+	T_INT_EQ(adm_realm_check("http://auth.example/token", "reg:5000", 1,
+	    "https://auth.example", &err), -1);
 	rai_err_release(&err);
 }
 
@@ -779,6 +808,7 @@ main(void)
 	RUN(www_auth_several_and_quoting);
 	RUN(www_auth_malformed);
 	RUN(realm_downgrade_refused);
+	RUN(realm_of_another_origin_needs_the_users_word);
 	RUN(token_answers);
 	RUN(docker_config_lookup);
 	RUN(docker_config_malformed);

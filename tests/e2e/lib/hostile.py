@@ -9,7 +9,9 @@
         /token answers invalid_grant. One JSON line per request in L.
     hostile.py registry --ready F --log L --cert C --key K --realm URL
         an HTTPS registry whose GET /v2/ asks for a Bearer token at URL
-        (--plain: plain HTTP, no certificate).
+        (--plain: plain HTTP, no certificate); with --upload-location
+        URL instead of --realm, one that asks for no credentials and
+        sends every upload to URL.
 
 Each writes its port to the ready file once it listens, and runs until
 it is killed.
@@ -94,7 +96,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.record()
         self.server.route(self)
 
-    do_POST = do_GET
+    do_POST = do_PUT = do_PATCH = do_GET
+
+    def do_HEAD(self):
+        self.record()
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
 
 def idp_route(h):
@@ -113,6 +121,8 @@ def idp_route(h):
 
 
 def registry_route(h):
+    if h.server.args.upload_location:
+        return open_registry_route(h)
     if h.path == "/v2/":
         realm = h.server.args.realm
         h.answer(401, {"errors": [{"code": "UNAUTHORIZED"}]}, [
@@ -120,6 +130,17 @@ def registry_route(h):
              'Bearer realm="%s",service="hostile"' % realm)])
     else:
         h.answer(404, {"errors": [{"code": "NAME_UNKNOWN"}]})
+
+
+def open_registry_route(h):
+    """A registry that asks for no credentials and sends every upload
+    to --upload-location (its blobs are not there: HEAD says 404)."""
+    if h.path == "/v2/":
+        h.answer(200, {})
+    elif h.command == "POST" and "/blobs/uploads/" in h.path:
+        h.answer(202, {}, [("Location", h.server.args.upload_location)])
+    else:
+        h.answer(404, {"errors": [{"code": "BLOB_UNKNOWN"}]})
 
 
 def run_http(args, route, tls):
@@ -143,7 +164,8 @@ def main():
         s.add_argument("--log", required=True)
     sub.choices["sink"].add_argument("--host", default="127.0.0.1")
     sub.choices["idp"].add_argument("--token-endpoint", required=True)
-    sub.choices["registry"].add_argument("--realm", required=True)
+    sub.choices["registry"].add_argument("--realm")
+    sub.choices["registry"].add_argument("--upload-location")
     sub.choices["registry"].add_argument("--cert")
     sub.choices["registry"].add_argument("--key")
     sub.choices["registry"].add_argument("--plain", action="store_true")
