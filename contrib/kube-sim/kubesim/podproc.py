@@ -19,6 +19,7 @@ import os
 import queue
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import termios
@@ -118,20 +119,26 @@ class Refused(Exception):
 
 
 def lookup(argv0, path, view=None):
-    """The executable for argv[0], like Go's exec.LookPath (what runc uses),
-    as the pod sees its files (`view`; None: the host's)."""
-    where = (lambda p: p) if view is None else view.lookup_path
+    """The executable for argv[0], like Go's exec.LookPath (what runc uses).
+    With a view, as the pod sees its files (sandbox.View.stat: a link of
+    the pod's is followed in the pod, never on the host), and the answer
+    is the program's path in the pod; without one, the host's path."""
     if "/" in argv0:
-        host = where(argv0) if argv0.startswith("/") else None
-        if host is None or not os.path.exists(host):
+        found = argv0.startswith("/") and (os.path.exists(argv0) if view is None
+                                           else view.stat(argv0) is not None)
+        if not found:
             raise ExecNotFound('exec: "%s": stat %s: no such file or directory' % (argv0, argv0))
-        return host
+        return argv0
     for d in path.split(":"):
-        host = where(d) if d.startswith("/") else None
-        if host is None:
+        if not d.startswith("/"):
             continue
-        cand = os.path.join(host, argv0)
-        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+        cand = os.path.join(d, argv0)
+        if view is None:
+            if os.path.isfile(cand) and os.access(cand, os.X_OK):
+                return cand
+            continue
+        st = view.stat(cand)
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_mode & 0o111:
             return cand
     raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
 
