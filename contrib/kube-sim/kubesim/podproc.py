@@ -198,6 +198,11 @@ class _Spawner:
 _SPAWNER = _Spawner()
 
 
+# A container runtime's umask for the pods' processes: kube-sim's own
+# (077, for its state directory) is not theirs.
+POD_UMASK = 0o022
+
+
 def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
     if tty:
         master, slave = os.openpty()
@@ -206,7 +211,7 @@ def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
             proc = _SPAWNER.run(lambda: subprocess.Popen(
                 argv, executable=exe, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
                 env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
-                preexec_fn=_set_ctty))
+                umask=POD_UMASK, preexec_fn=_set_ctty))
         except OSError:
             close_fd(master)
             raise
@@ -219,7 +224,8 @@ def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
         argv, executable=exe, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
         stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
-        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True))
+        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
+        umask=POD_UMASK))
     _LIVE.add(proc)
     outputs = {}
     # detach the fds from the Popen file objects: we own and close them
@@ -362,11 +368,27 @@ class ProcessTable:
         return podenv.placement(self.sim, pod, container, tty, scratch, self.policy)
 
     def scratch_dir(self, ns, pod):
-        path = os.path.join(self.sim.state_dir, "pods", ns, pod)
-        os.makedirs(path, exist_ok=True)
+        """The pod's scratch directory, made if missing. It and the
+        directories above it in the state directory are kube-sim's alone
+        (0700): the pods reach their parts only through bwrap's binds.
+        No pod can write on this path (its names are the API's, checked
+        as DNS names), so it is safe to use as a path."""
+        path = self.sim.state_dir
+        for name in ("pods", ns, pod):
+            if name in ("", ".", "..") or "/" in name:  # (a seeded object's)
+                raise ValueError("no scratch directory for pod %r in %r" % (pod, ns))
+            path = os.path.join(path, name)
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+            os.chmod(path, 0o700)  # also one an older kube-sim made 0755
         return path
 
     def remove_scratch(self, ns, pod):
+        if any(name in ("", ".", "..") or "/" in name for name in (ns, pod)):
+            return
+        # rmtree removes what the pod made without following its links
         shutil.rmtree(os.path.join(self.sim.state_dir, "pods", ns, pod), ignore_errors=True)
 
     def add(self, ns, pod, backend):

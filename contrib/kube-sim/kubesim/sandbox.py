@@ -173,12 +173,14 @@ class View:
             finally:
                 os.close(etc)
             for host, inside in self.dirs():
-                fd = _subdir(root, os.path.basename(host), 0o755)
+                # /tmp is the pod user's alone (not 1777: the host's other
+                # users must not plant files there); home and work 0755
+                private = inside == "/tmp"
+                fd = _subdir(root, os.path.basename(host), 0o700 if private else 0o755)
                 try:
-                    if inside == "/tmp":
-                        os.fchmod(fd, 0o1777)
-                    else:
-                        self._own(fd)
+                    if private:
+                        os.fchmod(fd, 0o700)  # also one an older kube-sim made 1777
+                    self._own(fd)
                     if self.workdir.startswith(inside + "/"):
                         self._make_workdir(fd, self.workdir[len(inside) + 1:].split("/"))
                 finally:
@@ -249,7 +251,22 @@ class View:
         if self.nvidia:
             args += ["--ro-bind", self.nvidia[0], NVIDIA_DIR,
                      "--ro-bind", self.nvidia[1], NVIDIA_SPEC]
-        return args
+        # bwrap (0.8, as root) makes the directories that hold these mounts
+        # 0700, which kept a pod's non-root user out of /etc (its passwd),
+        # its own home and /opt/nvidia: they are made 0755 first
+        made = {d for _, d in _pairs(args, "--ro-bind", "--bind", "--symlink")} | \
+            {"/proc", "/dev"}  # (wrap's)
+        parents = set()
+        for path in made:
+            parent = posixpath.dirname(path)
+            while parent != "/" and not any(parent == d or parent.startswith(d + "/")
+                                            for d in made):
+                parents.add(parent)
+                parent = posixpath.dirname(parent)
+        dirs = []
+        for parent in sorted(parents, key=lambda p: (p.count("/"), p)):
+            dirs += ["--perms", "0755", "--dir", parent]
+        return dirs + args
 
     def stat(self, path):
         """os.stat_result of `path` as the pod sees it, or None where the

@@ -82,7 +82,9 @@ class Wrap(unittest.TestCase):
             self.assertIn("user:x:1234:1234:user:/home/user:/bin/sh", f.read())
         with open(os.path.join(self.scratch, ".etc", "hostname")) as f:
             self.assertEqual(f.read(), "train1-0\n")
-        self.assertEqual(os.stat(os.path.join(self.scratch, "tmp")).st_mode & 0o7777, 0o1777)
+        # the pod's /tmp is not the host's other users' (no 1777)
+        self.assertEqual(os.stat(os.path.join(self.scratch, "tmp")).st_mode & 0o7777, 0o700)
+        self.assertEqual(os.stat(os.path.join(self.scratch, "home")).st_mode & 0o7777, 0o755)
 
     def test_prepare_follows_no_link_of_the_pods(self):
         outside = tempfile.TemporaryDirectory()
@@ -107,6 +109,17 @@ class Wrap(unittest.TestCase):
         v.prepare()
         after = os.stat(victim)
         self.assertEqual((after.st_uid, after.st_mode), (before.st_uid, before.st_mode))
+
+    def test_parents_of_mounts_are_0755(self):
+        # bwrap would make /etc, /home and /opt 0700: a pod's user could
+        # not read its /etc/passwd or reach its home
+        v = self.view(uid=1234, workdir="/data/work",
+                      nvidia=("/nonexistent/nvidia", "/nonexistent/pod.json"))
+        _, opts = v.wrap(["id"], {})
+        dirs = [opts[i + 3] for i, a in enumerate(opts) if a == "--perms"]
+        self.assertEqual(dirs, ["/data", "/etc", "/home", "/opt", "/run", "/run/nvidia"])
+        self.assertEqual(opts[opts.index("--perms") + 1], "0755")
+        self.assertLess(opts.index("--dir"), opts.index("--ro-bind"))
 
     def test_paths_as_the_pod_sees_them(self):
         v = self.view()
