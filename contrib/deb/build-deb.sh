@@ -7,18 +7,25 @@
 # Depends is computed from the binaries' libraries by dpkg-shlibdeps.
 #
 #   contrib/deb/build-deb.sh VERSION BUILD_DIR OUT_DIR
+#
+# DEB_STAGE names another staging directory than BUILD_DIR/deb (tests
+# build a package beside make deb's).
 set -eu
+# dpkg-deb packs the modes it finds: whatever the caller's umask, what
+# this script writes is 0644/0755 (a umask of 000 shipped 0666 files)
+umask 022
 version=$1 build=$(cd "$2" && pwd) out=$3
 top=$(cd "$(dirname "$0")/../.." && pwd)
 arch=$(dpkg --print-architecture)
 pkg=runai-tools
-stage=$build/deb
+stage=${DEB_STAGE:-$build/deb}
 root=$stage/root
 doc=$root/usr/share/doc/$pkg
 
 rm -rf "$stage"
 mkdir -p "$root/DEBIAN" "$doc"
-make -C "$top" --no-print-directory install DESTDIR="$root" PREFIX=/usr \
+# the programs of BUILD_DIR, not of the default build
+make -C "$top" --no-print-directory install O="$build" DESTDIR="$root" PREFIX=/usr \
 	ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
 # Debian wants stripped programs and man pages compressed (-n: no name
 # or time in the header, so the package is the same on every build)
@@ -42,7 +49,7 @@ sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@DEPENDS@/$depends/" \
 	-e "s/@SIZE@/$size/" "$top/contrib/deb/control" >"$root/DEBIAN/control"
 (cd "$root" && find usr -type f -exec md5sum {} + | sort -k2) >"$root/DEBIAN/md5sums"
 find "$root" -type d -exec chmod 755 {} +
-chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums"
+chmod 644 "$root/DEBIAN/control" "$root/DEBIAN/md5sums" "$doc/copyright" "$doc/changelog.gz"
 
 mkdir -p "$out"
 deb="$out/${pkg}_${version}_${arch}.deb"

@@ -7,11 +7,12 @@ import ipaddress
 import json
 import os
 import signal
+import stat
 import sys
 import threading
 
 from kubesim import auth, certs, demo
-from kubesim.reqlog import RequestLog
+from kubesim.reqlog import RequestLog, open_private
 from kubesim.resources import Registry
 from kubesim.server import ApiServer, make_ssl_context
 from kubesim.sim import Sim, runtime_module
@@ -123,7 +124,7 @@ def _build(args, state_dir):
     sim.sim_token_file = os.path.join(state_dir, auth.SIM_TOKEN_FILE)
     sim.sim_token = auth.ensure_sim_token(sim.sim_token_file)
     # a fresh request log per run: tests count its lines from zero
-    open(os.path.join(state_dir, "requests.jsonl"), "w").close()
+    open_private(os.path.join(state_dir, "requests.jsonl"), truncate=True).close()
     sim.reqlog = RequestLog(os.path.join(state_dir, "requests.jsonl"))
     oidc = None
     if args.oidc_issuer_url:
@@ -162,11 +163,30 @@ def _write_ready(state_dir, sim, port, pki, kubeconfigs, cp=None):
                         json.dumps(ready, indent=2) + "\n")
 
 
+def _private_state_dir(path):
+    """Makes the state directory, or takes an existing one, to 0700: it
+    holds keys, tokens and the request log (whole bodies, a Secret's
+    password among them), for the user who runs kube-sim alone. A shared
+    directory such as /tmp (sticky) is refused rather than closed."""
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.stat(path).st_mode & stat.S_ISVTX:
+        sys.exit("kube-sim: --state-dir %s is a shared directory (sticky, as /tmp): "
+                 "give a directory of its own" % path)
+    try:
+        os.chmod(path, 0o700)
+    except OSError as e:
+        sys.exit("kube-sim: --state-dir %s: cannot make it private: %s" % (path, e.strerror))
+
+
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     host = _loopback_host(args.listen)
+    # Whatever kube-sim writes is its user's alone unless it says
+    # otherwise (the files pods read through their sandbox, the
+    # certificates); pod processes get a container's 022 (podproc).
+    os.umask(0o077)
     state_dir = os.path.abspath(args.state_dir)
-    os.makedirs(state_dir, exist_ok=True)
+    _private_state_dir(state_dir)
     # a ready.json from an earlier run must not be mistaken for this one's
     try:
         os.unlink(os.path.join(state_dir, "ready.json"))

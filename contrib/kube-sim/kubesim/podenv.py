@@ -90,10 +90,14 @@ def nvidia_files(state_dir):
     exe = os.path.join(top, "bin", "nvidia-smi")
     if top not in _NVIDIA_MADE:  # fresh copies once per run
         _NVIDIA_MADE.add(top)
-        os.makedirs(os.path.join(top, "lib"), exist_ok=True)
-        os.makedirs(os.path.join(top, "bin"), exist_ok=True)
+        # every GPU pod's user reads them (bound at /opt/nvidia), whatever
+        # kube-sim's umask
+        for d in (top, os.path.join(top, "lib"), os.path.join(top, "bin")):
+            os.makedirs(d, exist_ok=True)
+            os.chmod(d, 0o755)
         for name in ("nvsmi.py", "gpuload.py"):
             shutil.copyfile(os.path.join(HERE, name), os.path.join(top, "lib", name))
+            os.chmod(os.path.join(top, "lib", name), 0o644)
         tmp = exe + ".tmp"
         with open(tmp, "w") as f:
             f.write("#!/usr/bin/python3 -I\n"
@@ -116,9 +120,13 @@ def placement(sim, pod, container, tty, scratch, policy):
     gpus = None
     if spec["gpus"]:
         top = nvidia_files(sim.state_dir)
+        # .etc is kube-sim's: no pod can write there (View.prepare)
         path = os.path.join(scratch, ".etc", "gpus.json")
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path + ".tmp", "w") as f:
+        fd = os.open(path + ".tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC,
+                     0o644)
+        with os.fdopen(fd, "w") as f:
+            os.fchmod(fd, 0o644)  # the pod's user reads it, at /run/nvidia/pod.json
             json.dump(spec, f)
         os.rename(path + ".tmp", path)
         gpus = (top, path)

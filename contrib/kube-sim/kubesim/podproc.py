@@ -19,6 +19,7 @@ import os
 import queue
 import shutil
 import signal
+import stat
 import struct
 import subprocess
 import termios
@@ -118,20 +119,26 @@ class Refused(Exception):
 
 
 def lookup(argv0, path, view=None):
-    """The executable for argv[0], like Go's exec.LookPath (what runc uses),
-    as the pod sees its files (`view`; None: the host's)."""
-    where = (lambda p: p) if view is None else view.lookup_path
+    """The executable for argv[0], like Go's exec.LookPath (what runc uses).
+    With a view, as the pod sees its files (sandbox.View.stat: a link of
+    the pod's is followed in the pod, never on the host), and the answer
+    is the program's path in the pod; without one, the host's path."""
     if "/" in argv0:
-        host = where(argv0) if argv0.startswith("/") else None
-        if host is None or not os.path.exists(host):
+        found = argv0.startswith("/") and (os.path.exists(argv0) if view is None
+                                           else view.stat(argv0) is not None)
+        if not found:
             raise ExecNotFound('exec: "%s": stat %s: no such file or directory' % (argv0, argv0))
-        return host
+        return argv0
     for d in path.split(":"):
-        host = where(d) if d.startswith("/") else None
-        if host is None:
+        if not d.startswith("/"):
             continue
-        cand = os.path.join(host, argv0)
-        if os.path.isfile(cand) and os.access(cand, os.X_OK):
+        cand = os.path.join(d, argv0)
+        if view is None:
+            if os.path.isfile(cand) and os.access(cand, os.X_OK):
+                return cand
+            continue
+        st = view.stat(cand)
+        if st is not None and stat.S_ISREG(st.st_mode) and st.st_mode & 0o111:
             return cand
     raise ExecNotFound('exec: "%s": executable file not found in $PATH' % argv0)
 
@@ -191,6 +198,11 @@ class _Spawner:
 _SPAWNER = _Spawner()
 
 
+# A container runtime's umask for the pods' processes: kube-sim's own
+# (077, for its state directory) is not theirs.
+POD_UMASK = 0o022
+
+
 def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
     if tty:
         master, slave = os.openpty()
@@ -199,7 +211,7 @@ def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
             proc = _SPAWNER.run(lambda: subprocess.Popen(
                 argv, executable=exe, stdin=slave, stdout=slave, stderr=slave, cwd=cwd,
                 env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
-                preexec_fn=_set_ctty))
+                umask=POD_UMASK, preexec_fn=_set_ctty))
         except OSError:
             close_fd(master)
             raise
@@ -212,7 +224,8 @@ def _spawn(argv, exe, cwd, env, tty, stdin, stdout, stderr, pass_fds):
         argv, executable=exe, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
         stdout=subprocess.PIPE if stdout else subprocess.DEVNULL,
         stderr=subprocess.PIPE if stderr else subprocess.DEVNULL,
-        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True))
+        cwd=cwd, env=env, close_fds=True, pass_fds=pass_fds, start_new_session=True,
+        umask=POD_UMASK))
     _LIVE.add(proc)
     outputs = {}
     # detach the fds from the Popen file objects: we own and close them
@@ -355,11 +368,27 @@ class ProcessTable:
         return podenv.placement(self.sim, pod, container, tty, scratch, self.policy)
 
     def scratch_dir(self, ns, pod):
-        path = os.path.join(self.sim.state_dir, "pods", ns, pod)
-        os.makedirs(path, exist_ok=True)
+        """The pod's scratch directory, made if missing. It and the
+        directories above it in the state directory are kube-sim's alone
+        (0700): the pods reach their parts only through bwrap's binds.
+        No pod can write on this path (its names are the API's, checked
+        as DNS names), so it is safe to use as a path."""
+        path = self.sim.state_dir
+        for name in ("pods", ns, pod):
+            if name in ("", ".", "..") or "/" in name:  # (a seeded object's)
+                raise ValueError("no scratch directory for pod %r in %r" % (pod, ns))
+            path = os.path.join(path, name)
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:
+                pass
+            os.chmod(path, 0o700)  # also one an older kube-sim made 0755
         return path
 
     def remove_scratch(self, ns, pod):
+        if any(name in ("", ".", "..") or "/" in name for name in (ns, pod)):
+            return
+        # rmtree removes what the pod made without following its links
         shutil.rmtree(os.path.join(self.sim.state_dir, "pods", ns, pod), ignore_errors=True)
 
     def add(self, ns, pod, backend):

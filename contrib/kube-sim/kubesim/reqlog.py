@@ -7,6 +7,7 @@ in a WebSocket subprotocol.
 """
 
 import json
+import os
 import threading
 import time
 
@@ -38,11 +39,25 @@ def body_for_log(raw, content_type):
     return raw[:BODY_TEXT_CAP].decode("utf-8", "replace")
 
 
+def open_private(path, truncate=False):
+    """A log of the state directory, opened for appending (emptied first
+    with `truncate`), mode 0600 even if an earlier run left it wider: its
+    lines hold whole request bodies, a Secret's password among them."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC
+    fd = os.open(path, flags | (os.O_TRUNC if truncate else 0), 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    except OSError:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "a", encoding="utf-8")
+
+
 class RequestLog:
     def __init__(self, path):
         self.path = path
         self._lock = threading.Lock()
-        self._file = open(path, "a", encoding="utf-8")
+        self._file = open_private(path)
 
     def record(self, method, path, query, user, auth, headers, body, status,
                tls_resumed=None):

@@ -23,6 +23,7 @@ host as plain children (tests may; the demo never does).
 import os
 import posixpath
 import shutil
+import stat
 import subprocess
 
 # bwrap as found on PATH; KUBE_SIM_BWRAP names another (tests name a
@@ -44,6 +45,15 @@ ETC_ENTRIES = ("alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nss
 ROOT_CAPS = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL",
              "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP", "CAP_NET_BIND_SERVICE",
              "CAP_SYS_CHROOT", "CAP_AUDIT_WRITE", "CAP_SETFCAP")
+
+# A directory opened without following a link at its last component: the
+# only way kube-sim opens anything below a pod's writable directories,
+# where the pod may have put a link to any host path.
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+MAX_LINKS = 40                      # links followed in one path, as Linux's
+# What stat() answers for a directory bwrap made in the pod's root to
+# hold a mount (/etc, /home, /opt): it has no host directory behind it.
+_MADE_DIR = os.stat_result((stat.S_IFDIR | 0o755, 0, 0, 2, 0, 0, 0, 0, 0, 0))
 
 
 def _system_binds():
@@ -130,6 +140,7 @@ class View:
             else self.home
         self.limits = limits or {}
         self.nvidia = nvidia           # (host dir of bin/ and lib/, host spec file) or None
+        self._mount_table = None       # what stat() looks paths up in, made once
 
     def dirs(self):
         """(host dir, dir in the pod) for the writable directories."""
@@ -142,21 +153,69 @@ class View:
         return out
 
     def prepare(self):
-        """Makes the scratch directories and the generated /etc files."""
-        etc = os.path.join(self.scratch, ".etc")
-        os.makedirs(etc, exist_ok=True)
-        for host, inside in self.dirs():
-            os.makedirs(host, exist_ok=True)
-            if inside == "/tmp":
-                os.chmod(host, 0o1777)
-            elif self.uid:
-                self._own(host)
-        for host, base in self.dirs():
-            if self.workdir.startswith(base + "/"):
-                sub = os.path.join(host, self.workdir[len(base) + 1:])
-                os.makedirs(sub, exist_ok=True)
-                if self.uid:
-                    self._own(sub)
+        """Makes the scratch directories and the generated /etc files.
+
+        Everything below tmp, home and work is the pod's to write, so the
+        pod may have put a link anywhere there, to any host path: nothing
+        there is reached by a path on the host. Directories are opened
+        one component at a time from a descriptor of the scratch
+        directory, without following links, and made and chowned through
+        descriptors (a makedirs and chown of the path followed such a
+        link, as root: a pod could have any host directory chowned to
+        its user, or directories made in it). A working directory behind
+        a link is left for bwrap to find in the pod, where the link
+        leads only to the pod's own files."""
+        root = os.open(self.scratch, _DIR_FLAGS)
+        try:
+            etc = _subdir(root, ".etc", 0o755)
+            try:
+                self._write_etc(etc)
+            finally:
+                os.close(etc)
+            for host, inside in self.dirs():
+                # /tmp is the pod user's alone (not 1777: the host's other
+                # users must not plant files there); home and work 0755
+                private = inside == "/tmp"
+                fd = _subdir(root, os.path.basename(host), 0o700 if private else 0o755)
+                try:
+                    if private:
+                        os.fchmod(fd, 0o700)  # also one an older kube-sim made 1777
+                    self._own(fd)
+                    if self.workdir.startswith(inside + "/"):
+                        self._make_workdir(fd, self.workdir[len(inside) + 1:].split("/"))
+                finally:
+                    os.close(fd)
+        finally:
+            os.close(root)
+
+    def _make_workdir(self, top, names):
+        """Makes the working directory `names` below the directory `top`
+        (a descriptor), the pod user's; stops, leaving it to bwrap, at
+        whatever is not a plain directory (a link or file of the pod's)."""
+        fd = os.dup(top)
+        try:
+            for name in names:
+                made = False
+                try:
+                    os.mkdir(name, 0o755, dir_fd=fd)
+                    made = True
+                except FileExistsError:
+                    pass
+                except OSError:
+                    return  # (a directory the pod closed to kube-sim's user)
+                try:
+                    sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except OSError:
+                    return
+                os.close(fd)
+                fd = sub
+                if made:
+                    os.fchmod(fd, 0o755)  # mkdir's mode went through kube-sim's umask
+            self._own(fd)
+        finally:
+            os.close(fd)
+
+    def _write_etc(self, etc):
         users = "root:x:0:0:root:/root:/bin/sh\n"
         groups = "root:x:0:\n"
         if self.uid:
@@ -166,36 +225,24 @@ class View:
                  "hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t%s\n"
                           % self.hostname}
         for name, text in files.items():
-            with open(os.path.join(etc, name), "w") as f:
+            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW |
+                         os.O_CLOEXEC, 0o644, dir_fd=etc)
+            with os.fdopen(fd, "w") as f:
+                os.fchmod(fd, 0o644)  # the pod's user reads them
                 f.write(text)
 
-    def _own(self, path):
+    def _own(self, fd):
+        if not self.uid:
+            return
         try:
-            os.chown(path, self.uid, self.gid)
+            os.fchown(fd, self.uid, self.gid)
         except PermissionError:
             pass  # kube-sim not run as root: the directory stays ours
 
-    def lookup_path(self, path):
-        """The host path behind `path` as the pod sees it, or None when the
-        pod has nothing there (for finding executables before starting)."""
-        for host, inside in self.dirs():
-            if path == inside or path.startswith(inside + "/"):
-                return host + path[len(inside):]
-        if self.nvidia and (path == NVIDIA_DIR or path.startswith(NVIDIA_DIR + "/")):
-            return self.nvidia[0] + path[len(NVIDIA_DIR):]
-        top = path.split("/")[1] if path.startswith("/") else ""
-        if top in ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32"):
-            return path
-        return None
-
-    def wrap(self, argv, env):
-        """(command line, options) that run argv in the sandbox: bwrap
-        reads its options from a descriptor (`--args`, given by the
-        caller), so the pod's /proc/1/cmdline names no host path."""
-        exe = shutil.which(BWRAP)
-        args = ["--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try",
-                "--hostname", self.hostname, "--die-with-parent",
-                "--proc", "/proc", "--dev", "/dev"] + _system_binds()
+    def _mounts(self):
+        """bwrap's options that make the pod's root: the system's
+        directories, /etc, the writable directories, nvidia-smi."""
+        args = _system_binds()
         etc = os.path.join(self.scratch, ".etc")
         for name in ("passwd", "group", "hostname", "hosts"):
             args += ["--ro-bind", os.path.join(etc, name), "/etc/" + name]
@@ -204,6 +251,73 @@ class View:
         if self.nvidia:
             args += ["--ro-bind", self.nvidia[0], NVIDIA_DIR,
                      "--ro-bind", self.nvidia[1], NVIDIA_SPEC]
+        # bwrap (0.8, as root) makes the directories that hold these mounts
+        # 0700, which kept a pod's non-root user out of /etc (its passwd),
+        # its own home and /opt/nvidia: they are made 0755 first
+        made = {d for _, d in _pairs(args, "--ro-bind", "--bind", "--symlink")} | \
+            {"/proc", "/dev"}  # (wrap's)
+        parents = set()
+        for path in made:
+            parent = posixpath.dirname(path)
+            while parent != "/" and not any(parent == d or parent.startswith(d + "/")
+                                            for d in made):
+                parents.add(parent)
+                parent = posixpath.dirname(parent)
+        dirs = []
+        for parent in sorted(parents, key=lambda p: (p.count("/"), p)):
+            dirs += ["--perms", "0755", "--dir", parent]
+        return dirs + args
+
+    def stat(self, path):
+        """os.stat_result of `path` as the pod sees it, or None where the
+        pod has nothing (for finding a program before starting it). Links
+        are followed as the pod's kernel follows them: a link in the
+        pod's writable directories is read, never followed on the host,
+        and where it points is looked up in the pod's view again."""
+        if not path.startswith("/"):
+            return None
+        binds, links = self._table()
+        todo, done, hops = path.split("/"), [], 0   # done: (name, stat) of each component
+        while todo:
+            name = todo.pop(0)
+            if name in ("", "."):
+                continue
+            if name == "..":
+                done = done[:-1]
+                continue
+            kind, value = _entry(binds, links, [n for n, _ in done] + [name])
+            if kind is None:
+                return None
+            if kind == "link":
+                hops += 1
+                if hops > MAX_LINKS:
+                    return None
+                if value.startswith("/"):
+                    done = []
+                todo = value.split("/") + todo
+                continue
+            if any(n not in ("", ".") for n in todo) and not stat.S_ISDIR(value.st_mode):
+                return None
+            done.append((name, value))
+        return done[-1][1] if done else _MADE_DIR
+
+    def _table(self):
+        """([(path in the pod, host path)] of every bind in mount order,
+        {path in the pod: target} of the links at its root)."""
+        if self._mount_table is None:
+            args = self._mounts()
+            self._mount_table = ([(d, s) for s, d in _pairs(args, "--ro-bind", "--bind")],
+                                 {d: s for s, d in _pairs(args, "--symlink")})
+        return self._mount_table
+
+    def wrap(self, argv, env):
+        """(command line, options) that run argv in the sandbox: bwrap
+        reads its options from a descriptor (`--args`, given by the
+        caller), so the pod's /proc/1/cmdline names no host path."""
+        exe = shutil.which(BWRAP)
+        args = ["--unshare-pid", "--unshare-uts", "--unshare-ipc", "--unshare-cgroup-try",
+                "--hostname", self.hostname, "--die-with-parent",
+                "--proc", "/proc", "--dev", "/dev"] + self._mounts()
         rootless = os.geteuid() != 0
         if rootless:  # a user namespace does what setpriv does as root
             args += ["--unshare-user", "--uid", str(self.uid or 0),
@@ -227,6 +341,63 @@ class View:
         if limits and os.path.exists(PRLIMIT):
             line = [PRLIMIT] + limits + ["--"] + line
         return line, args
+
+
+def _pairs(args, *flags):
+    """(source, destination) of every `FLAG SRC DEST` in bwrap's options."""
+    return [(args[i + 1], args[i + 2]) for i, a in enumerate(args) if a in flags]
+
+
+def _subdir(dir_fd, name, mode):
+    """A descriptor of the directory `name` in `dir_fd`, made with `mode`
+    when missing; never through a link (OSError then)."""
+    made = False
+    try:
+        os.mkdir(name, mode, dir_fd=dir_fd)
+        made = True
+    except FileExistsError:
+        pass
+    fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    if made:
+        os.fchmod(fd, mode)  # mkdir's mode went through kube-sim's umask
+    return fd
+
+
+def _entry(binds, links, names):
+    """("link", target), ("file", stat) or (None, None): what the pod has at
+    the path `names`, whose components before the last are directories.
+    Below a bind's source nothing is followed: each component is opened
+    from the one before with O_NOFOLLOW, and the last is read with
+    lstat/readlink."""
+    path = "/" + "/".join(names)
+    if path in links:
+        return "link", links[path]
+    source = rest = None
+    for dest, host in binds:  # a later mount covers an earlier one
+        if path == dest or path.startswith(dest + "/"):
+            source, rest = host, path[len(dest):]
+    if source is None:
+        made = any(d.startswith(path + "/") for d, _ in binds) or \
+            any(d.startswith(path + "/") for d in links)
+        return ("file", _MADE_DIR) if made else (None, None)
+    rest = [n for n in rest.split("/") if n]
+    try:
+        if not rest:
+            return "file", os.stat(source)  # the host's or kube-sim's, as bwrap binds it
+        fd = os.open(source, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for name in rest[:-1]:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                os.close(fd)
+                fd = sub
+            st = os.stat(rest[-1], dir_fd=fd, follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                return "link", os.readlink(rest[-1], dir_fd=fd)
+            return "file", st
+        finally:
+            os.close(fd)
+    except OSError:
+        return None, None
 
 
 def options_fd(options):

@@ -3,6 +3,8 @@ pod's programs and decides which commands run for real: checked on the
 bwrap options and paths, without starting anything."""
 
 import os
+import shutil
+import stat
 import tempfile
 import unittest
 
@@ -80,27 +82,94 @@ class Wrap(unittest.TestCase):
             self.assertIn("user:x:1234:1234:user:/home/user:/bin/sh", f.read())
         with open(os.path.join(self.scratch, ".etc", "hostname")) as f:
             self.assertEqual(f.read(), "train1-0\n")
-        self.assertEqual(os.stat(os.path.join(self.scratch, "tmp")).st_mode & 0o7777, 0o1777)
+        # the pod's /tmp is not the host's other users' (no 1777)
+        self.assertEqual(os.stat(os.path.join(self.scratch, "tmp")).st_mode & 0o7777, 0o700)
+        self.assertEqual(os.stat(os.path.join(self.scratch, "home")).st_mode & 0o7777, 0o755)
+
+    def test_prepare_follows_no_link_of_the_pods(self):
+        outside = tempfile.TemporaryDirectory()
+        self.addCleanup(outside.cleanup)
+        victim = outside.name
+        os.chmod(victim, 0o750)
+        before = os.stat(victim)
+        v = self.view(uid=4242, workdir="/tmp/evil/made-by-pod")
+        v.prepare()
+        self.assertTrue(os.path.isdir(os.path.join(self.scratch, "tmp", "evil", "made-by-pod")))
+        # the pod replaces a directory of its path by a link to the host's
+        shutil.rmtree(os.path.join(self.scratch, "tmp", "evil"))
+        os.symlink(victim, os.path.join(self.scratch, "tmp", "evil"))
+        v.prepare()
+        self.assertEqual(os.listdir(victim), [])
+        after = os.stat(victim)
+        self.assertEqual((after.st_uid, after.st_gid, after.st_mode),
+                         (before.st_uid, before.st_gid, before.st_mode))
+        self.assertTrue(os.path.islink(os.path.join(self.scratch, "tmp", "evil")))
+        # and at the working directory itself
+        v = self.view(uid=4242, workdir="/tmp/evil")
+        v.prepare()
+        after = os.stat(victim)
+        self.assertEqual((after.st_uid, after.st_mode), (before.st_uid, before.st_mode))
+
+    def test_parents_of_mounts_are_0755(self):
+        # bwrap would make /etc, /home and /opt 0700: a pod's user could
+        # not read its /etc/passwd or reach its home
+        v = self.view(uid=1234, workdir="/data/work",
+                      nvidia=("/nonexistent/nvidia", "/nonexistent/pod.json"))
+        _, opts = v.wrap(["id"], {})
+        dirs = [opts[i + 3] for i, a in enumerate(opts) if a == "--perms"]
+        self.assertEqual(dirs, ["/data", "/etc", "/home", "/opt", "/run", "/run/nvidia"])
+        self.assertEqual(opts[opts.index("--perms") + 1], "0755")
+        self.assertLess(opts.index("--dir"), opts.index("--ro-bind"))
 
     def test_paths_as_the_pod_sees_them(self):
         v = self.view()
-        self.assertEqual(v.lookup_path("/tmp/x"), os.path.join(self.scratch, "tmp", "x"))
-        self.assertEqual(v.lookup_path("/root/a.sh"), os.path.join(self.scratch, "home", "a.sh"))
-        self.assertEqual(v.lookup_path("/usr/bin/env"), "/usr/bin/env")
-        self.assertIsNone(v.lookup_path("/etc/shadow"))
+        v.prepare()
+        with open(os.path.join(self.scratch, "tmp", "x"), "w"):
+            pass
+        self.assertTrue(stat.S_ISREG(v.stat("/tmp/x").st_mode))
+        self.assertTrue(stat.S_ISDIR(v.stat("/root").st_mode))
+        self.assertEqual(v.stat("/usr/bin/env"), os.stat("/usr/bin/env"))
+        self.assertEqual(v.stat("/bin/sh"), os.stat("/bin/sh"))  # /bin: the host's link or bind
+        self.assertIsNone(v.stat("/etc/shadow"))
+        self.assertIsNone(v.stat("/root/a.sh"))
+        self.assertTrue(stat.S_ISDIR(v.stat("/etc").st_mode))     # made by bwrap for /etc/*
         # the checkout is not there: nothing, or (a checkout under /tmp)
         # the pod's own empty /tmp at that path
-        seen = v.lookup_path(CHECKOUT + "/Makefile")
-        self.assertTrue(seen is None or (seen.startswith(self.scratch) and
-                                         not os.path.exists(seen)), seen)
-        self.assertIsNone(v.lookup_path("/opt/nvidia/bin/nvidia-smi"))  # not a GPU pod
+        self.assertIsNone(v.stat(CHECKOUT + "/Makefile"))
+        self.assertIsNone(v.stat("/opt/nvidia/bin/nvidia-smi"))  # not a GPU pod
+        self.assertIsNone(v.stat("relative"))
+
+    def test_links_are_followed_in_the_pod_never_on_the_host(self):
+        v = self.view()
+        v.prepare()
+        tmp = os.path.join(self.scratch, "tmp")
+        os.symlink(CHECKOUT + "/Makefile", os.path.join(tmp, "host-file"))
+        os.symlink(CHECKOUT, os.path.join(tmp, "host-dir"))
+        os.symlink("/usr/bin/env", os.path.join(tmp, "env"))
+        os.symlink("env", os.path.join(tmp, "rel"))
+        os.symlink("../tmp/rel", os.path.join(tmp, "up"))
+        os.symlink("loop", os.path.join(tmp, "loop"))
+        os.mkdir(os.path.join(tmp, "d"))
+        self.assertIsNone(v.stat("/tmp/host-file"))
+        self.assertIsNone(v.stat("/tmp/host-dir/Makefile"))
+        self.assertEqual(v.stat("/tmp/env"), os.stat("/usr/bin/env"))
+        self.assertEqual(v.stat("/tmp/rel"), os.stat("/usr/bin/env"))
+        self.assertEqual(v.stat("/tmp/d/../up"), os.stat("/usr/bin/env"))
+        self.assertIsNone(v.stat("/tmp/loop"))
+        self.assertIsNone(v.stat("/tmp/x/.."))  # no x: no way through it
 
     def test_lookup_finds_programs_only_where_the_pod_has_them(self):
         v = self.view()
         self.assertEqual(podproc.lookup("sh", "/usr/bin:/bin", v), "/usr/bin/sh")
-        os.makedirs(os.path.join(self.scratch, "tmp"))
+        v.prepare()
         with self.assertRaises(podproc.ExecNotFound):
             podproc.lookup(CHECKOUT + "/contrib/demo.sh", "/usr/bin", v)
+        # a link of the pod's to a host directory of programs is no use
+        os.symlink(CHECKOUT + "/contrib", os.path.join(self.scratch, "tmp", "bin"))
+        with self.assertRaises(podproc.ExecNotFound):
+            podproc.lookup("demo.sh", "/tmp/bin", v)
+        with self.assertRaises(podproc.ExecNotFound):
+            podproc.lookup("/tmp/bin/demo.sh", "/usr/bin", v)
         with self.assertRaises(podproc.ExecNotFound) as cm:
             podproc.lookup("no-such-tool", "/usr/bin:/bin", v)
         self.assertEqual(str(cm.exception),

@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from kubesim import prometheus
 from kubesim.errors import ApiError
 from kubesim.objutil import CLAIMS, SERVICES, meta_of
+from kubesim.reqlog import open_private
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
@@ -48,9 +49,10 @@ class ControlPlane:
         self.profile = profile(version)
         self.state = State(sim.store, str(uuid.uuid5(uuid.NAMESPACE_URL, state_dir)))
         self.judge = Judge(version, os.path.join(state_dir, VIOLATIONS_FILE))
-        open(self.judge.path, "w").close()
+        # emptied for this run, and made 0600 (the state directory's files are private)
+        open_private(self.judge.path, truncate=True).close()
         self.requests_path = os.path.join(state_dir, REQUESTS_FILE)
-        open(self.requests_path, "w").close()
+        open_private(self.requests_path, truncate=True).close()
         self.log_lock = threading.Lock()
         self.identity = None
         self.token_ttl = token_ttl
