@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # The third security round's findings in the programs (the emulator's
-# are in t0934): each test is named after its finding and failed on
-# the code before the fix.
+# are in t9620, t9621 and t9622): each test is named after its finding
+# and failed on the code before the fix.
 #   2. at -v 8 and above, response headers, the peer certificate and
 #      error bodies reached the terminal raw.
 #   3. runai version printed the control plane's cluster version raw.
