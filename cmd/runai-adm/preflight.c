@@ -1,6 +1,6 @@
 /*
  * runai-adm preflight: pre-install diagnostics from the admin host
- * (the checks are in lib/adm/checks.c), shown as a table or JSON and
+ * (the catalogue is lib/adm/checks.c, the checks check_*.c), shown as a table or JSON and
  * written to runai-preinstall-diagnostics.txt for support.
  */
 #include <stddef.h>
