@@ -1,7 +1,8 @@
 /*
  * runai-adm preflight: pre-install diagnostics from the admin host
- * (the catalogue is lib/adm/checks.c, the checks check_*.c), shown as a table or JSON and
- * written to runai-preinstall-diagnostics.txt for support.
+ * (the catalogue is lib/adm/checks.c, the checks lib/adm/check_*.c),
+ * shown as a table or JSON and written to
+ * runai-preinstall-diagnostics.txt for support.
  */
 #include <stddef.h>
 #include <stdio.h>
