@@ -160,6 +160,18 @@ shell_scripts() {
 	assert_line 'lib/adm/orphan.c: no header lib/adm/orphan.h'
 }
 
+@test "no source file over 1,200 lines: a larger one is split by concern" {
+	local f n bad=0
+	for f in "$TOP"/lib/*/*.[ch] "$TOP"/cmd/*/*.[ch]; do
+		n=$(wc -l <"$f")
+		if [ "$n" -gt 1200 ]; then
+			echo "${f#"$TOP"/}: $n lines" >&2
+			bad=1
+		fi
+	done
+	[ "$bad" = 0 ]
+}
+
 @test "no call circles between the files of one folder (tests/lint/calls.py)" {
 	run python3 "$TOP/tests/lint/calls.py" "$TOP"
 	assert_success
