@@ -11,6 +11,7 @@
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/text.h"
 #include "runai.h"
 #include "runai/git_sync.h"
@@ -23,6 +24,24 @@ const char *const runai_pull_policies[] = { "Always", "IfNotPresent",
 	"Never", NULL };
 const char *const runai_dry_run_formats[] = { "yaml", "json", NULL };
 
+/*
+ * One word of the command line as the annotation keeps it: a --git-sync
+ * password, and the value of NAME=VALUE where NAME is named like a
+ * secret (-e API_TOKEN=...), become <redacted>; anyone who may read the
+ * project's jobs reads the annotation.
+ */
+static char *
+annotation_word(const char *w)
+{
+	const char *eq = strchr(w, '=');
+
+	if (strstr(w, "password=") != NULL)
+		return rai_git_sync_redact(w);
+	if (eq != NULL && rai_is_secret_name(w, (size_t)(eq - w)))
+		return xasprintf("%.*s=<redacted>", (int)(eq - w), w);
+	return xstrdup(w);
+}
+
 char *
 runai_submit_cmdline(struct rai_ctx *ctx)
 {
@@ -32,10 +51,7 @@ runai_submit_cmdline(struct rai_ctx *ctx)
 
 	rai_buf_addstr(&b, ctx->prog->name);
 	for (i = 0; i < ctx->raw_argc; i++) {
-		/* a --git-sync password stays out of the annotation */
-		word = strstr(ctx->raw_argv[i], "password=") != NULL ?
-		    rai_git_sync_redact(ctx->raw_argv[i]) :
-		    xstrdup(ctx->raw_argv[i]);
+		word = annotation_word(ctx->raw_argv[i]);
 		rai_buf_addf(&b, " %s", word);
 		free(word);
 	}

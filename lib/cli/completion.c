@@ -255,7 +255,8 @@ comp_walk(struct comp *c, int n, char **w)
 				c->npos++;
 		} else if (strcmp(a, "--") == 0) {
 			c->dashdash = 1;
-		} else if (cli_swallows_next(p, a)) {
+		} else if (cli_swallows_next(p, a, i + 1 < n ? w[i + 1] :
+		    NULL)) {
 			if (comp_value_opt(p, a, &r) == -1)
 				continue;
 			if (i + 1 >= n) {

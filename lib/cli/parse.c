@@ -515,13 +515,16 @@ lookup_in(const struct rai_opt *t, void *base, unsigned char *seen,
 	return -1;
 }
 
-/* The command's own options shadow global ones of the same name. */
+/*
+ * The command's own options shadow global ones of the same name, but
+ * not before the command's name, where only the program's stand.
+ */
 int
 cli_lookup(struct parse *p, int shortc, const char *name, size_t len,
     struct optref *r)
 {
-	if (lookup_in(cli_cmd_opts(p->cmd), p->opts, p->cseen, shortc, name, len,
-	    r) == 0)
+	if (!p->globals_only && lookup_in(cli_cmd_opts(p->cmd), p->opts,
+	    p->cseen, shortc, name, len, r) == 0)
 		return 0;
 	return lookup_in(p->prog->global_opts, p->globals, p->gseen, shortc,
 	    name, len, r);
@@ -655,12 +658,22 @@ parse_long(struct parse *p, int argc, char **argv, int *i)
 	return cli_give(p, &r, val);
 }
 
-/* -v, -vv, -v=8, -v8: the rest of the word after the letter. */
+/* A level's value may be the next word, as kubectl's -v 6: digits only. */
 static int
-short_level(struct parse *p, const struct optref *r, const char *rest)
+is_level(const char *w)
+{
+	return w != NULL && *w != '\0' && strspn(w, "0123456789") == strlen(w);
+}
+
+/* -v, -vv, -v=8, -v8, -v 8: the rest of the word after the letter. */
+static int
+short_level(struct parse *p, const struct optref *r, const char *rest,
+    int argc, char **argv, int *i)
 {
 	size_t k;
 
+	if (*rest == '\0' && *i + 1 < argc && is_level(argv[*i + 1]))
+		return cli_give(p, r, argv[++*i]);
 	if (*rest == '\0')
 		return cli_give(p, r, NULL);
 	if (strspn(rest, (char[]){ (char)r->opt->short_name, '\0' }) ==
@@ -689,7 +702,7 @@ parse_short(struct parse *p, int argc, char **argv, int *i)
 		if (cli_lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
 			return usage_err(p, "unknown option '-%c'", a[j]);
 		if (r.opt->type == RAI_OPT_LEVEL)
-			return short_level(p, &r, a + j + 1);
+			return short_level(p, &r, a + j + 1, argc, argv, i);
 		if (!cli_takes_value(r.opt)) {
 			if (cli_give(p, &r, NULL) == -1)
 				return -1;
@@ -705,12 +718,14 @@ parse_short(struct parse *p, int argc, char **argv, int *i)
 	return 0;
 }
 
+/* npre: how many words stand before the command's name. */
 static int
-parse_args(struct parse *p, int argc, char **argv)
+parse_args(struct parse *p, int argc, char **argv, int npre)
 {
 	int i, dashdash = 0;
 
 	for (i = 0; i < argc && !p->help; i++) {
+		p->globals_only = i < npre;
 		if (dashdash || argv[i][0] != '-' || argv[i][1] == '\0') {
 			push_pos(p, argv[i]);
 		} else if (strcmp(argv[i], "--") == 0) {
@@ -723,6 +738,7 @@ parse_args(struct parse *p, int argc, char **argv)
 			return -1;
 		}
 	}
+	p->globals_only = 0;
 	return 0;
 }
 
@@ -732,7 +748,7 @@ parse_args(struct parse *p, int argc, char **argv)
  * does when it looks for the command words).
  */
 int
-cli_swallows_next(struct parse *p, const char *a)
+cli_swallows_next(struct parse *p, const char *a, const char *next)
 {
 	struct optref r;
 	size_t j;
@@ -745,7 +761,7 @@ cli_swallows_next(struct parse *p, const char *a)
 		if (cli_lookup(p, (unsigned char)a[j], NULL, 0, &r) == -1)
 			continue;
 		if (r.opt->type == RAI_OPT_LEVEL)
-			return 0;
+			return a[j + 1] == '\0' && is_level(next);
 		if (cli_takes_value(r.opt))
 			return a[j + 1] == '\0';
 	}
@@ -845,7 +861,8 @@ find_command(struct parse *p, int argc, char **argv, unsigned char *used)
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			if (cli_swallows_next(p, argv[i]))
+			if (cli_swallows_next(p, argv[i], i + 1 < argc ?
+			    argv[i + 1] : NULL))
 				i++;
 			continue;
 		}
@@ -934,7 +951,7 @@ cli_parse_command_line(struct parse *p, int argc, char **argv)
 	unsigned char *used = xcalloc((size_t)argc + 1, 1);
 	char **rest = xcalloc((size_t)argc + 1, sizeof(*rest));
 	const struct rai_cmd *c;
-	int i, n = 0, rc = -1;
+	int i, n = 0, npre = -1, rc = -1;
 
 	p->argc = argc;
 	p->argv = argv;
@@ -948,13 +965,16 @@ cli_parse_command_line(struct parse *p, int argc, char **argv)
 		if (cli_apply_defaults(p, c->opts, p->opts) == -1)
 			goto out;
 	}
-	for (i = 0; i < argc; i++)
+	for (i = 0; i < argc; i++) {
+		if (used[i] && npre < 0)
+			npre = n;
 		if (!used[i])
 			rest[n++] = argv[i];
+	}
 	if (c != NULL && c->rewrite_argv != NULL && !p->help &&
 	    c->rewrite_argv(n, rest, &p->keep, &p->notes, &p->err) == -1)
 		goto out;
-	if (parse_args(p, n, rest) == -1)
+	if (parse_args(p, n, rest, npre < 0 ? 0 : npre) == -1)
 		goto out;
 	rc = 0;
 	if (p->help || c == NULL)

@@ -47,6 +47,12 @@ struct parse {
 	int			 version;	/* --version with no command */
 	int			 lenient;	/* __complete: never fail */
 	int			 dashdash;	/* npos at "--", -1 = none */
+	/*
+	 * The word being parsed stands before the command's name: an
+	 * option there is the program's (runai -v=8 submit: the log
+	 * level, not submit's -v volume).
+	 */
+	int			 globals_only;
 	char			*cmd_note;	/* the deprecated command typed */
 	struct rai_strv		 keep;		/* words cmd->rewrite_argv made */
 	struct rai_strv		 notes;		/* deprecated options used */
@@ -88,8 +94,12 @@ int	 cli_apply_defaults(struct parse *, const struct rai_opt *, void *base);
 int	 cli_lookup(struct parse *, int shortc, const char *name, size_t len,
 	    struct optref *);
 
-/* The argument loop. */
-int	 cli_swallows_next(struct parse *, const char *word);
+/*
+ * The argument loop. cli_swallows_next: whether option word takes the
+ * word after it (next, NULL when not known yet) as its value.
+ */
+int	 cli_swallows_next(struct parse *, const char *word,
+	    const char *next);
 int	 cli_parse_command_line(struct parse *, int argc, char **argv);
 /* The deprecation notes of a successful parse, one warning each. */
 void	 cli_print_notes(const struct parse *);

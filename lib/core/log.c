@@ -91,6 +91,24 @@ rai_is_secret_key(const char *key, size_t len)
 	    ends_with_ci(key, len, "passwd");
 }
 
+/*
+ * Whether a variable's name says its value is a secret (API_TOKEN,
+ * AWS_SECRET_ACCESS_KEY, DB_PASSWORD): a word anywhere in it, any case.
+ */
+int
+rai_is_secret_name(const char *name, size_t len)
+{
+	static const char *const words[] = { "password", "passwd", "secret",
+	    "token", "credential", "key", NULL };
+	size_t i, j, n;
+
+	for (i = 0; words[i] != NULL; i++)
+		for (j = 0, n = strlen(words[i]); j + n <= len; j++)
+			if (strncasecmp(name + j, words[i], n) == 0)
+				return 1;
+	return 0;
+}
+
 /* Header names whose whole value is a credential. */
 static int
 secret_header(const char *name, size_t len)
@@ -171,17 +189,33 @@ skip_ws(const char *s, size_t len, size_t i)
 	return i;
 }
 
+/* Whether the JSON string s[start..end) (quotes included) is word. */
+static int
+json_key_is(const char *s, size_t start, size_t end, const char *word)
+{
+	size_t n = strlen(word);
+
+	return end - start == n + 2 && strncmp(s + start + 1, word, n) == 0;
+}
+
 /*
  * Token-level pass over JSON text (possibly truncated): the string value
- * after a secret key is replaced. Everything else is copied verbatim.
+ * after a secret key is replaced, and so is the "value" of an object
+ * whose "name" says it is a secret (an environment variable's
+ * {"name": "API_TOKEN", "value": ...}, in a pod or a control plane's
+ * request). Everything else is copied verbatim.
  */
 static void
 redact_json(const char *s, size_t len, struct rai_buf *out)
 {
-	size_t i = 0, start, end, v;
+	size_t i = 0, start, end, v, vend;
+	long depth = 0, secret_at = -1;	/* the object named a secret */
 
 	while (i < len) {
 		if (s[i] != '"') {
+			depth += s[i] == '{' ? 1 : s[i] == '}' ? -1 : 0;
+			if (depth < secret_at)
+				secret_at = -1;
 			rai_buf_addch(out, s[i++]);
 			continue;
 		}
@@ -190,11 +224,21 @@ redact_json(const char *s, size_t len, struct rai_buf *out)
 		rai_buf_add(out, s + start, end - start);
 		i = end;
 		v = skip_ws(s, len, i);
-		if (v >= len || s[v] != ':' || end - start < 2 ||
-		    !rai_is_secret_key(s + start + 1, end - start - 2))
+		if (v >= len || s[v] != ':' || end - start < 2)
 			continue;
 		v = skip_ws(s, len, v + 1);
 		if (v >= len || s[v] != '"')
+			continue;
+		if (json_key_is(s, start, end, "name")) {
+			vend = json_string_end(s, len, v);
+			if (vend - v >= 2 && rai_is_secret_name(s + v + 1,
+			    vend - v - 2))
+				secret_at = depth;
+			continue;
+		}
+		if (!rai_is_secret_key(s + start + 1, end - start - 2) &&
+		    !(secret_at == depth && json_key_is(s, start, end,
+		    "value")))
 			continue;
 		rai_buf_add(out, s + i, v - i);
 		rai_buf_addstr(out, "\"" REDACTED "\"");
@@ -256,6 +300,54 @@ redact_jwts(struct rai_buf *b)
 	*b = out;
 }
 
+static int
+is_ident(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/*
+ * NAME=VALUE anywhere in the text (a ConfigMap's values, a command line
+ * in an annotation) where NAME is named like a secret: the value, up to
+ * a blank, quote, backslash or separator, is masked. Text already
+ * masked is left as it is.
+ */
+static void
+redact_assignments(struct rai_buf *b)
+{
+	struct rai_buf out = RAI_BUF_INIT;
+	const char *s = rai_buf_str(b);
+	size_t i = 0, n, v;
+
+	while (i < b->len) {
+		if (is_ident((unsigned char)s[i]) && (i == 0 ||
+		    !is_ident((unsigned char)s[i - 1]))) {
+			for (n = i; n < b->len && is_ident((unsigned char)s[n]);
+			    n++)
+				;
+			if (n < b->len && s[n] == '=' &&
+			    rai_is_secret_name(s + i, n - i) &&
+			    strncmp(s + n + 1, REDACTED, strlen(REDACTED)) != 0) {
+				for (v = n + 1; v < b->len &&
+				    !isspace((unsigned char)s[v]) &&
+				    strchr("\"'\\&,;", s[v]) == NULL; v++)
+					;
+				rai_buf_add(&out, s + i, n + 1 - i);
+				if (v > n + 1)
+					rai_buf_addstr(&out, REDACTED);
+				i = v;
+				continue;
+			}
+			rai_buf_add(&out, s + i, n - i);
+			i = n;
+			continue;
+		}
+		rai_buf_addch(&out, s[i++]);
+	}
+	rai_buf_release_secret(b);
+	*b = out;
+}
+
 void
 rai_redact_body(const char *body, size_t len, struct rai_buf *out)
 {
@@ -271,6 +363,7 @@ rai_redact_body(const char *body, size_t len, struct rai_buf *out)
 	else
 		rai_buf_add(&tmp, body, len);
 	redact_jwts(&tmp);
+	redact_assignments(&tmp);
 	rai_buf_add(out, rai_buf_str(&tmp), tmp.len);
 	rai_buf_release_secret(&tmp);
 }

@@ -40,11 +40,15 @@ void	 rai_log(int level, const char *, ...)
  * Cookie/Set-Cookie and token-bearing headers lose their value.
  * JSON: string values of secret keys (token, id-token, id_token,
  * refresh-token, refresh_token, access_token, password, client-secret,
- * client_secret, client-key-data, ...) become "<redacted>".
+ * client_secret, client-key-data, ...) become "<redacted>", and so
+ * does the "value" of an object whose "name" is named like a secret
+ * (an environment variable's {"name": "API_TOKEN", "value": ...}).
  * Forms (a=b&c=d): the same keys.
  */
 void	 rai_redact_header(const char *line, size_t len, struct rai_buf *out);
 void	 rai_redact_body(const char *body, size_t len, struct rai_buf *out);
+/* A variable named like a secret: a word such as token or key in it. */
+int	 rai_is_secret_name(const char *name, size_t len);
 int	 rai_is_secret_key(const char *key, size_t len);
 
 #endif

@@ -239,25 +239,6 @@ cp_describe(struct rai_wl *wl, const char *job, int doc,
 
 /* ---- submit ---- */
 
-/* Whether an environment variable's name says its value is a secret. */
-static int
-secret_name(const char *name)
-{
-	static const char *const words[] = { "PASSWORD", "PASSWD", "SECRET",
-	    "TOKEN", "CREDENTIAL", "KEY", NULL };
-	char *up = xstrdup(name), *p;
-	size_t i;
-	int hit = 0;
-
-	for (p = up; *p != '\0'; p++)
-		if (*p >= 'a' && *p <= 'z')
-			*p = (char)(*p - 'a' + 'A');
-	for (i = 0; words[i] != NULL && !hit; i++)
-		hit = strstr(up, words[i]) != NULL;
-	free(up);
-	return hit;
-}
-
 /* A dry run's request is shown: variables named like secrets redacted. */
 static void
 redact(cJSON *body)
@@ -266,7 +247,8 @@ redact(cJSON *body)
 
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sp,
 	    "environmentVariables"))
-		if (secret_name(rai_json_str_or(e, "name", "")))
+		if (rai_is_secret_name(rai_json_str_or(e, "name", ""),
+		    strlen(rai_json_str_or(e, "name", ""))))
 			rai_json_set_str(e, "value", "<redacted>");
 }
 

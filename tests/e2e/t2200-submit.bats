@@ -401,3 +401,26 @@ comp-b
 	[[ "$output" =~ \ Train\ +team-a\ .*\ 0\.[0-9]+\ \(20G\)\ +1\ \(0\) ]] || { echo "$output"; false; }
 	runai delete gm1
 }
+
+@test "-v before the command is the log level (-v=8, -v 6); a secret-named variable's value never shows" {
+	run -0 --separate-stderr runai -v=8 submit vlog1 -i ubuntu -e API_TOKEN=Sekr1t-value \
+		-e EPOCHS=10 -- sleep 300
+	assert_line "The job 'vlog1' has been submitted successfully"
+	# the request bodies were logged: the variable's name, not its value
+	[[ "$stderr" == *'"API_TOKEN"'* ]]
+	[[ "$stderr" == *'"EPOCHS"'* ]]
+	[[ "$stderr$output" != *Sekr1t-value* ]]
+	run -0 get_obj "/apis/run.ai/v1/namespaces/$NS/runaijobs/vlog1"
+	assert_output --partial Sekr1t-value
+	# the command line the job records: the name, not the value
+	run -0 jq -r '.metadata.annotations["runai-cli-command"]' <<<"$output"
+	assert_output "runai -v=8 submit vlog1 -i ubuntu -e API_TOKEN=<redacted> -e EPOCHS=10 -- sleep 300"
+	# after the command, -v is still submit's volume
+	run -0 runai submit --dry-run -o json -i ubuntu -v /data:/mnt/data
+	run -0 jq -r '.items[1].spec.template.spec.volumes[0].hostPath.path' <<<"$output"
+	assert_output /data
+	run -0 --separate-stderr runai -v 6 list jobs
+	assert_line --regexp '^vlog1 '
+	[[ "$stderr" == *"GET "* ]]
+	runai delete vlog1 >/dev/null
+}

@@ -453,7 +453,8 @@ job/ws1"
 	cp_login
 	run -2 runai submit gs1 -p team-a -i ubuntu \
 		--git-sync source=https://example.com/r.git,username=u,password=hunter2
-	assert_output "runai: error: --git-sync username= and password= are not supported in control-plane mode: the control plane takes a repository's credentials only from a Secret in the cluster"
+	# (after the warning that a password in argv is visible to others)
+	assert_line --index 1 "runai: error: --git-sync username= and password= are not supported in control-plane mode: the control plane takes a repository's credentials only from a Secret in the cluster"
 	run -2 runai submit gs2 -p team-a -i ubuntu --git-sync source=https://example.com/r.git,image=my/git:1
 	assert_output "runai: error: --git-sync image= is not supported in control-plane mode: the control plane picks the image that clones"
 	run -2 runai submit an1 -p team-a -i ubuntu -a "example.com/$(printf 'a%.0s' {1..60})=x"
@@ -798,4 +799,18 @@ job/ws1"
 		"$CP_URL/api/v1/workloads/trainings"
 	run -0 jq -r .violation "$CP_VIOLATIONS"
 	assert_output --partial "'gpuDeviceRequest' was unexpected"
+}
+
+@test "-v before the command is the log level (-v=8, -v 6); a secret-named variable's value never shows" {
+	cp_login
+	run -0 --separate-stderr runai -v=8 submit vlog1 -p team-a -i ubuntu \
+		-e API_TOKEN=Sekr1t-value -e EPOCHS=10 -- sleep 300
+	assert_line "The job 'vlog1' has been submitted successfully"
+	[[ "$stderr" == *'"API_TOKEN"'* ]]
+	[[ "$stderr" == *'"EPOCHS"'* ]]
+	[[ "$stderr$output" != *Sekr1t-value* ]]
+	run -0 --separate-stderr runai -v 6 list jobs -p team-a
+	assert_line --regexp '^vlog1 '
+	[[ "$stderr" == *"GET "* ]]
+	runai delete vlog1 -p team-a >/dev/null
 }

@@ -173,6 +173,36 @@ TEST(redacts_json_and_form_bodies)
 	free(s);
 }
 
+/* An environment variable named like a secret keeps its name, not its value. */
+TEST(redacts_values_of_secret_named_variables)
+{
+	char *s;
+
+	s = redact_body("{\"env\":[{\"name\":\"API_TOKEN\",\"value\":\"s3cret\"},"
+	    "{\"name\":\"EPOCHS\",\"value\":\"10\"},{\"name\": "
+	    "\"aws_secret_access_key\", \"value\": \"k1\"}],\"value\":\"top\"}");
+	T_STR_EQ(s, "{\"env\":[{\"name\":\"API_TOKEN\",\"value\":\"<redacted>\"},"
+	    "{\"name\":\"EPOCHS\",\"value\":\"10\"},{\"name\": "
+	    "\"aws_secret_access_key\", \"value\": \"<redacted>\"}],"
+	    "\"value\":\"top\"}");
+	free(s);
+	/* a nested object's "value" is not its parent's variable */
+	s = redact_body("{\"name\":\"DB_PASSWORD\",\"valueFrom\":{\"value\":\"x\"},"
+	    "\"value\":\"pw\"}");
+	T_STR_EQ(s, "{\"name\":\"DB_PASSWORD\",\"valueFrom\":{\"value\":\"x\"},"
+	    "\"value\":\"<redacted>\"}");
+	free(s);
+	/* in text: a ConfigMap's values, a recorded command line */
+	s = redact_body("{\"values\":\"environment:\\n- API_TOKEN=s3cret\\n- "
+	    "EPOCHS=10\\n\",\"cmd\":\"runai submit -e DB_PASSWORD=pw -e X=1\"}");
+	T_STR_EQ(s, "{\"values\":\"environment:\\n- API_TOKEN=<redacted>\\n- "
+	    "EPOCHS=10\\n\",\"cmd\":\"runai submit -e DB_PASSWORD=<redacted> "
+	    "-e X=1\"}");
+	free(s);
+	T_INT_EQ(rai_is_secret_name("MY_API_KEY", 10), 1);
+	T_INT_EQ(rai_is_secret_name("EPOCHS", 6), 0);
+}
+
 TEST(secret_key_names)
 {
 	T_INT_EQ(rai_is_secret_key("id-token", 8), 1);
@@ -452,6 +482,7 @@ main(void)
 	RUN(err_prefix_and_usage_exit);
 	RUN(redacts_headers);
 	RUN(redacts_json_and_form_bodies);
+	RUN(redacts_values_of_secret_named_variables);
 	RUN(secret_key_names);
 	RUN(json_paths_and_types);
 	RUN(json_path_segments_match_whole_names);

@@ -631,6 +631,8 @@ TEST(level_forms)
 		{ "-v=8", NULL, 8 }, { "-v8", NULL, 8 }, { "-v10", NULL, 10 },
 		{ "--verbosity=8", NULL, 8 }, { "--verbosity", "7", 7 },
 		{ "-v", "-v", 2 }, { "-v=0", NULL, 0 },
+		/* kubectl's -v 6: a word of digits after -v is its level */
+		{ "-v", "6", 6 },
 	};
 	size_t i;
 
@@ -641,6 +643,8 @@ TEST(level_forms)
 			T_RUNS("version", cases[i].a);
 		T_INT_EQ(rec.g.verbosity, cases[i].want);
 	}
+	T_RUNS("version", "-v", "7");
+	T_INT_EQ(rec.g.verbosity, 7);
 	T_USAGE_ERR("tprog version: invalid value 'x' for --verbosity: "
 	    "expected a level 0 or higher\nsee 'tprog version -h'\n",
 	    "version", "-v=x");
