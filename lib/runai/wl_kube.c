@@ -439,7 +439,9 @@ kube_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	rc = rai_submit_apply(k->ks->client, s->spec, base, s->dry_run ?
 	    RAI_SUBMIT_DRY_RUN : 0, s->stop, &res, err);
 	if (rc == 0) {
+		/* the spec's name pointed into res, which goes now */
 		s->name = xstrdup(res.name);
+		s->spec->name = s->name;
 		if (s->dry_run) {
 			s->request = dry_run_list(&res);
 			s->request_is_list = 1;
