@@ -89,6 +89,9 @@ names_command(int argc, char **argv)
 		if (strcmp(argv[i], "--") == 0)
 			break;
 		if (argv[i][0] != '-') {
+			/* "rntop help [monitor]": the help, not a host */
+			if (strcmp(argv[i], "help") == 0)
+				return 1;
 			for (c = rntop_cmds; *c != NULL; c++)
 				if (strcmp(argv[i], (*c)->name) == 0)
 					return 1;

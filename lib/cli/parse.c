@@ -848,6 +848,18 @@ cli_print_notes(const struct parse *p)
 }
 
 /*
+ * "PROG help [COMMAND...]", as git and kubectl take it: the same as
+ * --help (or -h) of that command, when the program has no command of
+ * its own called help.
+ */
+static int
+help_word(struct parse *p, const char *w)
+{
+	return p->cmd == NULL && !p->help && strcmp(w, "help") == 0 &&
+	    cli_find_child(cli_children(p->prog, NULL), w) == NULL;
+}
+
+/*
  * First pass: the command words, wherever options stand between them.
  * Marks them in used[]; stops at the first word that is not a command.
  */
@@ -860,6 +872,11 @@ find_command(struct parse *p, int argc, char **argv, unsigned char *used)
 	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--") == 0)
 			break;
+		if (help_word(p, argv[i]) && !p->lenient) {
+			used[i] = 1;
+			p->help = 2;
+			continue;
+		}
 		if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			if (cli_swallows_next(p, argv[i], i + 1 < argc ?
 			    argv[i + 1] : NULL))

@@ -181,6 +181,18 @@ print_synopsis(FILE *fp, const char *subj, const char *syn)
 	} while (*syn++ == '\n');
 }
 
+/* Whether the program has commands a user may name (rntop has none). */
+static int
+has_commands(const struct rai_prog *prog)
+{
+	size_t i;
+
+	for (i = 0; prog->cmds != NULL && prog->cmds[i] != NULL; i++)
+		if (cli_cmd_visible(prog->cmds[i]))
+			return 1;
+	return 0;
+}
+
 void
 cli_print_usage_of(const struct rai_prog *prog, const struct rai_cmd *cmd,
     const char *path, FILE *fp)
@@ -202,8 +214,10 @@ cli_print_usage_of(const struct rai_prog *prog, const struct rai_cmd *cmd,
 		fprintf(fp, "    -h, --help%*s", (int)(w - 10 + 2), "");
 		put_wrapped(fp, "show this usage; --help shows the manual page",
 		    4 + w + 2, 4 + w + 2);
-		fprintf(fp, "\nsee '%s <command> -h' for the options of a "
-		    "command\n", prog->name);
+		if (has_commands(prog))
+			fprintf(fp, "\nsee '%s <command> -h' for the options "
+			    "of a command, '%s help <command>' for its manual "
+			    "page\n", prog->name, prog->name);
 	} else {
 		if (cli_has_visible_opts(t)) {
 			fputc('\n', fp);

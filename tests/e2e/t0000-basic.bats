@@ -93,6 +93,22 @@ setup() {
 	assert_line --regexp '^ +-o, --output <format> +output format'
 }
 
+@test "help COMMAND... is the command's help, as git and kubectl take it" {
+	local want
+	want=$(runai submit --help)
+	run -0 runai help submit
+	assert_output "$want"
+	run -0 runai help list jobs
+	assert_output "$(runai list jobs --help)"
+	run -0 runai help
+	assert_output "$(runai --help)"
+	run -0 runai-adm help images push
+	assert_output "$(runai-adm images push --help)"
+	run -2 --separate-stderr runai help nosuch
+	assert_equal "$stderr" "runai: 'nosuch' is not a runai command
+see 'runai -h'"
+}
+
 @test "completion bash prints a script that calls __complete" {
 	run -0 runai completion bash
 	assert_output --partial 'runai __complete'
