@@ -143,6 +143,13 @@ rai_submit_check_name(const char *name, struct rai_err *err)
 {
 	if (is_dns_label(name, 1))
 		return 0;
+	/* a name of good characters that is too long: say that, not them */
+	if (strlen(name) > NAME_MAX_LEN && islower((unsigned char)name[0]) &&
+	    strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") ==
+	    strlen(name) && name[strlen(name) - 1] != '-')
+		return rai_err_set(err, RAI_E_USAGE, "Job name '%s' is %zu "
+		    "characters long; a job name has at most %d", name,
+		    strlen(name), NAME_MAX_LEN);
 	return rai_err_set(err, RAI_E_USAGE, "Job names must consist of lower "
 	    "case alphanumeric characters or '-' and start with an alphabetic "
 	    "character (e.g. 'my-name',  or 'abc-123')");

@@ -110,3 +110,17 @@ COMMAND LINE"
 	[ "$stderr" = "runai: error: No match found for node(s) '[x y]'
 hint: available nodes: node-1, node-2" ]
 }
+
+@test "COMMAND LINE keeps the quoting a shell needs; a too long name says so" {
+	run -0 runai submit quoted1 -i busybox -- sh -c "echo 'boom'; exit 3"
+	run -0 runai describe job quoted1
+	assert_line "COMMAND LINE: runai submit quoted1 -i busybox -- sh -c 'echo '\\''boom'\\''; exit 3'"
+	# read back by a shell, it is the command typed
+	local line
+	line=$(grep '^COMMAND LINE: ' <<<"$output")
+	run -0 bash -c "set -- ${line#COMMAND LINE: runai submit quoted1 -i busybox -- }; printf '%s|' \"\$@\""
+	assert_output "sh|-c|echo 'boom'; exit 3|"
+	runai delete quoted1 >/dev/null
+	run -2 --separate-stderr runai submit "$(printf 'a%.0s' {1..65})" -i busybox
+	assert_equal "$stderr" "runai: error: Job name '$(printf 'a%.0s' {1..65})' is 65 characters long; a job name has at most 63"
+}

@@ -209,6 +209,9 @@ TEST(job_names_are_dns1035_labels)
 	long_name[63] = 'a';
 	long_name[64] = '\0';
 	T_INT_EQ(rai_submit_check_name(long_name, &err), -1);
+	/* too long is said as such, not as bad characters */
+	T_STR_CONTAINS(err.message, "is 64 characters long; a job name has at "
+	    "most 63");
 	rai_err_release(&err);
 	T_INT_EQ(rai_submit_check_name("1abc", &err), -1);
 	rai_err_release(&err);
