@@ -185,7 +185,7 @@ watch_jobs(struct rai_ctx *ctx, int all, enum rai_out_fmt fmt,
 	for (;;) {
 		if ((rc = rai_wl_jobs(RUNAI_WL(ctx), all, &jl, err)) == 0)
 			rc = render_jobs(ctx, &jl, fmt, project, &buf, &len);
-		if (rc == -1)
+		if (rc != 0 || buf == NULL)
 			break;
 		if (last == NULL || strcmp(last, buf) != 0) {
 			if (last != NULL)
