@@ -42,32 +42,6 @@ annotation_word(const char *w)
 	return xstrdup(w);
 }
 
-/*
- * A word as a shell would take it back: as it is when it holds only
- * what no shell splits or interprets, else in single quotes (a ' as
- * '\''), so `sh -c 'echo boom; exit 3'` reads as typed.
- */
-static void
-put_quoted(struct rai_buf *b, const char *typed, const char *w)
-{
-	const char *p;
-
-	if (*typed != '\0' && strspn(typed, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") ==
-	    strlen(typed)) {
-		rai_buf_addstr(b, w);
-		return;
-	}
-	rai_buf_addch(b, '\'');
-	for (p = w; *p != '\0'; p++) {
-		if (*p == '\'')
-			rai_buf_addstr(b, "'\\''");
-		else
-			rai_buf_addch(b, *p);
-	}
-	rai_buf_addch(b, '\'');
-}
-
 char *
 runai_submit_cmdline(struct rai_ctx *ctx)
 {
@@ -77,9 +51,17 @@ runai_submit_cmdline(struct rai_ctx *ctx)
 
 	rai_buf_addstr(&b, ctx->prog->name);
 	for (i = 0; i < ctx->raw_argc; i++) {
+		/*
+		 * as a shell reads it back (sh -c 'echo boom; exit 3'), the
+		 * need for quotes judged on the word typed: "<redacted>"
+		 * alone needs none
+		 */
 		word = annotation_word(ctx->raw_argv[i]);
 		rai_buf_addch(&b, ' ');
-		put_quoted(&b, ctx->raw_argv[i], word);
+		if (rai_shell_plain(ctx->raw_argv[i]))
+			rai_buf_addstr(&b, word);
+		else
+			rai_buf_add_shell_word(&b, word);
 		free(word);
 	}
 	return rai_buf_detach(&b, NULL);

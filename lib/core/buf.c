@@ -159,3 +159,25 @@ rai_buf_detach(struct rai_buf *b, size_t *lenp)
 	b->alloc = 0;
 	return p;
 }
+
+int
+rai_shell_plain(const char *w)
+{
+	return *w != '\0' && strspn(w, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == strlen(w);
+}
+
+int
+rai_buf_add_shell_word(struct rai_buf *b, const char *w)
+{
+	const char *p;
+	int rc;
+
+	if (rai_shell_plain(w))
+		return rai_buf_addstr(b, w);
+	rc = rai_buf_addch(b, '\'');
+	for (p = w; *p != '\0' && rc == 0; p++)
+		rc = *p == '\'' ? rai_buf_addstr(b, "'\\''") :
+		    rai_buf_addch(b, *p);
+	return rc == 0 ? rai_buf_addch(b, '\'') : -1;
+}

@@ -38,4 +38,13 @@ void	 rai_buf_release_secret(struct rai_buf *);	/* wipes first */
 /* Caller now owns the string (never NULL); the buffer is left empty. */
 char	*rai_buf_detach(struct rai_buf *, size_t *len);
 
+/*
+ * Command lines kept as one string (an annotation, a control plane's
+ * "command"): whether a word holds only what no POSIX shell splits or
+ * interprets, and the word appended so that a shell reads it back as
+ * it is - plain, else in single quotes with each ' as '\''.
+ */
+int	 rai_shell_plain(const char *word);
+int	 rai_buf_add_shell_word(struct rai_buf *, const char *word);
+
 #endif

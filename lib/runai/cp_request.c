@@ -45,34 +45,6 @@ cp_check_name(const char *what, const char *name, struct rai_err *err)
 
 /* ---- submit ---- */
 
-/* One word for a command line the API takes as a string: quoted when
- * it holds what a shell would split or interpret. */
-static void
-put_word(struct rai_buf *b, const char *w)
-{
-	const char *p;
-	int plain = *w != '\0';
-
-	for (p = w; *p != '\0' && plain; p++)
-		if (!isalnum((unsigned char)*p) && strchr("-_./=:,+@%", *p) ==
-		    NULL)
-			plain = 0;
-	if (b->len > 0)
-		rai_buf_addch(b, ' ');
-	if (plain) {
-		rai_buf_addstr(b, w);
-		return;
-	}
-	rai_buf_addch(b, '\'');
-	for (p = w; *p != '\0'; p++) {
-		if (*p == '\'')
-			rai_buf_addstr(b, "'\\''");
-		else
-			rai_buf_addch(b, *p);
-	}
-	rai_buf_addch(b, '\'');
-}
-
 static void
 add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 {
@@ -81,8 +53,12 @@ add_words(cJSON *spec, const char *key, const char *const *w, size_t n)
 
 	if (n == 0)
 		return;
-	for (i = 0; i < n; i++)
-		put_word(&b, w[i]);
+	/* one string the API takes: each word as a shell reads it back */
+	for (i = 0; i < n; i++) {
+		if (i > 0)
+			rai_buf_addch(&b, ' ');
+		rai_buf_add_shell_word(&b, w[i]);
+	}
 	cJSON_AddStringToObject(spec, key, rai_buf_str(&b));
 	rai_buf_release(&b);
 }

@@ -210,6 +210,30 @@ rai_job_detail_field(struct rai_job_detail *d, const char *key,
 }
 
 void
+rai_job_detail_event(struct rai_job_detail *d, const char *kind,
+    const char *name, const char *type, time_t at, const char *reason,
+    const char *message)
+{
+	struct rai_wl_event *e;
+	char *k, *p;
+
+	d->events = xreallocarray(d->events, d->nevents + 1,
+	    sizeof(*d->events));
+	e = &d->events[d->nevents++];
+	/* the SOURCE column names the kind in lower case: pod/train-1-0 */
+	k = xstrdup(kind);
+	for (p = k; *p != '\0'; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	e->source = xasprintf("%s/%s", k, name);
+	free(k);
+	e->type = xstrdup(type);
+	e->at = at;
+	e->reason = xstrdup(reason);
+	e->message = xstrdup(message);
+}
+
+void
 rai_job_detail_release(struct rai_job_detail *d)
 {
 	size_t i;

@@ -92,6 +92,10 @@ struct rai_job_detail {
 	cJSON			*doc;		/* -o json|yaml */
 };
 void	 rai_job_detail_release(struct rai_job_detail *);
+/* Appends an event about kind/name ("Pod", "train-1-0"; copied). */
+void	 rai_job_detail_event(struct rai_job_detail *, const char *kind,
+	    const char *name, const char *type, time_t at, const char *reason,
+	    const char *message);
 /* Appends a field (value copied; printf format). */
 void	 rai_job_detail_field(struct rai_job_detail *, const char *key,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -172,25 +172,13 @@ static void
 add_events(struct rai_job_detail *d, const cJSON *events)
 {
 	const cJSON *e;
-	struct rai_wl_event *r;
-	char *kind, *k;
 
-	d->events = xcalloc((size_t)cJSON_GetArraySize(events) + 1,
-	    sizeof(*d->events));
-	cJSON_ArrayForEach(e, events) {
-		r = &d->events[d->nevents++];
-		kind = xstrdup(rai_json_str_or(e, "involvedObject.kind", ""));
-		for (k = kind; *k; k++)
-			if (*k >= 'A' && *k <= 'Z')
-				*k = (char)(*k - 'A' + 'a');
-		r->source = xasprintf("%s/%s", kind, rai_json_str_or(e,
-		    "involvedObject.name", ""));
-		free(kind);
-		r->type = xstrdup(rai_json_str_or(e, "type", ""));
-		r->at = rai_parse_rfc3339(rai_json_str_or(e, "createdAt", ""));
-		r->reason = xstrdup(rai_json_str_or(e, "reason", ""));
-		r->message = xstrdup(rai_json_str_or(e, "message", ""));
-	}
+	cJSON_ArrayForEach(e, events)
+		rai_job_detail_event(d, rai_json_str_or(e, "involvedObject.kind",
+		    ""), rai_json_str_or(e, "involvedObject.name", ""),
+		    rai_json_str_or(e, "type", ""), rai_parse_rfc3339(
+		    rai_json_str_or(e, "createdAt", "")), rai_json_str_or(e,
+		    "reason", ""), rai_json_str_or(e, "message", ""));
 }
 
 /*

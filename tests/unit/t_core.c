@@ -203,6 +203,24 @@ TEST(redacts_values_of_secret_named_variables)
 	T_INT_EQ(rai_is_secret_name("EPOCHS", 6), 0);
 }
 
+/* A command line kept as one string reads back in a shell as typed. */
+TEST(shell_words)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+
+	T_INT_EQ(rai_shell_plain("train.py"), 1);
+	T_INT_EQ(rai_shell_plain("--epochs=10"), 1);
+	T_INT_EQ(rai_shell_plain(""), 0);
+	T_INT_EQ(rai_shell_plain("a b"), 0);
+	T_INT_EQ(rai_buf_add_shell_word(&b, "echo 'boom'; exit 3"), 0);
+	rai_buf_addch(&b, ' ');
+	rai_buf_add_shell_word(&b, "");
+	rai_buf_addch(&b, ' ');
+	rai_buf_add_shell_word(&b, "plain");
+	T_STR_EQ(rai_buf_str(&b), "'echo '\\''boom'\\''; exit 3' '' plain");
+	rai_buf_release(&b);
+}
+
 TEST(secret_key_names)
 {
 	T_INT_EQ(rai_is_secret_key("id-token", 8), 1);
@@ -483,6 +501,7 @@ main(void)
 	RUN(redacts_headers);
 	RUN(redacts_json_and_form_bodies);
 	RUN(redacts_values_of_secret_named_variables);
+	RUN(shell_words);
 	RUN(secret_key_names);
 	RUN(json_paths_and_types);
 	RUN(json_path_segments_match_whole_names);

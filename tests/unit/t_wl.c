@@ -111,11 +111,30 @@ TEST(detail_fields_keep_their_order)
 	T_NULL(d.fields);
 }
 
+TEST(detail_events_name_their_source_in_lower_case)
+{
+	struct rai_job_detail d;
+
+	memset(&d, 0, sizeof(d));
+	rai_job_detail_event(&d, "Pod", "train-1-0", "Warning", 42,
+	    "BackOff", "back-off restarting");
+	rai_job_detail_event(&d, "", "", "", 0, "", "");
+	T_UINT_EQ(d.nevents, 2);
+	T_STR_EQ(d.events[0].source, "pod/train-1-0");
+	T_STR_EQ(d.events[0].type, "Warning");
+	T_INT_EQ((int)d.events[0].at, 42);
+	T_STR_EQ(d.events[0].reason, "BackOff");
+	T_STR_EQ(d.events[1].source, "/");
+	rai_job_detail_release(&d);
+	T_NULL(d.events);
+}
+
 int
 main(void)
 {
 	RUN(missing_operations_fail_in_one_line);
 	RUN(resolve_runs_once_and_blank_project_is_none);
 	RUN(detail_fields_keep_their_order);
+	RUN(detail_events_name_their_source_in_lower_case);
 	return t_done();
 }
