@@ -27,7 +27,7 @@ runai_stream_setup(struct rai_ctx *ctx, struct rai_err *err)
 	free(what);
 	if (rc == -1)
 		return -1;
-	if (app->project == NULL)
+	if (app->project == NULL && app->wl->project != NULL)
 		app->project = xstrdup(app->wl->project);
 	if (st.ns != NULL)
 		app->namespace = xstrdup(st.ns);

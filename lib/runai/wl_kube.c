@@ -645,7 +645,10 @@ wl_kube_stream(struct rai_wl *wl, const char *what, int log,
 {
 	(void)what;
 	(void)log;
-	(void)err;
+	/* the namespace is the project's: resolved here when not yet */
+	if (rai_wl_resolve(wl, "run 'runai config project <name>' or use -p "
+	    "<name>", err) == -1)
+		return -1;
 	st->client = CLIENT(wl);
 	st->ns = wl->ns;
 	return 0;
