@@ -184,6 +184,7 @@ struct rai_table {
 	size_t			 cap_rows;	/* rows cells has room for */
 	size_t			 next;		/* cols[] index of next cell */
 	int			 open;		/* last row takes more cells */
+	unsigned		 style;		/* RAI_TABLE_* */
 };
 
 struct rai_table *
@@ -302,6 +303,12 @@ rai_table_end_row(struct rai_table *t)
 {
 	table_open_row(t);
 	t->open = 0;
+}
+
+void
+rai_table_style(struct rai_table *t, unsigned style)
+{
+	t->style = style;
 }
 
 size_t
@@ -456,6 +463,19 @@ group_line(const struct rai_table *t, const size_t *w,
 	rai_buf_addch(b, '\n');
 }
 
+/* Under the header, as wide as the table (its last column unpadded). */
+static void
+rule_line(const struct rai_table *t, const size_t *w, struct rai_buf *b)
+{
+	size_t k, width = 0;
+
+	for (k = 0; k < t->nshown; k++)
+		width += w[k] + (k + 1 < t->nshown ? COL_PADDING : 0);
+	for (k = 0; k < width; k++)
+		rai_buf_addstr(b, "\xe2\x94\x80");	/* U+2500 */
+	rai_buf_addch(b, '\n');
+}
+
 void
 rai_table_print(const struct rai_table *t, FILE *fp)
 {
@@ -466,14 +486,18 @@ rai_table_print(const struct rai_table *t, FILE *fp)
 	size_t *w = column_widths(t, grouped), k, r;
 
 	rai_buf_init(&b, (size_t)-1);
-	if (grouped)
-		group_line(t, w, cells, widths, &b);
-	for (k = 0; k < t->nshown; k++) {
-		cells[k] = shown_col(t, k)->header;
-		widths[k] = display_width(cells[k]);
+	if (!(t->style & RAI_TABLE_NO_HEADER)) {
+		if (grouped)
+			group_line(t, w, cells, widths, &b);
+		for (k = 0; k < t->nshown; k++) {
+			cells[k] = shown_col(t, k)->header;
+			widths[k] = display_width(cells[k]);
+		}
+		table_line(t, w, grouped, 1, cells, widths, &b);
+		rai_buf_addch(&b, '\n');
+		if (t->style & RAI_TABLE_RULE)
+			rule_line(t, w, &b);
 	}
-	table_line(t, w, grouped, 1, cells, widths, &b);
-	rai_buf_addch(&b, '\n');
 	/* line by line: a table of 10,000 rows is not built twice over */
 	for (r = 0; r < t->nrows; r++) {
 		if (b.len >= TABLE_FLUSH) {

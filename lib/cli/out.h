@@ -45,6 +45,10 @@ void	 rai_table_add(struct rai_table *, const char *);
 void	 rai_table_addf(struct rai_table *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	 rai_table_end_row(struct rai_table *);
+/* How the header is drawn (CLI v2's lists: a rule under it, or none). */
+#define RAI_TABLE_NO_HEADER	(1u << 0)
+#define RAI_TABLE_RULE		(1u << 1)	/* a line of U+2500 under it */
+void	 rai_table_style(struct rai_table *, unsigned);
 size_t	 rai_table_rows(const struct rai_table *);
 /* Writes header and rows; column widths by display width (UTF-8). */
 void	 rai_table_print(const struct rai_table *, FILE *);

@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/listing.h"
 #include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -537,6 +538,70 @@ TEST(color_only_on_a_terminal)
 	fclose(f);
 }
 
+/* CLI v2's lists: a rule under the header, --no-headers, --columns, JSON. */
+TEST(listing_table_columns_and_json)
+{
+	static const struct rai_listing_col cols[] = {
+		{ "name", "Workload", 0 },
+		{ "type", "Type", 0 },
+		{ "gpu", "GPU Allocation", 0 },
+		{ "id", "ID", RAI_LISTING_EXTRA },
+		{ NULL, NULL, 0 }
+	};
+	cJSON *rows = cJSON_Parse("[{\"name\":\"train-1\",\"type\":\"Training\","
+	    "\"gpu\":\"1.00\",\"id\":\"u1\",\"n\":3},{\"name\":\"ws\","
+	    "\"type\":\"Workspace\",\"gpu\":\"0.50\",\"id\":\"u2\",\"n\":4}]");
+	struct rai_listing_opts o = { 0 };
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_buf rule = RAI_BUF_INIT;
+	FILE *f;
+	char *s, *want;
+	int i;
+
+	f = tmpfile();
+	T_INT_EQ(rai_listing_print(f, &o, cols, rows, &err), 0);
+	s = drain(f);
+	/* the rule is as wide as the widest line: 8 + 2 + 9 + 2 + 14 */
+	for (i = 0; i < 35; i++)
+		rai_buf_addstr(&rule, "\xe2\x94\x80");
+	want = xasprintf("Workload  Type       GPU Allocation\n%s\n"
+	    "train-1   Training   1.00\n"
+	    "ws        Workspace  0.50\n", rai_buf_str(&rule));
+	T_STR_EQ(s, want);
+	free(want);
+	rai_buf_release(&rule);
+	free(s);
+
+	o.no_headers = 1;
+	o.columns = "id,name";
+	f = tmpfile();
+	T_INT_EQ(rai_listing_print(f, &o, cols, rows, &err), 0);
+	s = drain(f);
+	T_STR_EQ(s, "u1  train-1\nu2  ws\n");
+	free(s);
+
+	o.json = 1;
+	f = tmpfile();
+	T_INT_EQ(rai_listing_print(f, &o, cols, rows, &err), 0);
+	s = drain(f);
+	T_STR_CONTAINS(s, "\"id\": \"u1\"");
+	T_NULL(strstr(s, "\"type\""));	/* only the columns asked */
+	free(s);
+
+	o.columns = "name,bogus";
+	f = tmpfile();
+	T_INT_EQ(rai_listing_print(f, &o, cols, rows, &err), -1);
+	T_STR_CONTAINS(err.message, "unknown column 'bogus'");
+	fclose(f);
+	rai_err_release(&err);
+
+	o.columns = NULL;
+	o.table = 1;
+	T_INT_EQ(rai_listing_check(&o, &err), -1);
+	rai_err_release(&err);
+	cJSON_Delete(rows);
+}
+
 int
 main(void)
 {
@@ -557,5 +622,6 @@ main(void)
 	RUN(ages);
 	RUN(rfc3339);
 	RUN(color_only_on_a_terminal);
+	RUN(listing_table_columns_and_json);
 	return t_done();
 }
