@@ -49,6 +49,13 @@ static const struct rai_col condition_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
+const struct runai_detail_view runai_detail_all = {
+	.sections = RUNAI_DETAIL_GENERAL | RUNAI_DETAIL_PODS |
+	    RUNAI_DETAIL_EVENTS,
+	.pod_limit = -1,
+	.event_limit = -1,
+};
+
 /* The Pods table has the columns the source fills, in this order. */
 static void
 pod_columns(unsigned which, struct rai_col *cols)
@@ -67,8 +74,16 @@ pod_columns(unsigned which, struct rai_col *cols)
 	cols[n] = (struct rai_col){ NULL, NULL, 0 };
 }
 
+/* How many of n rows a limit keeps (< 0: all). */
+static size_t
+limited(size_t n, long limit)
+{
+	return limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+}
+
 static void
-print_pods(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now)
+print_pods(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now,
+    long limit)
 {
 	struct rai_col cols[8];
 	struct rai_table *t;
@@ -78,7 +93,7 @@ print_pods(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now)
 
 	pod_columns(d->pod_cols, cols);
 	t = rai_table_new(cols, 0);
-	for (i = 0; i < d->npods; i++) {
+	for (i = 0; i < limited(d->npods, limit); i++) {
 		p = &d->pods[i];
 		rai_table_add(t, p->name);
 		rai_table_add(t, p->status);
@@ -123,12 +138,13 @@ print_conditions(struct rai_ctx *ctx, const struct rai_job_detail *d,
 }
 
 static void
-print_events(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now)
+print_events(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now,
+    const struct runai_detail_view *view)
 {
 	const struct rai_wl_event *e;
 	struct rai_table *t;
 	char age[16];
-	size_t i;
+	size_t i, n = limited(d->nevents, view->event_limit);
 
 	fprintf(ctx->out, "\nEvents:\n");
 	if (d->nevents == 0) {
@@ -141,8 +157,10 @@ print_events(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now)
 	rai_table_add(t, "---");
 	rai_table_add(t, "-------");
 	rai_table_end_row(t);
-	for (i = 0; i < d->nevents; i++) {
-		e = &d->events[i];
+	for (i = 0; i < n; i++) {
+		/* the newest first: from the end of the oldest-first list */
+		e = view->newest_first ? &d->events[d->nevents - 1 - i] :
+		    &d->events[i];
 		rai_table_add(t, e->source);
 		rai_table_add(t, e->type);
 		rai_table_add(t, rai_out_age(e->at, now, age));
@@ -154,19 +172,24 @@ print_events(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now)
 }
 
 /* Every text here is anyone's who may edit a job: printed cleaned. */
-static void
-print_detail(struct rai_ctx *ctx, const struct rai_job_detail *d)
+void
+runai_job_detail_print(struct rai_ctx *ctx, const struct rai_job_detail *d,
+    const struct runai_detail_view *view)
 {
 	time_t now = time(NULL);
 	size_t i;
 
-	for (i = 0; i < d->nfields; i++) {
-		fprintf(ctx->out, "%s: ", d->fields[i].key);
-		rai_text_put(ctx->out, "", d->fields[i].value, "\n");
-	}
-	print_pods(ctx, d, now);
-	print_conditions(ctx, d, now);
-	print_events(ctx, d, now);
+	if (view->sections & RUNAI_DETAIL_GENERAL)
+		for (i = 0; i < d->nfields; i++) {
+			fprintf(ctx->out, "%s: ", d->fields[i].key);
+			rai_text_put(ctx->out, "", d->fields[i].value, "\n");
+		}
+	if (view->sections & RUNAI_DETAIL_PODS)
+		print_pods(ctx, d, now, view->pod_limit);
+	if (view->sections & RUNAI_DETAIL_GENERAL)
+		print_conditions(ctx, d, now);
+	if (view->sections & RUNAI_DETAIL_EVENTS)
+		print_events(ctx, d, now, view);
 }
 
 static int
@@ -189,7 +212,7 @@ cmd_describe_job(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		else if (doc)
 			rc = rai_out_doc(ctx->out, fmt, d.doc, rai_ctx_err(ctx));
 		else
-			print_detail(ctx, &d);
+			runai_job_detail_print(ctx, &d, &runai_detail_all);
 	}
 	rai_job_detail_release(&d);
 	return rc;

@@ -123,6 +123,16 @@ extern const struct rai_cmd runai_cmd_exec_credential;
 extern const struct rai_cmd runai_cmd_list_templates;
 extern const struct rai_cmd runai_cmd_describe_template;
 extern const struct rai_cmd runai_cmd_delete_job;
+/* the CLI v2 grammar's workload nouns (wl_group.h) */
+extern const struct rai_cmd runai_cmd_workload;
+extern const struct rai_cmd runai_cmd_workspace;
+extern const struct rai_cmd runai_cmd_training;
+extern const struct rai_cmd runai_cmd_inference;
+extern const struct rai_cmd runai_cmd_alias_pytorch;
+extern const struct rai_cmd runai_cmd_alias_tensorflow;
+extern const struct rai_cmd runai_cmd_alias_mpi;
+extern const struct rai_cmd runai_cmd_alias_xgboost;
+extern const struct rai_cmd runai_cmd_alias_jax;
 /* the original CLI's old command names */
 extern const struct rai_cmd runai_cmd_get;
 extern const struct rai_cmd runai_cmd_project;
@@ -140,6 +150,20 @@ struct runai_list_jobs_opts {
 extern const struct rai_opt runai_list_jobs_opts[];
 int	runai_list_jobs_run(struct rai_ctx *, void *, int, char **);
 
+
+/* describe_job.c: the text view of a job, whole or in part. */
+#define RUNAI_DETAIL_GENERAL	(1u << 0)	/* fields, conditions */
+#define RUNAI_DETAIL_PODS	(1u << 1)
+#define RUNAI_DETAIL_EVENTS	(1u << 2)
+struct runai_detail_view {
+	unsigned	 sections;	/* RUNAI_DETAIL_* */
+	long		 pod_limit;	/* rows at most; < 0: all */
+	long		 event_limit;
+	int		 newest_first;	/* events */
+};
+extern const struct runai_detail_view runai_detail_all;
+void	runai_job_detail_print(struct rai_ctx *, const struct rai_job_detail *,
+	    const struct runai_detail_view *);
 
 /* setup.c: a 403 in plain words. */
 struct rai_err;
