@@ -35,6 +35,8 @@ check_names(struct rai_ctx *ctx, int argc, char **argv)
 	int i;
 
 	runai_wl_group_of(ctx, &g);
+	if (runai_wl_group_usable(ctx, &g) == -1)
+		return -1;
 	if (g.kind == RUNAI_WL_ANY)
 		return 0;
 	for (i = 0; i < argc; i++)

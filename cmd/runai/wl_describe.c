@@ -105,7 +105,8 @@ runai_wl_describe_run(struct rai_ctx *ctx, void *opts, int argc,
 
 	(void)argc;
 	runai_wl_group_of(ctx, &g);
-	if (narrow_group(ctx, o, &g) == -1)
+	if (runai_wl_group_usable(ctx, &g) == -1 ||
+	    narrow_group(ctx, o, &g) == -1)
 		return -1;
 	if (g.kind != RUNAI_WL_ANY &&
 	    runai_wl_group_find(ctx, &g, argv[0], rai_ctx_err(ctx)) == -1)

@@ -187,3 +187,20 @@ runai_wl_group_find(struct rai_ctx *ctx, const struct runai_wl_group *g,
 	rai_job_list_release(&jl);
 	return rc;
 }
+
+int
+runai_wl_group_usable(struct rai_ctx *ctx, const struct runai_wl_group *g)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+
+	/* the control plane makes its inference services; a cluster alone
+	   has no such objects for runai to list */
+	if (g->kind != RUNAI_WL_INFERENCE ||
+	    !(RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS))
+		return 0;
+	rai_err_set(err, RAI_E_CONFIG, "inference workloads are served by a "
+	    "Run:ai control plane; this context is in Kubernetes mode");
+	rai_err_set_hint(err, "run 'runai config control-plane <url>' to "
+	    "use one");
+	return -1;
+}

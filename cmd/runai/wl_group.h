@@ -48,6 +48,9 @@ const char *runai_wl_framework(const struct rai_job_view *);
 int	 runai_wl_group_find(struct rai_ctx *, const struct runai_wl_group *,
 	    const char *name, struct rai_err *);
 
+/* 0, or the error that the group has no workloads in this mode. */
+int	 runai_wl_group_usable(struct rai_ctx *, const struct runai_wl_group *);
+
 /* The shared verbs, placed in each group's table (wl_list.c, ...). */
 struct runai_wl_list_opts {
 	int			 all;

@@ -146,7 +146,7 @@ runai_wl_list_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	runai_wl_group_of(ctx, &g);
-	if (check_filters(ctx, o) == -1)
+	if (check_filters(ctx, o) == -1 || runai_wl_group_usable(ctx, &g) == -1)
 		return -1;
 	if (!o->all && rai_wl_resolve(wl, RUNAI_HINT_PROJECT_OR_ALL,
 	    rai_ctx_err(ctx)) == -1)

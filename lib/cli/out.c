@@ -395,7 +395,9 @@ column_widths(const struct rai_table *t, int grouped)
 
 	for (k = 0; k < t->nshown; k++) {
 		sep = starts_group(t, k, grouped) ? GROUP_SEP_WIDTH : 0;
-		w[k] = display_width(shown_col(t, k)->header);
+		/* a header left out takes no room */
+		w[k] = (t->style & RAI_TABLE_NO_HEADER) ? 0 :
+		    display_width(shown_col(t, k)->header);
 		if (grouped && (x = display_width(group_title(t, k))) > w[k])
 			w[k] = x;
 		for (r = 0; r < t->nrows; r++)
