@@ -30,6 +30,7 @@ static const struct rai_opt attach_opts[] = {
 	RUNAI_OPT_POD(struct attach_opts, pod),
 	RUNAI_OPT_CONTAINER(struct attach_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct attach_opts, timeout),
+	RUNAI_OPT_WAIT_TIMEOUT(struct attach_opts, timeout),
 	RAI_OPT_END
 };
 

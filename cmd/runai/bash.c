@@ -21,6 +21,7 @@ static const struct rai_opt bash_opts[] = {
 	RUNAI_OPT_POD(struct bash_opts, pod),
 	RUNAI_OPT_CONTAINER(struct bash_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct bash_opts, timeout),
+	RUNAI_OPT_WAIT_TIMEOUT(struct bash_opts, timeout),
 	RAI_OPT_END
 };
 

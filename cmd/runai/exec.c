@@ -32,6 +32,7 @@ static const struct rai_opt exec_opts[] = {
 	RUNAI_OPT_POD(struct exec_opts, pod),
 	RUNAI_OPT_CONTAINER(struct exec_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct exec_opts, timeout),
+	RUNAI_OPT_WAIT_TIMEOUT(struct exec_opts, timeout),
 	RAI_OPT_END
 };
 

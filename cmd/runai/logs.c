@@ -60,9 +60,17 @@ static const struct rai_opt logs_opts[] = {
 	{ .long_name = "timestamps", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct logs_opts, timestamps),
 	  .help = "start each line with its RFC 3339 time" },
+	{ .long_name = "previous", .type = RAI_OPT_BOOL,
+	  .offset = offsetof(struct logs_opts, previous),
+	  .help = "the log of the container's previous instance (before its "
+	      "last restart)" },
+	{ .long_name = "limit-bytes", .type = RAI_OPT_INT,
+	  .offset = offsetof(struct logs_opts, limit_bytes), .argh = "<n>",
+	  .help = "at most <n> bytes of each log" },
 	RUNAI_OPT_POD(struct logs_opts, pod),
 	RUNAI_OPT_CONTAINER(struct logs_opts, container),
 	RUNAI_OPT_POD_TIMEOUT(struct logs_opts, start_timeout),
+	RUNAI_OPT_WAIT_TIMEOUT(struct logs_opts, start_timeout),
 	{ .long_name = "all-pods", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct logs_opts, all_pods),
 	  .help = "every pod's log, each line after [<pod>]" },
@@ -72,6 +80,9 @@ static const struct rai_opt logs_opts[] = {
 static int
 check_opts(const struct logs_opts *o, struct rai_err *err)
 {
+	if (o->limit_bytes < 0)
+		return rai_err_set(err, RAI_E_USAGE, "--limit-bytes must be "
+		    "positive, not %ld", o->limit_bytes);
 	if (o->tail < -1)
 		return rai_err_set(err, RAI_E_USAGE, "--tail must be -1 (all "
 		    "lines) or more, not %ld", o->tail);
@@ -95,6 +106,7 @@ narrowed(const struct logs_opts *o)
 {
 	return o->follow || o->tail != -1 || o->since > 0 ||
 	    o->since_time != NULL || o->timestamps || o->pod != NULL ||
+	    o->previous || o->limit_bytes > 0 ||
 	    o->container != NULL || o->all_pods;
 }
 

@@ -125,6 +125,12 @@ logs_path(const char *ns, const char *pod, const char *container,
 		kube_path_query(&b, "follow", "true");
 	if (o->follow || o->timestamps)
 		kube_path_query(&b, "timestamps", "true");
+	if (o->previous)
+		kube_path_query(&b, "previous", "true");
+	if (o->limit_bytes > 0) {
+		snprintf(num, sizeof(num), "%ld", o->limit_bytes);
+		kube_path_query(&b, "limitBytes", num);
+	}
 	if (resume_since != NULL)
 		kube_path_query(&b, "sinceTime", resume_since);
 	else {

@@ -23,6 +23,8 @@ struct logs_opts {
 	const char	*container;
 	long		 start_timeout;
 	int		 all_pods;
+	int		 previous;	/* the container's last instance */
+	long		 limit_bytes;	/* 0: no limit */
 };
 
 struct sink {

@@ -50,6 +50,7 @@ static const struct rai_opt pf_opts[] = {
 	      "repeated (default: 127.0.0.1 only)" },
 	RUNAI_OPT_POD(struct pf_opts, pod),
 	RUNAI_OPT_POD_TIMEOUT(struct pf_opts, timeout),
+	RUNAI_OPT_WAIT_TIMEOUT(struct pf_opts, timeout),
 	RAI_OPT_END
 };
 

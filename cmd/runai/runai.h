@@ -196,6 +196,12 @@ extern const struct rai_opt runai_suspend_opts[];
 	  .offset = offsetof(stype, field), .argh = "<duration>", \
 	  .help = "how long to wait for the pod to run", .def = "30s" }
 
+/* The CLI v2 grammar's name for --pod-running-timeout. */
+#define RUNAI_OPT_WAIT_TIMEOUT(stype, field)				\
+	{ .long_name = "wait-timeout", .type = RAI_OPT_DURATION, \
+	  .offset = offsetof(stype, field), .argh = "<duration>", \
+	  .help = "the same as --pod-running-timeout" }
+
 /* pod_session.c: exec, bash and attach (and submit --attach). */
 struct runai_session_opts {
 	const char	*job;

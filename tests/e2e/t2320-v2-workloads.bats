@@ -169,8 +169,16 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	assert_output "hello-from-v2"
 	run -0 runai workload logs echo-1 -p team-a --tail 1
 	assert_output "hello-from-v2"
-	run -0 runai workspace exec echo-1 -p team-a -- echo in-pod
+	run -0 runai workspace exec echo-1 -p team-a --wait-timeout 5s -- echo in-pod
 	assert_output "in-pod"
+	# the CLI v2 grammar's logs options reach the API server
+	mark_requests
+	run -0 runai workspace logs echo-1 -p team-a --limit-bytes 5
+	assert_output "hello"
+	assert_request GET "$(requests_since_mark | jq -r 'select(.path | endswith("/log")) | .path' | head -1)" \
+		'.query.limitBytes == ["5"]'
+	run -2 runai workspace logs echo-1 -p team-a --limit-bytes -3
+	assert_output "runai: error: --limit-bytes must be positive, not -3"
 	run -0 runai workspace delete echo-1 -p team-a
 }
 
