@@ -51,6 +51,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_exec,
 	&runai_cmd_exec_credential,
 	&runai_cmd_get,
+	&runai_cmd_inference_group_tmp,
 	&runai_cmd_list,
 	&runai_cmd_login,
 	&runai_cmd_logout,

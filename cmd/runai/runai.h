@@ -123,6 +123,9 @@ extern const struct rai_cmd runai_cmd_exec_credential;
 extern const struct rai_cmd runai_cmd_list_templates;
 extern const struct rai_cmd runai_cmd_describe_template;
 extern const struct rai_cmd runai_cmd_delete_job;
+extern const struct rai_cmd runai_cmd_inference_submit;
+/* temporary "inference" group until the CLI v2 noun groups come */
+extern const struct rai_cmd runai_cmd_inference_group_tmp;
 /* the original CLI's old command names */
 extern const struct rai_cmd runai_cmd_get;
 extern const struct rai_cmd runai_cmd_project;
