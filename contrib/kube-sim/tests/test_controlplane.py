@@ -392,6 +392,16 @@ class ProfileCase:
                          ["parallelism"], 1)
         self.assertEqual(self.violations(), [])
 
+    def test_an_inference_policy_issue_is_in_the_message(self):
+        self.login()
+        status, body = self.c.call("POST", "/api/v1/workloads/inferences", {
+            "name": "big", "projectId": "1", "clusterId": self.cluster_id(),
+            "spec": {"image": "vllm", "compute": {"gpuDevicesRequest": 8}}})
+        self.assertEqual((status, body), (400, {
+            "code": 400, "message": "the workload does not comply with the policy: "
+            "compute.gpuDevicesRequest: value must be no greater than 4"}))
+        self.assertEqual(self.violations(), [])
+
     def test_inferences_answer_404_where_the_document_lacks_them(self):
         self.login()
         self.cp.judge.ops = [op for op in self.cp.judge.ops

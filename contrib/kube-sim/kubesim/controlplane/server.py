@@ -464,6 +464,11 @@ class Routes:
         if kind == "Inference":
             self.check_inference(spec)
         issues = self.compliance(spec)
+        if issues and kind == "Inference":
+            # the inferences path answers a 400 as a plain Error: the
+            # issues go into its message
+            raise CpError(400, "the workload does not comply with the policy: %s" % "; ".join(
+                "%s: %s" % (i["field"], i["details"]) for i in issues))
         if issues:
             raise CpError(400, "the workload does not comply with the policy",
                           {"complianceIssues": issues})
