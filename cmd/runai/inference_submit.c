@@ -417,7 +417,7 @@ print_refusal(struct rai_ctx *ctx, const struct rai_err *err)
 }
 
 static int
-send(struct rai_ctx *ctx, const struct inference_opts *o,
+submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
     struct inference_job *j)
 {
 	struct rai_wl_submit s = { 0 };
@@ -465,7 +465,7 @@ cmd_inference_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    make_inference(ctx, o, &j->inf) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
-	rc = send(ctx, o, j);
+	rc = submit_inference(ctx, o, j);
 out:
 	rai_inference_spec_release(&j->inf);
 	free(j->node_pools);
@@ -482,10 +482,9 @@ static const struct rai_example inference_examples[] = {
 	  "--metric concurrency --metric-threshold 8",
 	    "one to four replicas, one more for every eight requests in "
 	    "flight" },
-	{ "runai inference submit web1 -i nginx --serving-port "
-	  "container=80,authorization-type=authorizedUsersOrGroups,"
-	  "authorized-groups=ml-team --min-replicas 0 --max-replicas 1",
-	    "served to one group only, scaled to zero when idle" },
+	{ "runai inference submit grpc1 -i img --serving-port "
+	  "container=9000,protocol=grpc --min-replicas 0 --max-replicas 1",
+	    "served over gRPC, scaled to zero when idle" },
 	{ "runai inference submit llm3 -i img --serving-port 8000 --dry-run",
 	    "print the request instead of sending it" },
 	{ NULL, NULL }
@@ -495,7 +494,7 @@ const struct rai_cmd runai_cmd_inference_submit = {
 	.name = "submit",
 	.summary = "submit an inference workload (control-plane mode)",
 	.synopsis = "[<name>] -i <image> [--serving-port <port>] [options] "
-	    "[-c -- <command> [<arg>...]]",
+	    "[-- <command> [<arg>...]]",
 	.description = "Asks the control plane for an inference workload in "
 	    "the project: a model served on --serving-port, in replicas the "
 	    "control plane scales (on the cluster, Knative serves them). "
@@ -506,10 +505,10 @@ const struct rai_cmd runai_cmd_inference_submit = {
 	    "\"--\" are the image's arguments, or its command with "
 	    "-c/--command. -g, --gpu-portion-request, --gpu-memory-request "
 	    "and the CPU and memory flags are per replica.\n\n"
-	    "--serving-port PORT, or container=PORT with ,protocol=http|grpc, "
-	    ",authorization-type=public|authenticatedUsers|"
-	    "authorizedUsersOrGroups (with ,authorized-users=a:b or "
-	    ",authorized-groups=g:h, one of them) and "
+	    "--serving-port takes PORT, or container=PORT followed by any "
+	    "of: ,protocol= http or grpc; ,authorization-type= public, "
+	    "authenticatedUsers or authorizedUsersOrGroups, the last with "
+	    ",authorized-users=a:b or ,authorized-groups=g:h (one of them); "
 	    ",cluster-local-access-only.\n\n"
 	    "The replicas run between --min-replicas (default 1; 0 scales "
 	    "to zero when idle) and --max-replicas (default the minimum, or 1). "
