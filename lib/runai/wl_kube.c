@@ -497,6 +497,11 @@ kube_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	const char *base = NULL;
 	int rc = -1;
 
+	/* the control plane makes an inference's serving objects, not runai */
+	if (s->inference != NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "inference workloads exist "
+		    "only with a Run:ai control plane, and this context is in "
+		    "Kubernetes mode ('runai config control-plane URL' sets one)");
 	if (s->spec->node_pools != NULL || s->spec->non_preemptible) {
 		rai_err_set(err, RAI_E_USAGE, "--%s is for control-plane mode",
 		    s->spec->node_pools != NULL ? "node-pools" :
