@@ -19,7 +19,7 @@
 
 #include "core/banned.h"
 
-#define CHUNK		(64 * 1024)
+#define CHUNK		((size_t)64 * 1024)
 #define NAME_LEN	100
 #define PREFIX_LEN	155
 
@@ -64,6 +64,19 @@ put_base256(unsigned char *field, size_t len, uint64_t v)
 }
 
 /*
+ * Text into a header field, without a NUL: a full field needs none, and
+ * the block was zeroed, so a shorter one ends with one already.
+ */
+static void
+put_text(unsigned char *field, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		field[i] = (unsigned char)s[i];
+}
+
+/*
  * Where name splits into ustar's prefix and name fields: the index of
  * the '/' between them, or 0 when name fits the name field alone, or -1
  * when it fits neither way.
@@ -92,12 +105,12 @@ rai_tar_header(unsigned char blk[RAI_TAR_BLOCK], const char *name, char type,
 
 	memset(blk, 0, RAI_TAR_BLOCK);
 	if (cut > 0) {
-		memcpy(blk + 345, name, (size_t)cut);
-		memcpy(blk, name + cut + 1, strlen(name) - (size_t)cut - 1);
+		put_text(blk + 345, name, (size_t)cut);
+		put_text(blk, name + cut + 1, strlen(name) - (size_t)cut - 1);
 	} else if (cut == 0) {
-		memcpy(blk, name, strlen(name));
+		put_text(blk, name, strlen(name));
 	} else {
-		memcpy(blk, name, NAME_LEN);
+		put_text(blk, name, NAME_LEN);
 		needs |= RAI_TAR_NEEDS_PATH;
 	}
 	put_octal(blk + 100, 8, mode & 07777);
@@ -110,8 +123,8 @@ rai_tar_header(unsigned char blk[RAI_TAR_BLOCK], const char *name, char type,
 		put_octal(blk + 124, 12, size);
 	put_octal(blk + 136, 12, mtime > 0 ? (uint64_t)mtime : 0);
 	blk[156] = (unsigned char)type;
-	memcpy(blk + 257, "ustar", 6);			/* magic, NUL */
-	memcpy(blk + 263, "00", 2);			/* version */
+	put_text(blk + 257, "ustar", 6);		/* magic, NUL */
+	put_text(blk + 263, "00", 2);			/* version */
 	/* the checksum is summed with its own field as eight blanks */
 	memset(blk + 148, ' ', 8);
 	for (i = 0; i < RAI_TAR_BLOCK; i++)
