@@ -48,6 +48,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_config,
 	&runai_cmd_delete,
 	&runai_cmd_describe,
+	&runai_cmd_diagnostics,
 	&runai_cmd_exec,
 	&runai_cmd_exec_credential,
 	&runai_cmd_get,

@@ -122,6 +122,7 @@ extern const struct rai_cmd runai_cmd_whoami;
 extern const struct rai_cmd runai_cmd_exec_credential;
 extern const struct rai_cmd runai_cmd_list_templates;
 extern const struct rai_cmd runai_cmd_describe_template;
+extern const struct rai_cmd runai_cmd_diagnostics;	/* diagnostics collect-logs */
 extern const struct rai_cmd runai_cmd_delete_job;
 /* the CLI v2 grammar's workload nouns (wl_group.h) */
 extern const struct rai_cmd runai_cmd_workload;
