@@ -98,7 +98,6 @@ check(struct rai_ctx *ctx, const struct config_set_opts *o,
 	struct cp_opts co = { 0 };
 	struct cp *probe = NULL;
 	char *name;
-	int rc = 0;
 
 	if (nothing_given(o))
 		return rai_err_set(err, RAI_E_USAGE, "nothing to set; see "
@@ -106,10 +105,9 @@ check(struct rai_ctx *ctx, const struct config_set_opts *o,
 	/* a bad URL or plain http is refused now, not at the next command */
 	if (o->cp_url != NULL) {
 		co.url = o->cp_url;
-		rc = cp_open(&probe, &co, err);
-		cp_free(probe);
-		if (rc == -1)
+		if (cp_open(&probe, &co, err) == -1)
 			return -1;
+		cp_free(probe);
 	}
 	if (o->auth_url != NULL && o->cp_url == NULL &&
 	    runai_control_plane(ctx) == NULL) {
