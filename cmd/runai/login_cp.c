@@ -81,11 +81,12 @@ static int
 access_key_secret(const struct runai_cp_login *l, char **secret,
     struct rai_err *err)
 {
-	if ((l->secret != NULL) + (l->secret_file != NULL) +
-	    (l->secret_stdin != 0) > 1)
-		return rai_err_set(err, RAI_E_USAGE, "give the secret one way: "
-		    "--secret, --secret-file or %s",
-		    l->secret != NULL ? "stdin" : "--secret-stdin");
+	if (l->secret != NULL && l->secret_file != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--secret and --secret-file "
+		    "cannot be used together");
+	if (l->secret_file != NULL && l->secret_stdin)
+		return rai_err_set(err, RAI_E_USAGE, "--secret-file and "
+		    "--secret-stdin cannot be used together");
 	if (l->secret != NULL)
 		*secret = xstrdup(l->secret);
 	else if (l->secret_file != NULL) {

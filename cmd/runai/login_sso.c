@@ -21,7 +21,6 @@ cmd_login_sso(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	o.auth_flow = "remote-browser";
-	o.no_prompt = !runai_login_may_prompt(ctx, NULL);
 	return runai_login(ctx, &o);
 }
 

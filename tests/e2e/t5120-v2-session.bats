@@ -326,7 +326,7 @@ sso_login_cp() {
 	run -2 --separate-stderr runai login access-key --secret x
 	stderr_is "runai: error: give the access key's id with --client-id"
 	run -2 --separate-stderr runai login access-key --client-id "$id" --secret x --secret-file "$(cp_secret_file)"
-	stderr_is "runai: error: give the secret one way: --secret, --secret-file or stdin"
+	stderr_is "runai: error: --secret and --secret-file cannot be used together"
 	run -2 --separate-stderr runai login access-key --client-id "$id" --interactive=disabled </dev/null
 	stderr_is "runai: error: the secret is empty"
 	assert_equal "$(wc -l <"$CP_REQUESTS")" "$before"
