@@ -42,6 +42,7 @@ static const struct rai_opt runai_global_opts[] = {
 
 static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_attach,
+	&runai_cmd_auth,
 	&runai_cmd_bash,
 	&runai_cmd_cluster,
 	&runai_cmd_completion,
@@ -54,6 +55,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_get,
 	&runai_cmd_inference,
 	&runai_cmd_alias_jax,
+	&runai_cmd_kubeconfig,
 	&runai_cmd_list,
 	&runai_cmd_login,
 	&runai_cmd_logout,
@@ -71,6 +73,7 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_alias_tensorflow,
 	&runai_cmd_top,
 	&runai_cmd_training,
+	&runai_cmd_upgrade,
 	&runai_cmd_version,
 	&runai_cmd_whoami,
 	&runai_cmd_workload,
