@@ -68,11 +68,45 @@ rai_dist_by_kind(const char *kind)
 	return NULL;
 }
 
+static const char *const restart_policies[] = { "Always", "OnFailure",
+	"Never", NULL };
+
+/* What the CLI v2 adds: the workers' restart policy, elastic bounds. */
+static int
+check_v2(const struct rai_dist_spec *d, struct rai_err *err)
+{
+	size_t i;
+
+	for (i = 0; d->restart_policy != NULL && restart_policies[i] != NULL;
+	    i++)
+		if (strcmp(restart_policies[i], d->restart_policy) == 0)
+			break;
+	if (d->restart_policy != NULL && restart_policies[i] == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--restart-policy is "
+		    "Always, OnFailure or Never, not '%s'", d->restart_policy);
+	if ((d->min_replicas != 0 || d->max_replicas != 0) &&
+	    d->kind != RAI_DIST_PYTORCH)
+		return rai_err_set(err, RAI_E_USAGE, "--min-replicas and "
+		    "--max-replicas are for PyTorch jobs");
+	if (d->min_replicas < 0 || d->max_replicas < 0 ||
+	    (d->max_replicas > 0 && d->min_replicas > d->max_replicas))
+		return rai_err_set(err, RAI_E_USAGE, "--min-replicas %ld and "
+		    "--max-replicas %ld: each 1 or more, the least first",
+		    d->min_replicas, d->max_replicas);
+	return 0;
+}
+
 int
 rai_dist_check(const struct rai_dist_spec *d, struct rai_err *err)
 {
 	const struct rai_dist_framework *fw = rai_dist_framework(d->kind);
 
+	if (check_v2(d, err) == -1)
+		return -1;
+	if (fw == NULL && d->kind == RAI_DIST_JAX)
+		return d->workers < 1 || d->no_master || d->slots >= 0 ?
+		    rai_err_set(err, RAI_E_USAGE, "a JAX job is --workers "
+		    "workers (1 or more), no master, no slots") : 0;
 	if (fw == NULL)
 		return rai_err_set(err, RAI_E_INTERNAL, "submit-dist: no such "
 		    "framework");
@@ -142,23 +176,44 @@ drop_command(cJSON *tmpl)
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "args");
 }
 
+/*
+ * By default a failed pod fails the job, as a failed pod of "runai
+ * submit"; policy (the workers' --restart-policy) says otherwise, on
+ * the replica and its pods alike.
+ */
 static void
-add_replica(cJSON *specs, const char *type, long n, cJSON *tmpl)
+add_replica(cJSON *specs, const char *type, long n, cJSON *tmpl,
+    const char *policy)
 {
 	cJSON *r = cJSON_AddObjectToObject(specs, type);
 
+	if (policy == NULL)
+		policy = "Never";
 	cJSON_AddNumberToObject(r, "replicas", (double)n);
-	/* a failed pod fails the job, as a failed pod of "runai submit" */
-	cJSON_AddStringToObject(r, "restartPolicy", "Never");
+	cJSON_AddStringToObject(r, "restartPolicy", policy);
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    tmpl, "spec"), "restartPolicy", cJSON_CreateString(policy));
 	cJSON_AddItemToObject(r, "template", tmpl);
 }
 
 static void
 add_run_policy(const struct rai_dist_spec *d, cJSON *spec)
 {
+	cJSON *elastic;
+
 	if (d->clean_pod_policy != NULL)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(spec,
 		    "runPolicy"), "cleanPodPolicy", d->clean_pod_policy);
+	if (d->min_replicas == 0 && d->max_replicas == 0)
+		return;
+	/* PyTorch's elastic training: the workers may grow and shrink */
+	elastic = cJSON_AddObjectToObject(spec, "elasticPolicy");
+	if (d->min_replicas > 0)
+		cJSON_AddNumberToObject(elastic, "minReplicas",
+		    (double)d->min_replicas);
+	if (d->max_replicas > 0)
+		cJSON_AddNumberToObject(elastic, "maxReplicas",
+		    (double)d->max_replicas);
 }
 
 static int
@@ -188,10 +243,11 @@ fill(const struct rai_submit_spec *s, const void *arg, cJSON *spec,
 			drop_gpus(chief);
 			drop_command(tmpl);
 		}
-		add_replica(specs, fw->chief, 1, chief);
+		add_replica(specs, fw->chief, 1, chief, NULL);
 	}
 	if (d->workers > 0)
-		add_replica(specs, "Worker", d->workers, tmpl);
+		add_replica(specs, "Worker", d->workers, tmpl,
+		    d->restart_policy);
 	else
 		cJSON_Delete(tmpl);
 	return 0;

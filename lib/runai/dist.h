@@ -21,7 +21,12 @@ enum rai_dist_kind {
 	RAI_DIST_MPI,
 	RAI_DIST_TF,
 	RAI_DIST_XGBOOST,
-	RAI_DIST_NKINDS
+	RAI_DIST_NKINDS,
+	/*
+	 * Kinds a control plane makes (JAX, 2.24 on) but runai renders no
+	 * Kubernetes object for: past the table, rai_dist_framework() NULL.
+	 */
+	RAI_DIST_JAX = RAI_DIST_NKINDS
 };
 
 /* One framework: its resource, kind and the names its operator uses. */
@@ -61,9 +66,16 @@ struct rai_dist_spec {
 	const char		*clean_pod_policy; /* Running, All, None;
 						   NULL: the operator's
 						   default (Running) */
+	/* the workers' pods: Always, OnFailure, Never; NULL: Never */
+	const char		*restart_policy;
+	long			 min_replicas;	/* PyTorch elastic; 0 = unset */
+	long			 max_replicas;
 };
 
-/* The reference's messages for impossible combinations. */
+/*
+ * The reference's messages for impossible combinations (a kind past the
+ * table is checked as the control plane takes it).
+ */
 int	 rai_dist_check(const struct rai_dist_spec *, struct rai_err *);
 
 /*
