@@ -40,6 +40,11 @@ static const struct rai_opt runai_global_opts[] = {
 	RAI_OPT_END
 };
 
+/* TEMPORARY (v2_submit_groups_tmp.c; delete when merging) */
+extern const struct rai_cmd runai_tmp_workspace, runai_tmp_training,
+	runai_tmp_pytorch, runai_tmp_tensorflow, runai_tmp_mpi,
+	runai_tmp_xgboost, runai_tmp_jax;
+
 static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_attach,
 	&runai_cmd_bash,
@@ -66,6 +71,10 @@ static const struct rai_cmd *const runai_cmds[] = {
 	&runai_cmd_top,
 	&runai_cmd_version,
 	&runai_cmd_whoami,
+	/* TEMPORARY (v2_submit_groups_tmp.c; delete when merging) */
+	&runai_tmp_workspace, &runai_tmp_training, &runai_tmp_pytorch,
+	&runai_tmp_tensorflow, &runai_tmp_mpi, &runai_tmp_xgboost,
+	&runai_tmp_jax,
 	NULL
 };
 
