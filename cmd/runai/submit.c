@@ -475,7 +475,7 @@ apply_templates(struct rai_ctx *ctx, struct runai_submit_opts *o,
 		return runai_templates_apply(ctx, o, &o->env, o->template_name,
 		    tpl);
 	memset(set, 0, sizeof(set));
-	for (i = 0; t[i].long_name != NULL && i < sizeof(set); i++) {
+	for (i = 0; i < sizeof(set) && t[i].long_name != NULL; i++) {
 		set[i] = (unsigned char)field_is_set(&t[i], o);
 		for (j = 0; commands_own[j] != NULL; j++)
 			if (strcmp(commands_own[j], t[i].long_name) == 0)

@@ -388,13 +388,17 @@ make_node_pools(struct runai_v2_flags *f, struct rai_submit_spec *s)
 	s->node_pools = f->made_node_pools = rai_buf_detach(&b, NULL);
 }
 
-/* Whole GPUs, or a portion of one (-g 1 with it, or no -g). */
+/*
+ * Whole GPUs, or a portion or memory of one (-g 1 with it, or no -g):
+ * the spec says one GPU by the portion or memory alone.
+ */
 static void
 fill_gpu(const struct runai_v2_flags *f, struct rai_submit_spec *s)
 {
 	if (f->gpu_portion > 0)
 		s->gpu = f->gpu_portion;
-	else if (f->gpu_devices >= 0)
+	else if (f->gpu_devices >= 0 && !(f->gpu_devices == 1 &&
+	    s->gpu_memory != NULL))
 		s->gpu = (double)f->gpu_devices;
 	s->gpu_portion_limit = f->gpu_portion_limit;
 	s->gpu_memory_limit = f->gpu_memory_limit;
@@ -457,6 +461,9 @@ runai_v2_fill_spec(struct runai_v2_flags *f, const struct runai_v2_kind *k,
     struct rai_submit_spec *s, struct rai_err *err)
 {
 	s->interactive = k->interactive;
+	/* attaching means talking to the console: it needs both */
+	if (f->attach)
+		s->tty = s->stdin_open = 1;
 	fill_gpu(f, s);
 	fill_preemption(f, k, s);
 	fill_identity(f, s);
