@@ -18,35 +18,52 @@
 
 #define T	struct runai_dist_opts
 
-/* The master's own flags: not carried yet (the master is a worker's copy). */
+/* The master's own values, over its copy of the workers' pod. */
 #define V2_MASTER_ROWS \
-	RUNAI_V2_REFUSED(T, "master-args", "<args>", "the master's arguments"), \
-	RUNAI_V2_REFUSED(T, "master-command", "<command>", \
-	    "the master's command"), \
-	RUNAI_V2_REFUSED(T, "master-environment-variable", "<name=value>", \
-	    "a variable of the master's"), \
-	RUNAI_V2_REFUSED(T, "master-environment", "<name=value>", \
-	    "a variable of the master's (CLI 2.18-2.20)"), \
-	RUNAI_V2_REFUSED(T, "master-gpu-devices-request", "<n>", \
-	    "the master's GPUs"), \
-	RUNAI_V2_REFUSED(T, "master-gpu-portion-request", "<portion>", \
-	    "the master's portion of a GPU"), \
-	RUNAI_V2_REFUSED(T, "master-gpu-portion-limit", "<portion>", \
-	    "the master's portion limit"), \
-	RUNAI_V2_REFUSED(T, "master-cpu-core-request", "<cores>", \
-	    "the master's CPU cores"), \
-	RUNAI_V2_REFUSED(T, "master-cpu-core-limit", "<cores>", \
-	    "the master's CPU cores at most"), \
-	RUNAI_V2_REFUSED(T, "master-cpu-memory-request", "<size>", \
-	    "the master's memory"), \
-	RUNAI_V2_REFUSED(T, "master-cpu-memory-limit", "<size>", \
-	    "the master's memory at most"), \
-	RUNAI_V2_REFUSED(T, "master-extended-resource", "<resource=quantity>", \
-	    "an extended resource of the master's"), \
-	RUNAI_V2_REFUSED_BOOL(T, "master-no-pvcs", \
-	    "mount no claims on the master"), \
-	RUNAI_V2_REFUSED(T, "master-restart-policy", "<policy>", \
-	    "the master's restart policy")
+	{ .long_name = "master-command", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.command), .argh = "<command>", \
+	  .help = "the master's command and arguments, one string" }, \
+	{ .long_name = "master-args", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.args), .argh = "<args>", \
+	  .help = "the master's arguments, one string" }, \
+	{ .long_name = "master-environment-variable", .type = RAI_OPT_LIST, \
+	  .offset = offsetof(T, v2.master.env), .argh = "<name=value>", \
+	  .help = "a variable of the master's, over the workers'" }, \
+	{ .long_name = "master-environment", .type = RAI_OPT_LIST, \
+	  .offset = offsetof(T, v2.master.env), .argh = "<name=value>", \
+	  .help = "a variable of the master's (CLI 2.18-2.20 spelling)" }, \
+	{ .long_name = "master-gpu-devices-request", .type = RAI_OPT_INT, \
+	  .offset = offsetof(T, v2.master.gpu_devices), .argh = "<n>", \
+	  .flags = RAI_OPT_TRISTATE, .help = "the master's whole GPUs" }, \
+	{ .long_name = "master-gpu-portion-request", .type = RAI_OPT_DOUBLE, \
+	  .offset = offsetof(T, v2.master.gpu_portion), .argh = "<portion>", \
+	  .help = "the master's portion of one GPU" }, \
+	{ .long_name = "master-gpu-portion-limit", .type = RAI_OPT_DOUBLE, \
+	  .offset = offsetof(T, v2.master.gpu_portion_limit), \
+	  .argh = "<portion>", .help = "the portion the master may grow to" }, \
+	{ .long_name = "master-cpu-core-request", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.cpu), .argh = "<cores>", \
+	  .help = "the master's CPU cores" }, \
+	{ .long_name = "master-cpu-core-limit", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.cpu_limit), .argh = "<cores>", \
+	  .help = "the master's CPU cores at most" }, \
+	{ .long_name = "master-cpu-memory-request", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.memory), .argh = "<size>", \
+	  .help = "the master's memory" }, \
+	{ .long_name = "master-cpu-memory-limit", .type = RAI_OPT_STRING, \
+	  .offset = offsetof(T, v2.master.memory_limit), .argh = "<size>", \
+	  .help = "the master's memory at most" }, \
+	{ .long_name = "master-extended-resource", .type = RAI_OPT_LIST, \
+	  .offset = offsetof(T, v2.master.extended_resources), \
+	  .argh = "<resource=quantity>", \
+	  .help = "an extended resource of the master's" }, \
+	{ .long_name = "master-no-pvcs", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(T, v2.master.no_pvcs), \
+	  .help = "mount none of the claims on the master" }, \
+	{ .long_name = "master-restart-policy", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(T, v2.master.restart_policy), .argh = "<policy>", \
+	  .help = "the master's pod: Always, OnFailure or Never (default)", \
+	  .choices = runai_v2_restart_policies, .comp = RAI_COMP_CHOICES }
 
 /* What every framework takes besides the shared v2 rows. */
 #define V2_DIST_ROWS \
@@ -179,8 +196,11 @@ V2_DIST_RUN(cmd_jax_submit, jax_kind)
 	"with runai submit-dist's code: in Kubernetes mode the training " \
 	"operator's object (with runai submit's name reservation), in " \
 	"control-plane mode the control plane's distributed workload. The " \
-	"master's own flags (--master-*) and others this runai cannot " \
-	"carry yet are accepted and refused with one line naming them.\n\n" \
+	"--master-* flags give the master (launcher, chief) values of its " \
+	"own over its copy of the workers' pod: --master-command and " \
+	"--master-args are one string each, split as a shell splits them. " \
+	"Flags this runai cannot carry yet are accepted and refused with " \
+	"one line naming them.\n\n" \
 	"It prints the job's name and the describe command to follow it; " \
 	"--dry-run prints the objects or the request instead."
 

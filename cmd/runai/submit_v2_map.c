@@ -473,12 +473,25 @@ runai_v2_fill_spec(struct runai_v2_flags *f, const struct runai_v2_kind *k,
 	    make_env(f, s, err) == -1 ? -1 : 0;
 }
 
+/* Whether any --master-* flag was given. */
+static int
+master_given(const struct rai_dist_master *m)
+{
+	return m->command != NULL || m->args != NULL || m->env.n > 0 ||
+	    m->gpu_devices >= 0 || m->gpu_portion != 0 ||
+	    m->gpu_portion_limit != 0 || m->cpu != NULL ||
+	    m->cpu_limit != NULL || m->memory != NULL ||
+	    m->memory_limit != NULL || m->extended_resources.n > 0 ||
+	    m->no_pvcs || m->restart_policy != NULL;
+}
+
 void
 runai_v2_fill_dist(const struct runai_v2_flags *f, struct rai_dist_spec *d)
 {
 	d->restart_policy = f->restart_policy;
 	d->min_replicas = f->min_replicas > 0 ? f->min_replicas : 0;
 	d->max_replicas = f->max_replicas > 0 ? f->max_replicas : 0;
+	d->master = master_given(&f->master) ? &f->master : NULL;
 }
 
 /* Whether a row of the command's table fills the field at p. */
@@ -500,7 +513,7 @@ runai_v2_flags_unset(struct runai_v2_flags *f, const struct rai_opt *t,
 	long *const longs[] = { &f->gpu_devices, &f->run_as_uid,
 		&f->run_as_gid, &f->backoff_limit, &f->parallelism, &f->runs,
 		&f->auto_deletion, &f->grace, &f->pod_running_timeout,
-		&f->min_replicas, &f->max_replicas };
+		&f->min_replicas, &f->max_replicas, &f->master.gpu_devices };
 	size_t i;
 
 	for (i = 0; i < sizeof(longs) / sizeof(longs[0]); i++)

@@ -82,6 +82,8 @@ struct runai_v2_flags {
 	const char	*restart_policy;
 	long		 min_replicas;		/* < 0: not given */
 	long		 max_replicas;
+	/* the master's own (--master-*); gpu_devices < 0: not given */
+	struct rai_dist_master master;
 	/* flags accepted and refused at run time: their rows land here */
 	int		 refused_flag;
 	struct rai_strv	 refused_values;
@@ -128,8 +130,8 @@ void	 runai_v2_flags_unset(struct runai_v2_flags *f,
 int	 runai_v2_fill_spec(struct runai_v2_flags *f,
 	    const struct runai_v2_kind *, struct rai_submit_spec *,
 	    struct rai_err *);
-/* The distributed flags into d. */
-void	 runai_v2_fill_dist(const struct runai_v2_flags *,
+/* The distributed flags into d (its master pointing into f). */
+void	 runai_v2_fill_dist(const struct runai_v2_flags *f,
 	    struct rai_dist_spec *d);
 /*
  * Once the mode is known: what the Kubernetes objects cannot carry,

@@ -613,9 +613,10 @@ cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
 			cJSON_AddItemToObject(master, "environmentVariables",
 			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
 			    spec, "environmentVariables"), 1));
-	} else if (!d->no_master && d->kind != RAI_DIST_JAX)
+	} else if (!d->no_master && d->kind != RAI_DIST_JAX && d->master == NULL)
 		cJSON_AddBoolToObject(body, "masterSpecSameAsWorker", 1);
-	return 0;
+	/* a master with values of its own (the CLI v2's --master-*) */
+	return cp_request_master(body, d, release, err);
 }
 
 const char *

@@ -4,9 +4,13 @@
  * checked with the spec (submit_kv.c); what a release lacks is refused
  * here, naming the flag and the release.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/json.h"
+#include "kube/quantity.h"
 #include "runai/cp.h"
 #include "runai/cp_request_pod.h"
 #include "runai/submit_kv.h"
@@ -242,5 +246,179 @@ cp_request_pod(cJSON *spec, const struct rai_submit_spec *s,
 	    add_scheduling(spec, s, release, err) == -1)
 		return -1;
 	add_security(spec, s);
+	return 0;
+}
+
+/* ---- a distributed workload's master ---- */
+
+/* What masterSpec has not: the workers' count and the job's own. */
+static const char *const spec_only[] = { "distributedFramework",
+	"numWorkers", "slotsPerWorker", "minReplicas", "maxReplicas",
+	"cleanPodPolicy", "sshAuthMountPath", "mpiLauncherCreationPolicy",
+	"completions", "parallelism", NULL };
+
+static cJSON *
+master_spec(cJSON *body)
+{
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(body, "masterSpec");
+	size_t i;
+
+	if (m != NULL)
+		return m;
+	m = cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(body, "spec"), 1);
+	for (i = 0; spec_only[i] != NULL; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(m, spec_only[i]);
+	cJSON_AddItemToObject(body, "masterSpec", m);
+	return m;
+}
+
+static void
+set_string(cJSON *o, const char *key, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+	if (v != NULL)
+		cJSON_AddStringToObject(o, key, v);
+}
+
+/* {key: name, value_key: value} over the entry of that name, or added. */
+static void
+set_named(cJSON *arr, const char *key, const char *name,
+    const char *value_key, const char *value)
+{
+	cJSON *e = cJSON_CreateObject(), *old;
+
+	cJSON_AddStringToObject(e, key, name);
+	cJSON_AddStringToObject(e, value_key, value);
+	cJSON_ArrayForEach(old, arr)
+		if (strcmp(rai_json_str_or(old, key, ""), name) == 0)
+			break;
+	if (old != NULL)
+		cJSON_ReplaceItemViaPointer(arr, old, e);
+	else
+		cJSON_AddItemToArray(arr, e);
+}
+
+static void
+master_env(cJSON *m, const struct rai_strv *env)
+{
+	cJSON *arr;
+	const char *eq;
+	char *name;
+	size_t i;
+
+	if (env->n == 0)
+		return;
+	arr = cJSON_GetObjectItemCaseSensitive(m, "environmentVariables");
+	if (arr == NULL)
+		arr = cJSON_AddArrayToObject(m, "environmentVariables");
+	for (i = 0; i < env->n; i++) {
+		eq = strchr(env->v[i], '=');
+		name = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+		set_named(arr, "name", name, "value", eq + 1);
+		free(name);
+	}
+}
+
+static void
+master_gpus(cJSON *c, const struct rai_dist_master *d)
+{
+	static const char *const keys[] = { "gpuDevicesRequest",
+		"gpuRequestType", "gpuPortionRequest", "gpuPortionLimit",
+		"gpuMemoryRequest", "gpuMemoryLimit", "migProfile", NULL };
+	size_t i;
+
+	if (d->gpu_devices < 0 && d->gpu_portion == 0)
+		return;
+	for (i = 0; keys[i] != NULL; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, keys[i]);
+	if (d->gpu_portion > 0) {
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest", 1);
+		cJSON_AddStringToObject(c, "gpuRequestType", "portion");
+		cJSON_AddNumberToObject(c, "gpuPortionRequest", d->gpu_portion);
+		if (d->gpu_portion_limit > 0)
+			cJSON_AddNumberToObject(c, "gpuPortionLimit",
+			    d->gpu_portion_limit);
+	} else
+		cJSON_AddNumberToObject(c, "gpuDevicesRequest",
+		    (double)d->gpu_devices);
+}
+
+/* CPU cores as the API's number ("500m" is 0.5). */
+static void
+set_cores(cJSON *c, const char *key, const char *q)
+{
+	double v;
+
+	if (q == NULL || rai_quantity_parse(q, &v) == -1)
+		return;
+	cJSON_DeleteItemFromObjectCaseSensitive(c, key);
+	cJSON_AddNumberToObject(c, key, v);
+}
+
+static void
+master_compute(cJSON *m, const struct rai_dist_master *d)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_extended e;
+	struct rai_kv kv;
+	cJSON *c = object_of(m, "compute"), *arr;
+	size_t i;
+
+	master_gpus(c, d);
+	set_cores(c, "cpuCoreRequest", d->cpu);
+	set_cores(c, "cpuCoreLimit", d->cpu_limit);
+	if (d->memory != NULL)
+		set_string(c, "cpuMemoryRequest", d->memory);
+	if (d->memory_limit != NULL)
+		set_string(c, "cpuMemoryLimit", d->memory_limit);
+	if (d->extended_resources.n == 0)
+		return;
+	arr = cJSON_GetObjectItemCaseSensitive(c, "extendedResources");
+	if (arr == NULL)
+		arr = cJSON_AddArrayToObject(c, "extendedResources");
+	for (i = 0; i < d->extended_resources.n; i++)
+		if (rai_parse_extended(d->extended_resources.v[i], &kv, &e,
+		    &err) == 0) {
+			set_named(arr, "resource", e.resource, "quantity",
+			    e.quantity);
+			rai_kv_release(&kv);
+		}
+	rai_err_release(&err);
+}
+
+/* --master-no-pvcs: no claims, and no storage left empty. */
+static void
+drop_claims(cJSON *m)
+{
+	cJSON *st = cJSON_GetObjectItemCaseSensitive(m, "storage");
+
+	cJSON_DeleteItemFromObjectCaseSensitive(st, "pvc");
+	if (st != NULL && st->child == NULL)
+		cJSON_DeleteItemFromObjectCaseSensitive(m, "storage");
+}
+
+int
+cp_request_master(cJSON *body, const struct rai_dist_spec *d,
+    const char *release, struct rai_err *err)
+{
+	const struct rai_dist_master *mo = d->master;
+	cJSON *m;
+
+	if (mo == NULL)
+		return 0;
+	if (mo->restart_policy != NULL && !cp_version_at_least(release, 2, 21))
+		return too_old("--master-restart-policy", release, 2, 21, err);
+	m = master_spec(body);
+	if (mo->command != NULL) {
+		set_string(m, "command", mo->command);
+		set_string(m, "args", mo->args);
+	} else if (mo->args != NULL)
+		set_string(m, "args", mo->args);
+	master_env(m, &mo->env);
+	master_compute(m, mo);
+	if (mo->no_pvcs)
+		drop_claims(m);
+	if (mo->restart_policy != NULL)
+		set_string(m, "restartPolicy", mo->restart_policy);
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/err.h"
+#include "core/strv.h"
 #include "kube/client.h"
 #include "runai/submit.h"
 
@@ -58,6 +59,27 @@ const struct rai_dist_framework *rai_dist_by_word(const char *);
 /* By a workload's kind ("PyTorchJob"), or NULL: not a distributed job. */
 const struct rai_dist_framework *rai_dist_by_kind(const char *);
 
+/*
+ * The master's own values (the CLI v2's --master-*), over its copy of
+ * the workers' pod: unset fields leave the copy as it is.
+ */
+struct rai_dist_master {
+	const char	*command;	/* words, shell-split: the entrypoint */
+	const char	*args;		/* words: its arguments (with command:
+					   none unless given) */
+	struct rai_strv	 env;		/* NAME=VALUE, over the workers' */
+	long		 gpu_devices;	/* < 0: the workers' GPUs */
+	double		 gpu_portion;	/* 0: none */
+	double		 gpu_portion_limit;
+	const char	*cpu;
+	const char	*cpu_limit;
+	const char	*memory;
+	const char	*memory_limit;
+	struct rai_strv	 extended_resources;	/* RESOURCE=QUANTITY */
+	int		 no_pvcs;	/* mount none of the claims */
+	const char	*restart_policy;	/* NULL: Never */
+};
+
 struct rai_dist_spec {
 	enum rai_dist_kind	 kind;
 	long			 workers;	/* worker pods, >= 1 */
@@ -70,6 +92,8 @@ struct rai_dist_spec {
 	const char		*restart_policy;
 	long			 min_replicas;	/* PyTorch elastic; 0 = unset */
 	long			 max_replicas;
+	/* NULL: the master (launcher, chief) is the workers' copy */
+	const struct rai_dist_master *master;
 };
 
 /*

@@ -405,3 +405,53 @@ rai_parse_groups(const char *arg, long *ids, size_t max, size_t *n,
 	return rai_err_set(err, RAI_E_USAGE, "--supplemental-groups '%s': give "
 	    "up to %zu group ids separated by ',', e.g. 100,200", arg, max);
 }
+
+/* One quoted part of a word, from just after its opening quote q. */
+static const char *
+quoted(const char *p, char q, struct rai_buf *w)
+{
+	for (; *p != '\0' && *p != q; p++) {
+		if (q == '"' && *p == '\\' && p[1] != '\0' &&
+		    strchr("\"\\$`", p[1]) != NULL)
+			p++;
+		rai_buf_addch(w, *p);
+	}
+	return *p == q ? p + 1 : NULL;
+}
+
+int
+rai_split_words(const char *flag, const char *s, struct rai_strv *out,
+    struct rai_err *err)
+{
+	struct rai_buf w = RAI_BUF_INIT;
+	const char *p = s;
+	int in_word = 0;
+
+	while (p != NULL && *p != '\0') {
+		if (*p == ' ' || *p == '\t' || *p == '\n') {
+			if (in_word)
+				rai_strv_push(out, rai_buf_str(&w));
+			rai_buf_reset(&w);
+			in_word = 0;
+			p++;
+			continue;
+		}
+		in_word = 1;
+		if (*p == '\'' || *p == '"')
+			p = quoted(p + 1, *p, &w);
+		else if (*p == '\\' && p[1] != '\0') {
+			rai_buf_addch(&w, p[1]);
+			p += 2;
+		} else
+			rai_buf_addch(&w, *p++);
+	}
+	if (p == NULL) {
+		rai_buf_release(&w);
+		return rai_err_set(err, RAI_E_USAGE, "%s '%s': a quote is not "
+		    "closed", flag, s);
+	}
+	if (in_word)
+		rai_strv_push(out, rai_buf_str(&w));
+	rai_buf_release(&w);
+	return 0;
+}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "core/err.h"
+#include "core/strv.h"
 
 #define RAI_KV_MAX	16
 
@@ -84,6 +85,16 @@ struct rai_extended {
 };
 int	 rai_parse_extended(const char *, struct rai_kv *,
 	    struct rai_extended *, struct rai_err *);
+
+/*
+ * A command line given as one value (--master-command "torchrun
+ * train.py") as its words, split as a POSIX shell splits them: blanks
+ * apart, '...' kept whole, "..." kept whole with \ quoting ", \ and $,
+ * a \ outside quotes quoting the next character. No expansion. Appends
+ * to out; an unclosed quote is an error naming flag.
+ */
+int	 rai_split_words(const char *flag, const char *s, struct rai_strv *out,
+	    struct rai_err *);
 
 /* --supplemental-groups 1,2,3: at most max ids, each 0 or more. */
 int	 rai_parse_groups(const char *, long *ids, size_t max, size_t *n,

@@ -228,6 +228,7 @@ training pytorch submit|--workers 2 --no-master --min-replicas 1 --max-replicas 
 pytorch submit|--workers 1|of("PyTorchJob").spec.pytorchReplicaSpecs.Worker.replicas == 1
 training tensorflow submit|--workers 2 --clean-pod-policy All --toleration key=gpu,operator=Exists|(of("TFJob").spec | .runPolicy.cleanPodPolicy == "All" and .tfReplicaSpecs.Chief.replicas == 1 and .tfReplicaSpecs.Worker.template.spec.tolerations == [{"key":"gpu","operator":"Exists"}])
 training pytorch submit|--workers 1 --attach|of("PyTorchJob").spec.pytorchReplicaSpecs.Worker.template.spec.containers[0] | .tty and .stdin
+training pytorch submit|--workers 2 -g 1 -e A=1 --existing-pvc claimname=d,path=/d --master-command torchrun --master-args --nproc=2 --master-environment-variable A=2 --master-gpu-portion-request 0.5 --master-cpu-core-request 2 --master-no-pvcs --master-restart-policy OnFailure|(of("PyTorchJob").spec.pytorchReplicaSpecs | (.Master | .restartPolicy == "OnFailure" and .template.metadata.annotations["gpu-fraction"] == "0.5" and (.template.spec.containers[0] | .command == ["torchrun"] and .args == ["--nproc=2"] and .env == [{"name":"A","value":"2"}] and .resources == {"limits":{},"requests":{"cpu":"2"}} and .volumeMounts == null)) and (.Worker | .restartPolicy == "Never" and .template.spec.containers[0].resources.limits["nvidia.com/gpu"] == 1 and .template.spec.containers[0].volumeMounts[0].mountPath == "/d"))
 training mpi submit|--workers 2 --slots-per-worker 2|(of("MPIJob").spec | .slotsPerWorker == 2 and .mpiReplicaSpecs.Worker.replicas == 2)
 training xgboost submit|--workers 1 --nfs server=n,path=/e,mountpath=/d|(of("XGBoostJob").spec.xgbReplicaSpecs.Worker.template.spec.volumes[0].nfs.server == "n")
 ROWS
@@ -257,6 +258,32 @@ ROWS
 	run -0 runai describe job pt-k1
 	assert_line --regexp '^pt-k1-worker-1 +RUNNING +WORKER '
 	runai delete ws-k2 pt-k1 >/dev/null
+}
+
+@test "the master's own command line: one string each, split as a shell splits it" {
+	kube_mode
+	run -0 runai training pytorch submit mc-k1 -i ubuntu --workers 1 \
+		--master-command "torchrun --nproc 2 'my train.py'" --master-args 'a "b c" d\ e' \
+		--dry-run -o json -- python worker.py
+	run -0 jq -c '.items[1].spec.pytorchReplicaSpecs | [.Master.template.spec.containers[0] | .command, .args],
+		[.Worker.template.spec.containers[0] | .command, .args]' <<<"$output"
+	assert_line --index 0 '[["torchrun","--nproc","2","my train.py"],["a","b c","d e"]]'
+	assert_line --index 1 '[null,["python","worker.py"]]'
+	run -2 runai training pytorch submit mc-k1 -i ubuntu --master-command "a 'b"
+	assert_output "runai: error: --master-command 'a 'b': a quote is not closed"
+	run -2 runai training tensorflow submit mc-k1 -i ubuntu --no-master --master-args x
+	assert_output "runai: error: the --master-* flags are for a job with a master (not with --no-master)"
+	# in the control plane's request the strings go as they are
+	cp_mode
+	run -0 runai training pytorch submit mc-c1 -p team-d -i ubuntu --workers 1 \
+		--master-command "torchrun 'my train.py'" --master-environment-variable A=2 -- sleep 300
+	run -0 cp_status_of POST '^/api/v1/workloads/distributed$'
+	assert_line 202
+	run -0 runai training pytorch submit mc-c2 -p team-d -i ubuntu --workers 1 \
+		--master-command "torchrun 'my train.py'" --master-gpu-devices-request 0 --dry-run -o json
+	assert_equal "$(jq -c '[.masterSpec.command, .masterSpec.compute.gpuDevicesRequest, .masterSpecSameAsWorker, .masterSpec.numWorkers]' <<<"$output")" \
+		'["torchrun '"'"'my train.py'"'"'",0,null,null]'
+	runai delete mc-c1 -p team-d >/dev/null
 }
 
 @test "Kubernetes mode: --attach waits --pod-running-timeout for the pod, not 30 s" {
@@ -317,13 +344,8 @@ ROWS
 FLAGS
 	run -2 runai training submit r1 -i ubuntu --external-url container=80
 	assert_output "runai: error: --external-url is not supported by this runai yet"
-	for flag in "--master-args x" "--master-command x" "--master-environment-variable A=1" \
-		"--master-gpu-devices-request 1" "--master-no-pvcs" "--master-restart-policy Never" \
-		"--template t"; do
-		# shellcheck disable=SC2086 # a flag and its value
-		run -2 runai training pytorch submit r1 -i ubuntu $flag
-		assert_output "runai: error: ${flag%% *} is not supported by this runai yet"
-	done
+	run -2 runai training pytorch submit r1 -i ubuntu --template t
+	assert_output "runai: error: --template is not supported by this runai yet"
 	# parts of a flag's value
 	run -2 runai workspace submit r1 -i ubuntu --new-pvc claimname=c,size=1Gi,path=/p
 	assert_output "runai: error: --new-pvc claimname= (runai names a new claim after the job) is not supported by this runai yet"
@@ -482,11 +504,16 @@ training pytorch submit|--workers 2 --min-replicas 1 --max-replicas 3 --restart-
 training tensorflow submit|--workers 2 --no-master --clean-pod-policy All|spec | .distributedFramework == "TF" and .numWorkers == 2 and .cleanPodPolicy == "All"
 training mpi submit|--workers 2 --slots-per-worker 2|spec.distributedFramework == "MPI" and spec.slotsPerWorker == 2
 training xgboost submit|--workers 1 --toleration key=gpu,operator=Exists|spec.distributedFramework == "XGBoost" and spec.tolerations == [{"key":"gpu","operator":"Exists"}]
+training pytorch submit|--workers 1 -g 1 --master-args --x=1 --master-environment-variable A=2 --master-gpu-portion-request 0.5 --master-cpu-core-request 500m --master-restart-policy OnFailure|spec.compute.gpuDevicesRequest == 1 and spec.restartPolicy == null
 ROWS
 	# every row went to its type's path
-	assert_equal "$(( $(cp_status_of POST '^/api/v1/workloads/' | wc -l) - posts ))" 33
-	run -0 cp_status_of POST '^/api/v1/workloads/distributed$'
-	assert_equal "${#lines[@]}" 4
+	assert_equal "$(( $(cp_status_of POST '^/api/v1/workloads/' | wc -l) - posts ))" 34
+	# the master's own values: in the request (the stored view leaves it out)
+	run -0 runai training pytorch submit cm1 -p team-d -i ubuntu --workers 1 -g 1 \
+		--master-args --x=1 --master-environment-variable A=2 --master-gpu-portion-request 0.5 \
+		--master-cpu-core-request 500m --master-restart-policy OnFailure --dry-run -o json
+	assert_equal "$(jq -c '.masterSpec | [.args, .environmentVariables, .compute, .restartPolicy, .distributedFramework]' <<<"$output")" \
+		'["--x=1",[{"name":"A","value":"2"}],{"gpuDevicesRequest":1,"gpuRequestType":"portion","gpuPortionRequest":0.5,"cpuCoreRequest":0.5},"OnFailure",null]'
 }
 
 @test "control-plane mode: --dry-run prints the request and sends nothing; JAX from 2.24" {

@@ -319,6 +319,96 @@ TEST(distributed_jax_restart_policy_elastic)
 	rai_err_release(&err);
 }
 
+TEST(the_master_over_its_copy_of_the_workers)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_submit_spec s;
+	struct rai_submit_custom custom;
+	struct rai_submit_objs objs;
+	struct rai_dist_master m;
+	struct rai_dist_spec d;
+	const cJSON *specs, *mc, *wc;
+	struct rai_strv w = { NULL, 0 };
+	cJSON *b;
+
+	T_INT_EQ(rai_split_words("--x", "a 'b c' \"d \\\" e\" f\\ g", &w,
+	    &err), 0);
+	T_INT_EQ(w.n, 4);
+	T_STR_EQ(w.v[1], "b c");
+	T_STR_EQ(w.v[2], "d \" e");
+	T_STR_EQ(w.v[3], "f g");
+	rai_strv_release(&w);
+
+	spec_init(&s);
+	s.gpu = 2;
+	rai_strv_push(&s.env, "A=1");
+	rai_strv_push(&s.pvcs, "data:/data");
+	memset(&m, 0, sizeof(m));
+	m.gpu_devices = -1;
+	m.gpu_portion = 0.5;
+	m.args = "--lead 'x y'";
+	m.no_pvcs = 1;
+	rai_strv_push(&m.env, "A=2");
+	memset(&d, 0, sizeof(d));
+	d.kind = RAI_DIST_PYTORCH;
+	d.workers = 1;
+	d.slots = -1;
+	d.master = &m;
+	rai_dist_custom(&d, &custom);
+	s.custom = &custom;
+	T_INT_EQ(rai_submit_render(&s, &objs, &err), 0);
+	/* the custom workload is the last object: no Service here */
+	specs = rai_json_get(objs.v[objs.n - 1].obj, "spec.pytorchReplicaSpecs");
+	mc = cJSON_GetArrayItem(rai_json_get(specs,
+	    "Master.template.spec.containers"), 0);
+	wc = cJSON_GetArrayItem(rai_json_get(specs,
+	    "Worker.template.spec.containers"), 0);
+	T_STR_EQ(rai_json_str(cJSON_GetArrayItem(rai_json_get(mc, "args"), 1),
+	    ""), "x y");
+	T_STR_EQ(rai_json_str(cJSON_GetArrayItem(rai_json_get(mc, "env"), 0),
+	    "value"), "2");
+	T_STR_EQ(rai_json_str(cJSON_GetArrayItem(rai_json_get(wc, "env"), 0),
+	    "value"), "1");
+	/* the master's portion in place of the workers' two GPUs */
+	T_NULL(cJSON_GetObjectItemCaseSensitive(rai_json_get(mc,
+	    "resources.limits"), "nvidia.com/gpu"));
+	T_DBL_EQ(cJSON_GetObjectItemCaseSensitive(rai_json_get(wc,
+	    "resources.limits"), "nvidia.com/gpu")->valuedouble, 2);
+	T_STR_EQ(rai_json_str(specs, "Master.template.metadata.annotations."
+	    "gpu-fraction"), "0.5");
+	T_NULL(rai_json_get(mc, "volumeMounts"));
+	T_NOT_NULL(rai_json_get(wc, "volumeMounts"));
+	rai_submit_objs_release(&objs);
+
+	/* the control plane: a masterSpec of its own, 2.21 for its policy */
+	s.custom = NULL;
+	b = request_at(&s, "2.21.12", &err);
+	T_INT_EQ(cp_dist_request(b, &d, "2.21.12", &err), 0);
+	T_NULL(rai_json_get(b, "masterSpecSameAsWorker"));
+	T_NULL(rai_json_get(b, "masterSpec.numWorkers"));
+	T_NULL(rai_json_get(b, "masterSpec.storage"));
+	T_STR_EQ(rai_json_str(b, "masterSpec.args"), "--lead 'x y'");
+	T_DBL_EQ(rai_json_num(b, "masterSpec.compute.gpuPortionRequest", 0), 0.5);
+	T_DBL_EQ(rai_json_num(b, "spec.compute.gpuDevicesRequest", 0), 2);
+	cJSON_Delete(b);
+	m.restart_policy = "Always";
+	b = request_at(&s, "2.18.5", &err);
+	T_INT_EQ(cp_dist_request(b, &d, "2.18.5", &err), -1);
+	T_STR_CONTAINS(err.message, "--master-restart-policy needs a control "
+	    "plane of 2.21");
+	rai_err_release(&err);
+	cJSON_Delete(b);
+
+	/* no master to give values to */
+	d.no_master = 1;
+	T_INT_EQ(rai_dist_check(&d, &err), -1);
+	T_STR_CONTAINS(err.message, "for a job with a master");
+	rai_err_release(&err);
+	rai_strv_release(&m.env);
+	rai_strv_release(&s.env);
+	rai_strv_release(&s.pvcs);
+}
+
 int
 main(void)
 {
@@ -327,5 +417,6 @@ main(void)
 	RUN(the_pod_template_carries_the_new_fields);
 	RUN(the_request_by_release);
 	RUN(distributed_jax_restart_policy_elastic);
+	RUN(the_master_over_its_copy_of_the_workers);
 	return t_done();
 }
