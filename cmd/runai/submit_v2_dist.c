@@ -185,7 +185,7 @@ V2_DIST_RUN(cmd_mpi_submit, mpi_kind)
 V2_DIST_RUN(cmd_xgboost_submit, xgboost_kind)
 V2_DIST_RUN(cmd_jax_submit, jax_kind)
 
-#define V2_DIST_DESCRIPTION(lead) \
+#define V2_DIST_DESCRIPTION(lead, master) \
 	"A distributed training: " lead ", every pod running the same " \
 	"image, command, GPUs, environment and volumes; the pods start " \
 	"together or not at all. The words after \"--\" are the " \
@@ -195,14 +195,17 @@ V2_DIST_RUN(cmd_jax_submit, jax_kind)
 	"The flags are those of the Run:ai CLI v2; runai makes the job " \
 	"with runai submit-dist's code: in Kubernetes mode the training " \
 	"operator's object (with runai submit's name reservation), in " \
-	"control-plane mode the control plane's distributed workload. The " \
-	"--master-* flags give the master (launcher, chief) values of its " \
-	"own over its copy of the workers' pod: --master-command and " \
-	"--master-args are one string each, split as a shell splits them. " \
-	"Flags this runai cannot carry yet are accepted and refused with " \
-	"one line naming them.\n\n" \
+	"control-plane mode the control plane's distributed workload. " \
+	master "Flags this runai cannot carry yet are accepted and refused " \
+	"with one line naming them.\n\n" \
 	"It prints the job's name and the describe command to follow it; " \
 	"--dry-run prints the objects or the request instead."
+
+/* What the --master-* flags do, for the frameworks that have a master. */
+#define V2_MASTER_TEXT \
+	"The --master-* flags give the master (launcher, chief) values of " \
+	"its own over its copy of the workers' pod: --master-command and " \
+	"--master-args are one string each, split as a shell splits them. "
 
 static const struct rai_example pytorch_examples[] = {
 	{ "runai training pytorch submit ddp1 -i pytorch/pytorch --workers 2 "
@@ -233,13 +236,13 @@ static const struct rai_example other_examples[] = {
 	{ NULL, NULL }
 };
 
-#define V2_DIST_CMD(var, table, runner, eg, what, lead) \
+#define V2_DIST_CMD(var, table, runner, eg, what, lead, master) \
 	const struct rai_cmd var = { \
 		.name = "submit", \
 		.summary = (what), \
 		.synopsis = "[<name>] -i <image> [--workers <n>] [options] " \
 		    "[-- <command> [<arg>...]]", \
-		.description = V2_DIST_DESCRIPTION(lead), \
+		.description = V2_DIST_DESCRIPTION(lead, master), \
 		.examples = (eg), \
 		.opts = (table), \
 		.opts_size = sizeof(struct runai_dist_opts), \
@@ -252,19 +255,20 @@ static const struct rai_example other_examples[] = {
 V2_DIST_CMD(runai_cmd_pytorch_submit, pytorch_opts, cmd_pytorch_submit,
     pytorch_examples, "submit a distributed PyTorch training",
     "a master and --workers workers (or workers only with --no-master; "
-    "elastic with --min-replicas and --max-replicas)");
+    "elastic with --min-replicas and --max-replicas)", V2_MASTER_TEXT);
 V2_DIST_CMD(runai_cmd_tensorflow_submit, tensorflow_opts,
     cmd_tensorflow_submit, other_examples,
     "submit a distributed TensorFlow training",
-    "a chief and --workers workers (or workers only with --no-master)");
+    "a chief and --workers workers (or workers only with --no-master)",
+    V2_MASTER_TEXT);
 V2_DIST_CMD(runai_cmd_mpi_submit, mpi_opts, cmd_mpi_submit, mpi_examples,
     "submit a distributed MPI training",
     "a launcher that runs the command and --workers workers, each with "
-    "--slots-per-worker slots");
+    "--slots-per-worker slots", V2_MASTER_TEXT);
 V2_DIST_CMD(runai_cmd_xgboost_submit, xgboost_opts, cmd_xgboost_submit,
     other_examples, "submit a distributed XGBoost training",
-    "a master and --workers workers");
+    "a master and --workers workers", V2_MASTER_TEXT);
 V2_DIST_CMD(runai_cmd_jax_submit, jax_opts, cmd_jax_submit, other_examples,
     "submit a distributed JAX training (control-plane mode)",
     "--workers workers, made by a control plane of 2.24 or later (not in "
-    "Kubernetes mode)");
+    "Kubernetes mode)", "");
