@@ -406,8 +406,9 @@ fill_gpu(const struct runai_v2_flags *f, struct rai_submit_spec *s)
 }
 
 /*
- * A workspace is not preempted unless asked, a training is: only what
- * differs from the kind's default goes into the spec.
+ * --preemptible, --preemptibility: the spec's own flags. A workspace is
+ * not preempted unless asked, so a non-preemptible one adds nothing,
+ * which every release (and Kubernetes mode) takes.
  */
 static void
 fill_preemption(const struct runai_v2_flags *f, const struct runai_v2_kind *k,
