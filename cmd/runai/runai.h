@@ -105,6 +105,14 @@ extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
 extern const struct rai_cmd runai_cmd_submit_dist;
 extern const struct rai_cmd runai_cmd_submit_mpi;
+/* the CLI v2's submit commands, each named "submit" (submit_v2*.c) */
+extern const struct rai_cmd runai_cmd_workspace_submit;
+extern const struct rai_cmd runai_cmd_training_submit;
+extern const struct rai_cmd runai_cmd_pytorch_submit;
+extern const struct rai_cmd runai_cmd_tensorflow_submit;
+extern const struct rai_cmd runai_cmd_mpi_submit;
+extern const struct rai_cmd runai_cmd_xgboost_submit;
+extern const struct rai_cmd runai_cmd_jax_submit;
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;
