@@ -67,6 +67,8 @@ class ControlPlane:
         self.clusters = []
         # assets (assets.py), set through /_sim/controlplane
         self.assets = []
+        # a faulty list: the project list's next names the page just given
+        self.stuck_paging = False
         self.url = None
 
     def start(self, host, port=0):
@@ -132,6 +134,8 @@ class ControlPlane:
                 for i, c in enumerate(body["clusters"])]
         if "assets" in body:
             self.assets = assets.plant(self.state, body["assets"])
+        if "stuckPaging" in body:
+            self.stuck_paging = bool(body["stuckPaging"])
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
@@ -347,6 +351,8 @@ class Routes:
     def projects(self):
         items = [views.project(self.st, self.cp.profile, p) for p in self.st.projects()]
         page, nxt = _page(_filtered(items, self.query), self.query)
+        if nxt and self.cp.stuck_paging:
+            nxt = int(self.query.get("offset", ["0"])[0])  # no progress
         return 200, dict({"projects": page}, **({"next": nxt} if nxt else {}))
 
     def nodes(self, cluster_id):
