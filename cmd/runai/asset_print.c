@@ -63,45 +63,20 @@ runai_assets_list(struct rai_ctx *ctx, enum rai_wl_asset_kind kind,
 	return rc;
 }
 
-/* The scopes from the narrowest: where one name is at several, it wins. */
-static int
-scope_rank(const cJSON *row)
-{
-	static const char *const order[] = { "project", "department",
-	    "cluster", "tenant", "system" };
-	const char *s = rai_json_str_or(row, "scope", "");
-	int i;
-
-	for (i = 0; i < 5; i++)
-		if (strcmp(order[i], s) == 0)
-			return i;
-	return 5;
-}
-
 /*
- * The one asset the name stands for: the narrowest scope's; the index
- * in the rows, or -1 with err set when none is, or several are at once.
+ * The one asset the name stands for: the rows come narrowest scope
+ * first among one name's, and that one wins; the index in the rows, or
+ * -1 with err set when there is none, or several in that scope.
  */
 static int
 pick(const char *group, enum rai_wl_asset_kind kind, const cJSON *rows,
     const char *name, struct rai_err *err)
 {
-	const char *noun = rai_wl_asset_noun(kind);
+	const char *noun = rai_wl_asset_noun(kind), *scope;
 	const cJSON *row;
-	int i = 0, best = -1, rank = 99, ties = 0, r;
+	int n = 0;
 
-	cJSON_ArrayForEach(row, rows) {
-		r = scope_rank(row);
-		if (r < rank) {
-			rank = r;
-			best = i;
-			ties = 0;
-		} else if (r == rank) {
-			ties++;
-		}
-		i++;
-	}
-	if (best == -1) {
+	if (cJSON_GetArraySize(rows) == 0) {
 		/* the noun without its plural s */
 		rai_err_set(err, RAI_E_NOTFOUND, "no %.*s called '%s'",
 		    (int)strlen(noun) - 1, noun, name);
@@ -109,11 +84,14 @@ pick(const char *group, enum rai_wl_asset_kind kind, const cJSON *rows,
 		    "in every scope)", group);
 		return -1;
 	}
-	if (ties > 0)
+	scope = rai_json_str_or(cJSON_GetArrayItem(rows, 0), "scope", "");
+	cJSON_ArrayForEach(row, rows)
+		if (strcmp(rai_json_str_or(row, "scope", ""), scope) == 0)
+			n++;
+	if (n > 1)
 		return rai_err_set(err, RAI_E_CONFIG, "%d %s of the %s scope "
-		    "are called '%s'", ties + 1, noun, rai_json_str_or(
-		    cJSON_GetArrayItem(rows, best), "scope", ""), name);
-	return best;
+		    "are called '%s'", n, noun, scope, name);
+	return 0;
 }
 
 static void

@@ -296,19 +296,42 @@ wanted(const cJSON *e, enum rai_wl_asset_kind kind,
 	    cli_kind(rai_json_str_or(e, "meta.kind", ""))) == 0;
 }
 
+/* The scopes from the narrowest, which comes first among one name's. */
+static int
+scope_rank(const cJSON *row)
+{
+	static const char *const order[] = { "project", "department",
+	    "cluster", "tenant", "system" };
+	const char *s = rai_json_str_or(row, "scope", "");
+	int i;
+
+	for (i = 0; i < 5; i++)
+		if (strcmp(order[i], s) == 0)
+			return i;
+	return 5;
+}
+
+static int
+row_cmp(const cJSON *a, const cJSON *b)
+{
+	int c = strcmp(rai_json_str_or(a, "name", ""), rai_json_str_or(b,
+	    "name", ""));
+
+	return c != 0 ? c : scope_rank(a) - scope_rank(b);
+}
+
 /*
- * Adds a row and its document where its name keeps the rows sorted
- * (the API's order is its own), after those of the same name.
+ * Adds a row and its document where the rows stay sorted by name, then
+ * scope (the API's order is its own), after any that compare equal.
  */
 static void
 add_sorted(struct rai_wl_assets *as, cJSON *row, cJSON *doc)
 {
-	const char *name = rai_json_str_or(row, "name", "");
 	const cJSON *r;
 	int at = 0;
 
 	cJSON_ArrayForEach(r, as->rows) {
-		if (strcmp(rai_json_str_or(r, "name", ""), name) > 0)
+		if (row_cmp(r, row) > 0)
 			break;
 		at++;
 	}

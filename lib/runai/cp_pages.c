@@ -97,8 +97,8 @@ cp_pages_read(struct cp *c, const char *path, const char *key,
 			return 0;
 		if (next <= offset) {
 			rai_err_set(err, RAI_E_PROTO, "the control plane's list "
-			    "%s gave page %ld as the one after page %ld: "
-			    "stopped", path, next, offset);
+			    "%s does not move on (the page after offset %ld "
+			    "starts at %ld): stopped", path, offset, next);
 			goto fail;
 		}
 		offset = next;

@@ -251,6 +251,8 @@ struct rai_wl_asset_query {
  * description, createdBy, createdAt, id; environments add image;
  * compute resources gpu, cpu and memory; data sources target (what is
  * mounted) and mountPath; credentials target; templates workloadType.
+ * The rows are sorted by name, and one name's by scope, the narrowest
+ * (project, department, cluster, tenant, system) first.
  * docs: each asset whole, as its source gives it (describe -o json).
  */
 struct rai_wl_assets {
