@@ -318,6 +318,7 @@ runai_cp_use_cluster(struct rai_ctx *ctx, const char *cluster,
 
 	co.url = cp_url(runai_control_plane(ctx));
 	co.cluster = cluster;
+	co.auth_url = runai_setting(ctx, "authUrl");
 	co.user_agent = "runai/" RAI_VERSION;
 	/* a name no cluster has must not be kept: the login is needed */
 	if (cp_open(&c, &co, err) == 0 && cp_cluster_use(c, err) == 0) {
