@@ -311,36 +311,44 @@ scope_rank(const cJSON *row)
 	return 5;
 }
 
-static int
-row_cmp(const cJSON *a, const cJSON *b)
-{
-	int c = strcmp(rai_json_str_or(a, "name", ""), rai_json_str_or(b,
-	    "name", ""));
+/* A row and its document, and where the API gave them. */
+struct pair {
+	cJSON	*row;
+	cJSON	*doc;
+	size_t	 at;
+};
 
-	return c != 0 ? c : scope_rank(a) - scope_rank(b);
+/* By name, then scope, the narrowest first; else in the API's order. */
+static int
+pair_cmp(const void *x, const void *y)
+{
+	const struct pair *a = x, *b = y;
+	int c = strcmp(rai_json_str_or(a->row, "name", ""),
+	    rai_json_str_or(b->row, "name", ""));
+
+	if (c == 0)
+		c = scope_rank(a->row) - scope_rank(b->row);
+	if (c == 0)
+		c = a->at < b->at ? -1 : a->at > b->at;
+	return c;
 }
 
 /*
- * Adds a row and its document where the rows stay sorted by name, then
- * scope (the API's order is its own), after any that compare equal.
+ * The rows and documents, sorted (the API's order is its own). Built
+ * whole and appended in order: cJSON_InsertItemInArray of Debian's
+ * cJSON 1.7.15 refuses an index inside the array.
  */
 static void
-add_sorted(struct rai_wl_assets *as, cJSON *row, cJSON *doc)
+add_sorted(struct rai_wl_assets *as, struct pair *v, size_t n)
 {
-	const cJSON *r;
-	int at = 0;
+	size_t i;
 
-	cJSON_ArrayForEach(r, as->rows) {
-		if (row_cmp(r, row) > 0)
-			break;
-		at++;
-	}
-	if (at == cJSON_GetArraySize(as->rows)) {
-		cJSON_AddItemToArray(as->rows, row);
-		cJSON_AddItemToArray(as->docs, doc);
-	} else {
-		cJSON_InsertItemInArray(as->rows, at, row);
-		cJSON_InsertItemInArray(as->docs, at, doc);
+	qsort(v, n, sizeof(*v), pair_cmp);
+	as->rows = cJSON_CreateArray();
+	as->docs = cJSON_CreateArray();
+	for (i = 0; i < n; i++) {
+		cJSON_AddItemToArray(as->rows, v[i].row);
+		cJSON_AddItemToArray(as->docs, v[i].doc);
 	}
 }
 
@@ -351,6 +359,8 @@ cp_assets(struct cp *c, enum rai_wl_asset_kind kind, const char *project,
 {
 	char *pid = NULL, *cid = NULL;
 	cJSON *all = NULL, *e;
+	struct pair *v = NULL;
+	size_t n = 0;
 	int rc = -1;
 
 	memset(as, 0, sizeof(*as));
@@ -360,18 +370,22 @@ cp_assets(struct cp *c, enum rai_wl_asset_kind kind, const char *project,
 		cid = xstrdup(cp_cluster(c, "id"));
 	if (read_assets(c, kind, pid, &all, err) == -1)
 		goto out;
-	as->rows = cJSON_CreateArray();
-	as->docs = cJSON_CreateArray();
+	v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*v));
 	while ((e = cJSON_DetachItemFromArray(all, 0)) != NULL) {
 		if (!wanted(e, kind, q, pid, cid)) {
 			cJSON_Delete(e);
 			continue;
 		}
-		add_sorted(as, kind == RAI_WL_TEMPLATE ? template_row(e) :
-		    asset_row(kind, e), e);
+		v[n].row = kind == RAI_WL_TEMPLATE ? template_row(e) :
+		    asset_row(kind, e);
+		v[n].doc = e;
+		v[n].at = n;
+		n++;
 	}
+	add_sorted(as, v, n);
 	rc = 0;
 out:
+	free(v);
 	cJSON_Delete(all);
 	free(pid);
 	free(cid);

@@ -41,7 +41,8 @@ setup_file() {
 		"metadata": {"name": "tpl-half", "labels": {"runai/template": "true"}},
 		"data": {"name": "gpu-half", "description": "half a GPU",
 			"values": "gpu: {value: \"0.5\"}\nimage: {value: ubuntu}\n"}}' >/dev/null
-	# the control plane's assets and workload templates
+	# the control plane's assets (served in this order: runai sorts them,
+	# the project's pytorch before the tenant's) and workload templates
 	cp_settings '{"assets": [
 		{"kind": "environment", "name": "pytorch", "scope": "tenant", "description": "PyTorch 2",
 		 "spec": {"image": "pytorch/pytorch:2.3", "imagePullPolicy": "IfNotPresent"}},

@@ -75,8 +75,9 @@ class ObjectsCase:
              "spec": {"claimName": "data", "path": "/data"}}]})
         names = lambda q: [e["meta"]["name"] for e in  # noqa: E731
                            self.c.call("GET", "/api/v1/asset/environment" + q)[1]["entries"]]
-        self.assertEqual(names(""), ["nb", "py", "tb"])
-        self.assertEqual(names("?projectId=1"), ["nb", "py"])
+        # in the order they were planted
+        self.assertEqual(names(""), ["py", "nb", "tb"])
+        self.assertEqual(names("?projectId=1"), ["py", "nb"])
         self.assertEqual(names("?projectId=1&scope=project"), ["nb"])
         self.assertEqual(names("?scope=tenant"), ["py"])
         status, body = self.c.call("GET", "/api/v1/asset/datasource?statusInfo=true")
