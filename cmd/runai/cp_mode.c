@@ -283,9 +283,9 @@ store_settings(struct rai_ctx *ctx, const char *url, const char *project,
 }
 
 int
-runai_cp_config_project(struct rai_ctx *ctx, const char *project)
+runai_cp_set_project(struct rai_ctx *ctx, const char *project,
+    struct rai_err *err)
 {
-	struct rai_err *err = rai_ctx_err(ctx);
 	char *id = NULL;
 
 	/* the project must exist; its id is found again when used */
@@ -295,9 +295,41 @@ runai_cp_config_project(struct rai_ctx *ctx, const char *project)
 	if (getenv(CP_ENV) == NULL && store_settings(ctx, NULL, project, NULL,
 	    err) == -1)
 		return -1;
+	return 0;
+}
+
+int
+runai_cp_config_project(struct rai_ctx *ctx, const char *project)
+{
+	if (runai_cp_set_project(ctx, project, rai_ctx_err(ctx)) == -1)
+		return -1;
 	fprintf(ctx->out, "Project %s has been set as default project\n",
 	    project);
 	return 0;
+}
+
+int
+runai_cp_use_cluster(struct rai_ctx *ctx, const char *cluster,
+    struct rai_err *err)
+{
+	struct cp *c = NULL;
+	struct cp_opts co = { 0 };
+	int rc = -1;
+
+	co.url = cp_url(runai_control_plane(ctx));
+	co.cluster = cluster;
+	co.auth_url = runai_setting(ctx, "authUrl");
+	co.user_agent = "runai/" RAI_VERSION;
+	/* a name no cluster has must not be kept: the login is needed */
+	if (cp_open(&c, &co, err) == 0 && cp_cluster_use(c, err) == 0) {
+		if (!cp_logged_in(c))
+			rai_err_set(err, RAI_E_AUTH, "not logged in to the "
+			    "control plane %s; run 'runai login'", co.url);
+		else
+			rc = store_settings(ctx, NULL, NULL, cluster, err);
+	}
+	cp_free(c);
+	return rc;
 }
 
 struct config_cp_opts {

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli/kube_setup.h"
+#include "cli/listing.h"
 #include "cli/opt.h"
 #include "cli/out.h"
 #include "runai/wl.h"
@@ -159,6 +160,16 @@ extern const struct rai_cmd runai_cmd_get;
 extern const struct rai_cmd runai_cmd_project;
 extern const struct rai_cmd runai_cmd_cluster;
 extern const struct rai_cmd runai_cmd_template;
+/* the CLI v2 grammar's object groups */
+extern const struct rai_cmd runai_cmd_node;
+extern const struct rai_cmd runai_cmd_nodepool;
+extern const struct rai_cmd runai_cmd_pvc;
+extern const struct rai_cmd runai_cmd_environment;
+extern const struct rai_cmd runai_cmd_compute;
+extern const struct rai_cmd runai_cmd_datasource;
+extern const struct rai_cmd runai_cmd_credential;
+extern const struct rai_cmd runai_cmd_cluster_set;
+extern const struct rai_cmd runai_cmd_project_set;
 
 extern const struct rai_prog runai_prog;
 
@@ -185,6 +196,44 @@ struct runai_detail_view {
 extern const struct runai_detail_view runai_detail_all;
 void	runai_job_detail_print(struct rai_ctx *, const struct rai_job_detail *,
 	    const struct runai_detail_view *);
+/*
+ * asset_print.c: the asset groups' list (-A, --type and the v2 list
+ * output) and describe (-o table|json|yaml) of one asset by name.
+ */
+struct runai_asset_list_opts {
+	struct rai_listing_opts	 listing;
+	int			 all;
+	const char		*type;	/* --type, where the group has it */
+};
+#define RUNAI_OPT_ASSET_ALL(stype)					\
+	{ .short_name = 'A', .long_name = "all", .type = RAI_OPT_BOOL,	\
+	  .offset = offsetof(stype, all),				\
+	  .help = "every scope's, not only the project's and those above it" }
+/* -A and the list output; describe's -o */
+extern const struct rai_opt runai_asset_list_opts[];
+struct runai_asset_describe_opts {
+	const char	*output;
+};
+extern const struct rai_opt runai_asset_describe_opts[];
+extern const char *const runai_describe_formats[];
+#define RUNAI_OPT_DESCRIBE_OUTPUT(stype, field)				\
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(stype, field), .argh = "<format>",	\
+	  .help = "output format: table (the default), json or yaml",	\
+	  .def = "table", .choices = runai_describe_formats,		\
+	  .comp = RAI_COMP_CHOICES }
+int	runai_assets_list(struct rai_ctx *, enum rai_wl_asset_kind,
+	    const struct rai_listing_col *, const struct runai_asset_list_opts *);
+int	runai_assets_describe(struct rai_ctx *, enum rai_wl_asset_kind,
+	    const char *group, const struct rai_listing_col *, const char *name,
+	    const char *output);
+/*
+ * config_cluster.c: makes the cluster called name (or with that id, in
+ * control-plane mode) the one later commands use, in either mode; cluster
+ * set and config cluster print their own line after it.
+ */
+int	runai_cluster_choose(struct rai_ctx *, const char *name, const char *id,
+	    struct rai_err *);
 
 /* setup.c: a 403 in plain words. */
 struct rai_err;
@@ -313,6 +362,15 @@ int	runai_settings_write(struct rai_ctx *, const struct runai_setting_kv *,
 /* config control-plane --cluster NAME: checked when logged in, then kept. */
 int	runai_cp_config_cluster(struct rai_ctx *, const char *cluster);
 int	runai_cp_config_project(struct rai_ctx *, const char *project);
+/* The same, quiet: the project checked, then kept beside the context. */
+int	runai_cp_set_project(struct rai_ctx *, const char *project,
+	    struct rai_err *);
+/*
+ * The control plane's cluster called (or with the id) cluster, checked
+ * against those it serves, kept beside the context for later commands.
+ */
+int	runai_cp_use_cluster(struct rai_ctx *, const char *cluster,
+	    struct rai_err *);
 extern const struct rai_cmd runai_cmd_config_control_plane;
 /*
  * What 'config project' and 'config cluster' do, for 'config set'

@@ -27,6 +27,8 @@ struct rai_listing_opts {
 };
 
 /* The rows of a list command's option table, for a field of type above. */
+/* NOLINTBEGIN(bugprone-macro-parentheses): f is a field path for
+ * offsetof, which parentheses would break */
 #define RAI_LISTING_OPTS(T, f)						\
 	{ .long_name = "json", .type = RAI_OPT_BOOL,			\
 	  .offset = offsetof(T, f.json), .help = "print JSON" },	\
@@ -41,6 +43,7 @@ struct rai_listing_opts {
 	{ .long_name = "columns", .type = RAI_OPT_STRING,		\
 	  .offset = offsetof(T, f.columns), .argh = "<id,...>",	\
 	  .help = "the columns to show, by id (see DESCRIPTION)" }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 enum rai_listing_col_flags {
 	/* shown only when --columns names it */

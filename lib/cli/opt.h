@@ -53,6 +53,12 @@ enum rai_comp {
 	RAI_COMP_CONTEXT,
 	RAI_COMP_HOST,
 	RAI_COMP_POD,		/* the pods of the project's jobs */
+	RAI_COMP_CLUSTER,	/* what "list clusters" shows */
+	RAI_COMP_TEMPLATE,	/* submit templates, by name */
+	RAI_COMP_ENVIRONMENT,	/* a control plane's assets, by name */
+	RAI_COMP_COMPUTE,
+	RAI_COMP_DATASOURCE,
+	RAI_COMP_CREDENTIAL,
 };
 
 enum rai_opt_flags {

@@ -192,6 +192,106 @@ rai_wl_cluster_log(struct rai_wl *wl, const char *job,
 	return wl->ops->cluster_log(wl, job, on_bytes, ud, err);
 }
 
+/*
+ * A source that reads its projects whole pages through them itself: the
+ * list from the start (an index a call before gave as next), cut at
+ * max_items, or at page_size for one page.
+ */
+static int
+whole_project_page(struct rai_wl *wl, int usage, struct rai_wl_page *pg,
+    struct rai_project_list *pl, const char **def, struct rai_err *err)
+{
+	struct rai_project_list drop = { 0 };
+	char *end;
+	long from = 0;
+	size_t i, keep, n = 0;
+
+	if (pg->start != NULL) {
+		from = strtol(pg->start, &end, 10);
+		if (end == pg->start || *end != '\0' || from < 0)
+			return rai_err_set(err, RAI_E_USAGE, "'%s' is no next "
+			    "token of this list", pg->start);
+	}
+	if (rai_wl_projects(wl, usage, pl, def, err) == -1)
+		return -1;
+	if ((size_t)from > pl->n)
+		from = (long)pl->n;
+	keep = pl->n - (size_t)from;
+	if (pg->max_items > 0 && (size_t)pg->max_items < keep)
+		keep = (size_t)pg->max_items;
+	if (pg->one_page && pg->page_size > 0 && (size_t)pg->page_size < keep)
+		keep = (size_t)pg->page_size;
+	if ((size_t)from + keep < pl->n)
+		pg->next = xasprintf("%zu", (size_t)from + keep);
+	/* the projects before the start and after the cut are let go */
+	drop.v = xcalloc(pl->n + 1, sizeof(*drop.v));
+	for (i = 0; i < pl->n; i++)
+		if (i < (size_t)from || i >= (size_t)from + keep)
+			drop.v[drop.n++] = pl->v[i];
+		else
+			pl->v[n++] = pl->v[i];
+	pl->n = n;
+	rai_project_list_release(&drop);
+	return 0;
+}
+
+int
+rai_wl_project_page(struct rai_wl *wl, int usage, struct rai_wl_page *pg,
+    struct rai_project_list *pl, const char **def, struct rai_err *err)
+{
+	*def = NULL;
+	pg->next = NULL;
+	memset(pl, 0, sizeof(*pl));
+	if (wl->ops->project_page == NULL)
+		return whole_project_page(wl, usage, pg, pl, def, err);
+	return wl->ops->project_page(wl, usage, pg, pl, def, err);
+}
+
+int
+rai_wl_node_pools(struct rai_wl *wl, struct rai_wl_node_pools *np,
+    struct rai_err *err)
+{
+	memset(np, 0, sizeof(*np));
+	if (wl->ops->node_pools == NULL)
+		return unsupported(wl, "listing node pools", err);
+	return wl->ops->node_pools(wl, np, err);
+}
+
+int
+rai_wl_pvcs(struct rai_wl *wl, struct rai_wl_pvcs *pv, struct rai_err *err)
+{
+	memset(pv, 0, sizeof(*pv));
+	if (wl->ops->pvcs == NULL)
+		return unsupported(wl, "listing claims", err);
+	return wl->ops->pvcs(wl, pv, err);
+}
+
+static const char *const asset_nouns[] = {
+	[RAI_WL_ENVIRONMENT] = "environments",
+	[RAI_WL_COMPUTE] = "compute resources",
+	[RAI_WL_DATASOURCE] = "data sources",
+	[RAI_WL_CREDENTIAL] = "credentials",
+	[RAI_WL_TEMPLATE] = "templates",
+};
+
+const char *
+rai_wl_asset_noun(enum rai_wl_asset_kind kind)
+{
+	return asset_nouns[kind];
+}
+
+int
+rai_wl_assets(struct rai_wl *wl, enum rai_wl_asset_kind kind,
+    const struct rai_wl_asset_query *q, struct rai_wl_assets *as,
+    struct rai_err *err)
+{
+	memset(as, 0, sizeof(*as));
+	if (wl->ops->assets == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "listing %s is not "
+		    "available %s", rai_wl_asset_noun(kind), wl->unsupported);
+	return wl->ops->assets(wl, kind, q, as, err);
+}
+
 /* ---- records ---- */
 
 void
@@ -280,6 +380,7 @@ rai_wl_clusters_release(struct rai_wl_clusters *cl)
 		free(cl->v[i].project);
 		free(cl->v[i].state);
 		free(cl->v[i].version);
+		free(cl->v[i].id);
 	}
 	free(cl->v);
 	free(cl->where);
@@ -293,4 +394,62 @@ rai_wl_submit_release(struct rai_wl_submit *s)
 	cJSON_Delete(s->request);
 	s->name = NULL;
 	s->request = NULL;
+}
+
+void
+rai_wl_node_pools_release(struct rai_wl_node_pools *np)
+{
+	size_t i, j;
+
+	for (i = 0; i < np->n; i++) {
+		free(np->v[i].name);
+		free(np->v[i].id);
+		free(np->v[i].label_key);
+		free(np->v[i].label_value);
+		free(np->v[i].phase);
+		for (j = 0; j < np->v[i].nnodes; j++)
+			free(np->v[i].nodes[j]);
+		free(np->v[i].nodes);
+	}
+	free(np->v);
+	memset(np, 0, sizeof(*np));
+}
+
+const char *
+rai_wl_node_pool_of(const struct rai_wl_node_pools *np, const char *node)
+{
+	size_t i, j;
+
+	for (i = 0; i < np->n; i++)
+		for (j = 0; j < np->v[i].nnodes; j++)
+			if (strcmp(np->v[i].nodes[j], node) == 0)
+				return np->v[i].name;
+	return NULL;
+}
+
+void
+rai_wl_pvcs_release(struct rai_wl_pvcs *pv)
+{
+	size_t i;
+
+	for (i = 0; i < pv->n; i++) {
+		free(pv->v[i].name);
+		free(pv->v[i].status);
+		free(pv->v[i].size);
+		free(pv->v[i].access_modes);
+		free(pv->v[i].storage_class);
+		free(pv->v[i].created);
+		free(pv->v[i].asset);
+		free(pv->v[i].scope);
+	}
+	free(pv->v);
+	memset(pv, 0, sizeof(*pv));
+}
+
+void
+rai_wl_assets_release(struct rai_wl_assets *as)
+{
+	cJSON_Delete(as->rows);
+	cJSON_Delete(as->docs);
+	as->rows = as->docs = NULL;
 }

@@ -108,6 +108,7 @@ struct rai_wl_cluster {
 	char	*state;		/* NULL: not known (no STATUS, VERSION) */
 	char	*version;
 	int	 current;
+	char	*id;		/* the control plane's, or NULL */
 };
 struct rai_wl_clusters {
 	char			*where;	/* "Configured clusters on this ..." */
@@ -174,6 +175,91 @@ struct rai_wl_stream {
 };
 
 enum rai_wl_action { RAI_WL_DELETE, RAI_WL_SUSPEND, RAI_WL_RESUME };
+
+/*
+ * How a list is read page by page (the CLI v2 grammar's --page-size,
+ * --max-items, --next-token, --no-pagination). A source that reads its
+ * list whole takes max_items only; a start it cannot go on from fails.
+ */
+struct rai_wl_page {
+	long		 page_size;	/* items per request */
+	long		 max_items;	/* 0: every one */
+	const char	*start;		/* a next token given back; NULL: the start */
+	int		 one_page;	/* only the first page */
+	/* out: where the list goes on when it was cut short; NULL at its end */
+	char		*next;
+};
+
+/* A node pool: its own label, and the nodes that carry it. */
+struct rai_wl_node_pool {
+	char	 *name;
+	char	 *id;		/* the control plane's, or NULL */
+	char	 *label_key;	/* "" where the pool has none (the default) */
+	char	 *label_value;
+	char	 *phase;	/* NULL: not known */
+	int	  is_default;
+	char	**nodes;	/* NULL-terminated names, sorted */
+	size_t	  nnodes;
+};
+struct rai_wl_node_pools {
+	struct rai_wl_node_pool	*v;	/* sorted by name */
+	size_t			 n;
+};
+void	 rai_wl_node_pools_release(struct rai_wl_node_pools *);
+/* The pool a node is in, or NULL (borrowed). */
+const char *rai_wl_node_pool_of(const struct rai_wl_node_pools *,
+	    const char *node);
+
+/* A PersistentVolumeClaim of the project, as "pvc list" shows it. */
+struct rai_wl_pvc {
+	char	*name;		/* the claim's */
+	char	*status;	/* Bound, Pending, ...; NULL: not known */
+	char	*size;		/* its capacity, else the size asked for */
+	char	*access_modes;	/* "RWO,ROX" */
+	char	*storage_class;
+	char	*created;	/* RFC 3339 */
+	char	*asset;		/* the control plane's data source, or NULL */
+	char	*scope;		/* the data source's scope, or NULL */
+};
+struct rai_wl_pvcs {
+	struct rai_wl_pvc	*v;	/* sorted by name */
+	size_t			 n;
+};
+void	 rai_wl_pvcs_release(struct rai_wl_pvcs *);
+
+/*
+ * Assets: what a control plane keeps for submit to name (environments,
+ * compute resources, data sources, credentials, workload templates);
+ * on a cluster alone, the submit templates.
+ */
+enum rai_wl_asset_kind {
+	RAI_WL_ENVIRONMENT,
+	RAI_WL_COMPUTE,
+	RAI_WL_DATASOURCE,
+	RAI_WL_CREDENTIAL,
+	RAI_WL_TEMPLATE,
+};
+struct rai_wl_asset_query {
+	int		 all;	/* every scope; else the resolved project's
+				   and those above it */
+	const char	*type;	/* the asset's own kind ("pvc"), or NULL */
+	const char	*name;	/* the one called so, or NULL: all */
+};
+/*
+ * rows: one flat object per asset, keyed by column id, with strings or
+ * numbers the same in both sources: name, kind, scope, project,
+ * description, createdBy, createdAt, id; environments add image;
+ * compute resources gpu, cpu and memory; data sources target (what is
+ * mounted) and mountPath; credentials target; templates workloadType.
+ * The rows are sorted by name, and one name's by scope, the narrowest
+ * (project, department, cluster, tenant, system) first.
+ * docs: each asset whole, as its source gives it (describe -o json).
+ */
+struct rai_wl_assets {
+	cJSON	*rows;
+	cJSON	*docs;
+};
+void	 rai_wl_assets_release(struct rai_wl_assets *);
 
 /* ---- the table ---- */
 
@@ -245,6 +331,21 @@ struct rai_wl_ops {
 	int	(*cluster_log)(struct rai_wl *, const char *job,
 		    kube_bytes_fn *on_bytes, void *ud, struct rai_err *);
 	void	(*free)(struct rai_wl *);
+	/*
+	 * The projects as a list of pages goes (usage: also the GPUs held
+	 * and queued); NULL: the whole list, cut at max_items.
+	 */
+	int	(*project_page)(struct rai_wl *, int usage,
+		    struct rai_wl_page *, struct rai_project_list *,
+		    const char **def, struct rai_err *);
+	int	(*node_pools)(struct rai_wl *, struct rai_wl_node_pools *,
+		    struct rai_err *);
+	/* The resolved project's claims. */
+	int	(*pvcs)(struct rai_wl *, struct rai_wl_pvcs *,
+		    struct rai_err *);
+	int	(*assets)(struct rai_wl *, enum rai_wl_asset_kind,
+		    const struct rai_wl_asset_query *, struct rai_wl_assets *,
+		    struct rai_err *);
 };
 
 /*
@@ -300,6 +401,16 @@ int	 rai_wl_stream(struct rai_wl *, const char *what, int log,
 int	 rai_wl_cluster_log(struct rai_wl *, const char *job,
 	    kube_bytes_fn *on_bytes, void *ud, struct rai_err *);
 void	 rai_wl_free(struct rai_wl *);
+int	 rai_wl_project_page(struct rai_wl *, int usage, struct rai_wl_page *,
+	    struct rai_project_list *, const char **def, struct rai_err *);
+int	 rai_wl_node_pools(struct rai_wl *, struct rai_wl_node_pools *,
+	    struct rai_err *);
+int	 rai_wl_pvcs(struct rai_wl *, struct rai_wl_pvcs *, struct rai_err *);
+int	 rai_wl_assets(struct rai_wl *, enum rai_wl_asset_kind,
+	    const struct rai_wl_asset_query *, struct rai_wl_assets *,
+	    struct rai_err *);
+/* "environments": what a kind is called in messages. */
+const char *rai_wl_asset_noun(enum rai_wl_asset_kind);
 
 /* For implementations: the fields every source has, set and released. */
 void	 rai_wl_init(struct rai_wl *, const struct rai_wl_ops *,

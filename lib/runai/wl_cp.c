@@ -16,8 +16,11 @@
 #include "core/time.h"
 #include "kube/config.h"
 #include "runai/cluster_api.h"
+#include "runai/cp_assets.h"
 #include "runai/cp_metrics.h"
 #include "runai/cp_nodes.h"
+#include "runai/cp_objects.h"
+#include "runai/cp_pages.h"
 #include "runai/cp_work.h"
 #include "runai/wl_cp.h"
 
@@ -411,10 +414,73 @@ cp_wl_clusters(struct rai_wl *wl, struct rai_wl_clusters *cl,
 		    "");
 		r->state = xstrdup(rai_json_str_or(it, "status.state", "-"));
 		r->version = xstrdup(rai_json_str_or(it, "version", "-"));
+		r->id = xstrdup(rai_json_str_or(it, "uuid", ""));
 	}
 	cJSON_Delete(all);
 	free(cur);
 	return 0;
+}
+
+/* ---- the CLI v2 grammar's objects ---- */
+
+/*
+ * The projects a page at a time: the next token is the offset the
+ * control plane gave for the page after.
+ */
+static int
+cp_wl_project_page(struct rai_wl *wl, int usage, struct rai_wl_page *pg,
+    struct rai_project_list *pl, const char **def, struct rai_err *err)
+{
+	struct cp_pages cpg = { 0 };
+	char *end;
+
+	(void)usage;	/* the control plane's projects carry their use */
+	if (pg->start != NULL) {
+		cpg.offset = strtol(pg->start, &end, 10);
+		if (end == pg->start || *end != '\0' || cpg.offset < 0)
+			return rai_err_set(err, RAI_E_USAGE, "'%s' is no next "
+			    "token of the control plane's project list",
+			    pg->start);
+	}
+	cpg.limit = pg->page_size > 0 ? pg->page_size : CP_PAGE_MAX;
+	cpg.max_items = pg->max_items;
+	cpg.one_page = pg->one_page;
+	if (cp_project_page(CP(wl), &cpg, pl, err) == -1)
+		return -1;
+	if (cpg.next >= 0)
+		pg->next = xasprintf("%ld", cpg.next);
+	*def = project_or_default(wl);
+	return 0;
+}
+
+static int
+cp_wl_node_pools(struct rai_wl *wl, struct rai_wl_node_pools *np,
+    struct rai_err *err)
+{
+	return cp_node_pools(CP(wl), np, err);
+}
+
+static int
+cp_wl_pvcs(struct rai_wl *wl, struct rai_wl_pvcs *pv, struct rai_err *err)
+{
+	if (rai_wl_resolve(wl, NULL, err) == -1)
+		return -1;
+	return cp_pvcs(CP(wl), wl->project, pv, err);
+}
+
+/* The project's assets (and its scopes' above), or every one with all. */
+static int
+cp_wl_assets(struct rai_wl *wl, enum rai_wl_asset_kind kind,
+    const struct rai_wl_asset_query *q, struct rai_wl_assets *as,
+    struct rai_err *err)
+{
+	if (!q->all && rai_wl_resolve(wl, NULL, err) == -1) {
+		rai_err_set_hint(err, "run 'runai config project <name>', use "
+		    "-p <name>, or -A for every scope");
+		return -1;
+	}
+	return cp_assets(CP(wl), kind, q->all ? NULL : wl->project, q, as,
+	    err);
 }
 
 /* ---- streams ---- */
@@ -559,6 +625,10 @@ static const struct rai_wl_ops cp_ops = {
 	.stream = cp_stream,
 	.cluster_log = cp_cluster_log,
 	.free = cp_wl_free,
+	.project_page = cp_wl_project_page,
+	.node_pools = cp_wl_node_pools,
+	.pvcs = cp_wl_pvcs,
+	.assets = cp_wl_assets,
 };
 
 struct rai_wl *

@@ -20,6 +20,7 @@
 #include "runai/submit_apply.h"
 #include "runai/wl_kube.h"
 #include "runai/wl_kube_detail.h"
+#include "runai/wl_kube_objects.h"
 #include "runai/workload.h"
 
 #include "core/banned.h"
@@ -741,6 +742,40 @@ kube_describe(struct rai_wl *wl, const char *job, int doc,
 	    d, err);
 }
 
+/* ---- the CLI v2 grammar's objects ---- */
+
+static int
+kube_node_pools(struct rai_wl *wl, struct rai_wl_node_pools *np,
+    struct rai_err *err)
+{
+	return rai_wl_kube_node_pools(CLIENT(wl), np, err);
+}
+
+static int
+kube_pvcs(struct rai_wl *wl, struct rai_wl_pvcs *pv, struct rai_err *err)
+{
+	if (rai_wl_resolve(wl, "run 'runai config project <name>' or use -p "
+	    "<name>", err) == -1)
+		return -1;
+	return rai_wl_kube_pvcs(CLIENT(wl), wl->ns, pv, err);
+}
+
+/*
+ * The submit templates; the other assets are a control plane's, and a
+ * cluster alone has none to show.
+ */
+static int
+kube_assets(struct rai_wl *wl, enum rai_wl_asset_kind kind,
+    const struct rai_wl_asset_query *q, struct rai_wl_assets *as,
+    struct rai_err *err)
+{
+	if (kind == RAI_WL_TEMPLATE)
+		return rai_wl_kube_templates(CLIENT(wl), q, as, err);
+	return rai_err_set(err, RAI_E_CONFIG, "%s are assets of a Run:ai "
+	    "control plane, and Kubernetes mode uses none (see 'runai config "
+	    "control-plane')", rai_wl_asset_noun(kind));
+}
+
 static void
 kube_free(struct rai_wl *wl)
 {
@@ -765,6 +800,9 @@ static const struct rai_wl_ops kube_ops = {
 	.clusters = kube_clusters,
 	.stream = wl_kube_stream,
 	.free = kube_free,
+	.node_pools = kube_node_pools,
+	.pvcs = kube_pvcs,
+	.assets = kube_assets,
 };
 
 struct rai_wl *

@@ -38,10 +38,10 @@ running() {
 }
 
 @test "the quick-start session of the original CLI's guides" {
-	# 1. the project, the old way
+	# 1. the project (project set: the CLI v2 grammar's, as it answers)
 	run -0 --separate-stderr runai project set team-a
-	assert_output "Project team-a has been set as default project"
-	stderr_has "deprecated; use 'runai config project'"
+	assert_output "project team-a configured successfully"
+	[ -z "$stderr" ]
 
 	# 2. a training job (positional name, as the old guides write it)
 	run -0 runai submit train1 -i gcr.io/run-ai-demo/quickstart -g 1

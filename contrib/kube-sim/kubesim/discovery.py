@@ -6,6 +6,8 @@ which kubectl 1.32 asks for first and uses only when the response
 Content-Type is exactly the one below.
 """
 
+from kubesim.resources import version_priority
+
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = ("application/json;g=apidiscovery.k8s.io;v=v2beta1;"
                       "as=APIGroupDiscoveryList")
@@ -58,7 +60,8 @@ def aggregated(registry, core, api_version="apidiscovery.k8s.io/v2"):
             meta["name"] = group
         items.append({"metadata": meta, "versions": [
             {"version": v, "resources": sorted(rs, key=lambda r: r["resource"]),
-             "freshness": "Current"} for v, rs in versions.items()]})
+             "freshness": "Current"}
+            for v, rs in sorted(versions.items(), key=lambda kv: version_priority(kv[0]))]})
     return {"kind": "APIGroupDiscoveryList", "apiVersion": api_version,
             "metadata": {}, "items": items}
 

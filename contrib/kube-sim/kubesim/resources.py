@@ -8,6 +8,7 @@ fallback, and how a test can add, say, kubeflow.org MPIJobs by creating a
 CRD). To add a kind, add one row.
 """
 
+import re
 import threading
 from collections import namedtuple
 
@@ -45,6 +46,9 @@ TABLE = [_Row(*r) for r in (
     ("run.ai", "v1", "runaijobs", "RunaiJob", True, ["rj"], RW, ["status"], True),
     ("run.ai", "v1", "projects", "Project", False, ["rp"], RW, [], True),
     ("run.ai", "v1", "runaiconfigs", "RunaiConfig", True, [], RW, [], True),
+    # Run:ai's node pools as the cluster keeps them: nodes labelled
+    # spec.labelKey=spec.labelValue; the default pool takes the rest
+    ("run.ai", "v1alpha1", "nodepools", "NodePool", False, [], RW, ["status"], True),
     # the Kubeflow training operator's jobs (training.py runs them)
     ("kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", True, [], RW, ["status"], True),
     ("kubeflow.org", "v1", "tfjobs", "TFJob", True, [], RW, ["status"], True),
@@ -67,6 +71,11 @@ CRD_COLUMNS = {
         {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
         {"name": "Node", "type": "string", "priority": 1,
          "jsonPath": ".metadata.annotations.runai-used-nodes"},
+    ],
+    "nodepools": [
+        {"name": "Label Key", "type": "string", "jsonPath": ".spec.labelKey"},
+        {"name": "Label Value", "type": "string", "jsonPath": ".spec.labelValue"},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"},
     ],
     "projects": [
         {"name": "Deserved GPUs", "type": "number", "jsonPath": ".spec.deservedGpus"},
@@ -207,6 +216,19 @@ def resources_from_crd(crd):
 CRD_GVR = ("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 
 
+_VERSION_RX = re.compile(r"^v([0-9]+)(?:(alpha|beta)([0-9]+))?$")
+
+
+def version_priority(version):
+    """A sort key: v2 before v1 before v1beta2 before v1beta1 before
+    v1alpha1, then names that are no Kubernetes version, by name."""
+    m = _VERSION_RX.match(version)
+    if m is None:
+        return (3, 0, 0, version)
+    stage = {None: 0, "beta": 1, "alpha": 2}[m.group(2)]
+    return (stage, -int(m.group(1)), -int(m.group(3) or 0), version)
+
+
 class Registry:
     """Looks resources up: the static built-ins plus whatever CRDs exist.
 
@@ -278,10 +300,12 @@ class Registry:
         return None
 
     def group_versions(self):
-        """{group: [versions]} in a stable order, core group first."""
+        """{group: [versions]}, core group first, each group's versions
+        in Kubernetes' priority order (GA, then beta, then alpha), so the
+        first is the preferred one as an API server prefers it."""
         out = {}
         for r in self.all():
             vs = out.setdefault(r.group, [])
             if r.version not in vs:
                 vs.append(r.version)
-        return out
+        return {g: sorted(vs, key=version_priority) for g, vs in out.items()}

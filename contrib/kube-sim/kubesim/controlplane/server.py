@@ -19,7 +19,7 @@ from kubesim.reqlog import open_private
 from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
-from kubesim.controlplane import clusterapi, realm, views
+from kubesim.controlplane import assets, clusterapi, realm, views
 from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runaijob,
                                           service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
@@ -65,6 +65,10 @@ class ControlPlane:
         # more clusters of the tenant ({name}, through /_sim/controlplane):
         # listed, with no projects, nodes or workloads of their own
         self.clusters = []
+        # assets (assets.py), set through /_sim/controlplane
+        self.assets = []
+        # a faulty list: the project list's next names the page just given
+        self.stuck_paging = False
         self.url = None
 
     def start(self, host, port=0):
@@ -128,10 +132,14 @@ class ControlPlane:
             self.clusters = [{"id": str(uuid.uuid5(uuid.NAMESPACE_URL, "%s/%d/%s" % (
                 self.url, i, c["name"]))), "name": c["name"]}
                 for i, c in enumerate(body["clusters"])]
+        if "assets" in body:
+            self.assets = assets.plant(self.state, body["assets"])
+        if "stuckPaging" in body:
+            self.stuck_paging = bool(body["stuckPaging"])
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
-                "metricsDown": self.metrics_down,
+                "metricsDown": self.metrics_down, "assets": len(self.assets),
                 "version": self.profile["version"], "violations": self.judge.count}
 
 
@@ -202,8 +210,14 @@ class Routes:
         self.claims = claims
 
     def dispatch(self):
+        if self.path.startswith("/v1/k8s/"):
+            return self.k8s_dispatch()
         p = self.path.rstrip("/").split("/")[3:]   # after /api/v1
         m = self.method
+        if p[:1] == ["asset"] and len(p) == 2 and p[1] in assets.GROUPS and m == "GET":
+            return 200, assets.listing(self.st, self.cp.assets, p[1], self.query)
+        if p == ["node-pools"] and m == "GET" and views.since(self.cp.profile, "2.19"):
+            return self.node_pools()
         if p == ["clusters"] and m == "GET":
             return 200, [views.cluster(self.st, self.cp.profile, self.cp.url)] + \
                 [views.other_cluster(self.st, self.cp.profile, c) for c in self.cp.clusters]
@@ -293,6 +307,28 @@ class Routes:
             raise CpError(400, "spec.autoscaling.scaleToZeroRetentionSeconds needs "
                           "minReplicas 0")
 
+    def k8s_dispatch(self):
+        """The older /v1/k8s paths: a cluster's node pools (2.18 lists
+        them here only)."""
+        p = self.path.rstrip("/").split("/")[3:]   # after /v1/k8s
+        if len(p) == 3 and p[0] == "clusters" and p[2] == "node-pools" and \
+                self.method == "GET":
+            if any(c["id"] == p[1] for c in self.cp.clusters):
+                return 200, []
+            if p[1] != self.st.cluster_id:
+                raise CpError(404, "cluster %s not found" % p[1])
+            return 200, [views.node_pool(self.st, x, legacy=True)
+                         for x in self.st.node_pools()]
+        raise CpError(404, "no such endpoint: %s %s" % (self.method, self.path))
+
+    def node_pools(self):
+        """The tenant's node pools (this cluster's; the others have none
+        emulated), filtered, paged by offset/limit: the answer has no
+        next, so a page shorter than the limit is the last."""
+        items = [views.node_pool(self.st, x) for x in self.st.node_pools()]
+        page, _ = _page(_filtered(items, self.query), self.query)
+        return 200, {"nodepools": page}
+
     def workload(self, wid, kind=None):
         self.st.forget_deleted()
         wl = self.st.get(wid) if UUID_RX.match(wid) else None
@@ -315,6 +351,8 @@ class Routes:
     def projects(self):
         items = [views.project(self.st, self.cp.profile, p) for p in self.st.projects()]
         page, nxt = _page(_filtered(items, self.query), self.query)
+        if nxt and self.cp.stuck_paging:
+            nxt = int(self.query.get("offset", ["0"])[0])  # no progress
         return 200, dict({"projects": page}, **({"next": nxt} if nxt else {}))
 
     def nodes(self, cluster_id):
@@ -322,7 +360,9 @@ class Routes:
             return 200, {"nodes": []}   # another cluster's: none emulated
         if cluster_id != self.st.cluster_id:
             raise CpError(404, "cluster %s not found" % cluster_id)
-        items = [views.node(self.st, self.cp.profile, n) for n in self.st.nodes()]
+        pool_of = {n: p["name"] for p in self.st.node_pools() for n in p["nodes"]}
+        items = [views.node(self.st, self.cp.profile, n, pool_of.get(meta_of(n)["name"]))
+                 for n in self.st.nodes()]
         return 200, {"nodes": _filtered(items, self.query)}
 
     def node_telemetry(self):
@@ -571,6 +611,12 @@ class Routes:
         return 202, {"code": 202, "message": "Request has been accepted."}
 
 
+def _judged(path):
+    """The API's paths, which the documents describe: /api/..., and the
+    older /v1/k8s/... ones."""
+    return path.startswith(("/api/", "/v1/k8s/"))
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "kube-sim-control-plane"
@@ -622,10 +668,10 @@ class Handler(BaseHTTPRequestHandler):
             body = None
             status, answer = e.code, dict({"code": e.code, "message": e.message}, **e.extra)
         else:
-            if path.startswith("/api/"):
+            if _judged(path):
                 cp.judge.check_request(self.command, path, query, body)
             status, answer = self.answer(cp, path, query, body, entry)
-        if path.startswith("/api/"):
+        if _judged(path):
             cp.judge.check_response(self.command, path, status, answer)
         entry["status"] = status
         cp.log(entry)
@@ -651,7 +697,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if path == "/api/v1/token" and self.command == "POST":
                 return self.token(cp, body, entry)
-            if not path.startswith("/api/v1/"):
+            if not path.startswith(("/api/v1/", "/v1/k8s/")):
                 raise CpError(404, "not found")
             claims = self.bearer(cp)
             entry["user"] = claims.get("sub")
@@ -705,6 +751,9 @@ def register_sim_routes(sim, cp):
     def route(handler, method, path, body):
         if path.rstrip("/") != "/_sim/controlplane" or method not in ("GET", "POST"):
             return False
-        handler.send_json(200, cp.settings(body if method == "POST" else None))
+        try:
+            handler.send_json(200, cp.settings(body if method == "POST" else None))
+        except assets.AssetError as e:
+            handler.send_json(400, {"message": str(e)})
         return True
     sim.add_sim_route(route)

@@ -20,6 +20,9 @@ from kubesim.objutil import (NODES, PODS, PROJECTS, RUNAIJOBS, bound_active,
 from kubesim.store import now_rfc3339
 
 EVENTS = ("", "v1", "events")
+# Run:ai's node pools on the cluster (resources.py serves the kind)
+NODEPOOLS = ("run.ai", "v1alpha1", "nodepools")
+DEFAULT_POOL = "default"
 TENANT_ID = 1001
 TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Distributed",
          "inferences": "Inference"}
@@ -69,6 +72,7 @@ class State:
         self.lock = threading.Lock()
         self.workloads = {}         # id -> Workload
         self.project_ids = {}       # name -> numeric string
+        self.pool_ids = {DEFAULT_POOL: "1"}     # node pool name -> numeric string
 
     # ---- projects ----
 
@@ -86,6 +90,58 @@ class State:
 
     def project_by_id(self, pid):
         return next((p for p in self.projects() if p["id"] == pid), None)
+
+    def project_gpus(self, namespace):
+        """(allocated, requested): the GPUs of the namespace's unfinished
+        pods bound to a node, and of all its unfinished pods."""
+        allocated = requested = 0.0
+        for p in self.store.list(PODS, namespace):
+            if phase_of(p) in ("Succeeded", "Failed"):
+                continue
+            try:
+                gpus = float(pod_gpus(p) or 0)
+            except (TypeError, ValueError):
+                gpus = 0.0
+            requested += gpus
+            if bound_active(p):
+                allocated += gpus
+        return allocated, requested
+
+    # ---- node pools ----
+
+    def node_pools(self):
+        """Every node pool with its nodes, by name: the NodePool objects
+        (a node belongs to the first, by name, whose spec.labelKey and
+        labelValue it carries) and the default pool, which holds the
+        nodes no other pool takes."""
+        pools = {}
+        for np in self.store.list(NODEPOOLS):
+            spec = np.get("spec") or {}
+            name = meta_of(np)["name"]
+            pools[name] = {"name": name, "labelKey": spec.get("labelKey") or "",
+                           "labelValue": spec.get("labelValue") or "", "nodes": [],
+                           "createdAt": meta_of(np).get("creationTimestamp") or now_rfc3339()}
+        pools.setdefault(DEFAULT_POOL, {"name": DEFAULT_POOL, "labelKey": "", "labelValue": "",
+                                        "nodes": [], "createdAt": now_rfc3339()})
+        for n in sorted(self.nodes(), key=lambda n: meta_of(n)["name"]):
+            pools[self._pool_of(pools, n)]["nodes"].append(meta_of(n)["name"])
+        with self.lock:
+            for name in sorted(pools):
+                pools[name]["id"] = self.pool_ids.setdefault(name, str(len(self.pool_ids) + 1))
+        return [pools[k] for k in sorted(pools)]
+
+    @staticmethod
+    def _pool_of(pools, node):
+        labels = meta_of(node).get("labels") or {}
+        for name in sorted(pools):
+            p = pools[name]
+            if p["labelKey"] and labels.get(p["labelKey"]) == p["labelValue"]:
+                return name
+        return DEFAULT_POOL
+
+    def node_pool_of(self, node_name):
+        return next((p["name"] for p in self.node_pools() if node_name in p["nodes"]),
+                    DEFAULT_POOL)
 
     # ---- workloads ----
 

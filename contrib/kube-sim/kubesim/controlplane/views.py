@@ -2,6 +2,8 @@
 Each carries what the profile's document requires and nothing it does
 not know (the judge is strict)."""
 
+import json
+
 from kubesim.gpus import pod_gpus
 from kubesim.objutil import meta_of, node_name_of, phase_of
 from kubesim.store import now_rfc3339
@@ -36,9 +38,12 @@ def other_cluster(state, profile, c):
 
 
 def project(state, profile, p):
+    allocated, requested = state.project_gpus(p["namespace"])
     out = {"id": p["id"], "name": p["name"], "clusterId": state.cluster_id,
            "parentId": "1", "createdAt": p["createdAt"], "updatedAt": p["createdAt"],
-           "status": {"phase": "Ready", "namespace": p["namespace"]},
+           "status": {"phase": "Ready", "namespace": p["namespace"],
+                      "quotaStatus": {"allocated": {"gpu": allocated},
+                                      "requested": {"gpu": requested}}},
            "resources": [{"nodePool": {"id": "1", "name": "default"},
                           "gpu": {"deserved": p["gpus"]}}]}
     if since(profile, "2.21"):
@@ -187,13 +192,14 @@ def event(state, e):
                                "namespace": inv.get("namespace", "")}}
 
 
-def node(state, profile, n):
+def node(state, profile, n, pool=None):
     m = meta_of(n)
     ready = any(c.get("type") == "Ready" and c.get("status") == "True"
                 for c in (n.get("status") or {}).get("conditions") or [])
     cap = (n.get("status") or {}).get("capacity") or {}
     out = {"name": m["name"], "clusterUuid": state.cluster_id,
-           "nodePool": "default", "status": "Ready" if ready else "NotReady",
+           "nodePool": pool or state.node_pool_of(m["name"]),
+           "status": "Ready" if ready else "NotReady",
            "createdAt": m.get("creationTimestamp"), "updatedAt": m.get("creationTimestamp")}
     if since(profile, "2.21"):
         out["id"] = m.get("uid")
@@ -201,3 +207,28 @@ def node(state, profile, n):
         out["gpuInfo"] = {"gpuType": (m.get("labels") or {}).get(
             "nvidia.com/gpu.product", "GPU"), "gpuCount": int(cap["nvidia.com/gpu"])}
     return out
+
+
+def node_pool(state, p, legacy=False):
+    """A node pool: Nodepool (GET /api/v1/node-pools, 2.19+), or with
+    legacy NodePool1, as the cluster's own /v1/k8s path gives it (its
+    nodes one string: their names as a JSON array)."""
+    phase = "Ready" if p["nodes"] else "Empty"
+    if legacy:
+        out = {"id": int(p["id"]), "name": p["name"], "clusterId": state.cluster_id,
+               "createdAt": p["createdAt"], "updatedAt": p["createdAt"], "status": phase,
+               "nodes": json.dumps(p["nodes"]), "createdBy": "admin@run.ai",
+               "updatedBy": "admin@run.ai", "isDefault": p["name"] == "default"}
+        if p["labelKey"]:
+            out.update(labelKey=p["labelKey"], labelValue=p["labelValue"])
+        return out
+    return {"id": p["id"], "name": p["name"], "clusterId": state.cluster_id,
+            "clusterName": state.cluster_name, "tenantId": TENANT_ID,
+            # the document requires a label of every pool: the default
+            # pool, which has none on the cluster, is given one after itself
+            "labelKey": p["labelKey"] or "run.ai/node-pool",
+            "labelValue": p["labelValue"] or p["name"],
+            "phase": phase, "status": {"nodes": list(p["nodes"])},
+            "createdBy": "admin@run.ai", "createdAt": p["createdAt"],
+            "updatedBy": "admin@run.ai", "updatedAt": p["createdAt"],
+            "isDefault": p["name"] == "default"}
