@@ -194,6 +194,22 @@ complete_assets(struct rai_ctx *ctx, enum rai_wl_asset_kind kind,
 	rai_wl_assets_release(&as);
 }
 
+/* The jobs of -p's project, else the default one, through the source. */
+static void
+complete_job_names(struct rai_ctx *ctx, const char *prefix,
+    struct rai_strv *out, struct rai_err *err)
+{
+	struct rai_strv names = { NULL, 0 };
+	size_t i;
+
+	if (rai_wl_resolve(RUNAI_WL(ctx), "", err) == -1 ||
+	    rai_wl_job_names(RUNAI_WL(ctx), &names, err) == -1)
+		return;
+	for (i = 0; i < names.n; i++)
+		push_prefixed(out, names.v[i], prefix);
+	rai_strv_release(&names);
+}
+
 /*
  * Words from the source's table: what the commands themselves list, in
  * either mode (the control plane's, in control-plane mode).
@@ -219,6 +235,8 @@ complete_from_source(struct rai_ctx *ctx, enum rai_comp comp,
 		for (i = 0; i < pl.n; i++)
 			push_prefixed(out, pl.v[i].name, prefix);
 		rai_project_list_release(&pl);
+	} else if (comp == RAI_COMP_JOB) {
+		complete_job_names(ctx, prefix, out, err);
 	} else if (asset_kind(comp) != -1) {
 		complete_assets(ctx, (enum rai_wl_asset_kind)asset_kind(comp),
 		    prefix, out, err);
@@ -240,7 +258,7 @@ complete_cp(struct rai_ctx *ctx, enum rai_comp comp, const char *prefix,
 	if (runai_cp_select(ctx, &kg, err) != 1)
 		return 0;
 	if (comp == RAI_COMP_CLUSTER || comp == RAI_COMP_PROJECT ||
-	    asset_kind(comp) != -1)
+	    comp == RAI_COMP_JOB || asset_kind(comp) != -1)
 		complete_from_source(ctx, comp, prefix, out, err);
 	return 1;
 }

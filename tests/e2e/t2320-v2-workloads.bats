@@ -227,6 +227,10 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	assert_equal "$(runai workload list -p team-b | names_of)" \
 		"$(runai list jobs -p team-b -o json | jq -r '.items[].name' | sort | xargs)"
 	run -0 runai training describe tr-1 -p team-b -o json
+	# completion names the control plane's workloads
+	run -0 runai __complete workspace describe -p team-b ''
+	assert_line ws-1
+	assert_line tr-1
 	run -1 runai workspace describe tr-1 -p team-b
 	assert_line --index 0 "runai: error: 'tr-1' is a standard training, not a workspace"
 	local before
