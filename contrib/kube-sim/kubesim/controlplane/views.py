@@ -6,6 +6,7 @@ from kubesim.gpus import pod_gpus
 from kubesim.objutil import meta_of, node_name_of, phase_of
 from kubesim.store import now_rfc3339
 
+from kubesim.controlplane import why
 from kubesim.controlplane.state import TENANT_ID
 
 K8S_PHASE = {"Creating": "Pending", "Initializing": "Pending", "Pending": "Pending",
@@ -109,8 +110,8 @@ def workload(state, profile, wl, detailed=False):
         out["priority"] = 125 if wl.type == "Workspace" else 50
     if since(profile, "2.22"):
         out["category"] = "Build" if wl.type == "Workspace" else "Train"
-    if detailed and since(profile, "2.21"):
-        out["pendingSchedulingMessages"] = []
+    # why it waits or stopped: phaseMessage, phaseReason, conditions
+    out.update(why.fields(state, profile, wl, phase, detailed))
     return out
 
 
