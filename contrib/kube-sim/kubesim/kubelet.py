@@ -118,12 +118,13 @@ def backing_off_status(container, old, code, reason, pod, delay, now):
 
 
 def unpullable(image):
-    """An image whose registry is under .invalid: no pull can succeed."""
+    """An image whose registry is under .invalid: no pull can succeed.
+    As docker reads a reference, the first part names a registry only
+    with a dot or a port in it ("invalid/x" is Docker Hub's)."""
     first = (image or "").split("/", 1)
-    if len(first) < 2:
+    if len(first) < 2 or not ("." in first[0] or ":" in first[0]):
         return False
-    host = first[0].rsplit("@", 1)[-1].split(":", 1)[0].rstrip(".")
-    return host == "invalid" or host.endswith(".invalid")
+    return first[0].split(":", 1)[0].rstrip(".").endswith(".invalid")
 
 
 def pull_failing_status(container, waited):
