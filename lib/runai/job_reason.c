@@ -25,7 +25,7 @@
 
 /* ---- reading the scheduler's words ---- */
 
-/* What the scheduler's message says; NAN / -1 for what it does not. */
+/* What the scheduler's message says; NAN for a number it does not say. */
 struct sched_says {
 	int	 over_quota, fair_share, gang;
 	char	 project[64];
@@ -886,6 +886,13 @@ rai_job_why_json(const struct rai_job_why *w)
 	if (w->log.n > 0)
 		cJSON_AddItemToObject(o, "log", strv_json(&w->log));
 	return o;
+}
+
+void
+rai_job_why_doc(cJSON *doc, const struct rai_job_why *w)
+{
+	if (doc != NULL && w->kind != RAI_WHY_NONE)
+		cJSON_AddItemToObject(doc, "why", rai_job_why_json(w));
 }
 
 void

@@ -122,6 +122,11 @@ const char *rai_why_kind_name(int kind);
 const char *rai_job_why_title(const struct rai_job_why *);
 /* The "why" object of describe's -o json|yaml. */
 cJSON	*rai_job_why_json(const struct rai_job_why *);
+/*
+ * Adds it to a describe document as "why", when there is something to
+ * say: the document of a job running as it should stays as it was.
+ */
+void	 rai_job_why_doc(cJSON *doc, const struct rai_job_why *);
 /* The last n lines of a log (text of len bytes), oldest first, into log. */
 void	 rai_job_why_log(struct rai_job_why *, const char *text, size_t len,
 	    size_t n);

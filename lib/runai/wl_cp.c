@@ -266,8 +266,7 @@ cp_describe(struct rai_wl *wl, const char *job, int doc,
 		add_why(wl, d, w);
 		rc = doc ? make_doc(wl, d, w, &pods, &events, err) : 0;
 		if (rc == 0 && doc)
-			cJSON_AddItemToObject(d->doc, "why",
-			    rai_job_why_json(&d->why));
+			rai_job_why_doc(d->doc, &d->why);
 	}
 	cJSON_Delete(w);
 	cJSON_Delete(pods);

@@ -428,8 +428,7 @@ rai_wl_kube_detail(struct kube_client *c, const char *ns, const char *project,
 		add_why(c, ns, project, d, &o);
 		if (doc) {
 			d->doc = detail_json(&o, now);
-			cJSON_AddItemToObject(d->doc, "why",
-			    rai_job_why_json(&d->why));
+			rai_job_why_doc(d->doc, &d->why);
 		}
 		rc = 0;
 	}

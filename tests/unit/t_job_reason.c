@@ -465,6 +465,18 @@ TEST(the_json)
 	rai_job_why_release(&w);
 	T_STR_EQ(rai_why_kind_name(RAI_WHY_GANG), "gang");
 	T_STR_EQ(rai_why_kind_name(99), "");
+	/* a job running as it should keeps the document it had */
+	o = cJSON_CreateObject();
+	pending("Running", NULL, &w);
+	rai_job_why_doc(o, &w);
+	T_NULL(cJSON_GetObjectItemCaseSensitive(o, "why"));
+	rai_job_why_release(&w);
+	pending("Suspended", NULL, &w);
+	rai_job_why_doc(o, &w);
+	T_STR_EQ(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    o, "why"), "title")->valuestring, "Why it stopped");
+	rai_job_why_release(&w);
+	cJSON_Delete(o);
 }
 
 int
