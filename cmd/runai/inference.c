@@ -19,6 +19,7 @@ static const struct rai_cmd inf_streams[] = {
 };
 
 static const struct rai_cmd *const inf_subcmds[] = {
+	&runai_cmd_inference_submit,
 	&inf_list,
 	&inf_describe,
 	&inf_delete,

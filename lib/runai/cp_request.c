@@ -595,3 +595,174 @@ cp_submit_path(const struct rai_submit_spec *s,
 	return s->interactive ? "/api/v1/workloads/workspaces" :
 	    "/api/v1/workloads/trainings";
 }
+
+/* ---- inference ---- */
+
+/*
+ * What cp_submit_request may put in a spec that an inference's has no
+ * field for: a console, a job's completions and retries, deletion after
+ * completion, the pod's host namespaces.
+ */
+static const char *const not_inference[] = { "tty", "stdin", "completions",
+	"parallelism", "backoffLimit", "autoDeletionTimeAfterCompletionSeconds",
+	"security", NULL };
+
+/*
+ * A setting given that release has no field for before 2.minor (the
+ * first release whose document has it).
+ */
+static int
+inference_needs(const char *flag, int given, int minor, const char *release,
+    struct rai_err *err)
+{
+	if (!given || cp_version_at_least(release, 2, minor))
+		return 0;
+	return rai_err_set(err, RAI_E_USAGE, "%s needs a control plane of 2.%d "
+	    "or later (this is %s)", flag, minor, release);
+}
+
+/*
+ * 2.18 has the serving port's number and protocol, and of the
+ * autoscaling the bounds, the retention and a built-in metric with its
+ * threshold; 2.21 adds the rest, the serving port's access and custom
+ * metrics. The serving configuration (the request timeout) is from
+ * 2.22, the release its field's description names.
+ */
+static int
+inference_release_check(const struct rai_inference_spec *inf,
+    const char *release, struct rai_err *err)
+{
+	const int access = inf->auth_type != NULL || inf->users.n > 0 ||
+	    inf->groups.n > 0 || inf->cluster_local;
+
+	if (inf->metric != NULL && !rai_inference_builtin_metric(inf->metric) &&
+	    !cp_version_at_least(release, 2, 21))
+		return rai_err_set(err, RAI_E_USAGE, "--metric %s: a control "
+		    "plane before 2.21 (this is %s) knows throughput, "
+		    "concurrency and latency only", inf->metric, release);
+	return inference_needs("--initial-replicas", inf->initial_replicas >= 0,
+	    21, release, err) == -1 ||
+	    inference_needs("--activation-replicas",
+	    inf->activation_replicas >= 0, 21, release, err) == -1 ||
+	    inference_needs("--concurrency-hard-limit",
+	    inf->concurrency_limit >= 0, 21, release, err) == -1 ||
+	    inference_needs("--scale-down-delay-seconds",
+	    inf->scale_down_delay >= 0, 21, release, err) == -1 ||
+	    inference_needs("--metric-threshold-percentage",
+	    inf->metric_threshold_pct >= 0, 21, release, err) == -1 ||
+	    inference_needs("--initialization-timeout-seconds",
+	    inf->init_timeout >= 0, 21, release, err) == -1 ||
+	    inference_needs("--serving-port's access settings", access, 21,
+	    release, err) == -1 ||
+	    inference_needs("--request-timeout-seconds",
+	    inf->request_timeout >= 0, 22, release, err) == -1 ? -1 : 0;
+}
+
+static void
+add_names(cJSON *o, const char *key, const struct rai_strv *names)
+{
+	cJSON *arr;
+	size_t i;
+
+	if (names->n == 0)
+		return;
+	arr = cJSON_AddArrayToObject(o, key);
+	for (i = 0; i < names->n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(names->v[i]));
+}
+
+static void
+add_serving_port(cJSON *spec, const struct rai_inference_spec *inf)
+{
+	cJSON *sp;
+
+	if (inf->port < 0)
+		return;
+	sp = cJSON_AddObjectToObject(spec, "servingPort");
+	cJSON_AddNumberToObject(sp, "container", (double)inf->port);
+	if (inf->protocol != NULL)
+		cJSON_AddStringToObject(sp, "protocol", inf->protocol);
+	if (inf->auth_type != NULL)
+		cJSON_AddStringToObject(sp, "authorizationType", inf->auth_type);
+	add_names(sp, "authorizedUsers", &inf->users);
+	add_names(sp, "authorizedGroups", &inf->groups);
+	if (inf->cluster_local)
+		cJSON_AddBoolToObject(sp, "clusterLocalAccessOnly", 1);
+}
+
+/* key = n in *o (made on first use) when n was given. */
+static void
+add_count(cJSON *parent, const char *object, cJSON **o, const char *key,
+    double n)
+{
+	if (n < 0)
+		return;
+	if (*o == NULL)
+		*o = cJSON_AddObjectToObject(parent, object);
+	cJSON_AddNumberToObject(*o, key, n);
+}
+
+/*
+ * The autoscaling given, and the timeouts: the initialization timeout
+ * moved from autoscaling to the serving configuration in 2.22 (2.24's
+ * document keeps the old field, to be ignored).
+ */
+static void
+add_scaling(cJSON *spec, const struct rai_inference_spec *inf,
+    const char *release)
+{
+	const int serving = cp_version_at_least(release, 2, 22);
+	cJSON *a = NULL, *sc = NULL;
+
+	add_count(spec, "autoscaling", &a, "minReplicas",
+	    (double)inf->min_replicas);
+	add_count(spec, "autoscaling", &a, "maxReplicas",
+	    (double)inf->max_replicas);
+	add_count(spec, "autoscaling", &a, "initialReplicas",
+	    (double)inf->initial_replicas);
+	add_count(spec, "autoscaling", &a, "activationReplicas",
+	    (double)inf->activation_replicas);
+	if (inf->metric != NULL) {
+		if (a == NULL)
+			a = cJSON_AddObjectToObject(spec, "autoscaling");
+		cJSON_AddStringToObject(a, "metric", inf->metric);
+	}
+	add_count(spec, "autoscaling", &a, "metricThreshold",
+	    (double)inf->metric_threshold);
+	add_count(spec, "autoscaling", &a, "metricThresholdPercentage",
+	    inf->metric_threshold_pct);
+	add_count(spec, "autoscaling", &a, "concurrencyHardLimit",
+	    (double)inf->concurrency_limit);
+	add_count(spec, "autoscaling", &a, "scaleDownDelaySeconds",
+	    (double)inf->scale_down_delay);
+	add_count(spec, "autoscaling", &a, "scaleToZeroRetentionSeconds",
+	    (double)inf->scale_to_zero_retention);
+	if (serving)
+		add_count(spec, "servingConfiguration", &sc,
+		    "initializationTimeoutSeconds", (double)inf->init_timeout);
+	else
+		add_count(spec, "autoscaling", &a,
+		    "initializationTimeoutSeconds", (double)inf->init_timeout);
+	add_count(spec, "servingConfiguration", &sc, "requestTimeoutSeconds",
+	    (double)inf->request_timeout);
+}
+
+int
+cp_inference_request(cJSON *body, const struct rai_inference_spec *inf,
+    const char *release, struct rai_err *err)
+{
+	cJSON *spec = cJSON_GetObjectItemCaseSensitive(body, "spec");
+	size_t i;
+
+	for (i = 0; not_inference[i] != NULL; i++)
+		if (cJSON_GetObjectItemCaseSensitive(spec,
+		    not_inference[i]) != NULL)
+			return rai_err_set(err, RAI_E_USAGE, "an inference "
+			    "workload has no %s", not_inference[i]);
+	if (rai_inference_check(inf, err) == -1 ||
+	    inference_release_check(inf, release, err) == -1)
+		return -1;
+	add_serving_port(spec, inf);
+	add_scaling(spec, inf, release);
+	return 0;
+}

@@ -1,7 +1,8 @@
 /*
  * cp_request: the control plane's create requests, pure - a training's,
- * workspace's or distributed workload's body from submit's spec, where
- * it is POSTed, and the check of a name that goes into an API filter.
+ * workspace's, distributed workload's or inference's body from submit's
+ * spec, where it is POSTed, and the check of a name that goes into an
+ * API filter.
  */
 #ifndef RUNAI_CP_REQUEST_H
 #define RUNAI_CP_REQUEST_H
@@ -10,6 +11,7 @@
 
 #include "core/err.h"
 #include "runai/dist.h"
+#include "runai/inference.h"
 #include "runai/submit.h"
 
 /*
@@ -38,6 +40,17 @@ int	 cp_submit_request(const struct rai_submit_spec *, const char *prefix,
  */
 int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
 	    const char *release, struct rai_err *);
+/*
+ * Makes a create request (cp_submit_request's) an inference's, pure:
+ * the serving port, the autoscaling and (2.22+) the serving
+ * configuration, as release has them. RAI_E_USAGE naming the release
+ * for a setting it has no field for, and for what the spec holds that
+ * an inference takes no part of (a console, completions, retries...).
+ */
+int	 cp_inference_request(cJSON *body, const struct rai_inference_spec *,
+	    const char *release, struct rai_err *);
+/* Where an inference's request is POSTed. */
+#define CP_INFERENCES_PATH	"/api/v1/workloads/inferences"
 /* Where the request is POSTed (dist: NULL unless submit-dist). */
 const char *cp_submit_path(const struct rai_submit_spec *,
 	    const struct rai_dist_spec *dist);

@@ -320,6 +320,12 @@ fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
 		}
 	}
 	cJSON_Delete(pods);
+	/* a pending (preempted) or suspended job is on no node now */
+	for (i = 0; i < jl->n; i++)
+		if (!jl->v[i].finished && jl->v[i].pods_running == 0) {
+			free(jl->v[i].node);
+			jl->v[i].node = xstrdup("-");
+		}
 	return 0;
 }
 
@@ -485,44 +491,98 @@ add_template(cJSON *body, struct cp *c, const char *tmpl,
 	return 0;
 }
 
+/*
+ * Where a create request goes: the cluster and release of the login
+ * (copied: the store is read again as the calls below renew) and the
+ * project's id.
+ */
+struct submit_target {
+	char	*cluster;
+	char	*release;
+	char	*pid;
+};
+
+static int
+target_open(struct cp *c, const char *project, struct submit_target *t,
+    struct rai_err *err)
+{
+	t->cluster = cp_cluster(c, "id") != NULL ?
+	    xstrdup(cp_cluster(c, "id")) : NULL;
+	t->release = cp_cluster(c, "version") != NULL ?
+	    xstrdup(cp_cluster(c, "version")) : NULL;
+	t->pid = NULL;
+	if (t->cluster == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
+		    "control plane %s; run 'runai login'", cp_url(c));
+	return cp_project_id(c, project, &t->pid, err);
+}
+
+static void
+target_close(struct submit_target *t)
+{
+	free(t->cluster);
+	free(t->release);
+	free(t->pid);
+}
+
+/* POSTs body (taken) to path, or with dry_run hands it back as *out. */
+static int
+send_or_show(struct cp *c, const char *path, cJSON *body, int dry_run,
+    cJSON **out, struct rai_err *err)
+{
+	int rc;
+
+	if (dry_run) {
+		*out = body;
+		return 0;
+	}
+	rc = cp_call(c, "POST", path, body, NULL, out, err);
+	cJSON_Delete(body);
+	return rc;
+}
+
 int
 cp_submit(struct cp *c, const struct rai_submit_spec *s,
     const struct rai_dist_spec *dist, const char *prefix, const char *tmpl,
     int dry_run, cJSON **out, struct rai_err *err)
 {
-	/* copied: the store is read again as the calls below renew */
-	char *cluster = cp_cluster(c, "id") != NULL ?
-	    xstrdup(cp_cluster(c, "id")) : NULL;
-	char *release = cp_cluster(c, "version") != NULL ?
-	    xstrdup(cp_cluster(c, "version")) : NULL;
-	char *pid = NULL;
+	struct submit_target t;
 	cJSON *body = NULL;
 	int rc = -1;
 
 	*out = NULL;
-	if (cluster == NULL) {
-		free(release);
-		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
-		    "control plane %s; run 'runai login'", cp_url(c));
-	}
-	if (cp_project_id(c, s->project, &pid, err) == -1 ||
-	    cp_submit_request(s, prefix, pid, cluster, release, &body,
-	    err) == -1 || (dist != NULL && cp_dist_request(body, dist, release,
-	    err) == -1) || add_template(body, c, tmpl, s, pid, cluster, release,
+	if (target_open(c, s->project, &t, err) == -1 ||
+	    cp_submit_request(s, prefix, t.pid, t.cluster, t.release, &body,
+	    err) == -1 || (dist != NULL && cp_dist_request(body, dist,
+	    t.release, err) == -1) || add_template(body, c, tmpl, s, t.pid,
+	    t.cluster, t.release, err) == -1)
+		cJSON_Delete(body);
+	else
+		rc = send_or_show(c, cp_submit_path(s, dist), body, dry_run, out,
+		    err);
+	target_close(&t);
+	return rc;
+}
+
+int
+cp_submit_inference(struct cp *c, const struct rai_submit_spec *s,
+    const struct rai_inference_spec *inf, const char *prefix, int dry_run,
+    cJSON **out, struct rai_err *err)
+{
+	struct submit_target t;
+	cJSON *body = NULL;
+	int rc = -1;
+
+	*out = NULL;
+	if (target_open(c, s->project, &t, err) == -1 ||
+	    cp_submit_request(s, prefix, t.pid, t.cluster, t.release, &body,
+	    err) == -1 || cp_inference_request(body, inf, t.release,
 	    err) == -1)
-		goto out;
-	if (dry_run) {
-		*out = body;
-		body = NULL;
-		rc = 0;
-	} else
-		rc = cp_call(c, "POST", cp_submit_path(s, dist), body, NULL,
-		    out, err);
-out:
-	cJSON_Delete(body);
-	free(pid);
-	free(cluster);
-	free(release);
+		cJSON_Delete(body);
+	else
+		rc = send_or_show(c, CP_INFERENCES_PATH, body, dry_run, out,
+		    err);
+	target_close(&t);
 	return rc;
 }
 
@@ -540,6 +600,8 @@ type_path(const char *type)
 		return "workspaces";
 	if (strcmp(type, "Distributed") == 0)
 		return "distributed";
+	if (strcmp(type, "Inference") == 0)
+		return "inferences";
 	return NULL;
 }
 
@@ -557,6 +619,10 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 		return rai_err_set(err, RAI_E_USAGE, "workload %s is of type %s, "
 		    "which runai cannot manage yet", rai_json_str_or(wl, "name",
 		    "?"), rai_json_str_or(wl, "type", "?"));
+	/* the API has no suspend or resume of an inference */
+	if (a != CP_DELETE && strcmp(kind, "inferences") == 0)
+		return rai_err_set(err, RAI_E_USAGE, "an inference workload "
+		    "cannot be suspended or resumed, only deleted");
 	/* a distributed workload is suspended from 2.20 only */
 	if (a != CP_DELETE && strcmp(kind, "distributed") == 0 &&
 	    cp_cluster(c, "version") != NULL &&

@@ -15,6 +15,7 @@
 #include "runai/cp.h"
 #include "runai/cp_request.h"
 #include "runai/dist.h"
+#include "runai/inference.h"
 #include "runai/job.h"
 #include "runai/project.h"
 #include "runai/submit.h"
@@ -60,6 +61,15 @@ int	 cp_template_id(struct cp *, const char *name, const char *type,
 int	 cp_submit(struct cp *, const struct rai_submit_spec *,
 	    const struct rai_dist_spec *dist, const char *prefix,
 	    const char *tmpl, int dry_run, cJSON **out, struct rai_err *);
+
+/*
+ * Submits an inference: cp_submit's request for the container, with
+ * the serving port and autoscaling of inf; *out the answer
+ * (Inference1), or with dry_run the request.
+ */
+int	 cp_submit_inference(struct cp *, const struct rai_submit_spec *,
+	    const struct rai_inference_spec *inf, const char *prefix,
+	    int dry_run, cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */

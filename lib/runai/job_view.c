@@ -296,7 +296,10 @@ rai_job_view_indexed(const cJSON *wl, const cJSON *pods,
 	v->finished = rai_job_status_finished(v->status);
 	v->type = xstrdup(job_type(wl));
 	v->user = xstrdup(job_user(wl));
-	v->node = job_node(wl, chief);
+	pod_counts(v, wl, pods);
+	/* a pending (preempted) or suspended job is on no node now */
+	v->node = v->finished || v->pods_running > 0 ? job_node(wl, chief) :
+	    xstrdup("-");
 	v->image = job_image(wl);
 	v->project = job_project(chief, project);
 	v->command_line = xstrdup(cmd ? cmd : "");
@@ -307,7 +310,6 @@ rai_job_view_indexed(const cJSON *wl, const cJSON *pods,
 		v->created = 0;
 	v->created_by_cli = app != NULL && strcmp(app, "runaijob") == 0;
 	gpu_cell(v, wl, pods, chief);
-	pod_counts(v, wl, pods);
 	pack_view(v);
 }
 

@@ -27,6 +27,7 @@
 #include "core/strv.h"
 #include "kube/client.h"
 #include "runai/dist.h"
+#include "runai/inference.h"
 #include "runai/job.h"
 #include "runai/nodes.h"
 #include "runai/project.h"
@@ -150,6 +151,8 @@ enum rai_top_node_metric {
 struct rai_wl_submit {
 	struct rai_submit_spec		*spec;
 	const struct rai_dist_spec	*dist;	/* NULL: one pod */
+	/* NULL: not an inference (a control plane's alone) */
+	const struct rai_inference_spec	*inference;
 	const char	*prefix;	/* base of a made-up name; NULL "job" */
 	const char	*tmpl;		/* the source's own template, or NULL */
 	int		 dry_run;

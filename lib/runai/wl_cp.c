@@ -131,6 +131,23 @@ cp_act(struct rai_wl *wl, const char *job, enum rai_wl_action a,
 
 /* ---- describe ---- */
 
+/* An inference's replicas, and the bounds they scale between. */
+static void
+add_replicas(struct rai_job_detail *d, const cJSON *w)
+{
+	double n = rai_json_num(w, "requestedPods.number", -1);
+	double lo = rai_json_num(w, "requestedPods.min", -1);
+	double hi = rai_json_num(w, "requestedPods.max", -1);
+
+	if (strcmp(rai_json_str_or(w, "type", ""), "Inference") != 0 || n < 0)
+		return;
+	if (lo >= 0 && hi >= 0)
+		rai_job_detail_field(d, "REPLICAS", "%.0f (min %.0f, max %.0f)",
+		    n, lo, hi);
+	else
+		rai_job_detail_field(d, "REPLICAS", "%.0f", n);
+}
+
 static void
 add_fields(struct rai_job_detail *d, const cJSON *w)
 {
@@ -149,6 +166,7 @@ add_fields(struct rai_job_detail *d, const cJSON *w)
 	rai_job_detail_field(d, "GPUs ALLOCATED (REQUESTED)", "%s", v->gpus);
 	rai_job_detail_field(d, "RUNNING PODS", "%d", v->pods_running);
 	rai_job_detail_field(d, "PENDING PODS", "%d", v->pods_pending);
+	add_replicas(d, w);
 	rai_job_detail_field(d, "CREATED", "%s", rai_json_str_or(w,
 	    "createdAt", ""));
 }
@@ -301,13 +319,16 @@ cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	if (rai_wl_resolve(wl, NULL, err) == -1)
 		return -1;
 	s->spec->project = wl->project;
-	if (cp_submit(CP(wl), s->spec, s->dist, s->prefix, s->tmpl,
-	    s->dry_run, &out, err) == -1)
+	if ((s->inference != NULL ? cp_submit_inference(CP(wl), s->spec,
+	    s->inference, s->prefix, s->dry_run, &out, err) :
+	    cp_submit(CP(wl), s->spec, s->dist, s->prefix, s->tmpl,
+	    s->dry_run, &out, err)) == -1)
 		return -1;
 	if (s->dry_run) {
 		redact(out);
 		s->request = out;
-		s->request_path = cp_submit_path(s->spec, s->dist);
+		s->request_path = s->inference != NULL ? CP_INFERENCES_PATH :
+		    cp_submit_path(s->spec, s->dist);
 		return 0;
 	}
 	s->name = xstrdup(rai_json_str_or(out, "name", ""));

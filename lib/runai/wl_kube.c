@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
+#include "core/http.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/time.h"
@@ -236,6 +237,74 @@ current_rv(struct kube_client *c, const char *ns, struct rai_err *err)
 }
 
 /*
+ * How long a watch waits for the API server to come back: 60 s, or
+ * $RUNAI_RECONNECT_TIMEOUT (seconds, or a duration such as 2m).
+ */
+#define RECONNECT_DEFAULT_S	60
+
+static long
+reconnect_max_s(void)
+{
+	const char *v = getenv("RUNAI_RECONNECT_TIMEOUT");
+	struct rai_err ignored = RAI_ERR_INIT;
+	long s;
+
+	if (v == NULL || rai_parse_duration(v, &s, &ignored) == -1 || s < 0)
+		s = RECONNECT_DEFAULT_S;
+	rai_err_release(&ignored);
+	return s;
+}
+
+/*
+ * A watch that broke the way a restarting or overloaded API server
+ * breaks it (connection cut or refused, 5xx, 429), or whose
+ * resourceVersion is too old (410 Gone), is mended by a new list.
+ */
+static int
+watch_retryable(const struct rai_err *err)
+{
+	if (err->kind == RAI_E_NET)
+		return 1;
+	return err->kind == RAI_E_HTTP && (err->http_status == 410 ||
+	    err->http_status == 429 || err->http_status >= 500);
+}
+
+/*
+ * After a broken watch: waits, with backoff, until the API server
+ * answers a list again (1: list again and watch from there), or fails
+ * once reconnect_max_s() have gone by without an answer.
+ */
+static int
+wait_server(struct wl_kube *k, const char *ns, struct rai_err *err)
+{
+	long start = rai_now_ms(), delay, max_s = reconnect_max_s();
+	unsigned rnd = (unsigned)start;
+	int attempt = 0;
+	char *rv;
+
+	for (;;) {
+		delay = rai_http_backoff_ms(++attempt, 0, rnd);
+		rnd = rnd * 1103515245u + 12345u;
+		if (rai_now_ms() - start + delay > max_s * 1000) {
+			rai_err_prefix(err, "watching the jobs: the API server "
+			    "did not answer again within %ld s", max_s);
+			return -1;
+		}
+		rai_log(RAI_LOG_NOTE, "watch of the jobs broke: %s; "
+		    "reconnecting in %.1fs", err->message != NULL ?
+		    err->message : "no answer", (double)delay / 1000);
+		rai_err_release(err);
+		rai_sleep_ms(delay);
+		if ((rv = current_rv(k->ks->client, ns, err)) != NULL) {
+			free(rv);
+			return 1;
+		}
+		if (!watch_retryable(err))
+			return -1;
+	}
+}
+
+/*
  * A burst of events costs one list, not one each: the watches stop at
  * the first change, the list then shows every change made so far, and
  * the next watches start at the list's resourceVersion, so the rest of
@@ -265,6 +334,11 @@ kube_jobs_wait(struct rai_wl *wl, int all, const struct rai_job_list *last,
 		rc = wait_change(w, &ws, err);
 	stop_watches(w);
 	free(ws.rv);
+	/* the server closing a watch (as it does now and then) is no end */
+	if (rc == 0)
+		rc = 1;
+	else if (rc == -1 && watch_retryable(err))
+		rc = wait_server(k, ns, err);
 	if (rc == 1)
 		rai_sleep_ms(RELIST_MIN_MS - (rai_now_ms() - k->listed_ms));
 	return rc;
@@ -424,6 +498,11 @@ kube_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	const char *base = NULL;
 	int rc = -1;
 
+	/* the control plane makes an inference's serving objects, not runai */
+	if (s->inference != NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "inference workloads exist "
+		    "only with a Run:ai control plane, and this context is in "
+		    "Kubernetes mode ('runai config control-plane URL' sets one)");
 	if (s->spec->node_pools != NULL || s->spec->non_preemptible) {
 		rai_err_set(err, RAI_E_USAGE, "--%s is for control-plane mode",
 		    s->spec->node_pools != NULL ? "node-pools" :

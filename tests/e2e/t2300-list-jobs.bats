@@ -32,6 +32,9 @@ without_age() {
 	sed -E 's/^(.{26}).{5}/\1/; s/ +$//'
 }
 
+# A job with no running pod that has not ended (pending, preempted,
+# suspended) is on no node: NODE says "-", not the node it last used; a
+# finished job keeps the node it ran on.
 @test "list prints the reference header and every status" {
 	run -0 --separate-stderr runai list
 	[ -z "$stderr" ]
@@ -42,11 +45,11 @@ without_age() {
 	assert_output "boom       Failed         node-1  img:boom   Train        team-a          - (1)                       0 (0)
 done       Succeeded      node-1  img:done   Train        team-a          - (1)                       0 (0)
 frac       Running        node-1  img:frac   Train        team-a   bob    0.50 (0.50)                 1 (0)
-huge       Unschedulable          img:huge   Train        team-a          0 (64)                      0 (1)
+huge       Unschedulable  -       img:huge   Train        team-a          0 (64)                      0 (1)
 multi      Running        node-1  img:multi  Interactive  team-a          2 (2)                       1 (0)
 orphan     Invalid job
 ref-train  Running        node-1  busybox    Train        team-a   alice  1 (1)                       1 (0)
-susp       Suspended              img:susp   Train        team-a          0 (1)                       0 (0)"
+susp       Suspended      -       img:susp   Train        team-a          0 (1)                       0 (0)"
 }
 
 @test "list jobs is list; -A adds the other projects without the header line" {

@@ -104,8 +104,8 @@ tr-1"
 
 @test "describe: the same record as describe job; sections, limits, and the group checked" {
 	run -0 runai workspace describe ws-1 -p team-a -o json
-	assert_equal "$(jq -S . <<<"$output" | jq 'del(.duration)')" \
-		"$(runai describe job ws-1 -p team-a -o json | jq -S . | jq 'del(.duration)')"
+	assert_equal "$(jq -S . <<<"$output" | jq 'del(.duration, .instances[].age)')" \
+		"$(runai describe job ws-1 -p team-a -o json | jq -S . | jq 'del(.duration, .instances[].age)')"
 	run -0 runai workspace describe ws-1 -p team-a
 	assert_line "NAME: ws-1"
 	assert_line "Pods:"
@@ -232,6 +232,9 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	local before
 	before=$(wc -l <"$CP_REQUESTS")
 	run -0 runai workspace suspend ws-1 -p team-b
+	# suspended: on no node any more
+	run -0 runai workload list -p team-b --columns name,node --no-headers
+	assert_line --regexp '^ws-1 +-$'
 	run -0 runai training pytorch delete pt-1 -p team-b
 	tail -n +"$((before + 1))" "$CP_REQUESTS" |
 		jq -e -s 'map(select(.method == "POST" and (.path | test("^/api/v1/workloads/workspaces/[0-9a-f-]+/suspend$")))) | length == 1' >/dev/null

@@ -86,6 +86,38 @@ has_lines() {
 	[ "$(wc -l <"$1")" -ge "$2" ]
 }
 
+@test "list --watch rides out an API server restart and shows what changed meanwhile" {
+	local pod
+	pod=$(job_running restart-watch)
+	bg "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err" runai list --watch
+	wait_until 200 grep -q '^restart-watch  *Running' "$BATS_TEST_TMPDIR/out"
+	outage 2
+	sleep 2.2
+	back_up
+	# changed while the watch is broken: only a new list can show it
+	phase "$pod" Succeeded
+	wait_until 400 grep -q '^restart-watch  *Succeeded' "$BATS_TEST_TMPDIR/out"
+	# still watching
+	kill -0 "$BG_PID"
+	kill "$BG_PID"
+}
+
+@test "list --watch gives up with one clear line when the API server stays away" {
+	job_running gone-watch >/dev/null
+	RUNAI_RECONNECT_TIMEOUT=2 RUNAI_MAX_RETRIES=0 \
+		bg "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err" runai list --watch
+	wait_until 200 grep -q '^gone-watch ' "$BATS_TEST_TMPDIR/out"
+	outage 6
+	wait_until 300 eval '! kill -0 '"$BG_PID"' 2>/dev/null'
+	wait_exit "$BG_PID"
+	[ "$BG_STATUS" -eq 1 ]
+	grep -v 'reconnecting in' "$BATS_TEST_TMPDIR/err" >"$BATS_TEST_TMPDIR/err.last"
+	clear_error "$BATS_TEST_TMPDIR/err.last"
+	grep -q 'did not answer again within 2 s' "$BATS_TEST_TMPDIR/err.last"
+	sleep 4.5
+	back_up
+}
+
 @test "a list retries through a short restart and succeeds" {
 	# down for about half a second; the retries wait 1.05 s at least
 	outage 0.5

@@ -1,7 +1,14 @@
 """The cluster objects a workload submitted to the emulated control plane
 becomes: a RunaiJob (trainings, workspaces) or a training-operator job
 (distributed), the claims it asks to be made, a Service for its ports
-and an Ingress for its exposed URLs. The emulator's own controllers then run them as any other."""
+and an Ingress for its exposed URLs. The emulator's own controllers then run them as any other.
+
+An inference is served by Knative on a real cluster, which the emulator
+does not have (nor a Deployment controller). Its closest runnable kind
+is a RunaiJob whose parallelism and completions are the replicas it
+starts with, with a ClusterIP Service for the serving port: its pods
+run, log and take exec and port-forward as any other, and it does not
+scale."""
 
 import shlex
 
@@ -69,11 +76,29 @@ def _exposed(wl):
     return [u["container"] for u in wl.spec.get("exposedUrls") or [] if u.get("container")]
 
 
+def _serving(spec):
+    """An inference's serving port, as a list (empty without one)."""
+    port = (spec.get("servingPort") or {}).get("container")
+    return [port] if port else []
+
+
+def inference_replicas(spec):
+    """The pods an inference starts with: initialReplicas, else
+    minReplicas, else 1 (the API's defaults). At least one: the emulator
+    does not scale, and a RunaiJob of none would count as completed."""
+    auto = spec.get("autoscaling") or {}
+    for key in ("initialReplicas", "minReplicas"):
+        if isinstance(auto.get(key), int) and not isinstance(auto.get(key), bool):
+            return max(auto[key], 1)
+    return 1
+
+
 def service(wl):
     """One Service for spec.ports, of the first port's type, or a
     ClusterIP one behind the ingress of spec.exposedUrls."""
     ports = [p for p in wl.spec.get("ports") or [] if p.get("container")]
-    ports = ports or [{"container": c, "serviceType": "ClusterIP"} for c in _exposed(wl)]
+    ports = ports or [{"container": c, "serviceType": "ClusterIP"}
+                      for c in _exposed(wl) + _serving(wl.spec)]
     if not ports:
         return None
     kind = ports[0].get("serviceType") or "ClusterIP"
@@ -156,7 +181,7 @@ def pod_template(wl, spec, container_name, labels):
     if spec.get("stdin"):
         container["stdin"] = True
     ports = [{"containerPort": p["container"]} for p in spec.get("ports") or []
-             if p.get("container")]
+             if p.get("container")] + [{"containerPort": c} for c in _serving(spec)]
     if ports:
         container["ports"] = ports
     volumes, mounts = _volumes(wl)
@@ -173,21 +198,27 @@ def pod_template(wl, spec, container_name, labels):
 
 
 def runaijob(wl):
-    """The cluster object of a submitted training or workspace, shaped as
-    the RunaiJobs the emulator already runs."""
+    """The cluster object of a submitted training, workspace or inference
+    (its replicas as parallel pods), shaped as the RunaiJobs the emulator
+    already runs."""
     labels = {"app": "runaijob", "release": wl.name, "createdBy": "RunaiJob",
               "runai/workload-id": wl.id}
-    if wl.type == "Workspace":
-        labels["priorityClassName"] = "build"
+    if wl.type in PRIORITY_CLASSES:
+        labels["priorityClassName"] = PRIORITY_CLASSES[wl.type]
     if wl.spec.get("priorityClass"):
         labels["priorityClassName"] = wl.spec["priorityClass"]
     tmpl = pod_template(wl, wl.spec, wl.name, labels)
+    pods = inference_replicas(wl.spec) if wl.type == "Inference" else 1
     return {"apiVersion": "run.ai/v1", "kind": "RunaiJob",
             "metadata": {"name": wl.name, "labels": labels,
                          "annotations": dict(tmpl["metadata"]["annotations"])},
-            "spec": {"completions": 1, "parallelism": 1,
+            "spec": {"completions": pods, "parallelism": pods,
                      "backoffLimit": 0 if wl.type == "Workspace" else 6,
                      "template": tmpl}}
+
+
+# the pods' priority class by workload type, where it is not "train"
+PRIORITY_CLASSES = {"Workspace": "build", "Inference": "inference"}
 
 
 # the API's framework names -> the training operator's resource, its

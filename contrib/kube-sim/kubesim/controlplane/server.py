@@ -142,6 +142,10 @@ def _number(x):
     return "%d" % x if x == int(x) else "%.15g" % x
 
 
+def _whole(x):
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
 def _split_filters(raw):
     out = []
     for item in [x for x in raw.split(",") if x]:
@@ -217,6 +221,8 @@ class Routes:
             return self.workloads()
         if p == ["workloads", "pods"] and m == "GET":
             return self.all_pods()
+        if p[:2] == ["workloads", "inferences"]:
+            return self.inferences(p[2:], m)
         if p[:1] == ["workloads"] and len(p) == 2 and p[1] in TYPES and m == "POST":
             return self.create(TYPES[p[1]])
         if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
@@ -239,6 +245,53 @@ class Routes:
                 and p[3] in ("suspend", "resume"):
             return self.suspend(self.workload(p[2], TYPES[p[1]]), p[3] == "suspend")
         raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+
+    # ---- inference workloads ----
+
+    def inferences(self, rest, m):
+        """POST /workloads/inferences, GET and DELETE /{id}: where the
+        release's document has them; a release without them answers 404
+        as for any path it does not serve. Inferences are not suspended."""
+        if not self.cp.judge.has_path(m, self.path.rstrip("/")):
+            raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+        if not rest and m == "POST":
+            return self.create("Inference")
+        if len(rest) == 1 and m in ("GET", "DELETE"):
+            wl = self.workload(rest[0], "Inference")
+            if m == "DELETE":
+                return self.delete(wl)
+            self.st.refresh_phase(wl)
+            return 200, views.submitted(wl)
+        raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+
+    @staticmethod
+    def check_inference(spec):
+        """What the API refuses in an inference's serving port and
+        autoscaling, beyond what its schema says."""
+        port = spec.get("servingPort")
+        if port is not None and not _whole(port.get("container") if isinstance(port, dict)
+                                           else None):
+            raise CpError(400, "spec.servingPort.container is required")
+        auto = spec.get("autoscaling") or {}
+        if not isinstance(auto, dict):
+            raise CpError(400, "spec.autoscaling must be an object")
+        for key in ("minReplicas", "maxReplicas", "metricThreshold",
+                    "scaleToZeroRetentionSeconds"):
+            if auto.get(key) is not None and not _whole(auto[key]):
+                raise CpError(400, "spec.autoscaling.%s must be an integer" % key)
+        low = 1 if auto.get("minReplicas") is None else auto["minReplicas"]
+        high = auto["maxReplicas"] if auto.get("maxReplicas") is not None else max(low, 1)
+        if high < low:
+            raise CpError(400, "spec.autoscaling.maxReplicas must not be below minReplicas")
+        # 0..1 scales on network activity alone, with no metric
+        if low < high and (low, high) != (0, 1) and not auto.get("metric"):
+            raise CpError(400, "spec.autoscaling.metric is required when minReplicas is "
+                          "below maxReplicas")
+        if auto.get("metric") and auto.get("metricThreshold") is None:
+            raise CpError(400, "spec.autoscaling.metricThreshold is required with a metric")
+        if auto.get("scaleToZeroRetentionSeconds") is not None and low != 0:
+            raise CpError(400, "spec.autoscaling.scaleToZeroRetentionSeconds needs "
+                          "minReplicas 0")
 
     def workload(self, wid, kind=None):
         self.st.forget_deleted()
@@ -408,7 +461,14 @@ class Routes:
         if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
             raise CpError(400, "spec.distributedFramework must be one of %s"
                           % ", ".join(sorted(FRAMEWORKS)))
+        if kind == "Inference":
+            self.check_inference(spec)
         issues = self.compliance(spec)
+        if issues and kind == "Inference":
+            # the inferences path answers a 400 as a plain Error: the
+            # issues go into its message
+            raise CpError(400, "the workload does not comply with the policy: %s" % "; ".join(
+                "%s: %s" % (i["field"], i["details"]) for i in issues))
         if issues:
             raise CpError(400, "the workload does not comply with the policy",
                           {"complianceIssues": issues})

@@ -2,8 +2,9 @@
 
 Projects, nodes, pods and events are read from the store each time; a
 workload submitted here becomes a RunaiJob (with its pods made by the
-emulator's own controller), so kubectl, logs and exec see it as any
-other. What the control plane alone knows - the workload's UUID, type,
+emulator's own controller; an inference's replicas too, see objects.py),
+so kubectl, logs and exec see it as any other. What the control plane
+alone knows - the workload's UUID, type,
 submitter, submitted spec, desired phase, deletion time - is kept in
 `workloads`, keyed by UUID. The phase is derived from the cluster
 objects on every read, so it moves over the controller's ticks."""
@@ -20,13 +21,14 @@ from kubesim.store import now_rfc3339
 
 EVENTS = ("", "v1", "events")
 TENANT_ID = 1001
-TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Distributed"}
+TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Distributed",
+         "inferences": "Inference"}
 
 
 class Workload:
     def __init__(self, kind, name, project, cluster_id, created_by, spec):
         self.id = str(uuid.uuid4())
-        self.type = kind                # Training | Workspace | Distributed
+        self.type = kind                # Training | Workspace | Distributed | Inference
         self.gvr = RUNAIJOBS            # the cluster object's resource
         self.name = name
         self.project = project          # the project view (dict)

@@ -7,6 +7,7 @@ from kubesim.objutil import meta_of, node_name_of, phase_of
 from kubesim.store import now_rfc3339
 
 from kubesim.controlplane import why
+from kubesim.controlplane.objects import PRIORITY_CLASSES, inference_replicas
 from kubesim.controlplane.state import TENANT_ID
 
 K8S_PHASE = {"Creating": "Pending", "Initializing": "Pending", "Pending": "Pending",
@@ -68,7 +69,19 @@ def _pod_gpus(pod):
         return 0.0
 
 
+# per workload type where it is not a training's: the priority (2.21+),
+# the category (2.22+)
+PRIORITIES = {"Workspace": 125, "Inference": 150}
+CATEGORIES = {"Workspace": "Build", "Inference": "Deploy"}
+
+
+def _priority_class(wl):
+    return PRIORITY_CLASSES.get(wl.type, "train")
+
+
 def _pods_requested(wl):
+    if wl.type == "Inference":
+        return inference_replicas(wl.spec)
     if wl.type != "Distributed":
         return 1
     return int(wl.spec.get("numWorkers") or 1) + (1 if getattr(wl, "master_spec", None)
@@ -83,9 +96,11 @@ def workload(state, profile, wl, detailed=False):
     if wl.type == "Distributed":
         gpus = gpus * int(wl.spec.get("numWorkers") or 1) + \
             _gpus_requested(getattr(wl, "master_spec", None) or {})
+    if wl.type == "Inference":
+        gpus *= inference_replicas(wl.spec)
     out = {
         "type": wl.type, "name": wl.name, "id": wl.id, "source": "CLI",
-        "priorityClassName": "build" if wl.type == "Workspace" else "train",
+        "priorityClassName": _priority_class(wl),
         "clusterId": wl.cluster_id, "projectName": wl.project["name"],
         "projectId": wl.project["id"], "departmentName": "default", "departmentId": "1",
         "namespace": wl.namespace, "createdAt": wl.created_at, "submittedBy": wl.created_by,
@@ -94,10 +109,11 @@ def workload(state, profile, wl, detailed=False):
         "k8sPhaseUpdatedAt": wl.phase_at, "updatedAt": wl.phase_at,
         "deletedAt": wl.deleted_at,
         "images": [wl.spec.get("image") or ""],
-        "requestedPods": {"number": _pods_requested(wl)},
+        "requestedPods": _requested_pods(wl),
         "podsRequestedResources": {"gpu": {"request": gpus}},
         "allocatedResources": {"gpu": sum(_pod_gpus(p) for p in running)},
-        "actionsSupport": {"delete": True, "suspend": True},
+        # an inference is deleted, never suspended
+        "actionsSupport": {"delete": True, "suspend": wl.type != "Inference"},
         "requestedNodePools": wl.spec.get("nodePools") or ["default"],
     }
     if wl.spec.get("priorityClass"):
@@ -107,16 +123,27 @@ def workload(state, profile, wl, detailed=False):
     if wl.spec.get("preemptibility"):
         out["preemptible"] = wl.spec["preemptibility"] == "preemptible"
     if since(profile, "2.21"):
-        out["priority"] = 125 if wl.type == "Workspace" else 50
+        out["priority"] = PRIORITIES.get(wl.type, 50)
     if since(profile, "2.22"):
-        out["category"] = "Build" if wl.type == "Workspace" else "Train"
+        out["category"] = CATEGORIES.get(wl.type, "Train")
     # why it waits or stopped: phaseMessage, phaseReason, conditions
     out.update(why.fields(state, profile, wl, phase, detailed))
     return out
 
 
+def _requested_pods(wl):
+    """The pods asked for; an inference's replicas with their bounds."""
+    out = {"number": _pods_requested(wl)}
+    if wl.type == "Inference":
+        auto = wl.spec.get("autoscaling") or {}
+        low = auto.get("minReplicas")
+        low = 1 if low is None else low
+        out.update(min=low, max=auto.get("maxReplicas") or max(low, 1))
+    return out
+
+
 def submitted(wl):
-    """Training1 / Workspace1: the submit-shaped answer."""
+    """Training1 / Workspace1 / Inference1: the submit-shaped answer."""
     return {"workloadId": wl.id, "name": wl.name,
             "requestedName": wl.requested_name,
             "projectId": wl.project["id"], "departmentId": "1", "clusterId": wl.cluster_id,
@@ -128,7 +155,7 @@ def pod(state, profile, wl, p):
     m = meta_of(p)
     c = ((p.get("spec") or {}).get("containers") or [{}])[0]
     out = {"name": m["name"], "id": m.get("uid"), "workloadId": wl.id,
-           "priorityClassName": "build" if wl.type == "Workspace" else "train",
+           "priorityClassName": _priority_class(wl),
            "clusterId": wl.cluster_id, "projectId": wl.project["id"],
            "createdAt": m.get("creationTimestamp"),
            "containers": [{"name": c.get("name", ""), "image": c.get("image", "")}],

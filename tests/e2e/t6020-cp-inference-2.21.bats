@@ -1,0 +1,1 @@
+t6020-cp-inference.bats
