@@ -22,6 +22,8 @@
 #include "core/banned.h"
 
 #define REASON_MAX	64	/* a REASON cell cut longer than this */
+/* A time this recent is said as a time of day alone. */
+#define RECENT_S	((time_t)20 * 3600)
 
 /* ---- reading the scheduler's words ---- */
 
@@ -572,7 +574,7 @@ reason_cut(struct rai_job_why *w, const char *msg)
 		reason(w, "%.*s", (int)n, msg);
 }
 
-/* "10:02" today, else "2024-03-01 10:02" (local time). */
+/* "10:02" within the last RECENT_S, else "2024-03-01 10:02" (local). */
 static const char *
 when(time_t t, time_t now, int seconds, char *buf, size_t len)
 {
@@ -582,7 +584,7 @@ when(time_t t, time_t now, int seconds, char *buf, size_t len)
 		snprintf(buf, len, "an unknown time");
 		return buf;
 	}
-	if (now - t < 20 * 3600 && now >= t)
+	if (now - t < RECENT_S && now >= t)
 		strftime(buf, len, seconds ? "%H:%M:%S" : "%H:%M", &tm);
 	else
 		strftime(buf, len, seconds ? "%Y-%m-%d %H:%M:%S" :

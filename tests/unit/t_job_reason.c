@@ -210,7 +210,7 @@ TEST(preempted_by_a_project_at_a_time)
 	T_STR_CONTAINS(w.lines.v[1], "Scheduler: Preempted by project team-d");
 	rai_job_why_release(&w);
 	/* a day later the date is said too */
-	rai_job_why_make(&f, T0 + 2 * 86400, &w);
+	rai_job_why_make(&f, T0 + (time_t)2 * 86400, &w);
 	T_STR_EQ(w.reason, "preempted by team-d at 2024-03-01 10:02");
 	rai_job_why_release(&w);
 	/* once it runs again, it is not */
