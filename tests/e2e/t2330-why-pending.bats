@@ -116,6 +116,8 @@ wide() {
 	submit a-run1 -p team-a -i ubuntu -g 3
 	submit a-tmp -p team-a -i ubuntu -g 3
 	submit b-run2 -p team-b -i ubuntu -g 1
+	# a second later: b-run1 is the newer, the one preempted first below
+	sleep 1
 	submit b-run1 -p team-b -i ubuntu -g 4
 	c delete -p team-a a-tmp >/dev/null
 	tick 3
