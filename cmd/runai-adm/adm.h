@@ -41,5 +41,6 @@ extern const struct rai_cmd adm_cmd_images;		/* images list|push|verify */
 extern const struct rai_cmd adm_cmd_images_push;	/* images_push.c */
 extern const struct rai_cmd adm_cmd_images_verify;	/* images_push.c */
 extern const struct rai_cmd adm_cmd_preflight;
+extern const struct rai_cmd adm_cmd_collect_logs;
 
 #endif

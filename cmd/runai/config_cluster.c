@@ -7,12 +7,11 @@
 
 #include "core/banned.h"
 
-static int
-cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+int
+runai_config_cluster(struct rai_ctx *ctx, const char *name)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct kube_context_info ci;
-	const char *name = argv[0];
 
 	/* The reference exits 0 here; a typo must not look like success. */
 	if (kube_config_find_context(RUNAI_KUBE(ctx)->kcfg, name, &ci) == -1) {
@@ -27,6 +26,14 @@ cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		return -1;
 	fprintf(ctx->out, "Set current cluster to %s\n", name);
 	return 0;
+}
+
+static int
+cmd_config_cluster(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	(void)opts;
+	(void)argc;
+	return runai_config_cluster(ctx, argv[0]);
 }
 
 static const struct rai_example config_cluster_examples[] = {

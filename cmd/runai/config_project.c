@@ -9,11 +9,10 @@
 
 #include "core/banned.h"
 
-static int
-cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+int
+runai_config_project(struct rai_ctx *ctx, const char *project)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
-	const char *project = argv[0];
 	char *ns = NULL;
 	int rc = -1;
 
@@ -39,6 +38,14 @@ cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 out:
 	free(ns);
 	return rc;
+}
+
+static int
+cmd_config_project(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	(void)opts;
+	(void)argc;
+	return runai_config_project(ctx, argv[0]);
 }
 
 static const struct rai_example config_project_examples[] = {

@@ -100,24 +100,32 @@ context_settings(struct rai_ctx *ctx)
 	return kube_config_context_extension(kc, name, CP_EXTENSION);
 }
 
-/*
- * A control-plane setting (url, cluster, project; borrowed): the
- * context's, else the Run:ai CLI's when pointed at, else NULL.
- */
-static const char *
-cp_setting(struct rai_ctx *ctx, const char *key)
+const char *
+runai_setting_where(struct rai_ctx *ctx, const char *key, const char **where)
 {
 	const char *v = rai_json_str(context_settings(ctx), key);
 	size_t i;
 
+	*where = "context";
 	if (v != NULL && *v != '\0')
 		return v;
+	*where = "Run:ai CLI config.json";
 	for (i = 0; i < sizeof(cli_config_keys) / sizeof(cli_config_keys[0]);
 	    i++)
-		if (strcmp(cli_config_keys[i].ours, key) == 0)
-			return rai_json_str(RUNAI_APP(ctx)->cli_config,
-			    cli_config_keys[i].theirs);
+		if (strcmp(cli_config_keys[i].ours, key) == 0 &&
+		    (v = rai_json_str(RUNAI_APP(ctx)->cli_config,
+		    cli_config_keys[i].theirs)) != NULL)
+			return v;
+	*where = NULL;
 	return NULL;
+}
+
+const char *
+runai_setting(struct rai_ctx *ctx, const char *key)
+{
+	const char *where;
+
+	return runai_setting_where(ctx, key, &where);
 }
 
 /* Streams load the kubeconfig when they need it (its own error then). */
@@ -152,7 +160,7 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	if (cli_config_load(ctx, err) == -1)
 		return -1;
 	if (url == NULL || *url == '\0')
-		url = cp_setting(ctx, "url");
+		url = runai_setting(ctx, "url");
 	if (url == NULL || *url == '\0') {
 		if (RUNAI_GLOBALS(ctx)->cluster == NULL)
 			return 0;
@@ -165,13 +173,14 @@ runai_cp_select(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	co.url = url;
 	co.cluster = RUNAI_GLOBALS(ctx)->cluster;
 	if (co.cluster == NULL)
-		co.cluster = cp_setting(ctx, "cluster");
+		co.cluster = runai_setting(ctx, "cluster");
+	co.auth_url = runai_setting(ctx, "authUrl");
 	co.request_timeout_ms = kg->request_timeout * 1000;
 	co.user_agent = "runai/" RAI_VERSION;
 	if (cp_open(&wo.cp, &co, err) == -1)
 		return -1;
 	wo.asked_project = RUNAI_GLOBALS(ctx)->project;
-	wo.default_project = cp_setting(ctx, "project");
+	wo.default_project = runai_setting(ctx, "project");
 	wo.ks = RUNAI_KUBE(ctx);
 	wo.load_kubeconfig = load_kubeconfig;
 	wo.ud = ctx;
@@ -221,6 +230,38 @@ runai_cp_supported(struct rai_ctx *ctx, const struct rai_kube_globals *kg,
 	return -1;
 }
 
+int
+runai_settings_write(struct rai_ctx *ctx, const struct runai_setting_kv *kv,
+    size_t n, struct rai_err *err)
+{
+	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
+	const cJSON *old = context_settings(ctx);
+	cJSON *v;
+	char *name = kc != NULL && kube_config_context_name(kc) != NULL ?
+	    xstrdup(kube_config_context_name(kc)) : NULL;
+	size_t i;
+	int rc;
+
+	if (name == NULL) {
+		rai_err_set(err, RAI_E_CONFIG, "no current context to keep the "
+		    "settings in");
+		rai_err_set_hint(err, "run 'runai config cluster <context>' "
+		    "first, or set " CP_ENV);
+		return -1;
+	}
+	v = old != NULL ? cJSON_Duplicate(old, 1) : cJSON_CreateObject();
+	for (i = 0; i < n; i++) {
+		if (kv[i].value != NULL)
+			rai_json_set_str(v, kv[i].key, kv[i].value);
+		else
+			cJSON_DeleteItemFromObjectCaseSensitive(v, kv[i].key);
+	}
+	rc = kube_config_set_context_extension(kc, name, CP_EXTENSION, v, err);
+	cJSON_Delete(v);
+	free(name);
+	return rc;
+}
+
 /*
  * Writes the context's settings: url, project and cluster (NULL = keep
  * as is).
@@ -229,31 +270,16 @@ static int
 store_settings(struct rai_ctx *ctx, const char *url, const char *project,
     const char *cluster, struct rai_err *err)
 {
-	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
-	const cJSON *old = context_settings(ctx);
-	cJSON *v = old != NULL ? cJSON_Duplicate(old, 1) : cJSON_CreateObject();
-	char *name = kube_config_context_name(kc) != NULL ?
-	    xstrdup(kube_config_context_name(kc)) : NULL;
-	int rc;
+	struct runai_setting_kv kv[3];
+	size_t n = 0;
 
-	if (name == NULL) {
-		cJSON_Delete(v);
-		rai_err_set(err, RAI_E_CONFIG, "no current context to keep the "
-		    "control plane in");
-		rai_err_set_hint(err, "run 'runai config cluster <context>' "
-		    "first, or set " CP_ENV);
-		return -1;
-	}
 	if (url != NULL)
-		rai_json_set_str(v, "url", url);
+		kv[n++] = (struct runai_setting_kv){ "url", url };
 	if (project != NULL)
-		rai_json_set_str(v, "project", project);
+		kv[n++] = (struct runai_setting_kv){ "project", project };
 	if (cluster != NULL)
-		rai_json_set_str(v, "cluster", cluster);
-	rc = kube_config_set_context_extension(kc, name, CP_EXTENSION, v, err);
-	cJSON_Delete(v);
-	free(name);
-	return rc;
+		kv[n++] = (struct runai_setting_kv){ "cluster", cluster };
+	return runai_settings_write(ctx, kv, n, err);
 }
 
 int
@@ -311,6 +337,22 @@ config_cluster(struct rai_ctx *ctx, const char *url, const char *name,
 		rc = 0;
 	}
 	cp_free(c);
+	return rc;
+}
+
+int
+runai_cp_config_cluster(struct rai_ctx *ctx, const char *cluster)
+{
+	struct kube_config *kc = RUNAI_KUBE(ctx)->kcfg;
+	char *name = kc != NULL && kube_config_context_name(kc) != NULL ?
+	    xstrdup(kube_config_context_name(kc)) : NULL;
+	int rc;
+
+	if (name == NULL)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_CONFIG, "no current "
+		    "context to keep the cluster in");
+	rc = config_cluster(ctx, NULL, name, cluster, rai_ctx_err(ctx));
+	free(name);
 	return rc;
 }
 

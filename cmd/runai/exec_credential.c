@@ -3,7 +3,9 @@
  * kubectl (and anything built on client-go) reaches the cluster with
  * runai's login. It prints an ExecCredential whose token is the current
  * context's id-token, refreshed first when it is about to expire (the
- * same locked refresh as every runai request).
+ * same locked refresh as every runai request); in control-plane mode
+ * the control plane's access token, renewed the same way under its
+ * login store's lock ('runai kubeconfig set' writes such a user).
  *
  * kubeconfig user for kubectl:
  *   exec: {apiVersion: client.authentication.k8s.io/v1, command: runai,
@@ -23,6 +25,7 @@
 #include "kube/config.h"
 #include "kube/token.h"
 #include "runai.h"
+#include "runai/cp.h"
 
 #include "core/banned.h"
 
@@ -56,8 +59,8 @@ wipe_and_free(char *json)
 	cJSON_free(json);
 }
 
-static int
-print_credential(FILE *out, const char *token)
+int
+runai_print_exec_credential(FILE *out, const char *token)
 {
 	cJSON *doc = cJSON_CreateObject(), *status;
 	long long exp = kube_jwt_exp(token);
@@ -86,14 +89,31 @@ print_credential(FILE *out, const char *token)
 	return 0;
 }
 
+/* Control-plane mode: the control plane's token, renewed when it nears expiry. */
+static int
+control_plane_credential(struct rai_ctx *ctx, struct cp *c)
+{
+	char *token = NULL;
+	int rc;
+
+	if (cp_access_token(c, &token, rai_ctx_err(ctx)) == -1)
+		return -1;
+	rc = runai_print_exec_credential(ctx->out, token);
+	rai_free_secret(token);
+	return rc;
+}
+
 static int
 cmd_exec_credential(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
+	struct cp *c = runai_control_plane(ctx);
 	struct kube_auth *a;
 	char *h = NULL;
 	int rc = -1;
 
+	if (c != NULL)
+		return control_plane_credential(ctx, c);
 	if (kube_config_resolve(RUNAI_KUBE(ctx)->kcfg, &RUNAI_KUBE(ctx)->conn,
 	    err) == -1)
 		return -1;
@@ -111,7 +131,7 @@ cmd_exec_credential(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	a = kube_auth_new(&RUNAI_KUBE(ctx)->conn);
 	if (kube_auth_header(a, &h, err) == 0 && h != NULL &&
 	    strncmp(h, "Bearer ", 7) == 0)
-		rc = print_credential(ctx->out, h + 7);
+		rc = runai_print_exec_credential(ctx->out, h + 7);
 	rai_free_secret(h);
 	kube_auth_free(a);
 	return rc;
@@ -133,10 +153,13 @@ const struct rai_cmd runai_cmd_exec_credential = {
 	    "current context's user, refreshed first when it is about to "
 	    "expire, and its expirationTimestamp. Use it as the command of a "
 	    "kubeconfig user's exec section, with --context naming the "
-	    "context runai logged in.",
+	    "context runai logged in. In control-plane mode the token is the "
+	    "control plane's access token, renewed first when it is about to "
+	    "expire: a cluster with Run:ai's cluster authentication takes it "
+	    "('runai kubeconfig set' writes such a user).",
 	.examples = exec_credential_examples,
 	.args_min = 0,
 	.args_max = 0,
-	.flags = RAI_CMD_NEED_CONFIG,
+	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
 	.run = cmd_exec_credential,
 };

@@ -1,6 +1,8 @@
 /*
- * runai login: OpenID Connect login of the current context's user, whose
- * tokens then go into that user's auth-provider config.
+ * The login flows behind "runai login" and its subcommands (login.h):
+ * OpenID Connect login of the current context's user, whose tokens then
+ * go into that user's auth-provider config, or in control-plane mode the
+ * control plane's login (login_cp.c for its token endpoint).
  *
  * Flows: cli (password grant; prompts on the terminal, or the password
  * from stdin), remote-browser (print the URL, paste the code back),
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -34,6 +37,7 @@
 #include "oidc/loopback.h"
 #include "oidc/oidc.h"
 #include "oidc/url.h"
+#include "login.h"
 #include "runai.h"
 #include "runai/cp.h"
 
@@ -44,26 +48,10 @@
 
 extern char **environ;
 
-struct login_opts {
-	const char	*auth_flow;
-	const char	*username;
-	int		 password_stdin;
-	const char	*issuer_url;
-	const char	*client_id;
-	const char	*redirect_uri;
-	const char	*additional_scope;
-	const char	*idp_ca;	/* file */
-	long		 timeout;	/* seconds */
-	int		 no_browser;
-	const char	*secret_file;	/* backend mode: access key */
-	int		 secret_stdin;
-	int		 application;
-};
-
 /* What the flows share. */
 struct login {
-	struct rai_ctx		*ctx;
-	const struct login_opts	*o;
+	struct rai_ctx			*ctx;
+	const struct runai_login_opts	*o;
 	struct oidc_client	*client;
 	const char		*flow;
 	const char		*redirect_uri;	/* config or --redirect-uri */
@@ -76,14 +64,44 @@ struct login {
 	const char		*cp_client;
 };
 
-static const char *const login_flows[] = {
-	"browser", "remote-browser", "cli", "device", NULL
-};
+const char *const runai_enabled_disabled[] = { "enabled", "disabled",
+	NULL };
 
 static long
 timeout_ms(const struct login *l)
 {
 	return (l->o->timeout > 0 ? l->o->timeout : LOGIN_TIMEOUT_S) * 1000L;
+}
+
+static const char *
+user_flag(const struct login *l)
+{
+	return l->o->user_flag != NULL ? l->o->user_flag : "--username";
+}
+
+static const char *
+secret_flag(const struct login *l)
+{
+	return l->o->secret_flag != NULL ? l->o->secret_flag :
+	    "--password-stdin";
+}
+
+/* The cli flow's password: given, from stdin, else asked. */
+static int
+cli_password(struct login *l, char **pw, struct rai_err *err)
+{
+	if (l->o->password != NULL) {
+		*pw = xstrdup(l->o->password);
+		return 0;
+	}
+	if (l->o->password_stdin)
+		return runai_read_secret_line(STDIN_FILENO, timeout_ms(l), pw,
+		    err);
+	if (l->o->no_prompt)
+		return rai_err_set(err, RAI_E_USAGE, "no password given, and "
+		    "asking for it is disabled: use %s", secret_flag(l));
+	return runai_prompt_password(timeout_ms(l), secret_flag(l), pw,
+	    err);
 }
 
 static int
@@ -94,17 +112,17 @@ flow_cli(struct login *l, struct rai_err *err)
 	int rc = -1;
 
 	if (l->o->password_stdin && l->o->username == NULL)
-		return rai_err_set(err, RAI_E_USAGE, "--password-stdin needs "
-		    "--username");
+		return rai_err_set(err, RAI_E_USAGE, "%s needs %s",
+		    secret_flag(l), user_flag(l));
 	if (l->o->username != NULL)
 		user = xstrdup(l->o->username);
-	else if (runai_prompt_username(timeout_ms(l), &user, err) == -1)
+	else if (l->o->no_prompt)
+		return rai_err_set(err, RAI_E_USAGE, "no user name given, and "
+		    "asking for it is disabled: use %s", user_flag(l));
+	else if (runai_prompt_username(timeout_ms(l), user_flag(l), &user,
+	    err) == -1)
 		return -1;
-	if (l->o->password_stdin)
-		rc = runai_read_secret_line(STDIN_FILENO, timeout_ms(l), &pw,
-		    err);
-	else
-		rc = runai_prompt_password(timeout_ms(l), &pw, err);
+	rc = cli_password(l, &pw, err);
 	if (rc == 0 && *pw == '\0')
 		rc = rai_err_set(err, RAI_E_USAGE, "the password is empty");
 	if (rc == 0)
@@ -282,16 +300,53 @@ loopback_target(const char *uri, int *port, char **path, struct rai_err *err)
 }
 
 static int
+listen_given(const struct runai_login_opts *o)
+{
+	return o->listen_host != NULL || o->listen_port >= 0;
+}
+
+/*
+ * --listen-host and --listen-port (CLI v2's names for the browser
+ * flow's callback): the redirect's host and the listener's port, in
+ * place of the redirect-uri's. The listener is on 127.0.0.1 only, so
+ * the host can only be a name for it. Without them the port is any
+ * free one (CLI v2 takes localhost:43121, which a second login at the
+ * same time would find taken).
+ */
+static int
+listen_target(const struct runai_login_opts *o, const char **host, int *port,
+    struct rai_err *err)
+{
+	if (o->listen_host != NULL) {
+		if (strcmp(o->listen_host, "127.0.0.1") != 0 &&
+		    strcasecmp(o->listen_host, "localhost") != 0)
+			return rai_err_set(err, RAI_E_USAGE, "--listen-host %s: "
+			    "the browser login listens on this machine's "
+			    "loopback only: use localhost or 127.0.0.1",
+			    o->listen_host);
+		*host = o->listen_host;
+	}
+	if (o->listen_port > 65535)
+		return rai_err_set(err, RAI_E_USAGE, "--listen-port %ld is not "
+		    "a port (1-65535, or 0 for any free one)", o->listen_port);
+	if (o->listen_port >= 0)
+		*port = (int)o->listen_port;
+	return 0;
+}
+
+static int
 flow_browser(struct login *l, struct rai_err *err)
 {
 	struct oidc_loopback *lb = NULL;
 	struct code_flow f;
 	char *path = NULL, *redirect = NULL, *url = NULL, *code = NULL;
+	const char *host = "127.0.0.1";
 	pid_t opener = -1;
 	int port, rc = -1;
 
 	memset(&f, 0, sizeof(f));
 	if (loopback_target(l->redirect_uri, &port, &path, err) == -1 ||
+	    listen_target(l->o, &host, &port, err) == -1 ||
 	    need_authorization_endpoint(l, err) == -1 ||
 	    oidc_loopback_open(&lb, port, err) == -1)
 		goto out;
@@ -299,8 +354,9 @@ flow_browser(struct login *l, struct rai_err *err)
 	 * A configured redirect-uri with its own port is sent as written
 	 * (the provider compares it exactly); else the port we were given.
 	 */
-	redirect = port != 0 ? xstrdup(l->redirect_uri) :
-	    xasprintf("http://127.0.0.1:%d%s", oidc_loopback_port(lb), path);
+	redirect = port != 0 && !listen_given(l->o) ?
+	    xstrdup(l->redirect_uri) : xasprintf("http://%s:%d%s", host,
+	    oidc_loopback_port(lb), path);
 	code_flow_init(l, &f);
 	url = auth_url(l, &f, redirect);
 	if (have_display() && !l->o->no_browser) {
@@ -490,7 +546,8 @@ pick(const char *flag, const char *cfg)
  * names another.
  */
 static int
-login_cp_browser(struct rai_ctx *ctx, const struct login_opts *o)
+login_cp_browser(struct rai_ctx *ctx, const struct runai_login_opts *o,
+    const char *flow)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct cp *c = runai_control_plane(ctx);
@@ -502,7 +559,7 @@ login_cp_browser(struct rai_ctx *ctx, const struct login_opts *o)
 	memset(&l, 0, sizeof(l));
 	l.ctx = ctx;
 	l.o = o;
-	l.flow = o->auth_flow;
+	l.flow = flow;
 	l.cp = c;
 	l.cp_client = pick(o->client_id, cp_cli_client_id());
 	issuer = o->issuer_url != NULL ? xstrdup(o->issuer_url) :
@@ -530,24 +587,57 @@ out:
 	return rc;
 }
 
+/*
+ * The flow asked for (NULL: the default). --listen-host and
+ * --listen-port are the browser flow's, and ask for it where no flow is
+ * named.
+ */
+static int
+asked_flow(const struct runai_login_opts *o, const char *configured,
+    const char **flow, struct rai_err *err)
+{
+	*flow = pick(o->auth_flow, listen_given(o) ? "browser" : configured);
+	if (listen_given(o) && strcmp(*flow, "browser") != 0)
+		return rai_err_set(err, RAI_E_USAGE, "--listen-host and "
+		    "--listen-port are for the browser flow, not %s", *flow);
+	return 0;
+}
+
 /* Backend mode: the control plane's own token endpoint (login_cp.c). */
 static int
-login_cp(struct rai_ctx *ctx, const struct login_opts *o)
+login_cp(struct rai_ctx *ctx, const struct runai_login_opts *o)
 {
-	struct runai_cp_login l = { o->auth_flow, o->username,
-	    o->password_stdin, o->client_id, o->secret_file, o->secret_stdin,
-	    o->application, o->timeout * 1000 };
+	struct runai_cp_login l = {
+		.auth_flow = o->auth_flow, .username = o->username,
+		.password_stdin = o->password_stdin, .client_id = o->client_id,
+		.secret_file = o->secret_file, .secret_stdin = o->secret_stdin,
+		.application = o->application, .timeout_ms = o->timeout * 1000,
+		.password = o->password, .secret = o->secret,
+		.no_prompt = o->no_prompt, .user_flag = o->user_flag,
+		.secret_flag = o->secret_flag,
+	};
+	const char *flow;
 
-	if (o->auth_flow != NULL && (strcmp(o->auth_flow, "browser") == 0 ||
-	    strcmp(o->auth_flow, "remote-browser") == 0))
-		return login_cp_browser(ctx, o);
+	if (asked_flow(o, "cli", &flow, rai_ctx_err(ctx)) == -1)
+		return -1;
+	if (strcmp(flow, "browser") == 0 ||
+	    strcmp(flow, "remote-browser") == 0)
+		return login_cp_browser(ctx, o, flow);
 	return runai_login_cp(ctx, &l);
 }
 
-static int
-cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+int
+runai_login_may_prompt(struct rai_ctx *ctx, const char *given)
 {
-	const struct login_opts *o = opts;
+	const char *v = given != NULL ? given :
+	    runai_setting(ctx, "interactive");
+
+	return v == NULL || strcmp(v, "disabled") != 0;
+}
+
+int
+runai_login(struct rai_ctx *ctx, const struct runai_login_opts *o)
+{
 	struct rai_err *err = rai_ctx_err(ctx);
 	const struct kube_oidc_cfg *oc;
 	const char *issuer, *client_id;
@@ -569,9 +659,8 @@ cmd_login(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	oc = &RUNAI_KUBE(ctx)->conn.oidc;
 	issuer = pick(o->issuer_url, oc->issuer_url);
 	client_id = pick(o->client_id, oc->client_id);
-	l.flow = pick(o->auth_flow, oc->auth_flow);
-	if (l.flow == NULL)
-		l.flow = "browser";
+	if (asked_flow(o, pick(oc->auth_flow, "browser"), &l.flow, err) == -1)
+		return -1;
 	l.redirect_uri = pick(o->redirect_uri, oc->redirect_uri);
 	l.scope = oidc_scope(pick(o->additional_scope, oc->additional_scope));
 	ca = &oc->idp_ca;
@@ -604,105 +693,3 @@ out:
 	return rc;
 }
 
-static const struct rai_opt login_opts_table[] = {
-	{ .long_name = "auth-flow", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct login_opts, auth_flow), .argh = "<flow>",
-	  .help = "how to log in: browser, remote-browser, cli or device "
-	      "(default: the kubeconfig's auth-flow, else browser)",
-	  .choices = login_flows, .comp = RAI_COMP_CHOICES },
-	{ .long_name = "username", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, username), .argh = "<name>",
-	  .help = "user name for the cli flow (else asked on the terminal)" },
-	{ .long_name = "password-stdin", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct login_opts, password_stdin),
-	  .help = "read the password of the cli flow from stdin (one line)" },
-	{ .long_name = "issuer-url", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, issuer_url), .argh = "<url>",
-	  .help = "OIDC issuer (default: the kubeconfig's idp-issuer-url; "
-	      "control-plane mode: its realm)" },
-	{ .long_name = "client-id", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, client_id), .argh = "<id>",
-	  .help = "OIDC client id (default: the kubeconfig's client-id; "
-	      "control-plane mode: runai-cli, or the access key's id)" },
-	{ .long_name = "redirect-uri", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, redirect_uri), .argh = "<url>",
-	  .help = "redirect URI (remote-browser: the page showing the code; "
-	      "browser: an http://127.0.0.1 address)" },
-	{ .long_name = "additional-scope", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, additional_scope),
-	  .argh = "<scopes>",
-	  .help = "scopes to ask for besides 'openid email offline_access'" },
-	{ .long_name = "idp-certificate-authority", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, idp_ca), .argh = "<file>",
-	  .help = "CA bundle for the identity provider's TLS certificate "
-	      "(stored in the kubeconfig)", .comp = RAI_COMP_FILE },
-	{ .long_name = "timeout", .type = RAI_OPT_DURATION,
-	  .offset = offsetof(struct login_opts, timeout), .argh = "<duration>",
-	  .help = "how long to wait for the browser, the code or the approval",
-	  .def = "5m" },
-	{ .long_name = "no-browser", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct login_opts, no_browser),
-	  .help = "browser flow: print the URL instead of opening a browser" },
-	{ .long_name = "secret-file", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct login_opts, secret_file), .argh = "<file>",
-	  .help = "control-plane mode: the access key's secret, from a file "
-	      "(with --client-id)", .comp = RAI_COMP_FILE },
-	{ .long_name = "secret-stdin", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct login_opts, secret_stdin),
-	  .help = "control-plane mode: read the access key's secret from "
-	      "stdin (one line)" },
-	{ .long_name = "application", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct login_opts, application),
-	  .help = "control-plane mode: the access key is an application "
-	      "(the app_token grant of 2.18 and 2.19)" },
-	RAI_OPT_END
-};
-
-static const struct rai_example login_examples[] = {
-	{ "runai login", "log in with the kubeconfig's auth-flow" },
-	{ "runai login --auth-flow device", "log in on another device's "
-	    "browser with a user code" },
-	{ "runai login --auth-flow cli --username alice --password-stdin "
-	    "<pwfile", "log in from a script" },
-	{ NULL, NULL }
-};
-
-const struct rai_cmd runai_cmd_login = {
-	.name = "login",
-	.summary = "log in to the cluster's identity provider (OIDC)",
-	.synopsis = "[options]",
-	.description = "Logs the current context's user in to the OpenID "
-	    "Connect provider named by its auth-provider config "
-	    "(idp-issuer-url, client-id) and stores the id-token and refresh "
-	    "token there, in the file that defines the user. Every later "
-	    "command sends the id-token and refreshes it when it expires."
-	    "\n\n"
-	    "Flows: browser opens the login page and receives the result on "
-	    "a listener on 127.0.0.1; remote-browser prints the page's URL "
-	    "and reads the code shown at the end (or the whole URL) from "
-	    "stdin; cli asks for the user name and password (or reads the "
-	    "password from stdin with --password-stdin); device shows a code "
-	    "to enter on any browser, when the provider offers the device "
-	    "flow. The id-token is verified against the provider's keys "
-	    "before it is stored. A user with a client certificate, a token "
-	    "or an exec plugin is refused, since those would stay in use."
-	    "\n\n"
-	    "In control-plane mode the tokens are the control plane's, kept "
-	    "in its login store: --username (cli) and --client-id with "
-	    "--secret-file or --secret-stdin (an access key) go to its token "
-	    "endpoint; browser and remote-browser sign in on its identity "
-	    "provider (the realm <url>/auth/realms/runai, or --issuer-url; "
-	    "client runai-cli, or --client-id) and the control plane "
-	    "exchanges the code. Its exchange takes no PKCE verifier, so "
-	    "none is asked for: the state binds the answer. remote-browser's "
-	    "page is the control plane's <url>/oauth-code unless "
-	    "--redirect-uri names another. The device flow is not offered "
-	    "there.",
-	.examples = login_examples,
-	.opts = login_opts_table,
-	.opts_size = sizeof(struct login_opts),
-	.args_min = 0,
-	.args_max = 0,
-	.flags = RAI_CMD_NEED_CONFIG | RUNAI_CMD_CP | RUNAI_CMD_CLUSTERLESS,
-	.run = cmd_login,
-};

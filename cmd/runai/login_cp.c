@@ -1,7 +1,8 @@
 /*
  * login, logout and whoami in backend (control-plane) mode. Passwords
- * and secrets come from the terminal, stdin or a file, never from argv,
- * and are wiped when freed.
+ * and secrets come from the terminal, stdin or a file, or from the
+ * command line's -p and --secret (copied by the option parser, which
+ * wipes them from argv at once), and are wiped when freed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,47 +43,85 @@ secret_from_file(const char *path, char **out, struct rai_err *err)
 	return 0;
 }
 
-/* One line from stdin, else asked on the terminal; flag names the way. */
+/*
+ * One line from stdin, else asked on the terminal (unless the login may
+ * not ask); flag names the way to give it instead.
+ */
 static int
-secret_input(int from_stdin, long timeout_ms, const char *flag, char **out,
-    struct rai_err *err)
+secret_input(const struct runai_cp_login *l, int from_stdin, const char *flag,
+    char **out, struct rai_err *err)
 {
 	if (from_stdin)
-		return runai_read_secret_line(STDIN_FILENO, timeout_ms, out,
+		return runai_read_secret_line(STDIN_FILENO, l->timeout_ms, out,
 		    err);
+	if (l->no_prompt)
+		return rai_err_set(err, RAI_E_USAGE, "asking on the terminal is "
+		    "disabled: use %s", flag);
 	if (!isatty(STDIN_FILENO))
 		return rai_err_set(err, RAI_E_USAGE, "stdin is not a terminal: "
 		    "use %s", flag);
-	return runai_prompt_password(timeout_ms, out, err);
+	return runai_prompt_password(l->timeout_ms, flag, out, err);
 }
 
-/* The access key's secret: --secret-file, --secret-stdin, else asked. */
+static int
+not_empty(char **secret, const char *what, struct rai_err *err)
+{
+	if (**secret != '\0')
+		return 0;
+	rai_free_secret(*secret);
+	*secret = NULL;
+	return rai_err_set(err, RAI_E_USAGE, "the %s is empty", what);
+}
+
+/*
+ * The access key's secret: --secret, --secret-file, --secret-stdin,
+ * else asked.
+ */
 static int
 access_key_secret(const struct runai_cp_login *l, char **secret,
     struct rai_err *err)
 {
+	if (l->secret != NULL && l->secret_file != NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--secret and --secret-file "
+		    "cannot be used together");
 	if (l->secret_file != NULL && l->secret_stdin)
 		return rai_err_set(err, RAI_E_USAGE, "--secret-file and "
 		    "--secret-stdin cannot be used together");
-	if (l->secret_file != NULL)
-		return secret_from_file(l->secret_file, secret, err);
-	return secret_input(l->secret_stdin, l->timeout_ms,
-	    "--secret-file or --secret-stdin", secret, err);
+	if (l->secret != NULL)
+		*secret = xstrdup(l->secret);
+	else if (l->secret_file != NULL) {
+		if (secret_from_file(l->secret_file, secret, err) == -1)
+			return -1;
+	} else if (secret_input(l, l->secret_stdin, l->secret_flag != NULL ?
+	    l->secret_flag : "--secret-file or --secret-stdin", secret,
+	    err) == -1)
+		return -1;
+	return not_empty(secret, "secret", err);
 }
 
 static int
 user_password(const struct runai_cp_login *l, char **user, char **pw,
     struct rai_err *err)
 {
+	const char *uflag = l->user_flag != NULL ? l->user_flag : "--username";
+	const char *pflag = l->secret_flag != NULL ? l->secret_flag :
+	    "--password-stdin";
+
 	if (l->secret_file != NULL || l->secret_stdin)
 		return rai_err_set(err, RAI_E_USAGE, "--secret-file and "
 		    "--secret-stdin go with --client-id (an access key)");
 	*user = l->username != NULL ? xstrdup(l->username) : NULL;
+	if (*user == NULL && l->no_prompt)
+		return rai_err_set(err, RAI_E_USAGE, "no user name given, and "
+		    "asking for it is disabled: use %s", uflag);
 	if (*user == NULL &&
-	    runai_prompt_username(l->timeout_ms, user, err) == -1)
+	    runai_prompt_username(l->timeout_ms, uflag, user, err) == -1)
 		return -1;
-	return secret_input(l->password_stdin, l->timeout_ms,
-	    "--password-stdin", pw, err);
+	if (l->password != NULL)
+		*pw = xstrdup(l->password);
+	else if (secret_input(l, l->password_stdin, pflag, pw, err) == -1)
+		return -1;
+	return not_empty(pw, "password", err);
 }
 
 /* Several clusters and none chosen: which there are, and how to choose. */

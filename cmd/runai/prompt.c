@@ -89,7 +89,8 @@ say(int fd, const char *s)
 
 /* "Password: " on the terminal, echo off, restored on every exit path. */
 int
-runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
+runai_prompt_password(long timeout_ms, const char *flag, char **out,
+    struct rai_err *err)
 {
 	struct sigaction sa, old_int, old_term;
 	struct termios tio;
@@ -98,7 +99,7 @@ runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
 	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (fd == -1)
 		return rai_err_set(err, RAI_E_USAGE, "no terminal to ask for the "
-		    "password; use --password-stdin");
+		    "password; use %s", flag);
 	if (tcgetattr(fd, &saved_tio) == -1) {
 		close(fd);
 		return rai_err_errno(err, errno, "cannot read the terminal "
@@ -132,14 +133,15 @@ runai_prompt_password(long timeout_ms, char **out, struct rai_err *err)
  * loading it (about 350 KB of memory) for this one prompt.
  */
 int
-runai_prompt_username(long timeout_ms, char **out, struct rai_err *err)
+runai_prompt_username(long timeout_ms, const char *flag, char **out,
+    struct rai_err *err)
 {
 	int fd, rc;
 
 	fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
 	if (fd == -1)
 		return rai_err_set(err, RAI_E_USAGE, "no terminal to ask for the "
-		    "user name; use --username");
+		    "user name; use %s", flag);
 	say(fd, "Username: ");
 	rc = runai_read_secret_line(fd, timeout_ms, out, err);
 	close(fd);
@@ -150,6 +152,3 @@ runai_prompt_username(long timeout_ms, char **out, struct rai_err *err)
 	}
 	return rc;
 }
-
-/* ---- flows ---- */
-

@@ -94,6 +94,9 @@ extern const struct rai_cmd runai_cmd_completion;
 extern const struct rai_cmd runai_cmd_config;
 extern const struct rai_cmd runai_cmd_config_cluster;
 extern const struct rai_cmd runai_cmd_config_project;
+extern const struct rai_cmd runai_cmd_config_set;
+extern const struct rai_cmd runai_cmd_config_describe;
+extern const struct rai_cmd runai_cmd_config_generate;
 extern const struct rai_cmd runai_cmd_list;
 extern const struct rai_cmd runai_cmd_list_clusters;
 extern const struct rai_cmd runai_cmd_list_nodes;
@@ -102,6 +105,14 @@ extern const struct rai_cmd runai_cmd_list_jobs;
 extern const struct rai_cmd runai_cmd_submit;
 extern const struct rai_cmd runai_cmd_submit_dist;
 extern const struct rai_cmd runai_cmd_submit_mpi;
+/* the CLI v2's submit commands, each named "submit" (submit_v2*.c) */
+extern const struct rai_cmd runai_cmd_workspace_submit;
+extern const struct rai_cmd runai_cmd_training_submit;
+extern const struct rai_cmd runai_cmd_pytorch_submit;
+extern const struct rai_cmd runai_cmd_tensorflow_submit;
+extern const struct rai_cmd runai_cmd_mpi_submit;
+extern const struct rai_cmd runai_cmd_xgboost_submit;
+extern const struct rai_cmd runai_cmd_jax_submit;
 extern const struct rai_cmd runai_cmd_describe;
 extern const struct rai_cmd runai_cmd_describe_job;
 extern const struct rai_cmd runai_cmd_describe_node;
@@ -119,9 +130,18 @@ extern const struct rai_cmd runai_cmd_port_forward;
 extern const struct rai_cmd runai_cmd_login;
 extern const struct rai_cmd runai_cmd_logout;
 extern const struct rai_cmd runai_cmd_whoami;
+/* the Run:ai CLI v2's session commands */
+extern const struct rai_cmd runai_cmd_auth;
+extern const struct rai_cmd runai_cmd_auth_get_token;
+extern const struct rai_cmd runai_cmd_kubeconfig;
+extern const struct rai_cmd runai_cmd_kubeconfig_set;
+extern const struct rai_cmd runai_cmd_upgrade;
 extern const struct rai_cmd runai_cmd_exec_credential;
+/* exec_credential.c: an ExecCredential holding token, as kubectl reads it. */
+int	runai_print_exec_credential(FILE *, const char *token);
 extern const struct rai_cmd runai_cmd_list_templates;
 extern const struct rai_cmd runai_cmd_describe_template;
+extern const struct rai_cmd runai_cmd_diagnostics;	/* diagnostics collect-logs */
 extern const struct rai_cmd runai_cmd_delete_job;
 /* the CLI v2 grammar's workload nouns (wl_group.h) */
 extern const struct rai_cmd runai_cmd_workload;
@@ -273,8 +293,36 @@ int	runai_cp_supported(struct rai_ctx *, const struct rai_kube_globals *,
  * logout, whoami, version, config), never for a job's.
  */
 struct cp *runai_control_plane(struct rai_ctx *);
+/*
+ * The context's own setting (kept beside it by runai config set and
+ * runai config control-plane: url, authUrl, cluster, project,
+ * interactive), else for url, cluster and project the Run:ai CLI's
+ * config.json where pointed at; NULL when none (borrowed).
+ */
+const char *runai_setting(struct rai_ctx *, const char *key);
+/* The same, and where it came from: "context", the CLI's file, or NULL. */
+const char *runai_setting_where(struct rai_ctx *, const char *key,
+	    const char **where);
+/* Sets (value) or removes (NULL) settings of the current context at once. */
+struct runai_setting_kv {
+	const char	*key;
+	const char	*value;
+};
+int	runai_settings_write(struct rai_ctx *, const struct runai_setting_kv *,
+	    size_t n, struct rai_err *);
+/* config control-plane --cluster NAME: checked when logged in, then kept. */
+int	runai_cp_config_cluster(struct rai_ctx *, const char *cluster);
 int	runai_cp_config_project(struct rai_ctx *, const char *project);
 extern const struct rai_cmd runai_cmd_config_control_plane;
+/*
+ * What 'config project' and 'config cluster' do, for 'config set'
+ * (config_project.c needs the client in Kubernetes mode; config_cluster.c
+ * switches the kubeconfig's current context).
+ */
+int	runai_config_project(struct rai_ctx *, const char *project);
+int	runai_config_cluster(struct rai_ctx *, const char *context);
+/* config_describe.c: the settings as one document (config generate). */
+cJSON	*runai_config_document(struct rai_ctx *);
 /*
  * Where a job's pods are reached (logs, exec, attach, port-forward and
  * submit's --attach): the source's client and namespace, set up once
@@ -291,6 +339,14 @@ struct runai_cp_login {
 	int		 secret_stdin;
 	int		 application;	/* 2.18's app_token grant */
 	long		 timeout_ms;
+	const char	*password;	/* given on the command line */
+	const char	*secret;	/* given on the command line */
+	int		 no_prompt;	/* never ask on the terminal */
+	/* for messages, the flags that give the user name and the password
+	   or secret without a terminal: NULL = --username, and
+	   --password-stdin or --secret-file or --secret-stdin */
+	const char	*user_flag;
+	const char	*secret_flag;
 };
 int	runai_login_cp(struct rai_ctx *, const struct runai_cp_login *);
 /* After a backend-mode login: where, and the clusters to choose from. */
@@ -300,8 +356,11 @@ int	runai_whoami_cp(struct rai_ctx *, const char *output);
 /* login.c: the terminal and stdin input the login flows share. */
 int	runai_read_secret_line(int fd, long timeout_ms, char **out,
 	    struct rai_err *);
-int	runai_prompt_password(long timeout_ms, char **out, struct rai_err *);
-int	runai_prompt_username(long timeout_ms, char **out, struct rai_err *);
+/* flag: what to use instead where there is no terminal ("--username"). */
+int	runai_prompt_password(long timeout_ms, const char *flag, char **out,
+	    struct rai_err *);
+int	runai_prompt_username(long timeout_ms, const char *flag, char **out,
+	    struct rai_err *);
 /* The lines "runai version" adds: the mode and the control plane. */
 extern const struct rai_cmd runai_cmd_version;
 /* term.c: raw mode restored on every exit; signals as readable pipes. */

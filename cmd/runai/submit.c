@@ -33,189 +33,153 @@
 #include "core/banned.h"
 
 
-struct submit_opts {
-	RUNAI_SUBMIT_COMMON_FIELDS
-	int		 tty;
-	int		 stdin_open;
-	int		 attach;
-	struct rai_strv	 ports;
-	const char	*service_type;
-	int		 host_ipc;
-	int		 host_network;
-	int		 interactive;
-	int		 preemptible;
-	int		 non_preemptible;
-	const char	*node_pools;
-	long		 backoff_limit;
-	long		 completions;
-	long		 parallelism;
-	long		 ttl;
-	int		 create_home_dir;
-	int		 prevent_pe;
-	/* the original CLI's other flags */
-	const char	*template_name;
-	const char	*git_sync;
-	int		 git_password_stdin;
-	char		*git_password;	/* read apart from argv; wiped */
-	const char	*mig_profile;
-	int		 jupyter;
-	int		 elastic;
-	int		 inference;
-	long		 replicas;
-	int		 old_job;
-	int		 mps;
-	/* its deprecated ones */
-	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
-	struct rai_strv	 old_args;	/* --args */
-	int		 local_image;
-	int		 always_pull;
-};
+#define OFF(f)	offsetof(struct runai_submit_opts, f)
 
 static const char *const service_types[] = { "nodeport", "loadbalancer",
 	"ingress", "portforward", NULL };
 
 static const struct rai_opt submit_opts[] = {
-	RUNAI_SUBMIT_OPTS_NAME(struct submit_opts),
-	RUNAI_SUBMIT_OPTS_CONTAINER(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_NAME(struct runai_submit_opts),
+	RUNAI_SUBMIT_OPTS_CONTAINER(struct runai_submit_opts),
 	{ .short_name = 't', .long_name = "tty", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, tty),
+	  .offset = OFF(tty),
 	  .help = "allocate a terminal for the container (needs --stdin)" },
 	{ .long_name = "stdin", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, stdin_open),
+	  .offset = OFF(stdin_open),
 	  .help = "keep the container's standard input open" },
 	{ .long_name = "attach", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, attach),
+	  .offset = OFF(attach),
 	  .help = "attach to the job's console once it runs (implies --tty "
 	      "--stdin)" },
-	RUNAI_SUBMIT_OPTS_RESOURCES(struct submit_opts),
-	RUNAI_SUBMIT_OPTS_STORAGE(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_RESOURCES(struct runai_submit_opts),
+	RUNAI_SUBMIT_OPTS_STORAGE(struct runai_submit_opts),
 	{ .long_name = "port", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, ports),
+	  .offset = OFF(ports),
 	  .argh = "<port[:target]>",
 	  .help = "expose a container port (with --service-type)" },
 	{ .short_name = 's', .long_name = "service-type", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, service_type),
+	  .offset = OFF(service_type),
 	  .argh = "<type>",
 	  .help = "expose the ports: nodeport, loadbalancer, ingress or "
 	      "portforward",
 	  .choices = service_types, .comp = RAI_COMP_CHOICES },
 	{ .long_name = "host-ipc", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, host_ipc),
+	  .offset = OFF(host_ipc),
 	  .help = "share the node's IPC namespace" },
 	{ .long_name = "host-network", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, host_network),
+	  .offset = OFF(host_network),
 	  .help = "use the node's network" },
 	{ .long_name = "interactive", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, interactive),
+	  .offset = OFF(interactive),
 	  .help = "an interactive job (runs until stopped, not preempted)" },
 	{ .long_name = "preemptible", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, preemptible),
+	  .offset = OFF(preemptible),
 	  .help = "with --interactive: may be preempted to free GPUs" },
 	{ .long_name = "non-preemptible", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, non_preemptible),
+	  .offset = OFF(non_preemptible),
 	  .help = "control-plane mode: never preempted (a training needs "
 	  "2.24 or later)" },
 	{ .long_name = "node-pools", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, node_pools),
+	  .offset = OFF(node_pools),
 	  .argh = "<pool,...>",
 	  .help = "control-plane mode: the node pools to run on, in order "
 	  "of preference" },
 	{ .long_name = "backoff-limit", .type = RAI_OPT_INT,
-	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
+	  .offset = OFF(backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried (cluster default: 6)",
 	  .flags = RAI_OPT_TRISTATE },
 	{ .long_name = "completions", .type = RAI_OPT_INT,
-	  .offset = offsetof(struct submit_opts, completions), .argh = "<n>",
+	  .offset = OFF(completions), .argh = "<n>",
 	  .help = "pods that must succeed", .flags = RAI_OPT_TRISTATE },
 	{ .long_name = "parallelism", .type = RAI_OPT_INT,
-	  .offset = offsetof(struct submit_opts, parallelism), .argh = "<n>",
+	  .offset = OFF(parallelism), .argh = "<n>",
 	  .help = "pods that may run at once (needs --completions)",
 	  .flags = RAI_OPT_TRISTATE },
 	{ .long_name = "ttl-after-finish", .type = RAI_OPT_DURATION,
-	  .offset = offsetof(struct submit_opts, ttl), .argh = "<duration>",
+	  .offset = OFF(ttl), .argh = "<duration>",
 	  .help = "delete the job this long after it ends, e.g. 2h",
 	  .flags = RAI_OPT_TRISTATE },
-	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct runai_submit_opts),
 	{ .long_name = "create-home-dir", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, create_home_dir),
+	  .offset = OFF(create_home_dir),
 	  .help = "a temporary home directory (default: with --run-as-user)",
 	  .flags = RAI_OPT_TRISTATE },
 	{ .long_name = "prevent-privilege-escalation", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, prevent_pe),
+	  .offset = OFF(prevent_pe),
 	  .help = "forbid gaining privileges (setuid) in the container" },
-	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct runai_submit_opts),
 	{ .long_name = "template", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, template_name),
+	  .offset = OFF(template_name),
 	  .argh = "<name>",
 	  .help = "take defaults from this template (runai list templates)" },
 	{ .long_name = "git-sync", .type = RAI_OPT_STRING,
-	  .offset = offsetof(struct submit_opts, git_sync),
+	  .offset = OFF(git_sync),
 	  .argh = "<source=repo,...>",
 	  .help = "clone a repository first: source=, branch=, rev=, "
 	      "username=, password-file= (or password=), target= (default "
 	      "/code), image=" },
 	{ .long_name = "git-sync-password-stdin", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, git_password_stdin),
+	  .offset = OFF(git_password_stdin),
 	  .help = "read --git-sync's password from the first line of stdin" },
 	{ .long_name = "mig-profile", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, mig_profile),
+	  .offset = OFF(mig_profile),
 	  .argh = "<profile>",
 	  .help = "a MIG slice instead of GPUs: 1g.5gb, 2g.10gb, 3g.20gb, "
 	      "4g.20gb or 7g.40gb",
 	  .choices = rai_submit_mig_profiles, .comp = RAI_COMP_CHOICES },
 	{ .long_name = "mig", .type = RAI_OPT_ENUM,
-	  .offset = offsetof(struct submit_opts, mig_profile),
+	  .offset = OFF(mig_profile),
 	  .argh = "<profile>", .help = "the same as --mig-profile",
 	  .choices = rai_submit_mig_profiles, .comp = RAI_COMP_CHOICES },
 	{ .long_name = "jupyter", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, jupyter),
+	  .offset = OFF(jupyter),
 	  .help = "a Jupyter notebook: interactive, jupyter/scipy-notebook, "
 	      "port 8888, --service-type portforward unless given" },
 	{ .long_name = "elastic", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, elastic),
+	  .offset = OFF(elastic),
 	  .help = "the job may run with fewer GPUs than asked for" },
 	{ .long_name = "inference", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, inference),
+	  .offset = OFF(inference),
 	  .help = "a service that runs until deleted (a Deployment)" },
 	{ .long_name = "replicas", .type = RAI_OPT_INT,
-	  .offset = offsetof(struct submit_opts, replicas), .argh = "<n>",
+	  .offset = OFF(replicas), .argh = "<n>",
 	  .help = "with --inference: pods to run (default 1)",
 	  .flags = RAI_OPT_TRISTATE | RAI_OPT_HIDDEN },
 	{ .long_name = "old-job", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, old_job),
+	  .offset = OFF(old_job),
 	  .help = "a batch/v1 Job even where the cluster has RunaiJob",
 	  .flags = RAI_OPT_HIDDEN },
 	{ .long_name = "mps", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, mps),
+	  .offset = OFF(mps),
 	  .help = "share the GPU through NVIDIA MPS", .flags = RAI_OPT_HIDDEN },
-	RUNAI_SUBMIT_OPTS_USER(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_USER(struct runai_submit_opts),
 	{ .long_name = "old-command", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, old_command),
+	  .offset = OFF(old_command),
 	  .argh = "<command>", .help = "the old --command <command>",
 	  .flags = RAI_OPT_HIDDEN },
 	{ .long_name = "args", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, old_args), .argh = "<arg>",
+	  .offset = OFF(old_args), .argh = "<arg>",
 	  .help = "an argument of the command",
 	  .deprecated = "put the command's arguments after \"--\"" },
 	{ .long_name = "local-image", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, local_image),
+	  .offset = OFF(local_image),
 	  .help = "use an image already on the node",
 	  .deprecated = "use --image-pull-policy Never" },
 	{ .long_name = "always-pull-image", .type = RAI_OPT_BOOL,
-	  .offset = offsetof(struct submit_opts, always_pull),
+	  .offset = OFF(always_pull),
 	  .help = "pull the image every time",
 	  .deprecated = "it does nothing: Always is the default "
 	      "--image-pull-policy" },
 	{ .long_name = "volumes", .type = RAI_OPT_LIST,
-	  .offset = offsetof(struct submit_opts, volumes),
+	  .offset = OFF(volumes),
 	  .argh = "<host:path[:ro]>", .help = "mount a directory of the node",
 	  .deprecated = "use -v/--volume" },
 	{ .long_name = "backoffLimit", .type = RAI_OPT_INT,
-	  .offset = offsetof(struct submit_opts, backoff_limit), .argh = "<n>",
+	  .offset = OFF(backoff_limit), .argh = "<n>",
 	  .help = "times a failed pod is retried",
 	  .flags = RAI_OPT_TRISTATE, .deprecated = "use --backoff-limit" },
-	RUNAI_SUBMIT_OPTS_POD_META(struct submit_opts),
-	RUNAI_SUBMIT_OPTS_DRY_RUN(struct submit_opts),
+	RUNAI_SUBMIT_OPTS_POD_META(struct runai_submit_opts),
+	RUNAI_SUBMIT_OPTS_DRY_RUN(struct runai_submit_opts),
 	RAI_OPT_END
 };
 
@@ -276,7 +240,7 @@ rewrite_old_command(int argc, char **argv, struct rai_strv *keep,
 
 /* The words before "--" name the job; those after are its command. */
 static int
-split_args(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
+split_args(struct rai_ctx *ctx, const struct runai_submit_opts *o, int argc,
     char **argv, const char **name, int *ncmd)
 {
 	int npos = ctx->dashdash >= 0 ? ctx->dashdash : argc;
@@ -307,7 +271,7 @@ split_args(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
  * --command and --args values.
  */
 static int
-command_words(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
+command_words(struct rai_ctx *ctx, const struct runai_submit_opts *o, int argc,
     char **argv, int ncmd, struct rai_strv *words)
 {
 	size_t i;
@@ -330,7 +294,7 @@ command_words(struct rai_ctx *ctx, const struct submit_opts *o, int argc,
  * given the old way; --args alone were always arguments.
  */
 static int
-is_entrypoint(const struct submit_opts *o)
+is_entrypoint(const struct runai_submit_opts *o)
 {
 	if (o->old_command.n > 0)
 		return 1;
@@ -338,7 +302,7 @@ is_entrypoint(const struct submit_opts *o)
 }
 
 static void
-spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
+spec_from_opts(struct rai_submit_spec *s, const struct runai_submit_opts *o)
 {
 	rai_submit_spec_init(s);
 	RUNAI_SUBMIT_SPEC_COMMON(s, o);
@@ -377,7 +341,7 @@ spec_from_opts(struct rai_submit_spec *s, const struct submit_opts *o)
  * render runs once with stand-in names and is thrown away.
  */
 static int
-check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
+check_offline(struct rai_ctx *ctx, const struct runai_submit_opts *o,
     const struct rai_submit_spec *spec, int before_templates)
 {
 	struct rai_submit_spec s = *spec;
@@ -415,7 +379,7 @@ check_offline(struct rai_ctx *ctx, const struct submit_opts *o,
 }
 
 static int
-is_portforward(const struct submit_opts *o)
+is_portforward(const struct runai_submit_opts *o)
 {
 	return o->service_type != NULL &&
 	    strcmp(o->service_type, "portforward") == 0;
@@ -423,7 +387,7 @@ is_portforward(const struct submit_opts *o)
 
 /* The reference forwards the ports of an interactive job (--jupyter is one). */
 static int
-forwards(const struct submit_opts *o)
+forwards(const struct runai_submit_opts *o)
 {
 	return is_portforward(o) && (o->interactive || o->jupyter);
 }
@@ -437,7 +401,7 @@ forwards(const struct submit_opts *o)
  * (as port-forward and attach do).
  */
 static int
-submit(struct rai_ctx *ctx, const struct submit_opts *o,
+submit(struct rai_ctx *ctx, const struct runai_submit_opts *o,
     struct rai_submit_spec *spec)
 {
 	struct rai_wl_submit s = { 0 };
@@ -451,7 +415,7 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 	s.user = o->user;
 	s.jupyter = o->jupyter;
 	rc = runai_submit_send(ctx, &s, o->output != NULL &&
-	    strcmp(o->output, "json") == 0);
+	    strcmp(o->output, "json") == 0, o->v2kind);
 	if (rc == 0 && !o->dry_run && forwards(o)) {
 		fflush(ctx->out);
 		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
@@ -461,9 +425,70 @@ submit(struct rai_ctx *ctx, const struct submit_opts *o,
 	if (rc == 0 && o->attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
-		    runai_attach(ctx, s.name, NULL, ATTACH_WAIT_S);
+		    runai_attach(ctx, s.name, NULL, o->v2kind == NULL ?
+		    ATTACH_WAIT_S :
+		    runai_v2_attach_wait(&o->v2, ATTACH_WAIT_S));
 	}
 	rai_wl_submit_release(&s);
+	return rc;
+}
+
+/*
+ * A CLI v2 command fills submit's struct through rows of its own, so
+ * its templates (Kubernetes mode) are applied through submit's table:
+ * a field counts as given when the command line set it. The command
+ * says whether the job is interactive, and these rows stay its own.
+ */
+static int
+field_is_set(const struct rai_opt *r, const void *opts)
+{
+	const char *f = (const char *)opts + r->offset;
+	long unset = (r->flags & RAI_OPT_TRISTATE) ? -1 : 0;
+
+	switch (r->type) {
+	case RAI_OPT_BOOL:
+		return *(const int *)(const void *)f != (int)unset;
+	case RAI_OPT_INT:
+	case RAI_OPT_DURATION:
+		return *(const long *)(const void *)f != unset;
+	case RAI_OPT_DOUBLE:
+		return *(const double *)(const void *)f != 0;
+	case RAI_OPT_STRING:
+	case RAI_OPT_ENUM:
+		return *(const char *const *)(const void *)f != NULL;
+	default:
+		return 0;
+	}
+}
+
+static int
+apply_templates(struct rai_ctx *ctx, struct runai_submit_opts *o,
+    struct runai_templates *tpl)
+{
+	static const char *const commands_own[] = { "interactive",
+		"inference", "jupyter", NULL };
+	const struct rai_opt *t = runai_cmd_submit.opts;
+	const struct rai_cmd *cmd = ctx->cmd;
+	const unsigned char *given = ctx->given;
+	unsigned char set[128];
+	size_t i, j;
+	int rc;
+
+	if (o->v2kind == NULL)
+		return runai_templates_apply(ctx, o, &o->env, o->template_name,
+		    tpl);
+	memset(set, 0, sizeof(set));
+	for (i = 0; i < sizeof(set) && t[i].long_name != NULL; i++) {
+		set[i] = (unsigned char)field_is_set(&t[i], o);
+		for (j = 0; commands_own[j] != NULL; j++)
+			if (strcmp(commands_own[j], t[i].long_name) == 0)
+				set[i] = 1;
+	}
+	ctx->cmd = &runai_cmd_submit;
+	ctx->given = set;
+	rc = runai_templates_apply(ctx, o, &o->env, o->template_name, tpl);
+	ctx->cmd = cmd;
+	ctx->given = given;
 	return rc;
 }
 
@@ -477,7 +502,7 @@ jupyter_defaults(struct rai_ctx *ctx, void *opts)
 		{ "port", "8888" },
 		{ "service-type", "portforward" },
 	};
-	const struct submit_opts *o = opts;
+	const struct runai_submit_opts *o = opts;
 	size_t i;
 
 	if (!o->jupyter)
@@ -496,20 +521,27 @@ jupyter_defaults(struct rai_ctx *ctx, void *opts)
 	return 0;
 }
 
-/* The spec from the flags, the job's name and its command line. */
-static void
-make_spec(struct rai_submit_spec *spec, const struct submit_opts *o,
-    const char *name, const struct rai_strv *words)
+/*
+ * The spec from the flags, the job's name and its command line; a v2
+ * command's own flags over it.
+ */
+static int
+make_spec(struct rai_ctx *ctx, struct rai_submit_spec *spec,
+    struct runai_submit_opts *o, const char *name,
+    const struct rai_strv *words)
 {
 	spec_from_opts(spec, o);
 	spec->name = name;
 	spec->cmd = words->v;
 	spec->ncmd = words->n;
 	spec->is_command = is_entrypoint(o);
+	if (o->v2kind == NULL)
+		return 0;
+	return runai_v2_fill_spec(&o->v2, o->v2kind, spec, rai_ctx_err(ctx));
 }
 
 static void
-warn_portforward(const struct submit_opts *o)
+warn_portforward(const struct runai_submit_opts *o)
 {
 	if (!is_portforward(o) || forwards(o) || o->dry_run)
 		return;
@@ -524,21 +556,21 @@ warn_portforward(const struct submit_opts *o)
  * own templates to the request (--template names one there).
  */
 static int
-fill_locally(struct rai_ctx *ctx, struct submit_opts *o,
+fill_locally(struct rai_ctx *ctx, struct runai_submit_opts *o,
     struct rai_submit_spec *spec, const char *name, struct rai_strv *words,
     struct runai_templates *tpl, char **cmdline)
 {
 	size_t i;
 
-	if (runai_templates_apply(ctx, o, &o->env, o->template_name,
-	    tpl) == -1 || jupyter_defaults(ctx, o) == -1)
+	if (apply_templates(ctx, o, tpl) == -1 || jupyter_defaults(ctx,
+	    o) == -1)
 		return -1;
 	/* a template's extra-args stand in for an absent command */
 	if (words->n == 0)
 		for (i = 0; i < tpl->extra_args.n; i++)
 			rai_strv_push(words, tpl->extra_args.v[i]);
-	make_spec(spec, o, name, words);
-	if (check_offline(ctx, o, spec, 0) == -1)
+	if (make_spec(ctx, spec, o, name, words) == -1 ||
+	    check_offline(ctx, o, spec, 0) == -1)
 		return -1;
 	spec->cli_command = *cmdline = runai_submit_cmdline(ctx);
 	if (spec->preemptible && spec->interactive)
@@ -547,10 +579,22 @@ fill_locally(struct rai_ctx *ctx, struct submit_opts *o,
 	return 0;
 }
 
-static int
-cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+/*
+ * A CLI v2 command has no rows for these fields of submit's (its own
+ * flags are in o->v2): unset, as submit's tristate rows leave them.
+ */
+static void
+unset_submit_fields(struct runai_submit_opts *o)
 {
-	struct submit_opts *o = opts;
+	o->backoff_limit = o->completions = o->parallelism = -1;
+	o->ttl = o->replicas = -1;
+	o->create_home_dir = RAI_UNSET;
+}
+
+int
+runai_submit_run(struct rai_ctx *ctx, struct runai_submit_opts *o, int argc,
+    char **argv)
+{
 	struct rai_submit_spec spec;
 	struct runai_templates tpl = { 0 };
 	struct rai_strv words = { NULL, 0 };
@@ -558,17 +602,23 @@ cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	const char *name;
 	int ncmd, rc = -1;
 
+	if (o->v2kind != NULL)
+		unset_submit_fields(o);
+
 	if (split_args(ctx, o, argc, argv, &name, &ncmd) == -1 ||
 	    command_words(ctx, o, argc, argv, ncmd, &words) == -1 ||
 	    runai_git_sync_password(ctx, o->git_sync, o->git_password_stdin,
 	    &o->git_password) == -1)
 		goto out;
-	make_spec(&spec, o, name, &words);
-	if (check_offline(ctx, o, &spec, 1) == -1 ||
+	if (make_spec(ctx, &spec, o, name, &words) == -1 ||
+	    check_offline(ctx, o, &spec, 1) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;
 	if ((RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS) &&
 	    fill_locally(ctx, o, &spec, name, &words, &tpl, &cmdline) == -1)
+		goto out;
+	if (o->v2kind != NULL && runai_v2_check_mode(o->v2kind, &spec,
+	    RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS, rai_ctx_err(ctx)) == -1)
 		goto out;
 	warn_portforward(o);
 	rc = submit(ctx, o, &spec);
@@ -578,7 +628,15 @@ out:
 	free(cmdline);
 	rai_free_secret(o->git_password);
 	o->git_password = NULL;
+	if (o->v2kind != NULL)
+		runai_v2_flags_release(&o->v2);
 	return rc;
+}
+
+static int
+cmd_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	return runai_submit_run(ctx, opts, argc, argv);
 }
 
 static const struct rai_example submit_examples[] = {
@@ -680,7 +738,7 @@ const struct rai_cmd runai_cmd_submit = {
 	    "--command CMD cannot be mixed with \"-- CMD\".",
 	.examples = submit_examples,
 	.opts = submit_opts,
-	.opts_size = sizeof(struct submit_opts),
+	.opts_size = sizeof(struct runai_submit_opts),
 	.args_min = 0,
 	.args_max = -1,
 	.flags = RUNAI_CMD_CP,	/* runai_prepare() once the flags are checked */

@@ -21,24 +21,15 @@
 
 #include "core/banned.h"
 
-struct dist_opts {
-	RUNAI_SUBMIT_COMMON_FIELDS
-	long		 workers;
-	int		 no_master;
-	long		 slots;
-	const char	*clean_pod_policy;
-	int		 tty;
-	int		 stdin_open;
-};
 
 static const char *const clean_policies[] = { "Running", "All", "None",
 	NULL };
 
-#define OFF(f)	offsetof(struct dist_opts, f)
+#define OFF(f)	offsetof(struct runai_dist_opts, f)
 
 static const struct rai_opt dist_opts[] = {
-	RUNAI_SUBMIT_OPTS_NAME(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_CONTAINER(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_NAME(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_CONTAINER(struct runai_dist_opts),
 	{ .long_name = "workers", .type = RAI_OPT_INT, .offset = OFF(workers),
 	  .argh = "<n>", .def = "1",
 	  .help = "worker pods, besides the master or launcher (default 1)" },
@@ -62,13 +53,13 @@ static const struct rai_opt dist_opts[] = {
 	      "for runai attach" },
 	{ .long_name = "stdin", .type = RAI_OPT_BOOL, .offset = OFF(stdin_open),
 	  .help = "keep every pod's standard input open, for runai attach" },
-	RUNAI_SUBMIT_OPTS_RESOURCES(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_STORAGE(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_POD_META(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_USER(struct dist_opts),
-	RUNAI_SUBMIT_OPTS_DRY_RUN(struct dist_opts),
+	RUNAI_SUBMIT_OPTS_RESOURCES(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_STORAGE(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_NODE_TYPE(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_RUN_AS_USER(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_POD_META(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_USER(struct runai_dist_opts),
+	RUNAI_SUBMIT_OPTS_DRY_RUN(struct runai_dist_opts),
 	RAI_OPT_END
 };
 
@@ -79,33 +70,44 @@ struct dist_job {
 	struct rai_submit_spec	 spec;
 };
 
-static void
-job_from_opts(struct dist_job *j, const struct rai_dist_framework *fw,
-    const struct dist_opts *o, const char *name, char **cmd, size_t ncmd)
+/*
+ * A kind with no Kubernetes object of runai's (JAX, which a control
+ * plane makes) gets no custom workload: its pod template is still
+ * checked, as a plain job's.
+ */
+static int
+job_from_opts(struct rai_ctx *ctx, struct dist_job *j, enum rai_dist_kind kind,
+    struct runai_dist_opts *o, const char *name, char **cmd, size_t ncmd)
 {
 	struct rai_submit_spec *s = &j->spec;
 
 	memset(&j->dist, 0, sizeof(j->dist));
-	j->dist.kind = (enum rai_dist_kind)(fw - rai_dist_framework(0));
+	j->dist.kind = kind;
 	j->dist.workers = o->workers;
 	j->dist.no_master = o->no_master;
 	j->dist.slots = o->slots;
 	j->dist.clean_pod_policy = o->clean_pod_policy;
-	rai_dist_custom(&j->dist, &j->custom);
 	rai_submit_spec_init(s);
 	RUNAI_SUBMIT_SPEC_COMMON(s, o);
-	s->custom = &j->custom;
+	if (rai_dist_framework(kind) != NULL) {
+		rai_dist_custom(&j->dist, &j->custom);
+		s->custom = &j->custom;
+	}
 	s->name = name;
 	s->cmd = (const char *const *)cmd;
 	s->ncmd = ncmd;
 	s->is_command = o->command;
 	s->tty = o->tty;
 	s->stdin_open = o->stdin_open;
+	if (o->v2kind == NULL)
+		return 0;
+	runai_v2_fill_dist(&o->v2, &j->dist);
+	return runai_v2_fill_spec(&o->v2, o->v2kind, s, rai_ctx_err(ctx));
 }
 
 /* NAME before "--" (or --name, not both); the command after it. */
 static int
-job_name(struct rai_ctx *ctx, const struct dist_opts *o, int argc,
+job_name(struct rai_ctx *ctx, const struct runai_dist_opts *o, int argc,
     char **argv, const char **name, int *ncmd)
 {
 	int npos = ctx->dashdash >= 0 ? ctx->dashdash : argc;
@@ -121,7 +123,7 @@ job_name(struct rai_ctx *ctx, const struct dist_opts *o, int argc,
 
 /* The flags alone, before any request: a render with stand-in names. */
 static int
-check_offline(struct rai_ctx *ctx, const struct dist_opts *o,
+check_offline(struct rai_ctx *ctx, const struct runai_dist_opts *o,
     struct dist_job *j)
 {
 	struct rai_submit_spec s = j->spec;
@@ -146,38 +148,75 @@ check_offline(struct rai_ctx *ctx, const struct dist_opts *o,
 	return 0;
 }
 
-/* The training operator's API must be served, or nothing would run. */
-static int
-cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
-{
-	const struct rai_dist_framework *fw = rai_dist_by_word(ctx->cmd->name);
-	struct dist_opts *o = opts;
-	struct dist_job *j = xcalloc(1, sizeof(*j));
-	struct rai_wl_submit s = { 0 };
-	char *cmdline = NULL;
-	const char *name;
-	int ncmd, rc = -1;
+/* How long a v2 command's --attach waits for its pod to run. */
+#define ATTACH_WAIT_S	30
 
-	if (job_name(ctx, o, argc, argv, &name, &ncmd) == -1)
-		goto out;
-	job_from_opts(j, fw, o, name, argv + argc - ncmd, (size_t)ncmd);
-	if (check_offline(ctx, o, j) == -1 ||
-	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
-		goto out;
-	if (RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS)
-		j->spec.cli_command = cmdline = runai_submit_cmdline(ctx);
+/*
+ * Sends the job; a v2 command's --attach then goes through the
+ * cluster's Kubernetes API (as attach does) to the lead pod.
+ */
+static int
+send_job(struct rai_ctx *ctx, const struct runai_dist_opts *o,
+    struct dist_job *j)
+{
+	struct rai_wl_submit s = { 0 };
+	int rc;
+
 	s.spec = &j->spec;
 	s.dist = &j->dist;
 	s.prefix = o->prefix;
 	s.dry_run = o->dry_run;
 	s.user = o->user;
 	rc = runai_submit_send(ctx, &s, o->output != NULL &&
-	    strcmp(o->output, "json") == 0);
+	    strcmp(o->output, "json") == 0, o->v2kind);
+	if (rc == 0 && o->v2kind != NULL && o->v2.attach && !o->dry_run) {
+		fflush(ctx->out);
+		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :
+		    runai_attach(ctx, s.name, NULL, runai_v2_attach_wait(&o->v2,
+		    ATTACH_WAIT_S));
+	}
 	rai_wl_submit_release(&s);
+	return rc;
+}
+
+int
+runai_submit_dist_run(struct rai_ctx *ctx, struct runai_dist_opts *o,
+    enum rai_dist_kind kind, int argc, char **argv)
+{
+	struct dist_job *j = xcalloc(1, sizeof(*j));
+	char *cmdline = NULL;
+	const char *name;
+	int ncmd, rc = -1;
+
+	if (job_name(ctx, o, argc, argv, &name, &ncmd) == -1 ||
+	    job_from_opts(ctx, j, kind, o, name, argv + argc - ncmd,
+	    (size_t)ncmd) == -1 ||
+	    check_offline(ctx, o, j) == -1 ||
+	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
+		goto out;
+	/* in Kubernetes mode, what only a control plane makes is refused */
+	if (o->v2kind != NULL && runai_v2_check_mode(o->v2kind, &j->spec,
+	    RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS, rai_ctx_err(ctx)) == -1)
+		goto out;
+	if (RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS)
+		j->spec.cli_command = cmdline = runai_submit_cmdline(ctx);
+	rc = send_job(ctx, o, j);
 out:
 	free(cmdline);
 	free(j);
+	if (o->v2kind != NULL)
+		runai_v2_flags_release(&o->v2);
 	return rc;
+}
+
+/* The training operator's API must be served, or nothing would run. */
+static int
+cmd_submit_dist(struct rai_ctx *ctx, void *opts, int argc, char **argv)
+{
+	const struct rai_dist_framework *fw = rai_dist_by_word(ctx->cmd->name);
+
+	return runai_submit_dist_run(ctx, opts,
+	    (enum rai_dist_kind)(fw - rai_dist_framework(0)), argc, argv);
 }
 
 static const struct rai_example dist_examples[] = {
@@ -233,7 +272,7 @@ static const struct rai_example dist_examples[] = {
 		.description = DIST_DESCRIPTION, \
 		.examples = dist_examples, \
 		.opts = dist_opts, \
-		.opts_size = sizeof(struct dist_opts), \
+		.opts_size = sizeof(struct runai_dist_opts), \
 		.args_min = 0, \
 		.args_max = -1, \
 		.flags = RUNAI_CMD_CP, \

@@ -1,10 +1,12 @@
 /*
- * The option rows "runai submit" and "runai submit-dist" share, for an
- * options struct T with the same field names (name, prefix, image,
- * pull_policy, env, command, working_dir, gpu, gpu_memory, cpu,
- * cpu_limit, memory, memory_limit, volumes, pvcs, large_shm,
- * run_as_user, node_type, labels, annotations, dry_run, output, user):
- * one wording of each flag in both commands' help and man pages.
+ * The options structs of "runai submit" and "runai submit-dist", the
+ * option rows they share for an options struct T with the same field
+ * names (name, prefix, image, pull_policy, env, command, working_dir,
+ * gpu, gpu_memory, cpu, cpu_limit, memory, memory_limit, volumes, pvcs,
+ * large_shm, run_as_user, node_type, labels, annotations, dry_run,
+ * output, user): one wording of each flag in both commands' help and
+ * man pages; and their runs, which the CLI v2's submit commands
+ * (submit_v2.c, submit_v2_dist.c) call with the same structs.
  */
 #ifndef RUNAI_SUBMIT_OPTS_H
 #define RUNAI_SUBMIT_OPTS_H
@@ -13,6 +15,8 @@
 
 #include "cli/opt.h"
 #include "core/strv.h"
+#include "runai/dist.h"
+#include "submit_v2_map.h"
 
 /* The fields the rows below and RUNAI_SUBMIT_SPEC_COMMON use. */
 #define RUNAI_SUBMIT_COMMON_FIELDS					\
@@ -60,6 +64,71 @@
 	(s)->pod_labels = (o)->labels;					\
 	(s)->pod_annotations = (o)->annotations;			\
 } while (0)
+
+/* runai submit's options (submit.c); submit-dist's (submit_dist.c). */
+struct runai_submit_opts {
+	RUNAI_SUBMIT_COMMON_FIELDS
+	int		 tty;
+	int		 stdin_open;
+	int		 attach;
+	struct rai_strv	 ports;
+	const char	*service_type;
+	int		 host_ipc;
+	int		 host_network;
+	int		 interactive;
+	int		 preemptible;
+	int		 non_preemptible;
+	const char	*node_pools;
+	long		 backoff_limit;
+	long		 completions;
+	long		 parallelism;
+	long		 ttl;
+	int		 create_home_dir;
+	int		 prevent_pe;
+	/* the original CLI's other flags */
+	const char	*template_name;
+	const char	*git_sync;
+	int		 git_password_stdin;
+	char		*git_password;	/* read apart from argv; wiped */
+	const char	*mig_profile;
+	int		 jupyter;
+	int		 elastic;
+	int		 inference;
+	long		 replicas;
+	int		 old_job;
+	int		 mps;
+	/* its deprecated ones */
+	struct rai_strv	 old_command;	/* "--command CMD" without "--" */
+	struct rai_strv	 old_args;	/* --args */
+	int		 local_image;
+	int		 always_pull;
+	/* a CLI v2 command's run: its kind (NULL: runai submit), flags */
+	const struct runai_v2_kind *v2kind;
+	struct runai_v2_flags	 v2;
+};
+
+struct runai_dist_opts {
+	RUNAI_SUBMIT_COMMON_FIELDS
+	long		 workers;
+	int		 no_master;
+	long		 slots;
+	const char	*clean_pod_policy;
+	int		 tty;
+	int		 stdin_open;
+	/* a CLI v2 command's run: its kind (NULL: runai submit-dist), flags */
+	const struct runai_v2_kind *v2kind;
+	struct runai_v2_flags	 v2;
+};
+
+/*
+ * The runs of "runai submit" (for any kind of job) and "runai
+ * submit-dist" (for the framework kind): the command's words in argv,
+ * as the engine hands them over; o->v2kind set by a CLI v2 command.
+ */
+int	 runai_submit_run(struct rai_ctx *, struct runai_submit_opts *,
+	    int argc, char **argv);
+int	 runai_submit_dist_run(struct rai_ctx *, struct runai_dist_opts *,
+	    enum rai_dist_kind, int argc, char **argv);
 
 extern const char *const runai_pull_policies[];	/* Always, IfNotPresent, Never */
 extern const char *const runai_dry_run_formats[];	/* yaml, json */

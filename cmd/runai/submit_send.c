@@ -28,15 +28,19 @@ const char *const runai_dry_run_formats[] = { "yaml", "json", NULL };
  * One word of the command line as the annotation keeps it: a --git-sync
  * password, and the value of NAME=VALUE where NAME is named like a
  * secret (-e API_TOKEN=...), become <redacted>; anyone who may read the
- * project's jobs reads the annotation.
+ * project's jobs reads the annotation. A toleration's key= (the word
+ * after --toleration) names a taint, no secret.
  */
 static char *
-annotation_word(const char *w)
+annotation_word(const char *w, const char *before)
 {
 	const char *eq = strchr(w, '=');
 
 	if (strstr(w, "password=") != NULL)
 		return rai_git_sync_redact(w);
+	if ((before != NULL && strcmp(before, "--toleration") == 0) ||
+	    strncmp(w, "--toleration=", 13) == 0)
+		return xstrdup(w);
 	if (eq != NULL && rai_is_secret_name(w, (size_t)(eq - w)))
 		return xasprintf("%.*s=<redacted>", (int)(eq - w), w);
 	return xstrdup(w);
@@ -56,7 +60,8 @@ runai_submit_cmdline(struct rai_ctx *ctx)
 		 * need for quotes judged on the word typed: "<redacted>"
 		 * alone needs none
 		 */
-		word = annotation_word(ctx->raw_argv[i]);
+		word = annotation_word(ctx->raw_argv[i], i > 0 ?
+		    ctx->raw_argv[i - 1] : NULL);
 		rai_buf_addch(&b, ' ');
 		if (rai_shell_plain(ctx->raw_argv[i]))
 			rai_buf_addstr(&b, word);
@@ -140,8 +145,27 @@ print_violations(const struct rai_err *err)
 	}
 }
 
+/*
+ * The CLI v2's lines: the creation, then the describe command of its
+ * grammar for the kind of job.
+ */
+static void
+print_v2_submitted(struct rai_ctx *ctx, const struct runai_v2_kind *k,
+    const char *name)
+{
+	fprintf(ctx->out, "Creating %s ", k->what);
+	rai_text_put(ctx->out, "", name, "...\n");
+	fprintf(ctx->out, "The %s ", k->what);
+	rai_text_put(ctx->out, "'", name, "' has been submitted; run 'runai ");
+	fprintf(ctx->out, "%s describe ", k->group);
+	rai_text_put(ctx->out, "", name, " -p ");
+	rai_text_put(ctx->out, "", RUNAI_WL(ctx)->project,
+	    "' to check its status\n");
+}
+
 int
-runai_submit_send(struct rai_ctx *ctx, struct rai_wl_submit *s, int json)
+runai_submit_send(struct rai_ctx *ctx, struct rai_wl_submit *s, int json,
+    const struct runai_v2_kind *v2)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	int rc;
@@ -164,6 +188,10 @@ runai_submit_send(struct rai_ctx *ctx, struct rai_wl_submit *s, int json)
 	}
 	if (s->dry_run)
 		return print_request(ctx, s, json);
+	if (v2 != NULL) {
+		print_v2_submitted(ctx, v2, s->name);
+		return 0;
+	}
 	rai_text_put(ctx->out, "The job '", s->name, "' has been submitted "
 	    "successfully\n");
 	fprintf(ctx->out, "You can run `runai describe job %s -p %s` to check "

@@ -13,6 +13,7 @@
 #include "cli/opt.h"
 #include "runai/submit.h"
 #include "runai/wl.h"
+#include "submit_v2_map.h"
 
 /* "runai submit ...", as typed (a --git-sync password redacted). */
 char	*runai_submit_cmdline(struct rai_ctx *);
@@ -20,12 +21,13 @@ char	*runai_submit_cmdline(struct rai_ctx *);
 /*
  * Submits through the workload interface with SIGINT/SIGTERM/SIGHUP
  * caught (a stop undoes what was made), and prints the dry run (YAML,
- * or JSON with json) or the success lines. 0 with s's outputs set (the
+ * or JSON with json) or the success lines (the CLI v2's for a v2
+ * command's kind, else the original's). 0 with s's outputs set (the
  * caller releases them), 1 when the source refused the request field by
  * field (each said on stderr), -1 with the context's error set, or 130
  * when a signal stopped it (the error printed).
  */
 int	 runai_submit_send(struct rai_ctx *, struct rai_wl_submit *s,
-	    int json);
+	    int json, const struct runai_v2_kind *v2);
 
 #endif

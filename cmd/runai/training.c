@@ -22,25 +22,31 @@ RUNAI_WL_VERBS(mpi, "an MPI training", "MPI trainings");
 RUNAI_WL_VERBS(xgb, "an XGBoost training", "XGBoost trainings");
 RUNAI_WL_VERBS(jax, "a JAX training", "JAX trainings");
 
-#define FRAMEWORK_GROUP(P, WORD, ALIASES, SUMMARY)			\
+#define FRAMEWORK_GROUP(P, WORD, ALIASES, SUMMARY, SUBMIT)		\
 	static const struct rai_cmd *const P##_subcmds[] = {		\
-		RUNAI_WL_VERB_ENTRIES(P), NULL };			\
+		&SUBMIT, RUNAI_WL_VERB_ENTRIES(P), NULL };		\
 	static const struct rai_cmd runai_cmd_training_##P = {			\
 		.name = WORD, .aliases = ALIASES, .summary = SUMMARY,	\
 		.subcmds = P##_subcmds }
 
 FRAMEWORK_GROUP(std, "standard", NULL,
-    "single-pod trainings (the original grammar's submit)");
-FRAMEWORK_GROUP(pt, "pytorch", NULL, "PyTorch distributed trainings");
+    "single-pod trainings (the original grammar's submit)",
+    runai_cmd_training_submit);
+FRAMEWORK_GROUP(pt, "pytorch", NULL, "PyTorch distributed trainings",
+    runai_cmd_pytorch_submit);
 static const char *const tf_aliases[] = { "tf", NULL };
 
 FRAMEWORK_GROUP(tf, "tensorflow", tf_aliases,
-    "TensorFlow distributed trainings");
-FRAMEWORK_GROUP(mpi, "mpi", NULL, "MPI distributed trainings");
-FRAMEWORK_GROUP(xgb, "xgboost", NULL, "XGBoost distributed trainings");
-FRAMEWORK_GROUP(jax, "jax", NULL, "JAX distributed trainings");
+    "TensorFlow distributed trainings", runai_cmd_tensorflow_submit);
+FRAMEWORK_GROUP(mpi, "mpi", NULL, "MPI distributed trainings",
+    runai_cmd_mpi_submit);
+FRAMEWORK_GROUP(xgb, "xgboost", NULL, "XGBoost distributed trainings",
+    runai_cmd_xgboost_submit);
+FRAMEWORK_GROUP(jax, "jax", NULL, "JAX distributed trainings (control "
+    "plane)", runai_cmd_jax_submit);
 
 static const struct rai_cmd *const train_subcmds[] = {
+	&runai_cmd_training_submit,
 	RUNAI_WL_VERB_ENTRIES(train),
 	&runai_cmd_training_std,
 	&runai_cmd_training_pt,

@@ -13,6 +13,7 @@
 RUNAI_WL_VERBS(ws, "a workspace", "workspaces");
 
 static const struct rai_cmd *const ws_subcmds[] = {
+	&runai_cmd_workspace_submit,
 	RUNAI_WL_VERB_ENTRIES(ws),
 	NULL
 };

@@ -402,15 +402,37 @@ static const char default_exit_status[] =
     "2\nusage error: an unknown command or option, a bad option value, "
     "or the wrong number of arguments";
 
+/*
+ * The page of the command at path; for another name of a command (a
+ * forward that is not deprecated: "runai workspace logs" for "runai
+ * logs"), the page of the command it stands for, under its own name.
+ */
 static void
 write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
     const char *path, FILE *fp)
 {
 	const char *desc = cmd ? cmd->description : prog->description;
+	const char *name_path = path, *summary = cmd ? cmd->summary :
+	    prog->summary;
+	const struct rai_cmd *target;
+	char *subj = NULL;
 
-	roff_header(fp, prog, path, cmd ? cmd->summary : prog->summary);
+	if (cmd != NULL && cmd->forward != NULL &&
+	    cli_resolve_path(prog, cmd->forward, &target) == 0 &&
+	    target != NULL) {
+		subj = cli_subject(prog, cmd->forward);
+		path = cmd->forward;
+		cmd = target;
+		desc = cmd->description;
+	}
+	roff_header(fp, prog, name_path, summary);
 	roff_synopsis(fp, prog, path, cli_synopsis_of(prog, cmd));
 	fputs(".SH DESCRIPTION\n", fp);
+	if (subj != NULL) {
+		fputs("The same as \\fB", fp);
+		roff_text(fp, subj, 0);
+		fputs("\\fR.\n.PP\n", fp);
+	}
 	roff_prose(fp, desc ? desc : (cmd ? cmd->summary : prog->summary));
 	if (cli_children(prog, cmd) != NULL) {
 		roff_commands(fp, prog, path, cli_children(prog, cmd));
@@ -440,6 +462,7 @@ write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
 		roff_terms(fp, prog->files);
 	}
 	roff_see_also(fp, prog, path, cli_children(prog, cmd));
+	free(subj);
 }
 
 int

@@ -133,7 +133,8 @@ struct rai_cmd {
 	/*
 	 * Non-NULL: another name for the command at this path ("describe
 	 * job"); the words after it are parsed as that command's. Such an
-	 * entry needs no run, options or man page of its own.
+	 * entry needs no run or options of its own; its man page is the
+	 * target's, under its own name.
 	 */
 	const char		 *forward;
 	/*

@@ -163,6 +163,16 @@ const cJSON *kube_config_context_extension(const struct kube_config *,
 int	 kube_config_set_context_extension(struct kube_config *,
 	    const char *context, const char *name, const cJSON *value,
 	    struct rai_err *);
+/*
+ * Points context at user, whose entry gets body as its "user" map
+ * (copied; the old map, credentials and all, is dropped), in one locked
+ * write of the file that defines the context; the entry is added there
+ * when the kubeconfig has none of that name. A user of that name
+ * defined in another file is an error (it would hide the one written).
+ */
+int	 kube_config_set_context_user(struct kube_config *,
+	    const char *context, const char *user, const cJSON *body,
+	    struct rai_err *);
 /* Sets (value != NULL) or removes auth-provider.config[key] of user. */
 int	 kube_config_set_oidc_field(struct kube_config *, const char *user,
 	    const char *key, const char *value, struct rai_err *);

@@ -1,6 +1,7 @@
 /*
  * Writing kubeconfig changes back: the current context, a context's
- * namespace and named extensions, a user's OIDC tokens and settings.
+ * namespace, user and named extensions, a user's OIDC tokens and
+ * settings.
  * Each edit re-reads its file under the lock, changes the tree (fields
  * we do not know about stay) and writes it atomically; the merged view
  * is rebuilt from the new tree. Apart from loading (config.c) and
@@ -500,4 +501,78 @@ kube_config_set_oidc_field(struct kube_config *kc, const char *user,
 	struct oidc_edit ed = { user, key, value };
 
 	return e != NULL ? edit_file(kc, e->file, edit_oidc, &ed, err) : -1;
+}
+
+struct user_edit {
+	const char	*context;
+	const char	*user;
+	const cJSON	*body;		/* the entry's "user" map */
+};
+
+/* users[name], added at the end of the list when absent. */
+static cJSON *
+user_entry(cJSON *doc, const char *path, const char *name,
+    struct rai_err *err)
+{
+	cJSON *users = cJSON_GetObjectItemCaseSensitive(doc, "users"), *e;
+
+	if (users != NULL && !cJSON_IsArray(users) && !cJSON_IsNull(users)) {
+		rai_err_set(err, RAI_E_CONFIG, "%s: 'users' must be a list",
+		    path);
+		return NULL;
+	}
+	if ((e = doc_find(doc, "users", name)) != NULL)
+		return e;
+	if (!cJSON_IsArray(users)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(doc, "users");
+		users = cJSON_AddArrayToObject(doc, "users");
+	}
+	e = cJSON_CreateObject();
+	if (e == NULL || users == NULL)
+		rai_die("out of memory");
+	cJSON_AddStringToObject(e, "name", name);
+	cJSON_AddItemToArray(users, e);
+	return e;
+}
+
+static int
+edit_context_user(cJSON *doc, const char *path, const void *arg,
+    int *changed, struct rai_err *err)
+{
+	const struct user_edit *e = arg;
+	cJSON *item = doc_find(doc, "contexts", e->context), *body, *entry;
+
+	if (item == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "context '%s' not found "
+		    "in %s", e->context, path);
+	if ((body = obj_map(item, "context", 1)) == NULL)
+		return rai_err_set(err, RAI_E_CONFIG, "%s: 'context' of "
+		    "context '%s' must be a mapping", path, e->context);
+	if ((entry = user_entry(doc, path, e->user, err)) == NULL)
+		return -1;
+	/* the old credentials go whole (a token must not stay beside exec) */
+	obj_remove(entry, "user");
+	cJSON_AddItemToObject(entry, "user", cJSON_Duplicate(e->body, 1));
+	obj_set_str(body, "user", e->user);
+	*changed = 1;
+	return 0;
+}
+
+int
+kube_config_set_context_user(struct kube_config *kc, const char *context,
+    const char *user, const cJSON *body, struct rai_err *err)
+{
+	const struct kc_entry *c = entry_or_err(kc, &kc->view.contexts,
+	    "context", context, err), *u;
+	struct user_edit ed = { context, user, body };
+
+	if (c == NULL)
+		return -1;
+	/* an earlier file's entry of that name would hide the one we write */
+	u = kc_list_find(&kc->view.users, user);
+	if (u != NULL && u->file != c->file)
+		return rai_err_set(err, RAI_E_CONFIG, "user '%s' is defined in "
+		    "%s, not in %s where context '%s' is", user,
+		    kc->files[u->file].path, kc->files[c->file].path, context);
+	return edit_file(kc, c->file, edit_context_user, &ed, err);
 }

@@ -37,6 +37,7 @@
 
 struct cp {
 	char		*url;
+	char		*auth_url;	/* the identity provider's, or NULL */
 	char		*store;		/* the login file */
 	struct backend	*api;		/* authenticated */
 	struct backend	*anon;		/* the token endpoint */
@@ -373,6 +374,8 @@ cp_open(struct cp **out, const struct cp_opts *o, struct rai_err *err)
 	c->url = xstrdup(backend_url(c->api));
 	c->want = o->cluster != NULL && *o->cluster != '\0' ?
 	    xstrdup(o->cluster) : NULL;
+	c->auth_url = o->auth_url != NULL && *o->auth_url != '\0' ?
+	    xstrdup(o->auth_url) : NULL;
 	dir = store_dir();
 	name = store_name(c->url);
 	c->store = xasprintf("%s/%s.json", dir, name);
@@ -396,6 +399,7 @@ cp_free(struct cp *c)
 	rai_free_secret(c->access);
 	cJSON_Delete(c->chosen);
 	free(c->want);
+	free(c->auth_url);
 	free(c->url);
 	free(c->store);
 	free(c);
@@ -619,7 +623,13 @@ cp_cli_client_id(void)
 char *
 cp_idp_issuer(const struct cp *c)
 {
-	return xasprintf("%s/auth/realms/runai", c->url);
+	const char *base = c->auth_url != NULL ? c->auth_url : c->url;
+	size_t n = strlen(base);
+
+	/* "https://host/" and "https://host" name the same base */
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s/auth/realms/runai", (int)n, base);
 }
 
 int

@@ -27,6 +27,8 @@ struct cp_opts {
 	const char	*user_agent;		/* NULL = runai/<ver> */
 	const char	*cluster;		/* the cluster's name or id;
 						   NULL = the only one */
+	const char	*auth_url;		/* where its identity provider
+						   is; NULL = url */
 };
 
 enum cp_grant {
@@ -68,7 +70,10 @@ int	 cp_login_code(struct cp *, const char *client_id, const char *code,
 int	 cp_access_token(struct cp *, char **token, struct rai_err *);
 /* The client id of the password, code and refresh grants ("runai-cli"). */
 const char *cp_cli_client_id(void);
-/* The identity provider's issuer: the realm under <url>/auth (caller frees). */
+/*
+ * The identity provider's issuer: the realm under <auth_url>/auth, or
+ * <url>/auth when the options named no auth_url (caller frees).
+ */
 char	*cp_idp_issuer(const struct cp *);
 /* Forgets the stored login; 0 also when there was none. */
 int	 cp_logout(struct cp *, struct rai_err *);

@@ -18,6 +18,7 @@
 #include "kube/quantity.h"
 #include "runai/cp.h"
 #include "runai/cp_request.h"
+#include "runai/cp_request_pod.h"
 #include "runai/git_sync.h"
 
 #include "core/banned.h"
@@ -485,6 +486,9 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s,
 	    add_preemptibility(spec, s, release, err) == -1)
 		return -1;
 	add_scheduling_security(spec, s);
+	/* last: it adds to the compute, storage and security made above */
+	if (cp_request_pod(spec, s, release, err) == -1)
+		return -1;
 	/* a console to attach to */
 	if (s->tty)
 		cJSON_AddBoolToObject(spec, "tty", 1);
@@ -536,6 +540,7 @@ framework_name(enum rai_dist_kind k)
 	case RAI_DIST_PYTORCH:	return "PyTorch";
 	case RAI_DIST_MPI:	return "MPI";
 	case RAI_DIST_TF:	return "TF";
+	case RAI_DIST_JAX:	return "JAX";
 	default:		return "XGBoost";
 	}
 }
@@ -550,6 +555,31 @@ move_item(cJSON *from, cJSON *to, const char *key)
 		cJSON_AddItemToObject(to, key, v);
 }
 
+/*
+ * What the CLI v2 adds: JAX (2.24 on), the workers' restart policy
+ * (2.21 on), PyTorch's elastic bounds.
+ */
+static int
+dist_v2(cJSON *spec, const struct rai_dist_spec *d, const char *release,
+    struct rai_err *err)
+{
+	if (d->kind == RAI_DIST_JAX && !cp_version_at_least(release, 2, 24))
+		return rai_err_set(err, RAI_E_USAGE, "JAX jobs need a control "
+		    "plane of 2.24 or later (this is %s)", release);
+	if (d->restart_policy != NULL && !cp_version_at_least(release, 2, 21))
+		return rai_err_set(err, RAI_E_USAGE, "--restart-policy needs a "
+		    "control plane of 2.21 or later (this is %s)", release);
+	if (d->restart_policy != NULL)
+		cJSON_AddStringToObject(spec, "restartPolicy", d->restart_policy);
+	if (d->min_replicas > 0)
+		cJSON_AddNumberToObject(spec, "minReplicas",
+		    (double)d->min_replicas);
+	if (d->max_replicas > 0)
+		cJSON_AddNumberToObject(spec, "maxReplicas",
+		    (double)d->max_replicas);
+	return 0;
+}
+
 int
 cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
     const char *release, struct rai_err *err)
@@ -559,6 +589,8 @@ cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
 	if (d->clean_pod_policy != NULL && !cp_version_at_least(release, 2, 21))
 		return rai_err_set(err, RAI_E_USAGE, "--clean-pod-policy needs "
 		    "a control plane of 2.21 or later (this is %s)", release);
+	if (dist_v2(spec, d, release, err) == -1)
+		return -1;
 	cJSON_AddStringToObject(spec, "distributedFramework",
 	    framework_name(d->kind));
 	cJSON_AddNumberToObject(spec, "numWorkers", (double)d->workers);
@@ -581,9 +613,10 @@ cp_dist_request(cJSON *body, const struct rai_dist_spec *d,
 			cJSON_AddItemToObject(master, "environmentVariables",
 			    cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(
 			    spec, "environmentVariables"), 1));
-	} else if (!d->no_master)
+	} else if (!d->no_master && d->kind != RAI_DIST_JAX && d->master == NULL)
 		cJSON_AddBoolToObject(body, "masterSpecSameAsWorker", 1);
-	return 0;
+	/* a master with values of its own (the CLI v2's --master-*) */
+	return cp_request_master(body, d, release, err);
 }
 
 const char *

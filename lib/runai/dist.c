@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc.h"
 #include "core/json.h"
+#include "kube/quantity.h"
 #include "runai/dist.h"
+#include "runai/submit_kv.h"
 
 #include "core/banned.h"
 
@@ -68,11 +71,125 @@ rai_dist_by_kind(const char *kind)
 	return NULL;
 }
 
+static const char *const restart_policies[] = { "Always", "OnFailure",
+	"Never", NULL };
+
+static int
+is_restart_policy(const char *p)
+{
+	size_t i;
+
+	for (i = 0; restart_policies[i] != NULL; i++)
+		if (strcmp(restart_policies[i], p) == 0)
+			return 1;
+	return 0;
+}
+
+/* What the CLI v2 adds: the workers' restart policy, elastic bounds. */
+static int
+check_v2(const struct rai_dist_spec *d, struct rai_err *err)
+{
+	if (d->restart_policy != NULL && !is_restart_policy(d->restart_policy))
+		return rai_err_set(err, RAI_E_USAGE, "--restart-policy is "
+		    "Always, OnFailure or Never, not '%s'", d->restart_policy);
+	if ((d->min_replicas != 0 || d->max_replicas != 0) &&
+	    d->kind != RAI_DIST_PYTORCH)
+		return rai_err_set(err, RAI_E_USAGE, "--min-replicas and "
+		    "--max-replicas are for PyTorch jobs");
+	if (d->min_replicas < 0 || d->max_replicas < 0 ||
+	    (d->max_replicas > 0 && d->min_replicas > d->max_replicas))
+		return rai_err_set(err, RAI_E_USAGE, "--min-replicas %ld and "
+		    "--max-replicas %ld: each 1 or more, the least first",
+		    d->min_replicas, d->max_replicas);
+	return 0;
+}
+
+static int
+check_master_gpu(const struct rai_dist_master *m, struct rai_err *err)
+{
+	if (m->gpu_portion < 0 || m->gpu_portion > 1)
+		return rai_err_set(err, RAI_E_USAGE, "--master-gpu-portion-request "
+		    "is a portion of one GPU: more than 0, at most 1");
+	if (m->gpu_portion > 0 && m->gpu_devices > 1)
+		return rai_err_set(err, RAI_E_USAGE, "a portion of each of several "
+		    "GPUs (--master-gpu-devices-request more than 1 with "
+		    "--master-gpu-portion-request) is not supported by this runai "
+		    "yet");
+	if (m->gpu_portion_limit != 0 && (m->gpu_portion == 0 ||
+	    m->gpu_portion_limit < m->gpu_portion || m->gpu_portion_limit > 1))
+		return rai_err_set(err, RAI_E_USAGE, "--master-gpu-portion-limit "
+		    "goes with --master-gpu-portion-request, from it to 1");
+	return 0;
+}
+
+static int
+check_master_values(const struct rai_dist_master *m, struct rai_err *err)
+{
+	static const char *const flags[] = { "--master-cpu-core-request",
+		"--master-cpu-core-limit", "--master-cpu-memory-request",
+		"--master-cpu-memory-limit" };
+	const char *const q[] = { m->cpu, m->cpu_limit, m->memory,
+		m->memory_limit };
+	struct rai_extended e;
+	struct rai_kv kv;
+	const char *eq;
+	double v;
+	size_t i;
+
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (q[i] != NULL && (rai_quantity_parse(q[i], &v) == -1 || v < 0))
+			return rai_err_set(err, RAI_E_USAGE, "%s '%s' is not a "
+			    "quantity", flags[i], q[i]);
+	for (i = 0; i < m->env.n; i++)
+		if ((eq = strchr(m->env.v[i], '=')) == NULL || eq == m->env.v[i])
+			return rai_err_set(err, RAI_E_USAGE, "--master-environment-"
+			    "variable '%s': give NAME=VALUE", m->env.v[i]);
+	for (i = 0; i < m->extended_resources.n; i++) {
+		if (rai_parse_extended(m->extended_resources.v[i], &kv, &e,
+		    err) == -1)
+			return -1;
+		rai_kv_release(&kv);
+	}
+	return 0;
+}
+
+/* The master's own values: for a job that has a master. */
+static int
+check_master(const struct rai_dist_spec *d, struct rai_err *err)
+{
+	const struct rai_dist_master *m = d->master;
+	struct rai_strv words = { NULL, 0 };
+	int rc;
+
+	if (m == NULL)
+		return 0;
+	if (d->no_master || d->kind == RAI_DIST_JAX)
+		return rai_err_set(err, RAI_E_USAGE, "the --master-* flags are "
+		    "for a job with a master (not with --no-master)");
+	if (m->restart_policy != NULL && !is_restart_policy(m->restart_policy))
+		return rai_err_set(err, RAI_E_USAGE, "--master-restart-policy is "
+		    "Always, OnFailure or Never, not '%s'", m->restart_policy);
+	rc = (m->command != NULL && rai_split_words("--master-command",
+	    m->command, &words, err) == -1) || (m->args != NULL &&
+	    rai_split_words("--master-args", m->args, &words, err) == -1);
+	rai_strv_release(&words);
+	if (rc)
+		return -1;
+	return check_master_gpu(m, err) == -1 ||
+	    check_master_values(m, err) == -1 ? -1 : 0;
+}
+
 int
 rai_dist_check(const struct rai_dist_spec *d, struct rai_err *err)
 {
 	const struct rai_dist_framework *fw = rai_dist_framework(d->kind);
 
+	if (check_v2(d, err) == -1 || check_master(d, err) == -1)
+		return -1;
+	if (fw == NULL && d->kind == RAI_DIST_JAX)
+		return d->workers < 1 || d->no_master || d->slots >= 0 ?
+		    rai_err_set(err, RAI_E_USAGE, "a JAX job is --workers "
+		    "workers (1 or more), no master, no slots") : 0;
 	if (fw == NULL)
 		return rai_err_set(err, RAI_E_INTERNAL, "submit-dist: no such "
 		    "framework");
@@ -142,23 +259,209 @@ drop_command(cJSON *tmpl)
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "args");
 }
 
+/*
+ * By default a failed pod fails the job, as a failed pod of "runai
+ * submit"; policy (the workers' --restart-policy) says otherwise, on
+ * the replica and its pods alike.
+ */
 static void
-add_replica(cJSON *specs, const char *type, long n, cJSON *tmpl)
+add_replica(cJSON *specs, const char *type, long n, cJSON *tmpl,
+    const char *policy)
 {
 	cJSON *r = cJSON_AddObjectToObject(specs, type);
 
+	if (policy == NULL)
+		policy = "Never";
 	cJSON_AddNumberToObject(r, "replicas", (double)n);
-	/* a failed pod fails the job, as a failed pod of "runai submit" */
-	cJSON_AddStringToObject(r, "restartPolicy", "Never");
+	cJSON_AddStringToObject(r, "restartPolicy", policy);
+	cJSON_ReplaceItemInObjectCaseSensitive(cJSON_GetObjectItemCaseSensitive(
+	    tmpl, "spec"), "restartPolicy", cJSON_CreateString(policy));
 	cJSON_AddItemToObject(r, "template", tmpl);
 }
 
 static void
 add_run_policy(const struct rai_dist_spec *d, cJSON *spec)
 {
+	cJSON *elastic;
+
 	if (d->clean_pod_policy != NULL)
 		cJSON_AddStringToObject(cJSON_AddObjectToObject(spec,
 		    "runPolicy"), "cleanPodPolicy", d->clean_pod_policy);
+	if (d->min_replicas == 0 && d->max_replicas == 0)
+		return;
+	/* PyTorch's elastic training: the workers may grow and shrink */
+	elastic = cJSON_AddObjectToObject(spec, "elasticPolicy");
+	if (d->min_replicas > 0)
+		cJSON_AddNumberToObject(elastic, "minReplicas",
+		    (double)d->min_replicas);
+	if (d->max_replicas > 0)
+		cJSON_AddNumberToObject(elastic, "maxReplicas",
+		    (double)d->max_replicas);
+}
+
+/* ---- the master's own values (checked with the spec) ---- */
+
+/* The container's key as the words of text (none: the key goes). */
+static void
+set_words(cJSON *c, const char *key, const char *text)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_strv w = { NULL, 0 };
+	cJSON *arr;
+	size_t i;
+
+	cJSON_DeleteItemFromObjectCaseSensitive(c, key);
+	if (text == NULL || rai_split_words(key, text, &w, &err) == -1) {
+		rai_err_release(&err);
+		return;
+	}
+	arr = cJSON_AddArrayToObject(c, key);
+	for (i = 0; i < w.n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(w.v[i]));
+	rai_strv_release(&w);
+}
+
+/* NAME=VALUE over the container's variable of that name, or added. */
+static void
+set_env(cJSON *c, const struct rai_strv *env)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(c, "env"), *e, *old;
+	const char *eq;
+	char *name;
+	size_t i;
+
+	if (arr == NULL && env->n > 0)
+		arr = cJSON_AddArrayToObject(c, "env");
+	for (i = 0; i < env->n; i++) {
+		eq = strchr(env->v[i], '=');
+		name = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", name);
+		cJSON_AddStringToObject(e, "value", eq + 1);
+		cJSON_ArrayForEach(old, arr)
+			if (strcmp(rai_json_str_or(old, "name", ""), name) == 0)
+				break;
+		if (old != NULL)
+			cJSON_ReplaceItemViaPointer(arr, old, e);
+		else
+			cJSON_AddItemToArray(arr, e);
+		free(name);
+	}
+}
+
+/* container.resources.<which>, made when missing. */
+static cJSON *
+resources_of(cJSON *c, const char *which)
+{
+	cJSON *r = cJSON_GetObjectItemCaseSensitive(c, "resources"), *o;
+
+	if (r == NULL)
+		r = cJSON_AddObjectToObject(c, "resources");
+	o = cJSON_GetObjectItemCaseSensitive(r, which);
+	return o != NULL ? o : cJSON_AddObjectToObject(r, which);
+}
+
+static void
+set_quantity(cJSON *c, const char *which, const char *key, const char *v)
+{
+	cJSON *o;
+
+	if (v == NULL)
+		return;
+	o = resources_of(c, which);
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+	cJSON_AddStringToObject(o, key, v);
+}
+
+/* The master's GPUs in place of the workers': whole, or a portion. */
+static void
+set_gpus(cJSON *tmpl, cJSON *c, const struct rai_dist_master *m)
+{
+	static const char *const keys[] = { "gpu-fraction",
+		"gpu-fraction-limit", "gpu-memory", "gpu-memory-limit" };
+	cJSON *ann = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(tmpl, "metadata"), "annotations");
+	cJSON *limits;
+	char buf[32];
+	size_t i;
+
+	if (m->gpu_devices < 0 && m->gpu_portion == 0)
+		return;
+	limits = resources_of(c, "limits");
+	cJSON_DeleteItemFromObjectCaseSensitive(limits, "nvidia.com/gpu");
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(ann, keys[i]);
+	if (m->gpu_portion > 0) {
+		snprintf(buf, sizeof(buf), "%g", m->gpu_portion);
+		cJSON_AddStringToObject(ann, "gpu-fraction", buf);
+		if (m->gpu_portion_limit > 0) {
+			snprintf(buf, sizeof(buf), "%g", m->gpu_portion_limit);
+			cJSON_AddStringToObject(ann, "gpu-fraction-limit", buf);
+		}
+	} else if (m->gpu_devices > 0)
+		cJSON_AddNumberToObject(limits, "nvidia.com/gpu",
+		    (double)m->gpu_devices);
+}
+
+/* --master-no-pvcs: the claims' volumes go, and their mounts. */
+static void
+drop_claims(cJSON *tmpl, cJSON *c)
+{
+	cJSON *vols = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(tmpl, "spec"), "volumes");
+	cJSON *mounts = cJSON_GetObjectItemCaseSensitive(c, "volumeMounts");
+	cJSON *v, *mnt, *next;
+	const char *name;
+
+	for (v = vols != NULL ? vols->child : NULL; v != NULL; v = next) {
+		next = v->next;
+		if (rai_json_get(v, "persistentVolumeClaim") == NULL)
+			continue;
+		name = rai_json_str_or(v, "name", "");
+		cJSON_ArrayForEach(mnt, mounts)
+			if (strcmp(rai_json_str_or(mnt, "name", ""), name) == 0)
+				break;
+		if (mnt != NULL)
+			cJSON_Delete(cJSON_DetachItemViaPointer(mounts, mnt));
+		cJSON_Delete(cJSON_DetachItemViaPointer(vols, v));
+	}
+	/* none left: no empty lists either */
+	if (cJSON_GetArraySize(mounts) == 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "volumeMounts");
+	if (cJSON_GetArraySize(vols) == 0)
+		cJSON_DeleteItemFromObjectCaseSensitive(
+		    cJSON_GetObjectItemCaseSensitive(tmpl, "spec"), "volumes");
+}
+
+static void
+apply_master(cJSON *chief, const struct rai_dist_master *m)
+{
+	cJSON *c = first_container(chief);
+	struct rai_extended e;
+	struct rai_err err = RAI_ERR_INIT;
+	struct rai_kv kv;
+	size_t i;
+
+	if (m->command != NULL) {
+		set_words(c, "command", m->command);
+		set_words(c, "args", m->args);
+	} else if (m->args != NULL)
+		set_words(c, "args", m->args);
+	set_env(c, &m->env);
+	set_gpus(chief, c, m);
+	set_quantity(c, "requests", "cpu", m->cpu);
+	set_quantity(c, "limits", "cpu", m->cpu_limit);
+	set_quantity(c, "requests", "memory", m->memory);
+	set_quantity(c, "limits", "memory", m->memory_limit);
+	for (i = 0; i < m->extended_resources.n; i++)
+		if (rai_parse_extended(m->extended_resources.v[i], &kv, &e,
+		    &err) == 0) {
+			set_quantity(c, "limits", e.resource, e.quantity);
+			rai_kv_release(&kv);
+		}
+	rai_err_release(&err);
+	if (m->no_pvcs)
+		drop_claims(chief, c);
 }
 
 static int
@@ -188,10 +491,14 @@ fill(const struct rai_submit_spec *s, const void *arg, cJSON *spec,
 			drop_gpus(chief);
 			drop_command(tmpl);
 		}
-		add_replica(specs, fw->chief, 1, chief);
+		if (d->master != NULL)
+			apply_master(chief, d->master);
+		add_replica(specs, fw->chief, 1, chief, d->master != NULL ?
+		    d->master->restart_policy : NULL);
 	}
 	if (d->workers > 0)
-		add_replica(specs, "Worker", d->workers, tmpl);
+		add_replica(specs, "Worker", d->workers, tmpl,
+		    d->restart_policy);
 	else
 		cJSON_Delete(tmpl);
 	return 0;

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "core/err.h"
+#include "core/strv.h"
 #include "kube/client.h"
 #include "runai/submit.h"
 
@@ -21,7 +22,12 @@ enum rai_dist_kind {
 	RAI_DIST_MPI,
 	RAI_DIST_TF,
 	RAI_DIST_XGBOOST,
-	RAI_DIST_NKINDS
+	RAI_DIST_NKINDS,
+	/*
+	 * Kinds a control plane makes (JAX, 2.24 on) but runai renders no
+	 * Kubernetes object for: past the table, rai_dist_framework() NULL.
+	 */
+	RAI_DIST_JAX = RAI_DIST_NKINDS
 };
 
 /* One framework: its resource, kind and the names its operator uses. */
@@ -53,6 +59,27 @@ const struct rai_dist_framework *rai_dist_by_word(const char *);
 /* By a workload's kind ("PyTorchJob"), or NULL: not a distributed job. */
 const struct rai_dist_framework *rai_dist_by_kind(const char *);
 
+/*
+ * The master's own values (the CLI v2's --master-*), over its copy of
+ * the workers' pod: unset fields leave the copy as it is.
+ */
+struct rai_dist_master {
+	const char	*command;	/* words, shell-split: the entrypoint */
+	const char	*args;		/* words: its arguments (with command:
+					   none unless given) */
+	struct rai_strv	 env;		/* NAME=VALUE, over the workers' */
+	long		 gpu_devices;	/* < 0: the workers' GPUs */
+	double		 gpu_portion;	/* 0: none */
+	double		 gpu_portion_limit;
+	const char	*cpu;
+	const char	*cpu_limit;
+	const char	*memory;
+	const char	*memory_limit;
+	struct rai_strv	 extended_resources;	/* RESOURCE=QUANTITY */
+	int		 no_pvcs;	/* mount none of the claims */
+	const char	*restart_policy;	/* NULL: Never */
+};
+
 struct rai_dist_spec {
 	enum rai_dist_kind	 kind;
 	long			 workers;	/* worker pods, >= 1 */
@@ -61,9 +88,18 @@ struct rai_dist_spec {
 	const char		*clean_pod_policy; /* Running, All, None;
 						   NULL: the operator's
 						   default (Running) */
+	/* the workers' pods: Always, OnFailure, Never; NULL: Never */
+	const char		*restart_policy;
+	long			 min_replicas;	/* PyTorch elastic; 0 = unset */
+	long			 max_replicas;
+	/* NULL: the master (launcher, chief) is the workers' copy */
+	const struct rai_dist_master *master;
 };
 
-/* The reference's messages for impossible combinations. */
+/*
+ * The reference's messages for impossible combinations (a kind past the
+ * table is checked as the control plane takes it).
+ */
 int	 rai_dist_check(const struct rai_dist_spec *, struct rai_err *);
 
 /*

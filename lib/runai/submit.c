@@ -17,6 +17,7 @@
 #include "core/yaml.h"
 #include "runai/git_sync.h"
 #include "runai/submit.h"
+#include "runai/submit_pod.h"
 
 #include "core/banned.h"
 
@@ -256,6 +257,8 @@ render_storage(const struct rai_submit_spec *s, cJSON *container,
 		cJSON_AddObjectToObject(add_volume(volumes, "user-data"),
 		    "emptyDir");
 	}
+	if (rai_submit_pod_volumes(s, mounts, volumes, err) == -1)
+		goto fail;
 	if (cJSON_GetArraySize(mounts) > 0) {
 		cJSON_AddItemToObject(container, "volumeMounts", mounts);
 		cJSON_AddItemToObject(pod, "volumes", volumes);
@@ -471,6 +474,15 @@ render_template(const struct rai_submit_spec *s, struct rai_submit_objs *objs,
 		return NULL;
 	}
 	cJSON_AddItemToArray(containers, c);
+	if (rai_submit_pod_extra(s, pod, cJSON_GetObjectItemCaseSensitive(pod,
+	    "securityContext"), cJSON_GetObjectItemCaseSensitive(c,
+	    "securityContext"), err) == -1 ||
+	    rai_submit_pod_resources(s, cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(c, "resources"), "limits"), ann,
+	    err) == -1) {
+		cJSON_Delete(t);
+		return NULL;
+	}
 	return t;
 }
 

@@ -17,6 +17,7 @@
 #include "core/json.h"
 #include "kube/quantity.h"
 #include "runai/git_sync.h"
+#include "runai/submit_kv.h"
 #include "runai/submit_spec.h"
 
 #include "core/banned.h"
@@ -34,6 +35,9 @@ rai_submit_spec_init(struct rai_submit_spec *s)
 	s->ttl_after_finish = -1;
 	s->create_home_dir = RAI_UNSET;
 	s->replicas = -1;
+	s->termination_grace = -1;
+	s->run_as_uid = -1;
+	s->run_as_gid = -1;
 }
 
 const char *const rai_submit_mig_profiles[] = { "1g.5gb", "2g.10gb",
@@ -566,8 +570,10 @@ check_network(const struct rai_submit_spec *s, struct rai_err *err)
 
 	if (t == NULL)
 		return 0;
+	/* clusterip: a ClusterIP Service with no forwarding (the CLI v2's) */
 	if (strcmp(t, "nodeport") != 0 && strcmp(t, "loadbalancer") != 0 &&
-	    strcmp(t, "ingress") != 0 && strcmp(t, "portforward") != 0)
+	    strcmp(t, "ingress") != 0 && strcmp(t, "portforward") != 0 &&
+	    strcmp(t, "clusterip") != 0)
 		return rai_err_set(err, RAI_E_USAGE, "--service-type must be "
 		    "nodeport, loadbalancer, ingress or portforward, not '%s'",
 		    t);
@@ -625,6 +631,124 @@ check_meta(const struct rai_submit_spec *s, struct rai_err *err)
 	return 0;
 }
 
+/* ---- what the CLI v2's flags add ---- */
+
+static int
+check_gpu_limits(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	long req, lim;
+
+	if (s->gpu_portion_limit != 0) {
+		if (!(s->gpu > 0 && s->gpu < 1))
+			return rai_err_set(err, RAI_E_USAGE, "--gpu-portion-limit "
+			    "is for a portion of a GPU (--gpu-portion-request)");
+		if (!(s->gpu_portion_limit >= s->gpu &&
+		    s->gpu_portion_limit <= 1))
+			return rai_err_set(err, RAI_E_USAGE, "--gpu-portion-limit "
+			    "%g must be from the request (%g) to 1",
+			    s->gpu_portion_limit, s->gpu);
+	}
+	if (s->gpu_memory_limit == NULL)
+		return 0;
+	if (s->gpu_memory == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "--gpu-memory-limit is for "
+		    "GPU memory asked for (--gpu-memory-request)");
+	if (rai_submit_gpu_memory_mb(s->gpu_memory, &req, err) == -1 ||
+	    rai_submit_gpu_memory_mb(s->gpu_memory_limit, &lim, err) == -1)
+		return -1;
+	if (lim < req)
+		return rai_err_set(err, RAI_E_USAGE, "--gpu-memory-limit %s is "
+		    "less than the request %s", s->gpu_memory_limit,
+		    s->gpu_memory);
+	return 0;
+}
+
+/* Each value of a key=value flag, parsed once and thrown away. */
+static int
+check_kv_lists(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	struct rai_kv kv;
+	struct rai_toleration t;
+	struct rai_nfs n;
+	struct rai_named_volume v;
+	struct rai_extended e;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; rc == 0 && i < s->tolerations.n; i++)
+		if ((rc = rai_parse_toleration(s->tolerations.v[i], &kv, &t,
+		    err)) == 0)
+			rai_kv_release(&kv);
+	for (i = 0; rc == 0 && i < s->nfs.n; i++)
+		if ((rc = rai_parse_nfs(s->nfs.v[i], &kv, &n, err)) == 0)
+			rai_kv_release(&kv);
+	for (i = 0; rc == 0 && i < s->extended_resources.n; i++)
+		if ((rc = rai_parse_extended(s->extended_resources.v[i], &kv, &e,
+		    err)) == 0)
+			rai_kv_release(&kv);
+	for (i = 0; rc == 0 && i < s->configmap_volumes.n; i++)
+		if ((rc = rai_parse_named_volume(RAI_VOL_CONFIGMAP,
+		    s->configmap_volumes.v[i], &kv, &v, err)) == 0)
+			rai_kv_release(&kv);
+	for (i = 0; rc == 0 && i < s->secret_volumes.n; i++)
+		if ((rc = rai_parse_named_volume(RAI_VOL_SECRET,
+		    s->secret_volumes.v[i], &kv, &v, err)) == 0)
+			rai_kv_release(&kv);
+	for (i = 0; rc == 0 && i < s->empty_dirs.n; i++)
+		if ((rc = rai_parse_named_volume(RAI_VOL_EMPTYDIR,
+		    s->empty_dirs.v[i], &kv, &v, err)) == 0)
+			rai_kv_release(&kv);
+	return rc;
+}
+
+/* The POSIX capabilities a container may be given (the API's list). */
+static const char *const capabilities[] = { "AUDIT_CONTROL", "AUDIT_READ",
+	"AUDIT_WRITE", "BLOCK_SUSPEND", "CHOWN", "DAC_OVERRIDE",
+	"DAC_READ_SEARCH", "FOWNER", "FSETID", "IPC_LOCK", "IPC_OWNER", "KILL",
+	"LEASE", "LINUX_IMMUTABLE", "MAC_ADMIN", "MAC_OVERRIDE", "MKNOD",
+	"NET_ADMIN", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_RAW", "SETGID",
+	"SETFCAP", "SETPCAP", "SETUID", "SYS_ADMIN", "SYS_BOOT", "SYS_CHROOT",
+	"SYS_MODULE", "SYS_NICE", "SYS_PACCT", "SYS_PTRACE", "SYS_RAWIO",
+	"SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "SYSLOG", "WAKE_ALARM",
+	NULL };
+
+static int
+is_capability(const char *c)
+{
+	size_t i;
+
+	for (i = 0; capabilities[i] != NULL; i++)
+		if (strcmp(capabilities[i], c) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+check_identity(const struct rai_submit_spec *s, struct rai_err *err)
+{
+	long groups[RAI_SUBMIT_MAX_GROUPS];
+	size_t i, n;
+
+	if ((s->run_as_uid >= 0 || s->run_as_gid >= 0 ||
+	    s->supplemental_groups != NULL) && s->run_as_user)
+		return rai_err_set(err, RAI_E_USAGE, "--run-as-user takes the ids "
+		    "from your login; --run-as-uid, --run-as-gid and "
+		    "--supplemental-groups give them: not both");
+	if (s->supplemental_groups != NULL &&
+	    rai_parse_groups(s->supplemental_groups, groups,
+	    RAI_SUBMIT_MAX_GROUPS, &n, err) == -1)
+		return -1;
+	for (i = 0; i < s->capabilities.n; i++)
+		if (!is_capability(s->capabilities.v[i]))
+			return rai_err_set(err, RAI_E_USAGE, "--capability '%s' is "
+			    "not a POSIX capability (e.g. NET_ADMIN, SYS_PTRACE)",
+			    s->capabilities.v[i]);
+	if (s->allow_privilege_escalation && s->prevent_privilege_escalation)
+		return rai_err_set(err, RAI_E_USAGE, "privilege escalation "
+		    "cannot be both allowed and prevented");
+	return 0;
+}
+
 int
 rai_submit_check_spec(const struct rai_submit_spec *s, struct rai_err *err)
 {
@@ -634,6 +758,9 @@ rai_submit_check_spec(const struct rai_submit_spec *s, struct rai_err *err)
 	return check_container(s, err) == -1 ||
 	    check_meta(s, err) == -1 ||
 	    check_resources(s, err) == -1 ||
+	    check_gpu_limits(s, err) == -1 ||
+	    check_kv_lists(s, err) == -1 ||
+	    check_identity(s, err) == -1 ||
 	    check_lifecycle(s, err) == -1 ||
 	    check_network(s, err) == -1 ? -1 : 0;
 }

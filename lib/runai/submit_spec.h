@@ -67,7 +67,8 @@ struct rai_submit_spec {
 	/* network */
 	struct rai_strv	 ports;		/* PORT | SVCPORT:CTRPORT */
 	const char	*service_type;	/* NULL, nodeport, loadbalancer, ingress,
-					   portforward (a ClusterIP Service) */
+					   portforward (a ClusterIP Service
+					   runai forwards), clusterip */
 	int		 host_ipc;
 	int		 host_network;
 
@@ -100,6 +101,26 @@ struct rai_submit_spec {
 
 	/* another kind of workload around the same pod template, or NULL */
 	const struct rai_submit_custom *custom;
+
+	/*
+	 * What the CLI v2's flags add (submit_kv.h has their syntax); both
+	 * renderers carry each.
+	 */
+	double		 gpu_portion_limit;	/* 0: none; with a fraction */
+	const char	*gpu_memory_limit;	/* with gpu_memory */
+	struct rai_strv	 extended_resources;	/* RESOURCE=QUANTITY */
+	struct rai_strv	 tolerations;		/* key=,operator=,... */
+	long		 termination_grace;	/* seconds; < 0 = unset */
+	struct rai_strv	 nfs;			/* server=,path=,mountpath= */
+	struct rai_strv	 configmap_volumes;	/* name=,path= */
+	struct rai_strv	 secret_volumes;	/* name=,path= */
+	struct rai_strv	 empty_dirs;		/* name=,path=,medium=,... */
+	long		 run_as_uid;		/* explicit ids; < 0 = unset */
+	long		 run_as_gid;
+	const char	*supplemental_groups;	/* "1,2": explicit groups */
+	int		 run_as_non_root;
+	struct rai_strv	 capabilities;		/* added: NET_ADMIN, ... */
+	int		 allow_privilege_escalation;	/* asked for outright */
 };
 
 /* Sets every "unset" field; the rest zero. */

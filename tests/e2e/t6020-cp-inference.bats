@@ -85,7 +85,10 @@ inference_id() {
 @test "list and describe show it as an inference with its replicas" {
 	cp_login
 	cp_wait_status inf1 Running
+	# the CLI v2 grammar's columns, and the original grammar's list too
 	run -0 runai inference list -p team-a
+	assert_line --regexp "^inf1 +Inference +Running +team-a +No +2/2 +2\.00$"
+	run -0 runai list jobs -p team-a
 	assert_line --regexp "^inf1 +Running +[0-9]+s +node-[0-9] +busybox +Inference +team-a +$CP_USER +2 \(2\) +2 \(0\)"
 	run -0 runai inference describe inf1 -p team-a
 	assert_line "TYPE: Inference"
@@ -123,8 +126,8 @@ inference_id() {
 	assert_output "Job inf1 deleted successfully."
 	run -0 cp_status_of DELETE "^/api/v1/workloads/inferences/$id\$"
 	assert_output "$([ "$CP_VERSION" = 2.18 ] && echo 204 || echo 202)"
-	run -0 runai inference list -p team-a -o name
-	refute_output --partial job/inf1
+	run -0 runai inference list -p team-a --no-headers --columns name
+	refute_output --partial inf1
 	run -0 kube_api -o /dev/null -w '%{http_code}' "$KUBESIM_URL/apis/run.ai/v1/namespaces/$NS/runaijobs/inf1"
 	assert_output 404
 	run -0 kube_api -o /dev/null -w '%{http_code}' "$KUBESIM_URL/api/v1/namespaces/$NS/services/inf1"

@@ -2,10 +2,11 @@
 # emulated Run:ai control plane beside the API server, in the release
 # profile CP_VERSION, with the OpenAPI judge recording violations.
 
-# cp_start: the emulator with its control plane; exports CP_URL, CP_USER,
-# CP_CREDS (the credentials file, 0600) and CP_VIOLATIONS, CP_REQUESTS.
+# cp_start [kube-sim options]: the emulator with its control plane;
+# exports CP_URL, CP_USER, CP_CREDS (the credentials file, 0600) and
+# CP_VIOLATIONS, CP_REQUESTS.
 cp_start() {
-	kubesim_start --demo --control-plane "$CP_VERSION"
+	kubesim_start --demo --control-plane "$CP_VERSION" "$@"
 	CP_URL=$(jq -r .control_plane_url "$KUBESIM_DIR/ready.json")
 	CP_CREDS=$(jq -r .control_plane_credentials "$KUBESIM_DIR/ready.json")
 	CP_USER=$(jq -r .username "$CP_CREDS")
