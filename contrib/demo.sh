@@ -128,6 +128,8 @@ submit_quiet team-d 2 d-train1 d-train2 d-train3 d-train4
 settle
 show runai list projects -o wide
 show runai list -A
+printf '\nWhy each job waits, in words and numbers (REASON; describe says more):\n'
+show runai list -p team-a -o wide
 show runai describe job a-train4 -p team-a
 
 if [ -t 0 ] && [ -t 1 ]; then

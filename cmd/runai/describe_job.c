@@ -171,6 +171,29 @@ print_events(struct rai_ctx *ctx, const struct rai_job_detail *d, time_t now,
 	rai_table_free(t);
 }
 
+/*
+ * "Why pending:" or "Why it stopped:" with the reason, then the longer
+ * lines and a stopped container's last log lines, indented; nothing for
+ * a job running or done as it should.
+ */
+static void
+print_why(struct rai_ctx *ctx, const struct rai_job_why *w)
+{
+	const char *title = rai_job_why_title(w);
+	size_t i;
+
+	if (title == NULL)
+		return;
+	fprintf(ctx->out, "\n%s: ", title);
+	rai_text_put(ctx->out, "", w->reason, "\n");
+	for (i = 0; i < w->lines.n; i++)
+		rai_text_put(ctx->out, "  ", w->lines.v[i], "\n");
+	if (w->log.n > 0)
+		fprintf(ctx->out, "  Last lines of its log:\n");
+	for (i = 0; i < w->log.n; i++)
+		rai_text_put(ctx->out, "    ", w->log.v[i], "\n");
+}
+
 /* Every text here is anyone's who may edit a job: printed cleaned. */
 void
 runai_job_detail_print(struct rai_ctx *ctx, const struct rai_job_detail *d,
@@ -179,11 +202,13 @@ runai_job_detail_print(struct rai_ctx *ctx, const struct rai_job_detail *d,
 	time_t now = time(NULL);
 	size_t i;
 
-	if (view->sections & RUNAI_DETAIL_GENERAL)
+	if (view->sections & RUNAI_DETAIL_GENERAL) {
 		for (i = 0; i < d->nfields; i++) {
 			fprintf(ctx->out, "%s: ", d->fields[i].key);
 			rai_text_put(ctx->out, "", d->fields[i].value, "\n");
 		}
+		print_why(ctx, &d->why);
+	}
 	if (view->sections & RUNAI_DETAIL_PODS)
 		print_pods(ctx, d, now, view->pod_limit);
 	if (view->sections & RUNAI_DETAIL_GENERAL)
@@ -230,11 +255,19 @@ const struct rai_cmd runai_cmd_describe_job = {
 	.summary = "show a job's status, pods and events",
 	.synopsis = "<name> [-o wide|json|yaml|name]",
 	.description = "Shows the job's fields as \"KEY: value\" lines, then "
-	    "its pods (status, type, age, node) and the events about the "
-	    "job and its pods, oldest first. -o json and -o yaml print the "
-	    "reference CLI's structure: name, namespace, duration, status, "
-	    "trainer, chiefName, instances (status, name, age, node, "
-	    "chief), priority and commandLine.",
+	    "for a job that waits \"Why pending:\" and for one that failed "
+	    "or was suspended \"Why it stopped:\" - the reason, in words "
+	    "and with the cluster's numbers, and what lies behind it: the "
+	    "project's quota or fair share, the gang's pods, the free GPUs, "
+	    "the job's place among its project's waiting jobs, who preempted "
+	    "it and when, the scheduler's own message, a failed container's "
+	    "exit code and reason and the last lines of its log - then its "
+	    "pods (status, type, age, node) and the events about the job and "
+	    "its pods, oldest first. -o json and -o yaml print the reference "
+	    "CLI's structure: name, namespace, duration, status, trainer, "
+	    "chiefName, instances (status, name, age, node, chief), priority "
+	    "and commandLine, and why: title, reason, kind, details, and "
+	    "where known queue (position, length), exitCode and log.",
 	.examples = describe_job_examples,
 	.opts = describe_job_opts,
 	.opts_size = sizeof(struct describe_job_opts),

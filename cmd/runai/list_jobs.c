@@ -43,6 +43,7 @@ static const struct rai_col job_cols[] = {
 	{ "GPUs Allocated (Requested)", NULL, 0 },
 	{ "PODs Running (Pending)", NULL, 0 },
 	{ "SERVICE URL(S)", NULL, 0 },
+	{ "REASON", NULL, RAI_COL_WIDE },
 	{ NULL, NULL, 0 }
 };
 
@@ -55,7 +56,7 @@ add_job_row(struct rai_table *t, const struct rai_job_view *v, time_t now)
 	rai_table_add(t, v->name);
 	rai_table_add(t, v->status);
 	if (v->invalid) {
-		for (i = 0; i < 9; i++)
+		for (i = 0; i < 10; i++)
 			rai_table_add(t, "");
 		rai_table_end_row(t);
 		return;
@@ -69,6 +70,7 @@ add_job_row(struct rai_table *t, const struct rai_job_view *v, time_t now)
 	rai_table_add(t, v->gpus);
 	rai_table_addf(t, "%d (%d)", v->pods_running, v->pods_pending);
 	rai_table_add(t, v->service_urls);
+	rai_table_add(t, v->reason != NULL && *v->reason ? v->reason : "-");
 	rai_table_end_row(t);
 }
 
@@ -102,6 +104,15 @@ job_json(const struct rai_job_view *v)
 	cJSON_AddStringToObject(o, "serviceUrls", v->service_urls);
 	cJSON_AddBoolToObject(o, "createdByCli", v->created_by_cli);
 	cJSON_AddNumberToObject(o, "creationTimestamp", (double)v->created);
+	cJSON_AddStringToObject(o, "reason", v->reason != NULL ? v->reason :
+	    "");
+	cJSON_AddStringToObject(o, "reasonKind", rai_why_kind_name(
+	    v->why_kind));
+	if (v->queue_len > 0) {
+		g = cJSON_AddObjectToObject(o, "queue");
+		cJSON_AddNumberToObject(g, "position", v->queue_pos);
+		cJSON_AddNumberToObject(g, "length", v->queue_len);
+	}
 	return o;
 }
 
@@ -224,6 +235,9 @@ runai_list_jobs_run(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	(void)argv;
 	if (runai_output_format(ctx, o->output, &fmt) == -1)
 		return -1;
+	/* why each job waits: the wide table and the documents show it */
+	wl->want_reasons = fmt == RAI_OUT_WIDE || fmt == RAI_OUT_JSON ||
+	    fmt == RAI_OUT_YAML;
 	if (!o->all) {
 		if (rai_wl_resolve(wl, RUNAI_HINT_PROJECT_OR_ALL,
 		    rai_ctx_err(ctx)) == -1)
@@ -254,7 +268,15 @@ const struct rai_cmd runai_cmd_list_jobs = {
 	.description = "Shows each job of the project (or, with -A, of every "
 	    "project): its status, age, node, image, type, project, user, "
 	    "GPUs allocated and requested, running and pending pods and "
-	    "service URLs. A job is a RunaiJob, Job, Deployment or "
+	    "service URLs. -o wide adds REASON: why the job waits or "
+	    "stopped, in words and with the cluster's numbers (\"over quota "
+	    "by 3 GPUs\", \"over fair share by 2 GPUs\", \"queued 2 of 3 "
+	    "in team-a\", \"waiting for 1 of 3 pods\", \"no node has 4 free "
+	    "GPUs (largest free: 3)\", \"2 of 2 nodes unschedulable\", "
+	    "\"preempted by team-d at 10:02\", \"image pull failing: IMAGE\", "
+	    "\"suspended\", \"exited 3: Error\"), and \"-\" when there is "
+	    "nothing to say; runai describe job explains it further. A job is "
+	    "a RunaiJob, Job, Deployment or "
 	    "StatefulSet scheduled by the runai-scheduler. A name "
 	    "reservation left without its workload shows as \"Invalid "
 	    "job\". Jobs are sorted by project, then name.\n\n"
@@ -263,7 +285,11 @@ const struct rai_cmd runai_cmd_list_jobs = {
 	    "type, user, node, image, gpus.allocated, gpus.requested, "
 	    "gpus.requestedMemoryBytes, pods.running, pods.pending, "
 	    "serviceUrls, createdByCli, creationTimestamp in Unix "
-	    "seconds), not the raw workloads; -o name prints job/<name>.\n\n"
+	    "seconds, reason, reasonKind - over-quota, fair-share, gang, "
+	    "no-fit, nodes, preempted, image-pull, suspended, failed, "
+	    "crashing, scheduler, waiting, or \"\" - and for a job waiting "
+	    "in its project's queue queue.position and queue.length), not "
+	    "the raw workloads; -o name prints job/<name>.\n\n"
 	    "--watch prints the list again whenever a job or one of its "
 	    "pods changes: it watches the RunaiJobs, the pods the "
 	    "runai-scheduler places (those of every kind of job, a "

@@ -285,6 +285,8 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	v->created = rai_parse_rfc3339(rai_json_str_or(wl, "createdAt", ""));
 	v->created_by_cli = strcmp(rai_json_str_or(wl, "source", ""),
 	    "CLI") == 0;
+	/* why it waits or stopped: its phase message and conditions */
+	rai_job_view_why_cp(v, wl);
 }
 
 /*

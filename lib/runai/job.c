@@ -30,6 +30,8 @@
  * per-page cost (and us a round trip each).
  */
 #define JOB_PAGE	5000
+/* The events a job's reason reads: a workload's preemptions. */
+#define PREEMPTED_EVENTS	"reason=Preempted,involvedObject.kind!=Pod"
 
 void
 rai_job_list_release(struct rai_job_list *jl)
@@ -87,6 +89,7 @@ struct fetch {
 	struct view_key		*vkeys;		/* views by (ns, name) */
 	size_t			 nvkeys;
 	time_t			 now;
+	cJSON			*preempted;	/* the workloads' events */
 };
 
 static void
@@ -113,6 +116,12 @@ controller_uid(const cJSON *obj)
 }
 
 static int
+wants_reasons(const struct fetch *f)
+{
+	return f->o != NULL && f->o->want_reasons;
+}
+
+static int
 pod_item(void *ud, cJSON *p, struct rai_err *err)
 {
 	struct fetch *f = ud;
@@ -133,7 +142,8 @@ pod_item(void *ud, cJSON *p, struct rai_err *err)
 		    sizeof(*f->pods));
 	}
 	f->pods[f->npods].owner = xstrdup(owner);
-	f->pods[f->npods++].pod = rai_job_slim_pod(p);
+	f->pods[f->npods++].pod = wants_reasons(f) ? rai_job_slim_pod_why(p) :
+	    rai_job_slim_pod(p);
 	return 0;
 }
 
@@ -244,6 +254,8 @@ needs_pods(struct fetch *f, const cJSON *wl)
 	    "runai-current-allocated-gpus", NULL };
 	size_t i;
 
+	if (wants_reasons(f))	/* the pods say why a job waits */
+		return 1;
 	for (i = 0; keys[i] != NULL; i++)
 		if (rai_json_annotation(wl, keys[i]) == NULL)
 			return 1;
@@ -259,12 +271,34 @@ needs_pods(struct fetch *f, const cJSON *wl)
 	    ""));
 }
 
+/* Why the job waits or stopped: its pods, its Failed condition, events. */
+static void
+view_reason(struct fetch *f, const cJSON *wl, const cJSON *pods,
+    struct rai_job_view *v)
+{
+	struct rai_why_facts facts;
+	struct rai_job_why why;
+
+	memset(&facts, 0, sizeof(facts));
+	facts.status = v->status;
+	facts.project = v->project;
+	rai_why_from_pods(&facts, pods);
+	rai_why_from_workload(&facts, wl);
+	rai_why_from_events(&facts, f->preempted, v->uid);
+	rai_job_why_make(&facts, time(NULL), &why);
+	rai_job_view_set_why(v, &why);
+	rai_job_why_release(&why);
+}
+
 static void
 make_view(struct fetch *f, const cJSON *wl)
 {
 	cJSON *pods = pods_of(f, rai_json_str_or(wl, "metadata.uid", ""));
+	struct rai_job_view *v = new_view(f);
 
-	rai_job_view_indexed(wl, pods, &f->six, project_of(f, wl), new_view(f));
+	rai_job_view_indexed(wl, pods, &f->six, project_of(f, wl), v);
+	if (wants_reasons(f))
+		view_reason(f, wl, pods, v);
 	cJSON_Delete(pods);
 }
 
@@ -637,6 +671,38 @@ index:
 	return 0;
 }
 
+static int
+event_item(void *ud, cJSON *e, struct rai_err *err)
+{
+	struct fetch *f = ud;
+
+	(void)err;
+	if (e == NULL) {
+		cJSON_Delete(f->preempted);
+		f->preempted = cJSON_CreateArray();
+		return 0;
+	}
+	cJSON_AddItemToArray(f->preempted, e);
+	return 0;
+}
+
+/*
+ * The Preempted events about workloads (not their pods: the workload
+ * has its own), for the reasons of jobs that wait to run again.
+ */
+static int
+fetch_preempted(struct fetch *f, const char *ns, struct rai_err *err)
+{
+	struct kube_list_opts lo = { 0 };
+
+	f->preempted = cJSON_CreateArray();
+	if (!wants_reasons(f))
+		return 0;
+	lo.field_selector = PREEMPTED_EVENTS;
+	return kube_list_items(f->c, &KUBE_RES_EVENTS, ns, &lo, event_item, f,
+	    NULL, err);
+}
+
 /* The training operator's jobs, where their CRDs are served. */
 static int
 fetch_dist_jobs(struct fetch *f, const char *ns,
@@ -721,6 +787,11 @@ prefetch_lists(struct fetch *f, const char *ns)
 	memset(&lo, 0, sizeof(lo));
 	lo.label_selector = "base-name";
 	kube_list_prefetch(f->c, &KUBE_RES_CONFIGMAPS, ns, &lo);
+	if (wants_reasons(f)) {
+		memset(&lo, 0, sizeof(lo));
+		lo.field_selector = PREEMPTED_EVENTS;
+		kube_list_prefetch(f->c, &KUBE_RES_EVENTS, ns, &lo);
+	}
 }
 
 int
@@ -742,12 +813,16 @@ rai_jobs_fetch(struct kube_client *c, const char *ns,
 	prefetch_lists(&f, ns);
 	if (fetch_services(&f, ns, err) == -1)
 		goto out;
+	/* with reasons every workload waits for its pods: events first */
 	if (fetch_workloads(&f, ns, err) == -1 ||
+	    fetch_preempted(&f, ns, err) == -1 ||
 	    deferred_views(&f, ns, err) == -1 ||
 	    invalid_jobs(&f, ns, err) == -1)
 		goto out;
 	if (jl->n > 0)
 		qsort(jl->v, jl->n, sizeof(*jl->v), view_cmp);
+	if (wants_reasons(&f))
+		rai_job_queue(jl->v, jl->n);
 	rc = 0;
 out:
 	/* after an error: a later fetch must not read these old answers */
@@ -763,6 +838,7 @@ out:
 	cJSON_Delete(f.services);
 	rai_node_addr_release(&f.nodes);
 	cJSON_Delete(f.deferred);
+	cJSON_Delete(f.preempted);
 	free(f.vkeys);
 	return rc;
 }

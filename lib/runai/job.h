@@ -18,6 +18,7 @@
 
 #include "core/err.h"
 #include "kube/client.h"
+#include "runai/job_reason.h"
 #include "runai/job_status.h"
 #include "runai/job_view.h"
 
@@ -31,6 +32,11 @@ struct rai_job_fetch_opts {
 	const char	*name;		/* only this job, or NULL for all */
 	int		 want_services;	/* compute SERVICE URL(S) */
 	const char	*project;	/* ns's project if known (saves a call) */
+	/*
+	 * Each view's reason and queue place (job_reason.h): every job's
+	 * pods are read then, and the Preempted events of the workloads.
+	 */
+	int		 want_reasons;
 };
 
 /*

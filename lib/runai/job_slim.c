@@ -4,6 +4,8 @@
  * soon as an item arrives), and a distributed job's template lifted to
  * where the columns read it.
  */
+#include <string.h>
+
 #include <cjson/cJSON.h>
 
 #include "runai/dist.h"
@@ -35,18 +37,50 @@ object_in(cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key);
 }
 
-/* Of each container status only its state is read. */
+/*
+ * Of each container status only its state is read (and for a reason
+ * its name, image and last state: why_keys).
+ */
 static void
-states_only(cJSON *statuses)
+states_only(cJSON *statuses, const char *const *why_keys)
 {
-	cJSON *cs, *st, *slim;
+	cJSON *cs, *st, *keep, *it;
 
 	cJSON_ArrayForEach(cs, statuses) {
-		st = cJSON_DetachItemFromObjectCaseSensitive(cs, "state");
-		while ((slim = cs->child) != NULL)
-			cJSON_Delete(cJSON_DetachItemViaPointer(cs, slim));
-		if (st != NULL)
-			cJSON_AddItemToObject(cs, "state", st);
+		if (why_keys == NULL) {
+			st = cJSON_DetachItemFromObjectCaseSensitive(cs, "state");
+			while (cs->child != NULL)
+				cJSON_Delete(cJSON_DetachItemViaPointer(cs,
+				    cs->child));
+			if (st != NULL)
+				cJSON_AddItemToObject(cs, "state", st);
+			continue;
+		}
+		keep = cJSON_CreateObject();
+		move_items(keep, cs, why_keys);
+		while (cs->child != NULL)
+			cJSON_Delete(cJSON_DetachItemViaPointer(cs, cs->child));
+		while ((it = keep->child) != NULL) {
+			cJSON_DetachItemViaPointer(keep, it);
+			cJSON_AddItemToObject(cs, it->string, it);
+		}
+		cJSON_Delete(keep);
+	}
+}
+
+/* A pod's PodScheduled condition alone, the one a reason reads. */
+static void
+scheduled_only(cJSON *st, cJSON *from)
+{
+	cJSON *conds = object_in(from, "conditions"), *c, *keep;
+
+	cJSON_ArrayForEach(c, conds) {
+		if (!cJSON_IsString(object_in(c, "type")) || strcmp(
+		    object_in(c, "type")->valuestring, "PodScheduled") != 0)
+			continue;
+		keep = cJSON_AddArrayToObject(st, "conditions");
+		cJSON_AddItemToArray(keep, cJSON_DetachItemViaPointer(conds, c));
+		return;
 	}
 }
 
@@ -54,9 +88,11 @@ states_only(cJSON *statuses)
  * What views read from a pod, moved into a new small object; the rest
  * (env, volumes, managedFields, conditions...) is freed at once.
  */
-cJSON *
-rai_job_slim_pod(cJSON *pod)
+static cJSON *
+slim_pod(cJSON *pod, int why)
 {
+	static const char *const why_keys[] = { "name", "image", "state",
+	    "lastState", NULL };
 	static const char *const meta_keys[] = { "name", "namespace",
 	    "creationTimestamp", "deletionTimestamp", "labels", NULL };
 	static const char *const ann_keys[] = { "gpu-fraction", "gpu-memory",
@@ -84,10 +120,26 @@ rai_job_slim_pod(cJSON *pod)
 			cJSON_AddItemToArray(inits, cJSON_CreateNull());
 	}
 	move_items(st, object_in(pod, "status"), status_keys);
-	states_only(object_in(st, "containerStatuses"));
-	states_only(object_in(st, "initContainerStatuses"));
+	states_only(object_in(st, "containerStatuses"), why ? why_keys : NULL);
+	states_only(object_in(st, "initContainerStatuses"), NULL);
+	if (why) {
+		move_item(m, object_in(pod, "metadata"), "uid");
+		scheduled_only(st, object_in(pod, "status"));
+	}
 	cJSON_Delete(pod);
 	return o;
+}
+
+cJSON *
+rai_job_slim_pod(cJSON *pod)
+{
+	return slim_pod(pod, 0);
+}
+
+cJSON *
+rai_job_slim_pod_why(cJSON *pod)
+{
+	return slim_pod(pod, 1);
 }
 
 /*

@@ -10,6 +10,12 @@
 
 /* A pod: names, times, labels, GPU annotations, node, phase, states. */
 cJSON	*rai_job_slim_pod(cJSON *pod);
+/*
+ * A pod as above, with what its job's reason reads (job_reason.h) too:
+ * the PodScheduled condition, each container's name, image and last
+ * state.
+ */
+cJSON	*rai_job_slim_pod_why(cJSON *pod);
 /* A workload kept until its pods are known. */
 cJSON	*rai_job_slim_workload(cJSON *workload);
 /* A Service: what rai_job_urls reads. */

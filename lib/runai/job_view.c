@@ -360,6 +360,8 @@ rai_job_view_invalid(const cJSON *cm, const char *project,
 void
 rai_job_view_release(struct rai_job_view *v)
 {
+	free(v->reason);
+	v->reason = NULL;
 	if (v->mem != NULL) {
 		free(v->mem);
 		memset(v, 0, sizeof(*v));

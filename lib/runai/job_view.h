@@ -35,6 +35,15 @@ struct rai_job_view {
 	int	 invalid;		/* orphan ConfigMap: only name/ns set */
 	int	 finished;		/* status is a finished status */
 	char	*mem;			/* the strings, when packed in one block */
+	/*
+	 * Why it waits or stopped (job_reason.h), when the source was asked
+	 * (NULL otherwise; "" when there is nothing to say); its own
+	 * allocation, outside the block, as the queue's place rewrites it.
+	 */
+	char	*reason;
+	int	 why_kind;		/* enum rai_why_kind */
+	int	 queue_pos;		/* its place among the project's */
+	int	 queue_len;		/* waiting jobs; 0: not queued */
 };
 
 /*

@@ -367,6 +367,7 @@ rai_job_detail_release(struct rai_job_detail *d)
 	free(d->conditions);
 	free(d->events);
 	cJSON_Delete(d->doc);
+	rai_job_why_release(&d->why);
 	memset(d, 0, sizeof(*d));
 }
 

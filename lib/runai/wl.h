@@ -91,6 +91,12 @@ struct rai_job_detail {
 	struct rai_wl_event	*events;	/* oldest first */
 	size_t			 nevents;
 	cJSON			*doc;		/* -o json|yaml */
+	/*
+	 * Why it waits or stopped (job_reason.h): the reason, describe's
+	 * lines, its place in the project's queue, a failed container's
+	 * exit and the last lines of its log; kind RAI_WHY_NONE: nothing.
+	 */
+	struct rai_job_why	 why;
 };
 void	 rai_job_detail_release(struct rai_job_detail *);
 /* Appends an event about kind/name ("Pod", "train-1-0"; copied). */
@@ -364,6 +370,11 @@ struct rai_wl {
 	char			*ns;		/* Kubernetes mode's namespace */
 	/* "in control-plane mode": for an operation a source has not */
 	const char		*unsupported;
+	/*
+	 * jobs: each view's reason and queue place too (job_reason.h),
+	 * which may cost the source more requests; the command sets it.
+	 */
+	int			 want_reasons;
 };
 
 /* ---- calls ---- */

@@ -23,6 +23,7 @@
 #include "runai/cp_pages.h"
 #include "runai/cp_work.h"
 #include "runai/wl_cp.h"
+#include "runai/wl_kube_detail.h"
 
 #include "core/banned.h"
 
@@ -80,7 +81,10 @@ static int
 cp_wl_jobs(struct rai_wl *wl, int all, struct rai_job_list *jl,
     struct rai_err *err)
 {
-	return cp_jobs(CP(wl), all ? NULL : wl->project, jl, err);
+	if (cp_jobs(CP(wl), all ? NULL : wl->project, jl, err) == -1)
+		return -1;
+	rai_job_queue(jl->v, jl->n);	/* each waiting job's place */
+	return 0;
 }
 
 static int
@@ -224,6 +228,48 @@ make_doc(struct rai_wl *wl, struct rai_job_detail *d, const cJSON *w,
 	return 0;
 }
 
+static int cp_stream(struct rai_wl *, const char *, int,
+    struct rai_wl_stream *, struct rai_err *);
+
+/*
+ * Why the job waits or stopped, from its phase message and conditions;
+ * a queued one's place (the project's list again), a stopped one's last
+ * log lines (on the cluster's Kubernetes API, where it can be reached).
+ * What cannot be read is left out with a note.
+ */
+static void
+add_why(struct rai_wl *wl, struct rai_job_detail *d, const cJSON *w)
+{
+	struct rai_why_facts facts;
+	struct rai_wl_stream st = { 0 };
+	struct rai_job_list jl;
+	struct rai_err err = { 0 };
+
+	memset(&facts, 0, sizeof(facts));
+	facts.status = d->v.status;
+	facts.project = d->v.project;
+	rai_why_from_cp(&facts, w);
+	rai_job_why_make(&facts, time(NULL), &d->why);
+	if (rai_why_queued(d->why.kind)) {
+		if (cp_jobs(CP(wl), wl->project, &jl, &err) == 0) {
+			rai_job_queue(jl.v, jl.n);
+			rai_job_why_queue(&d->why, jl.v, jl.n, NULL, d->v.name);
+			rai_job_list_release(&jl);
+		} else
+			rai_log(RAI_LOG_NOTE, "the project's queue: %s",
+			    err.message != NULL ? err.message : "");
+		rai_err_release(&err);
+	}
+	if (d->why.log_pod == NULL)
+		return;
+	if (cp_stream(wl, "runai describe job", 1, &st, &err) == -1 ||
+	    (st.client != NULL && rai_wl_kube_log_tail(st.client, st.ns,
+	    &d->why, &err) == -1))
+		rai_log(RAI_LOG_NOTE, "the log of pod %s: %s", d->why.log_pod,
+		    err.message != NULL ? err.message : "");
+	rai_err_release(&err);
+}
+
 static int
 cp_describe(struct rai_wl *wl, const char *job, int doc,
     struct rai_job_detail *d, struct rai_err *err)
@@ -238,7 +284,10 @@ cp_describe(struct rai_wl *wl, const char *job, int doc,
 		add_fields(d, w);
 		add_pods(d, pods);
 		add_events(d, events);
+		add_why(wl, d, w);
 		rc = doc ? make_doc(wl, d, w, &pods, &events, err) : 0;
+		if (rc == 0 && doc)
+			rai_job_why_doc(d->doc, &d->why);
 	}
 	cJSON_Delete(w);
 	cJSON_Delete(pods);

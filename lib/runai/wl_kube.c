@@ -81,7 +81,8 @@ static int
 kube_jobs(struct rai_wl *wl, int all, struct rai_job_list *jl,
     struct rai_err *err)
 {
-	struct rai_job_fetch_opts fo = { NULL, 1, all ? NULL : wl->project };
+	struct rai_job_fetch_opts fo = { NULL, 1, all ? NULL : wl->project,
+	    wl->want_reasons };
 
 	KUBE(wl)->listed_ms = rai_now_ms();
 	return rai_jobs_fetch(CLIENT(wl), all ? NULL : wl->ns, &fo, jl, err);

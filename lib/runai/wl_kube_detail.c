@@ -13,10 +13,13 @@
 #include <cjson/cJSON.h>
 
 #include "core/alloc.h"
+#include "core/buf.h"
 #include "core/json.h"
+#include "core/log.h"
 #include "core/time.h"
 #include "kube/quantity.h"
 #include "runai/dist.h"
+#include "runai/job.h"
 #include "runai/job_pod.h"
 #include "runai/wl_kube_detail.h"
 
@@ -295,6 +298,79 @@ add_events(struct rai_job_detail *d, const struct objs *o)
 		    ""));
 }
 
+/* Lines of a log describe shows of a container that stopped. */
+#define LOG_TAIL_LINES	5
+#define LOG_TAIL_BYTES	"16384"
+
+int
+rai_wl_kube_log_tail(struct kube_client *c, const char *ns,
+    struct rai_job_why *why, struct rai_err *err)
+{
+	struct kube_resp resp = KUBE_RESP_INIT;
+	struct kube_req req = { 0 };
+	struct rai_buf path = RAI_BUF_INIT;
+	char *base, n[16];
+	int rc;
+
+	if (why->log_pod == NULL)
+		return 0;
+	base = kube_path(&KUBE_RES_PODS, ns, why->log_pod, "log");
+	rai_buf_addstr(&path, base);
+	free(base);
+	kube_path_query(&path, "container", why->log_container);
+	snprintf(n, sizeof(n), "%d", LOG_TAIL_LINES);
+	kube_path_query(&path, "tailLines", n);
+	kube_path_query(&path, "limitBytes", LOG_TAIL_BYTES);
+	req.method = "GET";
+	req.path = rai_buf_str(&path);
+	req.accept = "*/*";
+	req.flags = KUBE_REQ_IDEMPOTENT;
+	if ((rc = kube_client_do(c, &req, &resp, err)) == 0)
+		rai_job_why_log(why, resp.body.data != NULL ? resp.body.data :
+		    "", resp.body.len, LOG_TAIL_LINES);
+	kube_resp_release(&resp);
+	rai_buf_release(&path);
+	return rc;
+}
+
+/*
+ * Why the job waits or stopped: its pods, its Failed condition, the
+ * events about it; a queued one's place among its project's waiting
+ * jobs (one more list), a stopped one's last log lines. What cannot be
+ * read is left out with a note: describe shows the rest.
+ */
+static void
+add_why(struct kube_client *c, const char *ns, const char *project,
+    struct rai_job_detail *d, const struct objs *o)
+{
+	struct rai_job_fetch_opts fo = { NULL, 0, project, 1 };
+	struct rai_why_facts facts;
+	struct rai_job_list jl;
+	struct rai_err err = { 0 };
+
+	memset(&facts, 0, sizeof(facts));
+	facts.status = d->v.status;
+	facts.project = d->v.project;
+	rai_why_from_pods(&facts, o->pods);
+	rai_why_from_workload(&facts, o->wl);
+	rai_why_from_events(&facts, o->events, d->v.uid);
+	rai_job_why_make(&facts, time(NULL), &d->why);
+	if (rai_why_queued(d->why.kind)) {
+		if (rai_jobs_fetch(c, ns, &fo, &jl, &err) == 0) {
+			rai_job_why_queue(&d->why, jl.v, jl.n, ns, d->v.name);
+			rai_job_list_release(&jl);
+		} else
+			rai_log(RAI_LOG_NOTE, "the project's queue: %s",
+			    err.message != NULL ? err.message : "");
+		rai_err_release(&err);
+	}
+	if (d->why.log_pod != NULL && rai_wl_kube_log_tail(c, ns, &d->why,
+	    &err) == -1)
+		rai_log(RAI_LOG_NOTE, "the log of pod %s: %s", d->why.log_pod,
+		    err.message != NULL ? err.message : "");
+	rai_err_release(&err);
+}
+
 /* The original CLI's -o json|yaml structure (pkg/types/training.go). */
 static cJSON *
 detail_json(const struct objs *ob, time_t now)
@@ -349,8 +425,11 @@ rai_wl_kube_detail(struct kube_client *c, const char *ns, const char *project,
 		add_pods(d, &o);
 		add_conditions(d, &o);
 		add_events(d, &o);
-		if (doc)
+		add_why(c, ns, project, d, &o);
+		if (doc) {
 			d->doc = detail_json(&o, now);
+			rai_job_why_doc(d->doc, &d->why);
+		}
 		rc = 0;
 	}
 	cJSON_Delete(o.wl);

@@ -213,7 +213,8 @@ running_pod() {
 	tick
 	run -0 pod_json "$(pod_of huge runai-team-d)" runai-team-d
 	run -0 jq -r '.status.conditions[] | select(.type == "PodScheduled") | .message' <<<"$output"
-	assert_output "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+	# and, as the nodes lack GPUs, the most one of them has free
+	assert_output "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. Most free GPUs on one node: 8 (node-1); a pod requests 9."
 	[ "$(annotation huge runai-team-d unschedulable)" = true ]
 }
 

@@ -37,6 +37,9 @@ wide_row() {
 	done
 	assert_line --regexp '^[ab]-train[0-9] +Pending '
 	assert_line --regexp '\[Preempted\] Preempted by project team-d to reclaim its fair share of GPUs for d-train[1-4]: project team-a had '
+	# a job the demo shows waiting, with its reason (list -o wide's REASON)
+	assert_line --regexp '^a-train[0-9] +Pending .* preempted by team-d at [0-9]{2}:[0-9]{2}$'
+	assert_line --regexp '^Why pending: (preempted by team-d at [0-9:]+|queued [0-9]+ of [0-9]+ in team-a|over fair share by .*)$'
 	assert_line --partial 'Demo done; the emulator stops now.'
 	local pid
 	pid=$(sed -n 's/^KUBESIM_PID=//p' "$RAI_DEMO_STATE/env")

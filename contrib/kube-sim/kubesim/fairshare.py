@@ -11,8 +11,8 @@ the rest waits). Nothing is written here: the scheduler part
 without a server, and a whole cluster's life in a loop.
 """
 
-from kubesim.gpus import EPS, fmt_gpus
-from kubesim.placement import copy_states, place, release
+from kubesim.gpus import EPS, GPU, fmt_gpus, gpu_request
+from kubesim.placement import copy_states, most_free, place, release
 
 # Run:ai's priority classes, as runai submit labels the workload
 # (priorityClassName); training work has none.
@@ -95,6 +95,13 @@ def _place_all(pods, states):
         placed.append((pod, node, idx))
     states.update(trial)
     return placed, None
+
+
+def _gang_room(pods, states):
+    """How many of a gang's pods the nodes have room for, each placed in
+    turn on a trial copy (one that does not fit is skipped)."""
+    trial = copy_states(states)
+    return sum(1 for pod in pods if place(pod, trial)[0] is not None)
 
 
 def _fits(pods, states, freed):
@@ -185,13 +192,37 @@ class _Pass:
                 self.preempt(victims, job)
                 placed, why = _place_all(job.pods, self.states)
         if placed is None:
-            self.decision.waiting.append((job, why))
+            self.decision.waiting.append((job, self.why_waiting(job, p, why)))
             return
         self.decision.placements.append((job, placed))
         if p is not None:
             self.alloc[p] += job.gpus
             if not job.preemptible:
                 self.nonpre[p] += job.gpus
+
+    def why_waiting(self, job, p, nodes_why):
+        """The scheduler's words for a job that does not fit, with the
+        numbers: its project over its fair share (so nothing is taken
+        back for it), a gang with room for only some of its pods, kube's
+        per-node summary, and the most GPUs one node has free for it."""
+        said, short = [], "Insufficient " + GPU in nodes_why
+        # taking GPUs back helps only a job that lacks GPUs
+        if short and p is not None and job.gpus > EPS and \
+                self.alloc[p] + job.gpus > self.shares[p] + EPS:
+            said.append("Project %s would go over its fair share: %s GPUs allocated and %s "
+                        "requested, fair share %s (deserved %s); no GPUs are taken back "
+                        "for it." % (p, fmt_gpus(self.alloc[p]), fmt_gpus(job.gpus),
+                                     fmt_gpus(self.shares[p]), fmt_gpus(self.deserved[p])))
+        if len(job.pods) > 1:
+            said.append("Gang of %d pods: room for %d now, and all must start together."
+                        % (len(job.pods), _gang_room(job.pods, self.states)))
+        said.append(nodes_why)
+        free = most_free(job.pods[0], self.states) if short else None
+        if free is not None:
+            whole, frac = gpu_request(job.pods[0])
+            said.append("Most free GPUs on one node: %s (%s); a pod requests %s."
+                        % (fmt_gpus(free[0]), free[1], fmt_gpus(whole or frac)))
+        return " ".join(said)
 
     def over(self, project, alloc):
         return alloc[project] - self.shares.get(project, 0.0)

@@ -16,6 +16,11 @@ first time, then `kube-sim/restart-backoff` seconds, default 10, doubled
 each time up to five minutes) with restartCount one higher. While they run, the pods this kubelet started print a
 training-like log line every step into `sim.logs`.
 
+An image from a registry under the reserved top-level domain .invalid
+(RFC 2606: no such host can exist) cannot be pulled: the pod stays
+Pending on its node, its container waiting in ErrImagePull, then
+ImagePullBackOff, with kubelet's Failed and BackOff events.
+
 It only reads placements (`spec.nodeName`) the scheduler wrote, and owns
 nothing of it; the controller calls `start` and `finish` directly when a
 test forces a phase.
@@ -112,6 +117,34 @@ def backing_off_status(container, old, code, reason, pod, delay, now):
                     meta.get("uid"))}}}
 
 
+def unpullable(image):
+    """An image whose registry is under .invalid: no pull can succeed.
+    As docker reads a reference, the first part names a registry only
+    with a dot or a port in it ("invalid/x" is Docker Hub's)."""
+    first = (image or "").split("/", 1)
+    if len(first) < 2 or not ("." in first[0] or ":" in first[0]):
+        return False
+    return first[0].split(":", 1)[0].rstrip(".").endswith(".invalid")
+
+
+def pull_failing_status(container, waited):
+    """A container whose image is not pulled: ErrImagePull the first
+    time, ImagePullBackOff once kubelet has waited."""
+    image = container.get("image", "")
+    if waited:
+        state = {"reason": "ImagePullBackOff",
+                 "message": 'Back-off pulling image "%s"' % image}
+    else:
+        host = image.split("/", 1)[0]
+        state = {"reason": "ErrImagePull",
+                 "message": 'failed to pull and unpack image "%s": failed to resolve '
+                            'reference "%s": dial tcp: lookup %s: no such host'
+                            % (image, image, host)}
+    return {"name": container.get("name"), "image": image, "imageID": "",
+            "ready": False, "started": False, "restartCount": 0,
+            "state": {"waiting": state}}
+
+
 def host_ip(node):
     for addr in (node.get("status") or {}).get("addresses") or []:
         if addr.get("type") == "InternalIP":
@@ -153,7 +186,11 @@ class Kubelet(Part):
                 continue
             phase = phase_of(pod)
             if phase == "Pending" and node_name_of(pod) and not annotation_of(pod, HOLD):
-                self.start(world, pod, now)
+                if any(unpullable(c.get("image")) for c in
+                       (pod.get("spec") or {}).get("containers") or []):
+                    self.pull_fails(world, pod, now)
+                else:
+                    self.start(world, pod, now)
             elif phase == "Running" and not self._backing_off(world, pod, now):
                 self._maybe_finish(world, pod, now)
 
@@ -190,6 +227,38 @@ class Kubelet(Part):
         self._printing.setdefault(uid, 0)
         self._start_main(out, uid)
         self._started_events(out)
+
+    def pull_fails(self, world, pod, now):
+        """The pod's images are not pulled: it stays Pending on its node,
+        its containers waiting; each change once, with kubelet's events."""
+        old = (pod.get("status") or {}).get("containerStatuses") or []
+        waited = bool(old)  # tried once already: now it backs off
+        if waited and all(((c.get("state") or {}).get("waiting") or {}).get("reason") ==
+                          "ImagePullBackOff" for c in old):
+            return
+        new = clone(pod)
+        node = world.nodes.get(node_name_of(pod)) or {}
+        status = new.setdefault("status", {})
+        status.update({"phase": "Pending", "hostIP": host_ip(node), "qosClass": qos_class(pod)})
+        status.setdefault("startTime", rfc3339(now))
+        conds = status.setdefault("conditions", [])
+        set_condition(conds, "Initialized", "True", now)
+        containers = (new.get("spec") or {}).get("containers") or []
+        names = " ".join(c.get("name", "") for c in containers)
+        for ctype in ("Ready", "ContainersReady"):
+            set_condition(conds, ctype, "False", now, "ContainersNotReady",
+                          "containers with unready status: [%s]" % names)
+        status["containerStatuses"] = [pull_failing_status(c, waited) for c in containers]
+        out = self.write(world, PODS, new)
+        if out is None:
+            return
+        for cs in status["containerStatuses"]:
+            w = cs["state"]["waiting"]
+            if waited:
+                self.event(out, "BackOff", w["message"], "Warning", component="kubelet")
+            else:
+                self.event(out, "Failed", 'Failed to pull image "%s": %s'
+                           % (cs["image"], w["message"]), "Warning", component="kubelet")
 
     def _started_events(self, pod):
         for c in (pod.get("spec") or {}).get("containers") or []:

@@ -146,6 +146,26 @@ def place(pod, states):
                                                           "no nodes in the cluster")
 
 
+def most_free(pod, states):
+    """(GPUs, node name) of the most GPUs one node has free for this pod:
+    whole free GPUs, or for a fraction the most room left on one GPU;
+    only nodes that take it but for their GPUs count. None when no node
+    would take it at all, or it asks for no GPUs."""
+    best = None
+    for name in sorted(states):
+        st = states[name]
+        whole, frac = gpu_request(pod, st.gpu_memory)
+        if not (whole or frac) or st.why_not(pod, 0, 0) is not None:
+            continue
+        free = st.free_whole()
+        if frac and free < 1 - EPS:
+            free = max([1 - used for used in st.shared.values()] or [0.0])
+        free = max(free, 0.0)
+        if best is None or free > best[0] + EPS:
+            best = (free, name)
+    return best
+
+
 def pod_slot(pod, states):
     """(NodeState, whole, fraction, GPU index) of a bound pod, or None."""
     st = states.get(node_name_of(pod))

@@ -4,8 +4,11 @@ running and pending jobs: a workload's pods form one gang), asks
 `fairshare.decide`, and applies the answer: preempted pods are deleted
 with a `Preempted` event (their workload makes them again, Pending),
 placed pods are bound (a shared GPU's index in annotation runai-gpu),
-and the others get PodScheduled=False with kube's (or the quota's)
-wording and one event per new reason.
+and the others get PodScheduled=False with reason Unschedulable and the
+scheduler's words, numbers included (the quota, the fair share, the
+gang's room, kube's per-node summary, the most free GPUs on one node):
+a Warning event on each pod and a Normal one on its workload (where
+Run:ai's scheduler tells the pod group) per new message.
 
 Node fit is placement.py's, the fair-share rules fairshare.py's (see
 FAIRSHARE.md); this module only reads and writes the cluster. GPU use is
@@ -78,9 +81,11 @@ class Scheduler(Part):
     def __init__(self, runtime):
         super().__init__(runtime)
         self._unsched_msg = {}          # pod uid -> last Unschedulable message
+        self._told_workload = {}        # workload uid -> the last one it was told
 
     def forget(self, uid):
         self._unsched_msg.pop(uid, None)
+        self._told_workload.pop(uid, None)
 
     def schedule(self, world, now):
         waiting = [p for p in world.pods.values()
@@ -93,9 +98,10 @@ class Scheduler(Part):
         for job in jobs_of(world, waiting, False, deserved):
             why = next((w for w in (claims_problem(world, p) for p in job.pods) if w), None)
             if why:
+                why = "0/%d nodes are available: %s." % (len(world.nodes), why)
                 for pod in job.pods:
-                    self._unschedulable(world, pod, "0/%d nodes are available: %s."
-                                        % (len(world.nodes), why), now)
+                    self._unschedulable(world, pod, why, now)
+                self._tell_workload(world, job, why)
             else:
                 pending.append(job)
         if not pending:
@@ -112,6 +118,16 @@ class Scheduler(Part):
         for job, why in decision.waiting:
             for pod in job.pods:
                 self._unschedulable(world, pod, why, now)
+            self._tell_workload(world, job, why)
+
+    def _tell_workload(self, world, job, why):
+        """The workload of a waiting job hears why, once per new message."""
+        owner = world.owner(job.pods[0])
+        uid = meta_of(owner).get("uid") if owner is not None else None
+        if uid is None or self._told_workload.get(uid) == why:
+            return
+        self._told_workload[uid] = why
+        self.event(owner, "Unschedulable", why)
 
     def preempt(self, world, victim, by, why):
         """A preempted job's pods go (their workload makes them again, to
@@ -145,6 +161,9 @@ class Scheduler(Part):
         if out is None:
             return
         self._unsched_msg.pop(meta_of(out).get("uid"), None)
+        owner = world.owner(out)
+        if owner is not None:  # placed: a later wait is news again
+            self._told_workload.pop(meta_of(owner).get("uid"), None)
         ns, name = key_of(out)
         self.event(out, "Scheduled", "Successfully assigned %s/%s to %s" % (ns, name, node),
                    component=(out.get("spec") or {}).get("schedulerName") or RUNAI_SCHEDULER)

@@ -178,7 +178,10 @@ class Preemption(unittest.TestCase):
         d = m.step()
         self.assertEqual((d.preemptions, d.placements), ([], []))
         self.assertEqual(d.waiting[0][1],
-                         "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.")
+                         "Project team-b would go over its fair share: 6 GPUs allocated and "
+                         "1 requested, fair share 6 (deserved 2); no GPUs are taken back for "
+                         "it. 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. Most "
+                         "free GPUs on one node: 0 (node-1); a pod requests 1.")
 
     def test_the_lowest_priority_and_newest_go_first(self):
         m = Model()
@@ -269,7 +272,12 @@ class Gangs(unittest.TestCase):
         d = m.step()
         self.assertEqual([j.name for j, _ in d.placements], ["pair"])
         self.assertEqual(d.waiting[0][0].name, "trio")
-        self.assertEqual(d.waiting[0][1], "0/1 nodes are available: 1 Insufficient nvidia.com/gpu.")
+        self.assertEqual(d.waiting[0][1],
+                         "Project team-a would go over its fair share: 0 GPUs allocated and "
+                         "6 requested, fair share 4 (deserved 4); no GPUs are taken back for "
+                         "it. Gang of 3 pods: room for 2 now, and all must start together. "
+                         "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. Most free "
+                         "GPUs on one node: 4 (node-1); a pod requests 2.")
 
     def test_a_gang_reclaims_for_all_its_pods_or_none(self):
         m = Model()
@@ -286,6 +294,44 @@ class Gangs(unittest.TestCase):
         self.assertEqual(d.preemptions, [])
 
 
+class WhyWaiting(unittest.TestCase):
+    """What a waiting job is told carries the numbers a client turns into
+    its reason: the fair share, the gang's room, the most free GPUs."""
+
+    def test_within_its_share_the_nodes_and_the_most_free_gpus(self):
+        m = Model()
+        m.submit("a", "team-a", 6)
+        m.submit("b", "team-b", 6)
+        m.settle()
+        m.submit("d", "team-d", 3)
+        d = m.step()
+        self.assertEqual(d.preemptions, [])
+        self.assertEqual(d.waiting[0][1], "0/2 nodes are available: 2 Insufficient "
+                         "nvidia.com/gpu. Most free GPUs on one node: 2 (node-1); a pod "
+                         "requests 3.")
+
+    def test_a_gang_says_how_many_of_its_pods_have_room(self):
+        m = Model()
+        m.submit("a", "team-a", 5)
+        m.submit("b", "team-b", 5)
+        m.settle()
+        m.submit("gang", "team-d", 2, pods=3)
+        d = m.step()
+        self.assertEqual(d.preemptions, [])
+        self.assertEqual(d.waiting[0][1], "Gang of 3 pods: room for 2 now, and all must "
+                         "start together. 0/2 nodes are available: 2 Insufficient "
+                         "nvidia.com/gpu. Most free GPUs on one node: 3 (node-1); a pod "
+                         "requests 2.")
+
+    def test_no_most_free_gpus_where_no_node_lacks_gpus(self):
+        m = Model(nodes=[node("node-1", gpu_count=2)])
+        m.nodes[0]["spec"]["unschedulable"] = True
+        m.submit("a", "team-a", 1)
+        d = m.step()
+        self.assertEqual(d.waiting[0][1],
+                         "0/1 nodes are available: 1 node(s) were unschedulable.")
+
+
 class Scale(unittest.TestCase):
     def test_a_job_that_cannot_fit_anyway_preempts_nothing_quickly(self):
         # /_sim/bulk seeds thousands of running 1-GPU jobs on two nodes
@@ -299,7 +345,9 @@ class Scale(unittest.TestCase):
         m.submit("nine", "team-d", 9)
         d = m.step()
         self.assertEqual(d.preemptions, [])
-        self.assertEqual(d.waiting[0][1], "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.")
+        self.assertEqual(d.waiting[0][1], "0/2 nodes are available: 2 Insufficient "
+                         "nvidia.com/gpu. Most free GPUs on one node: 0 (node-1); a pod "
+                         "requests 9.")
         # one that fits once enough of them go (victims taken newest first,
         # from both nodes): found in one pass
         m.submit("two", "team-d", 2)

@@ -8,6 +8,7 @@ from kubesim.gpus import pod_gpus
 from kubesim.objutil import meta_of, node_name_of, phase_of
 from kubesim.store import now_rfc3339
 
+from kubesim.controlplane import why
 from kubesim.controlplane.objects import PRIORITY_CLASSES, inference_replicas
 from kubesim.controlplane.state import TENANT_ID
 
@@ -130,8 +131,8 @@ def workload(state, profile, wl, detailed=False):
         out["priority"] = PRIORITIES.get(wl.type, 50)
     if since(profile, "2.22"):
         out["category"] = CATEGORIES.get(wl.type, "Train")
-    if detailed and since(profile, "2.21"):
-        out["pendingSchedulingMessages"] = []
+    # why it waits or stopped: phaseMessage, phaseReason, conditions
+    out.update(why.fields(state, profile, wl, phase, detailed))
     return out
 
 
