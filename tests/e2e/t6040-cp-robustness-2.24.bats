@@ -27,6 +27,13 @@ setup() {
 	cp_setup
 }
 
+# each test's settings end with it, whatever its outcome
+teardown() {
+	cp_settings "{\"paging\": null, \"createName\": null, \"opaqueTokens\": false,
+		\"expiresIn\": $(expires_in_default), \"tokenTtl\": 3600,
+		\"ignoreFilterBy\": false, \"validate\": true}"
+}
+
 # cp_count METHOD PATH-REGEX: how many such requests the control plane saw.
 cp_count() {
 	cp_status_of "$1" "$2" | wc -l
