@@ -93,13 +93,15 @@ prism_stop() {
 	local dir f pid
 	for dir in "$@"; do
 		for f in "$dir"/*.pid; do
-			[ -f "$f" ] || continue
-			pid=$(cat "$f")
-			kill "$pid" 2>/dev/null || true
-			wait "$pid" 2>/dev/null || true
-			rm -f "$f"
+			if [ -f "$f" ]; then
+				pid=$(cat "$f")
+				kill "$pid" 2>/dev/null || true
+				wait "$pid" 2>/dev/null || true
+				rm -f "$f"
+			fi
 		done
 	done
+	return 0
 }
 
 # prism_request_violations LOG: the requests Prism called invalid, one
