@@ -1,8 +1,9 @@
 #!/bin/sh
 # make deps: installs what building and testing the suite needs on
-# Debian 12. As root it runs apt-get. Otherwise it installs nothing: when
-# a package is missing it prints the command to run as root and fails,
-# so nothing is ever installed behind the user's back. Idempotent.
+# Debian 12. As root it runs apt-get. Otherwise it installs no Debian
+# package: when one is missing it prints the command to run as root and
+# fails, so nothing is ever installed behind the user's back. The test
+# peers' npm packages (below) go into the tree, as any user. Idempotent.
 set -eu
 
 PACKAGES="build-essential pkg-config git ca-certificates curl jq openssl
@@ -26,30 +27,46 @@ missing() {
 	done
 }
 
-# ---- npm packages for the OIDC test peer (tests/peers/oidc) ----
-# Installed from tests/peers/oidc/package-lock.json with `npm ci`, using
-# the npm bundled with the machine's Node (never Debian's separate npm
-# package). Node is optional: without node/npm the OIDC tests skip (they
-# do not fail), and this says so. Idempotent: nothing is done when
-# node_modules matches the lock file.
-OIDC_DIR=$(cd "$(dirname "$0")/.." && pwd)/tests/peers/oidc
+# ---- npm packages of the test peers ----
+# tests/peers/oidc (the OIDC provider) and tests/peers/prism (Stoplight
+# Prism, the second judge of control-plane mode), each installed into its
+# own node_modules from its package-lock.json with `npm ci`, using the npm
+# bundled with the machine's Node (never Debian's separate npm package).
+# Neither needs root. Node is optional: without node/npm, or when an
+# install fails, the tests that need the package skip (they do not fail),
+# and this says what to run. Idempotent: nothing is done when node_modules
+# matches the lock file.
+PEERS=$(cd "$(dirname "$0")/.." && pwd)/tests/peers
+# npm_install DIR PACKAGE WHAT [npm ci options]
+npm_install() {
+	dir=$1 pkg=$2 what=$3
+	shift 3
+	stamp=$dir/node_modules/.installed-from-lock
+	if cmp -s "$dir/package-lock.json" "$stamp" &&
+		[ -f "$dir/node_modules/$pkg/package.json" ]; then
+		echo "deps: npm packages for ${dir#"$PEERS"/} are installed"
+		return 0
+	fi
+	echo "deps: npm ci --prefix $dir (node $(node --version), npm $(npm --version 2>/dev/null))"
+	if npm ci --prefix "$dir" --no-audit --no-fund "$@"; then
+		cp "$dir/package-lock.json" "$stamp"
+	else
+		echo "deps: npm ci failed: $what will be skipped; to retry, run:" >&2
+		echo "  npm ci --prefix $dir --no-audit --no-fund $*" >&2
+	fi
+}
 npm_step() {
 	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-		echo "deps: node with its bundled npm not found: the OIDC login tests will be skipped" >&2
+		echo "deps: node with its bundled npm not found: the OIDC login tests and the Prism control-plane tests will be skipped" >&2
 		return 0
 	fi
-	stamp=$OIDC_DIR/node_modules/.installed-from-lock
-	if cmp -s "$OIDC_DIR/package-lock.json" "$stamp" &&
-		[ -f "$OIDC_DIR/node_modules/oidc-provider/package.json" ]; then
-		echo "deps: npm packages for tests/peers/oidc are installed"
-		return 0
-	fi
-	echo "deps: npm ci --prefix tests/peers/oidc (node $(node --version), npm $(npm --version 2>/dev/null))"
-	if npm ci --prefix "$OIDC_DIR" --no-audit --no-fund; then
-		cp "$OIDC_DIR/package-lock.json" "$stamp"
-	else
-		echo "deps: npm ci failed: the OIDC login tests will be skipped" >&2
-	fi
+	npm_install "$PEERS/oidc" oidc-provider "the OIDC login tests"
+	# Prism's packages need no install script (one would only send
+	# usage analytics)
+	SCARF_ANALYTICS=false
+	export SCARF_ANALYTICS
+	npm_install "$PEERS/prism" @stoplight/prism-cli \
+		"the Prism control-plane tests (t6030)" --ignore-scripts
 }
 
 if [ "$(id -u)" -eq 0 ]; then
@@ -59,9 +76,10 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 todo=$(missing | tr '\n' ' ')
+# the npm packages go into the tree: no root needed for them
+npm_step
 if [ -z "$todo" ]; then
 	echo "deps: every package is installed"
-	npm_step
 	exit 0
 fi
 echo "deps: missing packages: $todo" >&2

@@ -31,6 +31,9 @@
 
 #define STORE_MAX	((size_t)256 << 10)
 #define STORE_LOCK_WAIT_MS	10000L
+/* A token this close to its expiry is renewed first (at most a fifth of
+ * its life, as kube/token.c does for id-tokens). */
+#define EXPIRY_SKEW	30LL
 /* The client id of the password and refresh grants (not documented by
  * Run:ai; the original CLI's). */
 #define CP_CLIENT_ID	"runai-cli"
@@ -43,6 +46,8 @@ struct cp {
 	struct backend	*anon;		/* the token endpoint */
 	cJSON		*saved;		/* the store as last read; secrets */
 	char		*access;	/* the token in use; secret */
+	long long	 access_exp;	/* when it expires (epoch s); -1: not known */
+	long long	 access_life;	/* its lifetime in s, for the skew; -1 */
 	int		 renewed;	/* a 401 was answered with a renewal */
 	char		*want;		/* the cluster asked for, or NULL */
 	cJSON		*chosen;	/* it, once found, else NULL */
@@ -164,11 +169,48 @@ saved_str(const struct cp *c, const char *key)
 
 /* ---- tokens ---- */
 
+/*
+ * The token in use, with its expiry and lifetime where the token answer
+ * said (-1: not said).
+ */
 static void
-set_access(struct cp *c, const char *token)
+set_access(struct cp *c, const char *token, long long exp, long long life)
 {
 	rai_free_secret(c->access);
 	c->access = token != NULL ? xstrdup(token) : NULL;
+	c->access_exp = token != NULL ? exp : -1;
+	c->access_life = token != NULL ? life : -1;
+}
+
+/* A login's access token (the store's), with the expiry kept beside it. */
+static void
+access_from(struct cp *c, const cJSON *login)
+{
+	set_access(c, rai_json_str(login, "accessToken"), (long long)
+	    rai_json_num(login, "expiresAt", -1), (long long)rai_json_num(
+	    login, "expiresIn", -1));
+}
+
+/*
+ * Whether the token in use may still be sent at now. The access token is
+ * opaque to runai (the documents say only "string"): its expiry is the
+ * token answer's expiresIn, stored with it, else the exp of a JWT where
+ * it is one, less a skew. An opaque token of unknown expiry is sent
+ * until the server refuses it (a 401 renews it once).
+ */
+static int
+access_fresh(const struct cp *c, time_t now)
+{
+	long long skew = EXPIRY_SKEW;
+
+	if (c->access == NULL)
+		return 0;
+	if (c->access_exp < 0)
+		return kube_jwt_exp(c->access) < 0 ||
+		    kube_oidc_token_fresh(c->access, now);
+	if (c->access_life > 0 && c->access_life / 5 < skew)
+		skew = c->access_life / 5;
+	return c->access_exp > (long long)now + skew;
 }
 
 /* POST /api/v1/token with body; *out is the TokenResponse. */
@@ -193,7 +235,29 @@ token_grant(struct cp *c, const cJSON *body, cJSON **out,
 	return 0;
 }
 
-/* The store's new contents: what it had (cluster, grant) plus tokens. */
+/*
+ * The token answer's expiresIn, stored as the lifetime and the time it
+ * ends (from now); nothing when the answer has none that makes sense.
+ */
+static void
+add_expiry(cJSON *doc, const cJSON *tokens, time_t now)
+{
+	const cJSON *in = rai_json_child(tokens, "expiresIn");
+
+	if (!cJSON_IsNumber(in) || in->valuedouble < 1 ||
+	    in->valuedouble > 1e9)
+		return;
+	cJSON_AddNumberToObject(doc, "expiresIn", (double)(long long)
+	    in->valuedouble);
+	cJSON_AddNumberToObject(doc, "expiresAt", (double)((long long)now +
+	    (long long)in->valuedouble));
+}
+
+/*
+ * The store's new contents: what it had (cluster, grant) plus tokens. A
+ * refresh answer without a refresh token leaves the one there was (a
+ * server that does not rotate them need not send it again).
+ */
 static cJSON *
 with_tokens(const cJSON *old, const cJSON *tokens)
 {
@@ -204,11 +268,17 @@ with_tokens(const cJSON *old, const cJSON *tokens)
 	const char *v;
 	size_t i;
 
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "expiresIn");
+	cJSON_DeleteItemFromObjectCaseSensitive(doc, "expiresAt");
 	for (i = 0; keys[i] != NULL; i++) {
+		v = rai_json_str(tokens, keys[i]);
+		if (v == NULL && strcmp(keys[i], "refreshToken") == 0)
+			continue;
 		cJSON_DeleteItemFromObjectCaseSensitive(doc, keys[i]);
-		if ((v = rai_json_str(tokens, keys[i])) != NULL)
+		if (v != NULL)
 			cJSON_AddStringToObject(doc, keys[i], v);
 	}
+	add_expiry(doc, tokens, time(NULL));
 	return doc;
 }
 
@@ -230,12 +300,13 @@ renew_locked(struct cp *c, const char *had, struct rai_err *err)
 		return rai_err_set(err, RAI_E_AUTH, "not logged in to the "
 		    "control plane %s; run 'runai login'", c->url);
 	now = saved_str(c, "accessToken");
-	if (now != NULL && (had == NULL || strcmp(now, had) != 0) &&
-	    kube_oidc_token_fresh(now, time(NULL))) {
-		rai_log(RAI_LOG_DEBUG, "another process already renewed the "
-		    "control-plane token; using it");
-		set_access(c, now);
-		return 0;
+	if (now != NULL && (had == NULL || strcmp(now, had) != 0)) {
+		access_from(c, c->saved);
+		if (access_fresh(c, time(NULL))) {
+			rai_log(RAI_LOG_DEBUG, "another process already renewed "
+			    "the control-plane token; using it");
+			return 0;
+		}
 	}
 	if ((rt = saved_str(c, "refreshToken")) == NULL)
 		return rai_err_set(err, RAI_E_AUTH, "the control-plane token "
@@ -256,9 +327,14 @@ renew_locked(struct cp *c, const char *had, struct rai_err *err)
 	}
 	doc = with_tokens(c->saved, tokens);
 	rc = store_write(c, doc, err);
-	if (rc == 0)
-		set_access(c, rai_json_str(tokens, "accessToken"));
-	rai_json_wipe(doc);
+	if (rc == 0) {
+		saved_free(c);
+		c->saved = doc;
+		access_from(c, c->saved);
+		doc = NULL;
+	}
+	if (doc != NULL)
+		rai_json_wipe(doc);
 	cJSON_Delete(doc);
 out:
 	rai_json_wipe(body);
@@ -300,10 +376,9 @@ cp_auth(void *ud, char **out, struct rai_err *err)
 		if (saved_str(c, "accessToken") == NULL)
 			return rai_err_set(err, RAI_E_AUTH, "not logged in to "
 			    "the control plane %s; run 'runai login'", c->url);
-		set_access(c, saved_str(c, "accessToken"));
+		access_from(c, c->saved);
 	}
-	if (!kube_oidc_token_fresh(c->access, time(NULL)) &&
-	    renew(c, err) == -1)
+	if (!access_fresh(c, time(NULL)) && renew(c, err) == -1)
 		return -1;
 	*out = xasprintf("Bearer %s", c->access);
 	return 0;
@@ -568,11 +643,13 @@ grant_body(enum cp_grant g, const char *id, const char *secret)
 
 /*
  * Spends body (a TokenRequest) at the token endpoint and stores the
- * tokens with the grant's name and the client id renewals send.
+ * tokens with the grant's name, the client id renewals send, and who
+ * logged in (user; NULL when the grant does not say: whoami's answer
+ * where no token is a JWT).
  */
 static int
 login_with(struct cp *c, cJSON *body, const char *grant,
-    const char *client_id, struct rai_err *err)
+    const char *client_id, const char *user, struct rai_err *err)
 {
 	cJSON *tokens = NULL, *doc = NULL;
 	char *lock = NULL;
@@ -587,7 +664,9 @@ login_with(struct cp *c, cJSON *body, const char *grant,
 	cJSON_AddStringToObject(doc, "controlPlane", c->url);
 	cJSON_AddStringToObject(doc, "grant", grant);
 	cJSON_AddStringToObject(doc, "clientID", client_id);
-	set_access(c, rai_json_str(tokens, "accessToken"));
+	if (user != NULL)
+		cJSON_AddStringToObject(doc, "user", user);
+	access_from(c, doc);
 	if (probe_cluster(c, doc, err) == -1 || store_dir_make(err) == -1 ||
 	    rai_file_lock(c->store, "control-plane login", STORE_LOCK_WAIT_MS,
 	    &lock, err) == -1)
@@ -606,12 +685,31 @@ out:
 	return rc;
 }
 
+/*
+ * An access key refused as a bad request: 2.18 and 2.19 have no
+ * client_credentials grant (their server says a parameter is missing,
+ * a mock that the grant is not one of its values), and know the same
+ * key as an application.
+ */
+static void
+access_key_hint(struct rai_err *err)
+{
+	if (err->http_status == 400 || err->http_status == 422)
+		rai_err_set_hint(err, "control planes 2.18 and 2.19 call an "
+		    "access key an application: if this is one, log in with "
+		    "--application");
+}
+
 int
 cp_login(struct cp *c, enum cp_grant g, const char *id, const char *secret,
     struct rai_err *err)
 {
-	return login_with(c, grant_body(g, id, secret), grant_names[g],
-	    g == CP_GRANT_PASSWORD ? CP_CLIENT_ID : id, err);
+	int rc = login_with(c, grant_body(g, id, secret), grant_names[g],
+	    g == CP_GRANT_PASSWORD ? CP_CLIENT_ID : id, id, err);
+
+	if (rc == -1 && g == CP_GRANT_ACCESS_KEY)
+		access_key_hint(err);
+	return rc;
 }
 
 const char *
@@ -642,7 +740,7 @@ cp_login_code(struct cp *c, const char *client_id, const char *code,
 	cJSON_AddStringToObject(b, "clientID", client_id);
 	cJSON_AddStringToObject(b, "code", code);
 	cJSON_AddStringToObject(b, "redirectUri", redirect_uri);
-	return login_with(c, b, "exchange_token", client_id, err);
+	return login_with(c, b, "exchange_token", client_id, NULL, err);
 }
 
 int
@@ -652,7 +750,7 @@ cp_logout(struct cp *c, struct rai_err *err)
 		return rai_err_errno(err, errno, "cannot remove '%s'",
 		    c->store);
 	saved_free(c);
-	set_access(c, NULL);
+	set_access(c, NULL, -1, -1);
 	return 0;
 }
 
@@ -680,9 +778,17 @@ cp_claims(struct cp *c, cJSON **claims, struct rai_err *err)
 		rai_err_set_hint(err, "run 'runai login'");
 		return -1;
 	}
-	if ((*claims = kube_jwt_claims(t)) == NULL)
-		return rai_err_set(err, RAI_E_AUTH, "the stored control-plane "
-		    "token is not a JWT; run 'runai login'");
+	/* the token is opaque to runai; the id-token says who, where it
+	 * is a JWT, else the name the login was given */
+	if ((*claims = kube_jwt_claims(t)) != NULL ||
+	    (*claims = kube_jwt_claims(saved_str(c, "idToken"))) != NULL)
+		return 0;
+	if (saved_str(c, "user") == NULL)
+		return rai_err_set(err, RAI_E_AUTH, "neither stored "
+		    "control-plane token says who is logged in, and the login "
+		    "named no user");
+	*claims = cJSON_CreateObject();
+	cJSON_AddStringToObject(*claims, "sub", saved_str(c, "user"));
 	return 0;
 }
 

@@ -9,8 +9,11 @@
  * The store: one JSON file per control plane, mode 0600, written
  * atomically, under $XDG_CONFIG_HOME/runai/control-plane/ (default
  * ~/.config/runai/control-plane/), named after the URL's host and port.
- * It holds the tokens, the grant they came from, and what the login
- * probed: the cluster's id, name, version and domain.
+ * It holds the tokens, the grant they came from, who logged in, and
+ * what the login probed: the cluster's id, name, version and domain.
+ * The access token is opaque (not necessarily a JWT): it is renewed
+ * before the expiry the token answer gave (expiresIn, kept as expiresAt),
+ * else a JWT's exp, else when the server refuses it.
  */
 #ifndef RUNAI_CP_H
 #define RUNAI_CP_H
@@ -79,7 +82,11 @@ char	*cp_idp_issuer(const struct cp *);
 int	 cp_logout(struct cp *, struct rai_err *);
 /* Whether a login is stored. */
 int	 cp_logged_in(struct cp *);
-/* The stored access token's claims, unverified (display only). */
+/*
+ * Who the login is, unverified (display only): the access token's
+ * claims where it is a JWT, else the id-token's, else {"sub": the user
+ * name or client id the login was given}.
+ */
 int	 cp_claims(struct cp *, cJSON **claims, struct rai_err *);
 /*
  * The probed cluster's "id", "name", "version", "domain": borrowed, and

@@ -1,13 +1,16 @@
 /*
  * Researcher work through the control plane: see cp_work.h. Lists are
- * read page by page (offset/limit, following "next"); names become ids
- * through the API's filterBy.
+ * read page by page (cp_pager); names become ids through the API's
+ * filterBy, and what a server answers is checked against what was asked
+ * (project, cluster, name), since one that ignores filterBy must not make
+ * runai act on another project's workload.
  */
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cjson/cJSON.h>
 
@@ -18,6 +21,7 @@
 #include "core/time.h"
 #include "kube/quantity.h"
 #include "runai/cp.h"
+#include "runai/cp_pager.h"
 #include "runai/cp_request.h"
 #include "runai/cp_work.h"
 #include "runai/dist.h"
@@ -25,10 +29,21 @@
 
 #include "core/banned.h"
 
-#define PAGE_LIMIT	500	/* the API's largest page */
-#define PAGES_MAX	200	/* 100000 items: a runaway "next" stops */
-
 /* ---- names and paging ---- */
+
+/* Whether id is a UUID's text (hex digits and '-'), safe in a path. */
+static int
+plain_uuid(const char *id)
+{
+	const char *p;
+
+	if (id == NULL || *id == '\0' || strlen(id) > 64)
+		return 0;
+	for (p = id; *p != '\0'; p++)
+		if (!isxdigit((unsigned char)*p) && *p != '-')
+			return 0;
+	return 1;
+}
 
 /*
  * "clusterId==ID" for the cluster in use, so that lists and look-ups
@@ -38,55 +53,62 @@
 static char *
 cluster_filter(struct cp *c, const char *sep)
 {
-	const char *id = cp_cluster(c, "id"), *p;
+	const char *id = cp_cluster(c, "id");
 
-	if (id == NULL || *id == '\0' || strlen(id) > 64)
+	if (!plain_uuid(id))
 		return xstrdup("");
-	for (p = id; *p != '\0'; p++)
-		if (!isxdigit((unsigned char)*p) && *p != '-')
-			return xstrdup("");
 	return xasprintf("%sclusterId==%s", sep, id);
 }
 
 /*
- * GET path (with its query, if any) page by page, the next page's offset
- * at next (a dotted path: "next", or the templates' own
- * "pagination.nextOffset"); the items of key of every page are moved
- * into *all (an array the caller frees).
+ * GET path (with its query, if any) page by page (cp_pager: a list that
+ * does not end stops with an error), the next page's offset at next (a
+ * dotted path: "next", or the templates' own "pagination.nextOffset");
+ * the items of key of every page are moved into *all (an array the
+ * caller frees).
  */
 static int
 get_pages(struct cp *c, const char *path, const char *key, const char *next,
     cJSON **all, struct rai_err *err)
 {
-	cJSON *page, *items;
-	long offset = 0;
-	int pages;
-	char *url;
+	return cp_pager_read(c, path, key, next, all, err);
+}
 
-	*all = cJSON_CreateArray();
-	for (pages = 0; pages < PAGES_MAX; pages++) {
-		url = xasprintf("%s%soffset=%ld&limit=%d", path,
-		    strchr(path, '?') != NULL ? "&" : "?", offset, PAGE_LIMIT);
-		page = NULL;
-		if (cp_call(c, "GET", url, NULL, NULL, &page, err) == -1) {
-			free(url);
-			cJSON_Delete(*all);
-			*all = NULL;
-			return -1;
-		}
-		free(url);
-		items = page != NULL ? cJSON_DetachItemFromObjectCaseSensitive(
-		    page, key) : NULL;
-		while (cJSON_IsArray(items) && cJSON_GetArraySize(items) > 0)
-			cJSON_AddItemToArray(*all,
-			    cJSON_DetachItemFromArray(items, 0));
-		cJSON_Delete(items);
-		offset = (long)rai_json_num(page, next, 0);
-		cJSON_Delete(page);
-		if (offset <= 0)
-			return 0;
+/*
+ * Whether a listed object is on the cluster in use: one that names
+ * another cluster is not (UUIDs compare without regard to case); one
+ * that names none, or with no cluster known, is taken.
+ */
+static int
+on_cluster(const cJSON *it, const char *cluster)
+{
+	const char *id = rai_json_str(it, "clusterId");
+
+	return cluster == NULL || id == NULL || strcasecmp(id, cluster) == 0;
+}
+
+/*
+ * Drops from all what was not asked for: objects of another cluster
+ * (cluster NULL: no check), and with field set, those whose field is not
+ * want. The filterBy of the request asked for the same; a server that
+ * ignores it must not have runai show or act on another project's or
+ * cluster's objects.
+ */
+static void
+keep_only(cJSON *all, const char *cluster, const char *field,
+    const char *want)
+{
+	cJSON *it = all != NULL ? all->child : NULL, *next;
+	const char *v;
+
+	for (; it != NULL; it = next) {
+		next = it->next;
+		v = field != NULL ? rai_json_str(it, field) : NULL;
+		if (on_cluster(it, cluster) && (field == NULL || (v != NULL &&
+		    strcmp(v, want) == 0)))
+			continue;
+		cJSON_Delete(cJSON_DetachItemViaPointer(all, it));
 	}
-	return 0;
 }
 
 static int
@@ -121,6 +143,7 @@ cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 	free(cf);
 	if (rc == -1)
 		return -1;
+	keep_only(all, cp_cluster(c, "id"), NULL, NULL);
 	pl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*pl->v));
 	cJSON_ArrayForEach(it, all) {
 		struct rai_project *p = &pl->v[n++];
@@ -139,13 +162,31 @@ cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 	return 0;
 }
 
+/*
+ * A project's field as text: a string, or a whole number as the
+ * documents' examples give a project's id (33) where the schema says
+ * string; NULL for anything else. Caller frees.
+ */
+static char *
+field_text(const cJSON *obj, const char *path)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+	    v->valuedouble < 1e15 && v->valuedouble == (double)(long long)
+	    v->valuedouble)
+		return xasprintf("%lld", (long long)v->valuedouble);
+	return NULL;
+}
+
 /* The string at path of the project called name. */
 static int
 project_field(struct cp *c, const char *name, const char *path, char **out,
     struct rai_err *err)
 {
 	const cJSON *first;
-	const char *v;
 	cJSON *all;
 	char *url, *cf;
 	int rc;
@@ -161,6 +202,7 @@ project_field(struct cp *c, const char *name, const char *path, char **out,
 		free(cf);
 		return -1;
 	}
+	keep_only(all, cp_cluster(c, "id"), "name", name);
 	first = cJSON_GetArrayItem(all, 0);
 	if (first == NULL) {
 		cJSON_Delete(all);
@@ -172,13 +214,14 @@ project_field(struct cp *c, const char *name, const char *path, char **out,
 		return rc;
 	}
 	free(cf);
-	if ((v = rai_json_str(first, path)) == NULL) {
-		cJSON_Delete(all);
+	*out = field_text(first, path);
+	cJSON_Delete(all);
+	if (*out == NULL || **out == '\0') {
+		free(*out);
+		*out = NULL;
 		return rai_err_set(err, RAI_E_PROTO, "project '%s' has no %s on "
 		    "the control plane", name, path);
 	}
-	*out = xstrdup(v);
-	cJSON_Delete(all);
 	return 0;
 }
 
@@ -290,8 +333,24 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 }
 
 /*
+ * The pods of the cluster in use (the documents let pods be filtered by
+ * cluster, not by project), not every pod of the tenant.
+ */
+static int
+cluster_pods(struct cp *c, cJSON **pods, struct rai_err *err)
+{
+	char *cf = cluster_filter(c, "?filterBy=");
+	char *path = xasprintf("/api/v1/workloads/pods%s", cf);
+	int rc = get_all(c, path, "pods", pods, err);
+
+	free(path);
+	free(cf);
+	return rc;
+}
+
+/*
  * The NODE column: the node of the job's pods ("<multiple>" when they
- * are on several), from one tenant-wide list of pods.
+ * are on several), from one list of the cluster's pods.
  */
 static int
 fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
@@ -303,7 +362,7 @@ fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
 
 	if (jl->n == 0)
 		return 0;
-	if (get_all(c, "/api/v1/workloads/pods", "pods", &pods, err) == -1)
+	if (cluster_pods(c, &pods, err) == -1)
 		return -1;
 	cJSON_ArrayForEach(p, pods) {
 		wid = rai_json_str_or(p, "workloadId", "");
@@ -360,6 +419,8 @@ cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
 	free(cf);
 	if (rc == -1)
 		return -1;
+	keep_only(all, cp_cluster(c, "id"), project != NULL ? "projectName" :
+	    NULL, project);
 	jl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*jl->v));
 	cJSON_ArrayForEach(it, all)
 		cp_job_view(it, &jl->v[n++]);
@@ -392,6 +453,8 @@ cp_job_find(struct cp *c, const char *project, const char *name,
 	free(cf);
 	if (rc == -1)
 		return -1;
+	keep_only(all, cp_cluster(c, "id"), "name", name);
+	keep_only(all, NULL, "projectName", project);
 	n = cJSON_GetArraySize(all);
 	if (n != 1) {
 		cJSON_Delete(all);
@@ -405,6 +468,44 @@ cp_job_find(struct cp *c, const char *project, const char *name,
 	}
 	*workload = cJSON_DetachItemFromArray(all, 0);
 	cJSON_Delete(all);
+	return 0;
+}
+
+char *
+cp_job_name_of(struct cp *c, const char *id)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	const char *name;
+	cJSON *wl = NULL;
+	char *path, *out = NULL;
+
+	if (!plain_uuid(id))
+		return NULL;
+	path = xasprintf("/api/v1/workloads/%s", id);
+	if (cp_call(c, "GET", path, NULL, NULL, &wl, &err) == 0 &&
+	    (name = rai_json_str(wl, "name")) != NULL && *name != '\0')
+		out = xstrdup(name);
+	rai_err_release(&err);
+	cJSON_Delete(wl);
+	free(path);
+	return out;
+}
+
+int
+cp_job_belongs(struct cp *c, const cJSON *wl, const char *project,
+    struct rai_err *err)
+{
+	const char *has = rai_json_str_or(wl, "projectName", "");
+	const char *name = rai_json_str_or(wl, "name", "?");
+
+	if (strcmp(has, project) != 0)
+		return rai_err_set(err, RAI_E_PROTO, "the control plane answered "
+		    "workload %s of project '%s' for project '%s': refused",
+		    name, has, project);
+	if (!on_cluster(wl, cp_cluster(c, "id")))
+		return rai_err_set(err, RAI_E_PROTO, "the control plane answered "
+		    "workload %s of another cluster than '%s': refused", name,
+		    cp_cluster(c, "name") != NULL ? cp_cluster(c, "name") : "");
 	return 0;
 }
 
@@ -451,6 +552,8 @@ cp_template_id(struct cp *c, const char *name, const char *type,
 	free(path);
 	if (rc == -1)
 		return -1;
+	keep_only(all, NULL, "meta.name", name);
+	keep_only(all, NULL, "meta.workloadType", type);
 	cJSON_ArrayForEach(t, all)
 		if (template_applies(t, project_id, cluster_id) && n++ == 0)
 			hit = t;

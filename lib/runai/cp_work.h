@@ -38,6 +38,19 @@ int	 cp_jobs(struct cp *, const char *project, struct rai_job_list *,
  */
 int	 cp_job_find(struct cp *, const char *project, const char *name,
 	    cJSON **workload, struct rai_err *);
+/*
+ * The name of the workload with the id given, as GET
+ * /api/v1/workloads/{id} says it; NULL when it cannot be had (caller
+ * frees). For a create answer that names no workload.
+ */
+char	*cp_job_name_of(struct cp *, const char *id);
+/*
+ * Whether a workload the control plane answered is of the project asked
+ * for and on the cluster in use; RAI_E_PROTO naming both when not (a
+ * delete, suspend or resume must never reach another project's).
+ */
+int	 cp_job_belongs(struct cp *, const cJSON *workload,
+	    const char *project, struct rai_err *);
 /* A Workload as the job view of list jobs (fields strdup'ed). */
 void	 cp_job_view(const cJSON *workload, struct rai_job_view *);
 /* The STATUS column for a control-plane phase. */

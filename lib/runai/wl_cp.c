@@ -127,6 +127,7 @@ cp_act(struct rai_wl *wl, const char *job, enum rai_wl_action a,
 
 	*unchanged = 0;
 	rc = cp_job_find(CP(wl), wl->project, job, &w, err) == 0 &&
+	    cp_job_belongs(CP(wl), w, wl->project, err) == 0 &&
 	    cp_job_action(CP(wl), w, actions[a], err) == 0 ? 0 : -1;
 	cJSON_Delete(w);
 	return rc;
@@ -310,6 +311,28 @@ redact(cJSON *body)
 			rai_json_set_str(e, "value", "<redacted>");
 }
 
+/*
+ * The name submit reports: the one runai sent, which is the job's (an
+ * answer may carry none, or null); for a name the control plane makes
+ * from a prefix, the answer's, else the workload's by the answer's id,
+ * else the prefix.
+ */
+static char *
+submitted_name(struct rai_wl *wl, const cJSON *answer,
+    const struct rai_wl_submit *s)
+{
+	const char *got = rai_json_str(answer, "name");
+	char *named;
+
+	if (s->spec->name != NULL && *s->spec->name != '\0')
+		return xstrdup(s->spec->name);
+	if (got != NULL && *got != '\0')
+		return xstrdup(got);
+	named = cp_job_name_of(CP(wl), rai_json_str(answer, "workloadId"));
+	return named != NULL ? named : xstrdup(s->prefix != NULL ? s->prefix :
+	    "job");
+}
+
 static int
 cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 {
@@ -334,7 +357,7 @@ cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 		    cp_submit_path(s->spec, s->dist);
 		return 0;
 	}
-	s->name = xstrdup(rai_json_str_or(out, "name", ""));
+	s->name = submitted_name(wl, out, s);
 	cJSON_Delete(out);
 	return 0;
 }

@@ -105,8 +105,10 @@ class ProfileCase:
               "clientSecret": self.creds["clientSecret"]}
         status, body = self.c.call("POST", "/api/v1/token", cc)
         if self.VERSION == "2.18":
+            # refused as the document says (the Error: code, message, details)
             self.assertEqual(status, 400)
-            self.assertEqual(set(body), {"code", "message"})
+            self.assertEqual(set(body), {"code", "message", "details"})
+            self.assertIn("client_credentials", body["details"])
             app = {"grantType": "app_token", "appID": self.creds["clientId"],
                    "appSecret": self.creds["clientSecret"]}
             self.assertEqual(self.c.call("POST", "/api/v1/token", app)[0], 200)

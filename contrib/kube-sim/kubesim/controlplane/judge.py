@@ -12,6 +12,11 @@ properties allows no others, so a misspelt or invented field fails.
 Besides bodies it checks that the path and method are in the document,
 that every query parameter is one the operation declares and its value
 fits, and that the answer's status is one the operation documents.
+
+A request that breaks the document is refused (`refusal`: 400 with the
+violations, 404 for a path the document lacks) before the emulator acts
+on it, as a server that validates its requests does; the control
+plane's `validate` setting can make the judge only record instead.
 """
 
 import json
@@ -302,6 +307,18 @@ class Judge:
         else:
             out = self._validate(schema, body, "response", "body %d" % status)
         return self.record(method, path, "response", out)
+
+    def refusal(self, method, path, violations):
+        """The answer a server that validates gives a request with these
+        violations: 404 for a path the document does not have, else 400
+        with the first violation as the message and all as details (the
+        document's Error)."""
+        if self.operation(method, path) is None:
+            return 404, {"code": 404, "message": violations[0]}
+        return 400, {"code": 400,
+                     "message": "the request does not fit the %s API: %s" % (
+                         self.version, violations[0]),
+                     "details": "; ".join(violations)}
 
     def close(self):
         """No more records in the file (its directory may go next)."""

@@ -70,6 +70,16 @@ class ControlPlane:
         # a faulty list: the project list's next names the page just given
         self.stuck_paging = False
         self.url = None
+        # a request that breaks the document is refused (400), as a real
+        # server does; False: only recorded (a test that needs it)
+        self.validate = True
+        # a server that ignores filterBy (a test of what runai trusts)
+        self.ignore_filter = False
+        # lists that never end: "repeat" (offset ignored, always more),
+        # "stuck" (next stays at 1); None: as documented
+        self.paging = None
+        # a create answer's name: "absent", "null"; None: the name
+        self.create_name = None
 
     def start(self, host, port=0):
         self.server = ThreadingHTTPServer((host, port), Handler)
@@ -138,9 +148,26 @@ class ControlPlane:
             self.stuck_paging = bool(body["stuckPaging"])
         if "downSeconds" in body:
             self.down_until = time.monotonic() + float(body["downSeconds"])
+        if "validate" in body:
+            self.validate = bool(body["validate"])
+        if "ignoreFilterBy" in body:
+            self.ignore_filter = bool(body["ignoreFilterBy"])
+        if "opaqueTokens" in body:
+            self.identity.opaque = bool(body["opaqueTokens"])
+        if "expiresIn" in body:
+            self.profile["expires_in"] = bool(body["expiresIn"])
+        if "paging" in body:
+            self.paging = body["paging"] if body["paging"] in ("repeat", "stuck") else None
+        if "createName" in body:
+            self.create_name = body["createName"] if body["createName"] in (
+                "absent", "null") else None
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
                 "metricsDown": self.metrics_down, "assets": len(self.assets),
-                "version": self.profile["version"], "violations": self.judge.count}
+                "version": self.profile["version"], "violations": self.judge.count,
+                "validate": self.validate, "ignoreFilterBy": self.ignore_filter,
+                "opaqueTokens": self.identity.opaque,
+                "expiresIn": self.profile["expires_in"], "paging": self.paging,
+                "createName": self.create_name}
 
 
 def _number(x):
@@ -199,6 +226,37 @@ def _filtered(items, query):
         desc = query.get("sortOrder", ["asc"])[0] == "desc"
         items = sorted(items, key=lambda x: str(x.get(sort_by) or ""), reverse=desc)
     return items
+
+
+def served_query(cp, query):
+    """The query the routes act on: without filterBy where the control
+    plane is set to ignore it, without offset where its lists repeat
+    (the judge saw the query as sent)."""
+    dropped = (("filterBy",) if cp.ignore_filter else ()) + \
+        (("offset",) if cp.paging == "repeat" else ())
+    return {k: v for k, v in query.items() if k not in dropped}
+
+
+def served_answer(cp, method, query, status, answer):
+    """An answer as the settings bend it: a list's next that never ends
+    it (paging), a create answer without its name (createName)."""
+    if not isinstance(answer, dict) or status >= 300:
+        return answer
+    if cp.paging and method == "GET" and any(
+            isinstance(answer.get(k), list) and answer[k] for k in
+            ("projects", "workloads", "pods", "events")):
+        try:
+            offset = int(query.get("offset", ["0"])[0])
+            limit = int(query.get("limit", ["50"])[0])
+        except ValueError:
+            return answer
+        answer["next"] = offset + limit if cp.paging == "repeat" else 1
+    if cp.create_name and method == "POST" and "workloadId" in answer:
+        if cp.create_name == "null":
+            answer["name"] = None
+        else:
+            answer.pop("name", None)
+    return answer
 
 
 class Routes:
@@ -668,9 +726,14 @@ class Handler(BaseHTTPRequestHandler):
             body = None
             status, answer = e.code, dict({"code": e.code, "message": e.message}, **e.extra)
         else:
-            if _judged(path):
-                cp.judge.check_request(self.command, path, query, body)
-            status, answer = self.answer(cp, path, query, body, entry)
+            violations = cp.judge.check_request(self.command, path, query, body) \
+                if _judged(path) else []
+            if violations and cp.validate:
+                status, answer = cp.judge.refusal(self.command, path, violations)
+            else:
+                status, answer = self.answer(cp, path, served_query(cp, query), body,
+                                             entry)
+                answer = served_answer(cp, self.command, query, status, answer)
         if _judged(path):
             cp.judge.check_response(self.command, path, status, answer)
         entry["status"] = status

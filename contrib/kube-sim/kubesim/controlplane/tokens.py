@@ -3,7 +3,11 @@ and the browser login's authorization codes), one access key
 (client_credentials, and app_token under its older name), the JWTs it
 issues and the refresh tokens, each good for one use (a
 second use of a spent refresh token is refused, as Keycloak's rotation
-does, so a client that refreshes twice for one expiry is caught)."""
+does, so a client that refreshes twice for one expiry is caught).
+
+With `opaque` set (the /_sim/controlplane setting opaqueTokens), the
+access tokens are random strings, known only to this control plane, as
+the documents allow (they say only "string"); the id-token stays a JWT."""
 
 import base64
 import hashlib
@@ -36,6 +40,8 @@ class Identity:
         self.lock = threading.Lock()
         self.refresh = {}      # refresh token -> subject
         self.codes = {}        # authorization code -> (subject, client, redirect)
+        self.opaque = False
+        self.opaque_tokens = {}  # opaque access token -> its claims
         path = os.path.join(state_dir, CREDENTIALS_FILE)
         if os.path.exists(path):
             with open(path) as f:
@@ -57,6 +63,10 @@ class Identity:
     def verify(self, token):
         """The claims of a token this control plane issued and that has
         not expired, else None."""
+        with self.lock:
+            claims = self.opaque_tokens.get(token)
+        if claims is not None:
+            return claims if claims["exp"] > time.time() else None
         try:
             head, body, sig = token.split(".")
             want = hmac.new(self.key, ("%s.%s" % (head, body)).encode(),
@@ -116,8 +126,12 @@ class Identity:
             claims.update({"preferred_username": "service-account-" + subject["name"],
                            "client_id": subject["name"]})
         refresh = "rt-" + secrets.token_urlsafe(24)
+        access = self._jwt(dict(claims, typ="Bearer"))
         with self.lock:
             self.refresh[refresh] = subject
-        return {"accessToken": self._jwt(dict(claims, typ="Bearer")),
+            if self.opaque:
+                access = "at-" + secrets.token_urlsafe(24)
+                self.opaque_tokens[access] = dict(claims, typ="Bearer")
+        return {"accessToken": access,
                 "idToken": self._jwt(dict(claims, typ="ID")),
                 "refreshToken": refresh}

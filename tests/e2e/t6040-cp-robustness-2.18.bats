@@ -1,0 +1,1 @@
+t6040-cp-robustness-2.24.bats
