@@ -10,7 +10,7 @@
 
 #define FRAMEWORK_ALIAS(NAME, WORD, ALIASES)				\
 	const struct rai_cmd runai_cmd_alias_##NAME = {			\
-		.name = WORD, .aliases = ALIASES,			\
+		.name = (WORD), .aliases = (ALIASES),		\
 		.summary = "the same as 'runai training " WORD "'",	\
 		.forward = "training " WORD }
 

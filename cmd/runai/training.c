@@ -24,9 +24,10 @@ RUNAI_WL_VERBS(jax, "a JAX training", "JAX trainings");
 
 #define FRAMEWORK_GROUP(P, WORD, ALIASES, SUMMARY, SUBMIT)		\
 	static const struct rai_cmd *const P##_subcmds[] = {		\
-		&SUBMIT, RUNAI_WL_VERB_ENTRIES(P), NULL };		\
+		&(SUBMIT), RUNAI_WL_VERB_ENTRIES(P), NULL };		\
 	static const struct rai_cmd runai_cmd_training_##P = {			\
-		.name = WORD, .aliases = ALIASES, .summary = SUMMARY,	\
+		.name = (WORD), .aliases = (ALIASES),			\
+		.summary = (SUMMARY),					\
 		.subcmds = P##_subcmds }
 
 FRAMEWORK_GROUP(std, "standard", NULL,
