@@ -32,15 +32,6 @@ static const struct rai_listing_col cluster_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
-static void
-put_opt(cJSON *row, const char *key, const char *v)
-{
-	if (v != NULL && *v != '\0')
-		cJSON_AddStringToObject(row, key, v);
-	else
-		cJSON_AddNullToObject(row, key);
-}
-
 static cJSON *
 cluster_rows(const struct rai_wl_clusters *cl)
 {
@@ -51,10 +42,10 @@ cluster_rows(const struct rai_wl_clusters *cl)
 		row = cJSON_CreateObject();
 		cJSON_AddStringToObject(row, "name", cl->v[i].name);
 		cJSON_AddBoolToObject(row, "current", cl->v[i].current);
-		put_opt(row, "project", cl->v[i].project);
-		put_opt(row, "status", cl->v[i].state);
-		put_opt(row, "version", cl->v[i].version);
-		put_opt(row, "id", cl->v[i].id);
+		rai_listing_put_str(row, "project", cl->v[i].project);
+		rai_listing_put_str(row, "status", cl->v[i].state);
+		rai_listing_put_str(row, "version", cl->v[i].version);
+		rai_listing_put_str(row, "id", cl->v[i].id);
 		cJSON_AddItemToArray(rows, row);
 	}
 	return rows;

@@ -48,15 +48,6 @@ put_num(cJSON *row, const char *key, double v)
 		cJSON_AddNumberToObject(row, key, round(v * 100) / 100);
 }
 
-static void
-put_str(cJSON *row, const char *key, const char *v)
-{
-	if (v != NULL && *v != '\0')
-		cJSON_AddStringToObject(row, key, v);
-	else
-		cJSON_AddNullToObject(row, key);
-}
-
 static cJSON *
 node_row(const struct rai_node_view *v, const char *pool)
 {
@@ -64,8 +55,8 @@ node_row(const struct rai_node_view *v, const char *pool)
 
 	cJSON_AddStringToObject(row, "name", v->name);
 	cJSON_AddStringToObject(row, "status", v->status);
-	put_str(row, "nodePool", pool);
-	put_str(row, "gpuType", v->gpu_type);
+	rai_listing_put_str(row, "nodePool", pool);
+	rai_listing_put_str(row, "gpuType", v->gpu_type);
 	put_num(row, "gpus", v->gpu_allocatable);
 	put_num(row, "allocatedGpus", v->gpu_allocated);
 	put_num(row, "freeGpus", v->gpu_free);

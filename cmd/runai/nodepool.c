@@ -50,18 +50,12 @@ pool_row(const struct rai_wl_node_pool *p)
 		cJSON_AddNullToObject(row, "label");
 	}
 	cJSON_AddNumberToObject(row, "nodes", (double)p->nnodes);
-	if (p->phase != NULL)
-		cJSON_AddStringToObject(row, "phase", p->phase);
-	else
-		cJSON_AddNullToObject(row, "phase");
+	rai_listing_put_str(row, "phase", p->phase);
 	cJSON_AddBoolToObject(row, "default", p->is_default);
 	names = cJSON_AddArrayToObject(row, "nodeNames");
 	for (i = 0; i < p->nnodes; i++)
 		cJSON_AddItemToArray(names, cJSON_CreateString(p->nodes[i]));
-	if (p->id != NULL)
-		cJSON_AddStringToObject(row, "id", p->id);
-	else
-		cJSON_AddNullToObject(row, "id");
+	rai_listing_put_str(row, "id", p->id);
 	return row;
 }
 

@@ -99,10 +99,7 @@ project_row(const struct rai_project *p, const char *def)
 	cJSON_AddNumberToObject(row, "queuedGpus", round2(p->gpus_queued));
 	cJSON_AddBoolToObject(row, "default", def != NULL &&
 	    strcmp(def, p->name) == 0);
-	if (p->department != NULL)
-		cJSON_AddStringToObject(row, "department", p->department);
-	else
-		cJSON_AddNullToObject(row, "department");
+	rai_listing_put_str(row, "department", p->department);
 	return row;
 }
 

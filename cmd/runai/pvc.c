@@ -35,28 +35,19 @@ static const struct rai_listing_col pvc_cols[] = {
 	{ NULL, NULL, 0 }
 };
 
-static void
-put_str(cJSON *row, const char *key, const char *v)
-{
-	if (v != NULL && *v != '\0')
-		cJSON_AddStringToObject(row, key, v);
-	else
-		cJSON_AddNullToObject(row, key);
-}
-
 static cJSON *
 pvc_row(const struct rai_wl_pvc *v)
 {
 	cJSON *row = cJSON_CreateObject();
 
 	cJSON_AddStringToObject(row, "name", v->name);
-	put_str(row, "status", v->status);
-	put_str(row, "size", v->size);
-	put_str(row, "accessModes", v->access_modes);
-	put_str(row, "storageClass", v->storage_class);
-	put_str(row, "createdAt", v->created);
-	put_str(row, "dataSource", v->asset);
-	put_str(row, "scope", v->scope);
+	rai_listing_put_str(row, "status", v->status);
+	rai_listing_put_str(row, "size", v->size);
+	rai_listing_put_str(row, "accessModes", v->access_modes);
+	rai_listing_put_str(row, "storageClass", v->storage_class);
+	rai_listing_put_str(row, "createdAt", v->created);
+	rai_listing_put_str(row, "dataSource", v->asset);
+	rai_listing_put_str(row, "scope", v->scope);
 	return row;
 }
 

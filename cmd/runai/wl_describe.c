@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/out.h"
 #include "runai.h"
@@ -70,13 +71,13 @@ narrow_group(struct rai_ctx *ctx, const struct runai_wl_describe_opts *o,
 		g->kind = RUNAI_WL_FRAMEWORK;
 		g->framework = o->framework;
 		g->noun = o->framework;
-	} else if (o->type != NULL && strcmp(o->type, "workspace") == 0) {
+	} else if (o->type != NULL && strcasecmp(o->type, "workspace") == 0) {
 		g->kind = RUNAI_WL_WORKSPACE;
 		g->noun = "workspace";
-	} else if (o->type != NULL && strcmp(o->type, "training") == 0) {
+	} else if (o->type != NULL && strcasecmp(o->type, "training") == 0) {
 		g->kind = RUNAI_WL_TRAINING;
 		g->noun = "training";
-	} else if (o->type != NULL && strcmp(o->type, "inference") == 0) {
+	} else if (o->type != NULL && strcasecmp(o->type, "inference") == 0) {
 		g->kind = RUNAI_WL_INFERENCE;
 		g->noun = "inference";
 	} else if (o->type != NULL) {
@@ -99,6 +100,7 @@ runai_wl_describe_run(struct rai_ctx *ctx, void *opts, int argc,
 	};
 	enum rai_out_fmt fmt = strcmp(o->output, "json") == 0 ? RAI_OUT_JSON :
 	    strcmp(o->output, "yaml") == 0 ? RAI_OUT_YAML : RAI_OUT_TABLE;
+	struct rai_err *err = rai_ctx_err(ctx);
 	struct runai_wl_group g;
 	struct rai_job_detail d;
 	int rc = -1;
@@ -108,18 +110,18 @@ runai_wl_describe_run(struct rai_ctx *ctx, void *opts, int argc,
 	if (runai_wl_group_usable(ctx, &g) == -1 ||
 	    narrow_group(ctx, o, &g) == -1)
 		return -1;
-	if (g.kind != RUNAI_WL_ANY &&
-	    runai_wl_group_find(ctx, &g, argv[0], rai_ctx_err(ctx)) == -1)
-		return -1;
 	view.sections = (o->general ? RUNAI_DETAIL_GENERAL : 0) |
 	    (o->pods ? RUNAI_DETAIL_PODS : 0) |
 	    (o->events ? RUNAI_DETAIL_EVENTS : 0);
+	/* the record names the job's type: no list is needed to check it */
 	if (rai_wl_describe(RUNAI_WL(ctx), argv[0], fmt != RAI_OUT_TABLE, &d,
-	    rai_ctx_err(ctx)) == 0) {
-		rc = 0;
+	    err) == -1) {
+		if (err->kind == RAI_E_NOTFOUND && g.kind != RUNAI_WL_ANY)
+			runai_wl_group_check(ctx, &g, argv[0], NULL, err);
+	} else if ((rc = runai_wl_group_check(ctx, &g, argv[0], &d.v,
+	    err)) == 0) {
 		if (fmt != RAI_OUT_TABLE)
-			rc = rai_out_doc(ctx->out, fmt, d.doc,
-			    rai_ctx_err(ctx));
+			rc = rai_out_doc(ctx->out, fmt, d.doc, err);
 		else
 			runai_job_detail_print(ctx, &d, &view);
 	}

@@ -122,7 +122,7 @@ runai_wl_group_has(const struct runai_wl_group *g,
 		return strcmp(type, "Training") == 0 &&
 		    *runai_wl_framework(v) == '\0';
 	case RUNAI_WL_FRAMEWORK:
-		return strcmp(runai_wl_framework(v), g->framework) == 0;
+		return strcasecmp(runai_wl_framework(v), g->framework) == 0;
 	}
 	return 0;
 }
@@ -159,6 +159,23 @@ article(const char *noun)
 }
 
 int
+runai_wl_group_check(struct rai_ctx *ctx, const struct runai_wl_group *g,
+    const char *name, const struct rai_job_view *found, struct rai_err *err)
+{
+	if (found != NULL && runai_wl_group_has(g, found))
+		return 0;
+	if (found == NULL)
+		return rai_err_set(err, RAI_E_NOTFOUND, "no %s named '%s' in "
+		    "project %s", g->noun, name, RUNAI_WL(ctx)->project != NULL ?
+		    RUNAI_WL(ctx)->project : "");
+	rai_err_set(err, RAI_E_NOTFOUND, "'%s' is %s, not %s %s", name,
+	    type_noun(found), article(g->noun), g->noun);
+	rai_err_set_hint(err, "run 'runai %s ...' or 'runai workload ...'",
+	    group_word(found));
+	return -1;
+}
+
+int
 runai_wl_group_find(struct rai_ctx *ctx, const struct runai_wl_group *g,
     const char *name, struct rai_err *err)
 {
@@ -172,18 +189,7 @@ runai_wl_group_find(struct rai_ctx *ctx, const struct runai_wl_group *g,
 	for (i = 0; i < jl.n && found == NULL; i++)
 		if (strcmp(jl.v[i].name, name) == 0)
 			found = &jl.v[i];
-	if (found != NULL && runai_wl_group_has(g, found)) {
-		rc = 0;
-	} else if (found != NULL) {
-		rc = rai_err_set(err, RAI_E_NOTFOUND, "'%s' is %s, not %s %s",
-		    name, type_noun(found), article(g->noun), g->noun);
-		rai_err_set_hint(err, "run 'runai %s ...' or 'runai workload "
-		    "...'", group_word(found));
-	} else {
-		rc = rai_err_set(err, RAI_E_NOTFOUND, "no %s named '%s' in "
-		    "project %s", g->noun, name, RUNAI_WL(ctx)->project != NULL ?
-		    RUNAI_WL(ctx)->project : "");
-	}
+	rc = runai_wl_group_check(ctx, g, name, found, err);
 	rai_job_list_release(&jl);
 	return rc;
 }

@@ -47,6 +47,9 @@ const char *runai_wl_framework(const struct rai_job_view *);
  */
 int	 runai_wl_group_find(struct rai_ctx *, const struct runai_wl_group *,
 	    const char *name, struct rai_err *);
+/* The same for a job already in hand (NULL: none of that name). */
+int	 runai_wl_group_check(struct rai_ctx *, const struct runai_wl_group *,
+	    const char *name, const struct rai_job_view *, struct rai_err *);
 
 /* 0, or the error that the group has no workloads in this mode. */
 int	 runai_wl_group_usable(struct rai_ctx *, const struct runai_wl_group *);

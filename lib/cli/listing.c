@@ -13,6 +13,15 @@
 
 #include "core/banned.h"
 
+void
+rai_listing_put_str(cJSON *row, const char *key, const char *v)
+{
+	if (v != NULL && *v != '\0')
+		cJSON_AddStringToObject(row, key, v);
+	else
+		cJSON_AddNullToObject(row, key);
+}
+
 int
 rai_listing_check(const struct rai_listing_opts *o, struct rai_err *err)
 {

@@ -56,6 +56,12 @@ struct rai_listing_col {
 	unsigned	 flags;
 };
 
+/*
+ * A row's field: the string, or null where it is not known (NULL or
+ * ""), so --json says "unknown" rather than an empty name.
+ */
+void	 rai_listing_put_str(cJSON *row, const char *key, const char *v);
+
 /* A usage error when more than one of --json, --yaml, --table is given. */
 int	 rai_listing_check(const struct rai_listing_opts *, struct rai_err *);
 /*

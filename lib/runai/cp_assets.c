@@ -242,7 +242,7 @@ template_applies(const cJSON *t, const char *project_id,
 static int
 read_templates(struct cp *c, cJSON **all, struct rai_err *err)
 {
-	struct cp_pages pg = { .limit = CP_PAGE_MAX,
+	struct cp_pages pg = { .limit = CP_PAGE_LIMIT,
 	    .next_at = "pagination.nextOffset" };
 
 	if (!cp_release_since(c, 2, 23))

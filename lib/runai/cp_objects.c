@@ -193,7 +193,7 @@ static int
 read_pools(struct cp *c, const char *cluster, int legacy, cJSON **all,
     struct rai_err *err)
 {
-	struct cp_pages pg = { .limit = CP_PAGE_MAX };
+	struct cp_pages pg = { .limit = CP_PAGE_LIMIT };
 	char *path;
 	int rc;
 

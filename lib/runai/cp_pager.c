@@ -25,6 +25,7 @@ cp_pager_init(struct cp_pager *pg, const char *path)
 {
 	memset(pg, 0, sizeof(*pg));
 	pg->path = path;
+	pg->max_pages = CP_PAGES_MAX;
 }
 
 void
@@ -136,18 +137,15 @@ path_len(const char *path)
 }
 
 int
-cp_pager_next(struct cp_pager *pg, const cJSON *page, const char *next_at,
-    long got, long fresh, struct rai_err *err)
+cp_pager_advance(struct cp_pager *pg, double next, long got, long fresh,
+    struct rai_err *err)
 {
-	const cJSON *nx = rai_json_get(page, next_at);
 	int n = path_len(pg->path);
-	double next;
 
 	pg->pages++;
 	/* no next, or nothing on this page: the list has no more */
-	if (!cJSON_IsNumber(nx) || nx->valuedouble <= 0 || got == 0)
+	if (next <= 0 || got == 0)
 		return 0;
-	next = nx->valuedouble;
 	if (next <= (double)pg->offset || next > OFFSET_MAX)
 		return rai_err_set(err, RAI_E_PROTO, "the control plane's list "
 		    "%.*s does not move on (the page after offset %ld starts at "
@@ -158,12 +156,22 @@ cp_pager_next(struct cp_pager *pg, const cJSON *page, const char *next_at,
 		    "%.*s repeats itself (the page at offset %ld brought "
 		    "nothing new): stopped, the listing is incomplete", n,
 		    pg->path, pg->offset);
-	if (pg->pages >= CP_PAGES_MAX)
+	if (pg->pages >= pg->max_pages)
 		return rai_err_set(err, RAI_E_PROTO, "the control plane's list "
 		    "%.*s goes on past %d pages: stopped, the listing is "
-		    "incomplete", n, pg->path, CP_PAGES_MAX);
+		    "incomplete", n, pg->path, pg->max_pages);
 	pg->offset = (long)next;
 	return 1;
+}
+
+int
+cp_pager_next(struct cp_pager *pg, const cJSON *page, const char *next_at,
+    long got, long fresh, struct rai_err *err)
+{
+	const cJSON *nx = rai_json_get(page, next_at);
+
+	return cp_pager_advance(pg, cJSON_IsNumber(nx) ? nx->valuedouble : 0,
+	    got, fresh, err);
 }
 
 static int

@@ -30,6 +30,7 @@ struct cp_pager {
 	const char	*path;		/* for messages (borrowed) */
 	long		 offset;	/* the next page's */
 	int		 pages;		/* pages read so far */
+	int		 max_pages;	/* CP_PAGES_MAX unless set after init */
 	uint64_t	*seen;		/* the items' keys, hashed (0: free) */
 	size_t		 nseen, cap;
 };
@@ -43,10 +44,16 @@ void	 cp_pager_release(struct cp_pager *);
  */
 long	 cp_pager_take(struct cp_pager *, cJSON *items, cJSON *all);
 /*
- * After a page of got items, fresh of them new, whose answer says at
- * next_at (a dotted path: "next", "pagination.nextOffset") where the
- * following page starts: 1 to read the page at pg->offset, 0 when the
- * listing is complete, -1 when it stopped incomplete (err says why).
+ * After a page of got items, fresh of them new, when the next page
+ * starts at next (<= 0: there is none): 1 to read the page at
+ * pg->offset, 0 when the listing is complete, -1 when it stopped
+ * incomplete (err says why).
+ */
+int	 cp_pager_advance(struct cp_pager *, double next, long got, long fresh,
+	    struct rai_err *);
+/*
+ * The same, for a page whose answer says at next_at (a dotted path:
+ * "next", "pagination.nextOffset") where the following page starts.
  */
 int	 cp_pager_next(struct cp_pager *, const cJSON *page,
 	    const char *next_at, long got, long fresh, struct rai_err *);

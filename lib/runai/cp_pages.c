@@ -13,9 +13,6 @@
 
 #include "core/banned.h"
 
-/* 500000 items at the largest page: a list that goes on stops here. */
-#define PAGES_MAX	1000
-
 char *
 cp_cluster_filter(struct cp *c, const char *sep)
 {
@@ -29,33 +26,17 @@ cp_cluster_filter(struct cp *c, const char *sep)
 	return xasprintf("%sclusterId==%s", sep, id);
 }
 
-/* One page's items moved to the end of all; how many there were. */
-static long
-take_items(cJSON *page, const char *key, cJSON *all)
-{
-	cJSON *items = page != NULL ?
-	    cJSON_DetachItemFromObjectCaseSensitive(page, key) : NULL;
-	long n = 0;
-
-	while (cJSON_IsArray(items) && cJSON_GetArraySize(items) > 0) {
-		cJSON_AddItemToArray(all, cJSON_DetachItemFromArray(items, 0));
-		n++;
-	}
-	cJSON_Delete(items);
-	return n;
-}
-
-/* Where the page after this one starts, or -1 when there is none. */
-static long
+/*
+ * Where the page after this one starts (0: there is none): the answer's
+ * word for it, or with none, the next offset after a full page.
+ */
+static double
 next_offset(const cJSON *page, const struct cp_pages *pg, long offset,
     long asked, long got)
 {
-	double next;
-
 	if (pg->next_at == NULL)
-		return got > 0 && got == asked ? offset + got : -1;
-	next = rai_json_num(page, pg->next_at, 0);
-	return next > 0 ? (long)next : -1;
+		return got > 0 && got == asked ? (double)(offset + got) : 0;
+	return rai_json_num(page, pg->next_at, 0);
 }
 
 static int
@@ -73,44 +54,53 @@ read_page(struct cp *c, const char *path, long offset, long limit,
 	return rc;
 }
 
+/*
+ * The pages as far as asked, through cp_pager's guard (a list that does
+ * not move on, repeats itself or goes on for ever stops with an error).
+ */
 int
 cp_pages_read(struct cp *c, const char *path, const char *key,
     struct cp_pages *pg, cJSON **items, struct rai_err *err)
 {
-	long offset = pg->offset, asked, got, next, count = 0;
-	cJSON *page;
-	int pages;
+	struct cp_pager guard;
+	long asked, got, fresh, count = 0, offset;
+	cJSON *page, *got_items;
+	int more;
 
 	*items = cJSON_CreateArray();
 	pg->next = -1;
-	for (pages = 0; pages < PAGES_MAX; pages++) {
+	cp_pager_init(&guard, path);
+	guard.offset = pg->offset;
+	/* smaller pages than the largest: as many items, more pages */
+	if (pg->limit > 0 && pg->limit < CP_PAGE_LIMIT)
+		guard.max_pages = (int)(CP_PAGES_MAX * (CP_PAGE_LIMIT / pg->limit));
+	do {
 		asked = pg->limit;
 		if (pg->max_items > 0 && pg->max_items - count < asked)
 			asked = pg->max_items - count;
-		if (read_page(c, path, offset, asked, &page, err) == -1)
-			goto fail;
-		got = take_items(page, key, *items);
-		next = next_offset(page, pg, offset, asked, got);
+		offset = guard.offset;
+		if (read_page(c, path, offset, asked, &page, err) == -1) {
+			more = -1;
+			break;
+		}
+		got_items = page != NULL ?
+		    cJSON_DetachItemFromObjectCaseSensitive(page, key) : NULL;
+		got = cJSON_IsArray(got_items) ?
+		    cJSON_GetArraySize(got_items) : 0;
+		fresh = cp_pager_take(&guard, got_items, *items);
+		count += fresh;
+		more = cp_pager_advance(&guard, next_offset(page, pg, offset,
+		    asked, got), got, fresh, err);
 		cJSON_Delete(page);
-		count += got;
-		if (next == -1)
-			return 0;
-		if (next <= offset) {
-			rai_err_set(err, RAI_E_PROTO, "the control plane's list "
-			    "%s does not move on (the page after offset %ld "
-			    "starts at %ld): stopped", path, offset, next);
-			goto fail;
+		if (more == 1 && (pg->one_page || (pg->max_items > 0 &&
+		    count >= pg->max_items))) {
+			pg->next = guard.offset;
+			more = 0;
 		}
-		offset = next;
-		if (pg->one_page || (pg->max_items > 0 &&
-		    count >= pg->max_items)) {
-			pg->next = next;
-			return 0;
-		}
-	}
-	rai_err_set(err, RAI_E_PROTO, "the control plane's list %s goes on "
-	    "past %d pages: stopped", path, PAGES_MAX);
-fail:
+	} while (more == 1);
+	cp_pager_release(&guard);
+	if (more == 0)
+		return 0;
 	cJSON_Delete(*items);
 	*items = NULL;
 	return -1;

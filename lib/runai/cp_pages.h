@@ -12,12 +12,11 @@
 
 #include "core/err.h"
 #include "runai/cp.h"
+#include "runai/cp_pager.h"
 
-/* The API's largest page. */
-#define CP_PAGE_MAX	500
 
 struct cp_pages {
-	long		 limit;		/* items per request, 1..CP_PAGE_MAX */
+	long		 limit;		/* items per request, 1..CP_PAGE_LIMIT */
 	long		 offset;	/* the first item's */
 	long		 max_items;	/* 0: every one */
 	int		 one_page;

@@ -22,6 +22,7 @@
 #include "kube/quantity.h"
 #include "runai/cp.h"
 #include "runai/cp_pager.h"
+#include "runai/cp_pages.h"
 #include "runai/cp_request.h"
 #include "runai/cp_work.h"
 #include "runai/dist.h"
@@ -43,35 +44,6 @@ plain_uuid(const char *id)
 		if (!isxdigit((unsigned char)*p) && *p != '-')
 			return 0;
 	return 1;
-}
-
-/*
- * "clusterId==ID" for the cluster in use, so that lists and look-ups
- * stay on it (a project's name may be taken on several clusters); ""
- * when none is known, or its id is not a plain UUID. Caller frees.
- */
-static char *
-cluster_filter(struct cp *c, const char *sep)
-{
-	const char *id = cp_cluster(c, "id");
-
-	if (!plain_uuid(id))
-		return xstrdup("");
-	return xasprintf("%sclusterId==%s", sep, id);
-}
-
-/*
- * GET path (with its query, if any) page by page (cp_pager: a list that
- * does not end stops with an error), the next page's offset at next (a
- * dotted path: "next", or the templates' own "pagination.nextOffset");
- * the items of key of every page are moved into *all (an array the
- * caller frees).
- */
-static int
-get_pages(struct cp *c, const char *path, const char *key, const char *next,
-    cJSON **all, struct rai_err *err)
-{
-	return cp_pager_read(c, path, key, next, all, err);
 }
 
 /*
@@ -115,7 +87,7 @@ static int
 get_all(struct cp *c, const char *path, const char *key, cJSON **all,
     struct rai_err *err)
 {
-	return get_pages(c, path, key, "next", all, err);
+	return cp_pager_read(c, path, key, "next", all, err);
 }
 
 /* ---- projects ---- */
@@ -131,7 +103,7 @@ int
 cp_projects(struct cp *c, struct rai_project_list *pl, struct rai_err *err)
 {
 	const cJSON *it, *res;
-	char *cf = cluster_filter(c, "?filterBy="), *path;
+	char *cf = cp_cluster_filter(c, "?filterBy="), *path;
 	cJSON *all;
 	size_t n = 0;
 	int rc;
@@ -193,7 +165,7 @@ project_field(struct cp *c, const char *name, const char *path, char **out,
 
 	if (cp_check_name("project", name, err) == -1)
 		return -1;
-	cf = cluster_filter(c, ",");
+	cf = cp_cluster_filter(c, ",");
 	url = xasprintf("/api/v1/org-unit/projects?filterBy=name==%s%s", name,
 	    cf);
 	rc = get_all(c, url, "projects", &all, err);
@@ -339,7 +311,7 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 static int
 cluster_pods(struct cp *c, cJSON **pods, struct rai_err *err)
 {
-	char *cf = cluster_filter(c, "?filterBy=");
+	char *cf = cp_cluster_filter(c, "?filterBy=");
 	char *path = xasprintf("/api/v1/workloads/pods%s", cf);
 	int rc = get_all(c, path, "pods", pods, err);
 
@@ -410,7 +382,7 @@ cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
 	memset(jl, 0, sizeof(*jl));
 	if (project != NULL && cp_check_name("project", project, err) == -1)
 		return -1;
-	cf = cluster_filter(c, project != NULL ? "," : "?filterBy=");
+	cf = cp_cluster_filter(c, project != NULL ? "," : "?filterBy=");
 	path = project != NULL ? xasprintf("/api/v1/workloads?filterBy="
 	    "projectName==%s%s", project, cf) :
 	    xasprintf("/api/v1/workloads%s", cf);
@@ -445,7 +417,7 @@ cp_job_find(struct cp *c, const char *project, const char *name,
 	if (cp_check_name("project", project, err) == -1 ||
 	    cp_check_name("job", name, err) == -1)
 		return -1;
-	cf = cluster_filter(c, ",");
+	cf = cp_cluster_filter(c, ",");
 	path = xasprintf("/api/v1/workloads?filterBy=name==%s,projectName==%s"
 	    "%s", name, project, cf);
 	rc = get_all(c, path, "workloads", &all, err);
@@ -548,7 +520,7 @@ cp_template_id(struct cp *c, const char *name, const char *type,
 		return -1;
 	path = xasprintf("/api/v1/workload-templates?filterBy=name==%s,"
 	    "workloadType==%s", name, type);
-	rc = get_pages(c, path, "entries", "pagination.nextOffset", &all, err);
+	rc = cp_pager_read(c, path, "entries", "pagination.nextOffset", &all, err);
 	free(path);
 	if (rc == -1)
 		return -1;

@@ -514,7 +514,7 @@ cp_wl_project_page(struct rai_wl *wl, int usage, struct rai_wl_page *pg,
 			    "token of the control plane's project list",
 			    pg->start);
 	}
-	cpg.limit = pg->page_size > 0 ? pg->page_size : CP_PAGE_MAX;
+	cpg.limit = pg->page_size > 0 ? pg->page_size : CP_PAGE_LIMIT;
 	cpg.max_items = pg->max_items;
 	cpg.one_page = pg->one_page;
 	if (cp_project_page(CP(wl), &cpg, pl, err) == -1)

@@ -128,6 +128,9 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	assert_line --index 0 "runai: error: 'pt-1' is a PyTorch training, not an MPI training"
 	run -1 runai workspace describe nope -p team-a
 	assert_output "runai: error: no workspace named 'nope' in project team-a"
+	run -0 runai workload describe pt-1 -p team-a --framework pytorch --events=false
+	assert_line "NAME: pt-1"
+	run -0 runai workload describe ws-1 -p team-a --type Workspace --events=false
 	run -1 runai workload describe ws-1 -p team-a --type training
 	assert_line --index 0 "runai: error: 'ws-1' is a workspace, not a training"
 	run -2 runai workspace describe ws-1 -p team-a -o wide
