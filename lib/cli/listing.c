@@ -100,6 +100,13 @@ chosen_columns(const struct rai_listing_opts *o,
 		(*ids)[n] = c->id;
 		out[n++].header = c->header;
 	}
+	if (n == 0) {
+		rai_err_set(err, RAI_E_USAGE, "--columns names no column");
+		free(out);
+		free(*ids);
+		*ids = NULL;
+		return NULL;
+	}
 	return out;
 }
 

@@ -595,6 +595,13 @@ TEST(listing_table_columns_and_json)
 	fclose(f);
 	rai_err_release(&err);
 
+	o.columns = ",";
+	f = tmpfile();
+	T_INT_EQ(rai_listing_print(f, &o, cols, rows, &err), -1);
+	T_STR_CONTAINS(err.message, "--columns names no column");
+	fclose(f);
+	rai_err_release(&err);
+
 	o.columns = NULL;
 	o.table = 1;
 	T_INT_EQ(rai_listing_check(&o, &err), -1);
