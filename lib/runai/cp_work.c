@@ -351,9 +351,10 @@ fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
 		}
 	}
 	cJSON_Delete(pods);
-	/* a pending (preempted) or suspended job is on no node now */
+	/* a pending (preempted) or suspended job, no pod of which is on a
+	   node, is on none now */
 	for (i = 0; i < jl->n; i++)
-		if (!jl->v[i].finished && jl->v[i].pods_running == 0) {
+		if (!jl->v[i].finished && *jl->v[i].node == '\0') {
 			free(jl->v[i].node);
 			jl->v[i].node = xstrdup("-");
 		}

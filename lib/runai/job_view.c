@@ -219,6 +219,26 @@ pod_counts(struct rai_job_view *v, const cJSON *wl, const cJSON *pods)
 		v->pods_pending += strcmp(ph, "Pending") == 0;
 	}
 }
+/*
+ * Whether the NODE column names where the job runs or ran: a pending
+ * (preempted) or suspended job, none of whose pods is placed on a node,
+ * is on none now, whatever node it used before; a finished job keeps
+ * the node it ran on, as the original CLI shows it.
+ */
+static int
+on_a_node(const struct rai_job_view *v, const cJSON *pods)
+{
+	const cJSON *p;
+
+	if (v->finished || v->pods_running > 0 ||
+	    strcmp(v->status, "Running") == 0)
+		return 1;
+	cJSON_ArrayForEach(p, pods)
+		if (*rai_json_str_or(p, "spec.nodeName", "") != '\0')
+			return 1;
+	return 0;
+}
+
 static char *
 job_node(const cJSON *wl, const cJSON *chief)
 {
@@ -297,9 +317,7 @@ rai_job_view_indexed(const cJSON *wl, const cJSON *pods,
 	v->type = xstrdup(job_type(wl));
 	v->user = xstrdup(job_user(wl));
 	pod_counts(v, wl, pods);
-	/* a pending (preempted) or suspended job is on no node now */
-	v->node = v->finished || v->pods_running > 0 ? job_node(wl, chief) :
-	    xstrdup("-");
+	v->node = on_a_node(v, pods) ? job_node(wl, chief) : xstrdup("-");
 	v->image = job_image(wl);
 	v->project = job_project(chief, project);
 	v->command_line = xstrdup(cmd ? cmd : "");
