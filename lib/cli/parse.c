@@ -161,6 +161,8 @@ cli_parse_init(struct parse *p, const struct rai_prog *prog)
 	p->prog = prog;
 	p->dashdash = -1;
 	rai_buf_init(&p->path, 0);
+	rai_buf_init(&p->typed, 0);
+	rai_buf_init(&p->named, 0);
 	p->globals = xcalloc(1, prog->globals_size ? prog->globals_size : 1);
 	p->gseen = xcalloc(opt_count(prog->global_opts) + 1, 1);
 }
@@ -195,6 +197,8 @@ cli_parse_release(struct parse *p)
 	rai_strv_release(&p->notes);
 	rai_strv_release(&p->keep);
 	rai_buf_release(&p->path);
+	rai_buf_release(&p->typed);
+	rai_buf_release(&p->named);
 	rai_err_release(&p->err);
 }
 
@@ -892,6 +896,12 @@ find_command(struct parse *p, int argc, char **argv, unsigned char *used)
 			return not_a_command(p, argv[i]);
 		}
 		used[i] = 1;
+		if (p->typed.len > 0)
+			rai_buf_addch(&p->typed, ' ');
+		rai_buf_addstr(&p->typed, argv[i]);
+		if (p->named.len > 0)
+			rai_buf_addch(&p->named, ' ');
+		rai_buf_addstr(&p->named, c->name);
 		if (cli_enter_command(p, c) == -1)
 			return -1;
 	}

@@ -35,6 +35,13 @@ struct parse {
 	const struct rai_prog	*prog;
 	const struct rai_cmd	*cmd;		/* NULL = the program itself */
 	struct rai_buf		 path;		/* "list projects" */
+	/*
+	 * The command words as typed: another name of a command
+	 * ("workspace bash" for "bash", "training tf" for "training
+	 * tensorflow") is shown in -h and --help as the user called it.
+	 */
+	struct rai_buf		 typed;
+	struct rai_buf		 named;		/* the same, aliases resolved */
 	void			*globals;
 	void			*opts;
 	unsigned char		*gseen;

@@ -29,16 +29,27 @@
 
 /* ---- -h and --help ---- */
 
+/*
+ * The usage or page of the command under the name typed, unless that
+ * name is deprecated: then under the current one, which is the news.
+ */
 static int
 show_help(struct parse *p)
 {
-	const char *path = rai_buf_str(&p->path);
+	const char *path = p->typed.len > 0 && p->cmd_note == NULL ?
+	    rai_buf_str(&p->typed) : rai_buf_str(&p->path);
 
 	if (p->help == 1) {
 		cli_print_usage_of(p->prog, p->cmd, path, stdout);
 		return 0;
 	}
-	if (isatty(STDOUT_FILENO) && cli_run_man(p->prog, path) == 0)
+	/*
+	 * An alias has no page of its own ("training tf logs"): the page
+	 * of the name it stands for has the same text.
+	 */
+	if (isatty(STDOUT_FILENO) && (cli_run_man(p->prog, path) == 0 ||
+	    (path != rai_buf_str(&p->path) &&
+	    cli_run_man(p->prog, rai_buf_str(&p->named)) == 0)))
 		return 0;
 	cli_print_long_help(p->prog, p->cmd, path, stdout);
 	return 0;

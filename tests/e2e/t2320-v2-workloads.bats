@@ -202,8 +202,11 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	assert_line --regexp '^    standard +'
 	run -0 runai help workspace list
 	assert_output --partial "usage: runai workspace list"
+	# another name is shown as typed, not as what it stands for
 	run -0 runai tf list -h
-	assert_output --partial "usage: runai training tensorflow list"
+	assert_line --index 0 --regexp '^usage: runai tf list( |$)'
+	run -0 runai workspace bash -h
+	assert_line --index 0 --regexp '^usage: runai workspace bash( |$)'
 	run -0 runai __complete training ''
 	assert_line standard
 	assert_line pytorch

@@ -38,7 +38,7 @@ for row in rows:
 EOF
 }
 
-@test "every command of docs/cli-v2.md's table is a runai command, none deprecated" {
+@test "every command of docs/cli-v2.md's table is a runai command, none deprecated, its usage under the name typed" {
 	local cmd n=0
 	while read -r cmd; do
 		read -r -a words <<<"$cmd"
@@ -51,6 +51,13 @@ EOF
 			echo "'$cmd -h' mentions deprecation" >&2
 			return 1
 		fi
+		# another name of a command speaks of itself as typed
+		# ("usage: runai workspace bash", not "usage: runai bash")
+		case ${output%%$'\n'*} in
+		"usage: $cmd"|"usage: $cmd "*) ;;
+		*)	echo "'$cmd -h' begins '${output%%$'\n'*}'" >&2
+			return 1 ;;
+		esac
 		n=$((n + 1))
 	done < <(doc_commands)
 	# the table is read at all: more than a handful of commands
