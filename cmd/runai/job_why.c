@@ -79,7 +79,11 @@ runai_job_not_starting(struct rai_ctx *ctx, const char *job,
 	return rc;
 }
 
-/* When the job's Suspended condition became true, or 0. */
+/*
+ * When the job was suspended: its Suspended condition's time (a control
+ * plane's), else its newest Suspended event's (the job controller's on
+ * a cluster); 0 when neither says.
+ */
 static time_t
 suspended_at(const struct rai_job_detail *d)
 {
@@ -89,6 +93,10 @@ suspended_at(const struct rai_job_detail *d)
 		if (strcmp(d->conditions[i].type, "Suspended") == 0 &&
 		    strcmp(d->conditions[i].status, "True") == 0)
 			return d->conditions[i].at;
+	for (i = d->nevents; i > 0; i--)
+		if (d->events[i - 1].reason != NULL &&
+		    strcmp(d->events[i - 1].reason, "Suspended") == 0)
+			return d->events[i - 1].at;
 	return 0;
 }
 
