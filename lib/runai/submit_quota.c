@@ -25,8 +25,9 @@ rai_submit_non_preemptible(const struct rai_submit_spec *s)
 static double
 dist_gpus(const struct rai_submit_spec *s, const struct rai_dist_spec *d)
 {
-	double per_pod = s->gpu, lead = s->gpu;
 	long workers = d->workers > 0 ? d->workers : 1;
+	/* the lead (master, chief) is a copy of the workers unless told */
+	double lead = s->gpu;
 
 	if (d->master != NULL && d->master->gpu_portion > 0)
 		lead = d->master->gpu_portion;
@@ -35,7 +36,7 @@ dist_gpus(const struct rai_submit_spec *s, const struct rai_dist_spec *d)
 	/* an MPI launcher starts the workers and uses no GPU */
 	if (d->no_master || d->kind == RAI_DIST_MPI)
 		lead = 0;
-	return per_pod * (double)workers + lead;
+	return s->gpu * (double)workers + lead;
 }
 
 double

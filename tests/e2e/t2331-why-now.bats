@@ -295,3 +295,38 @@ followed() {
 	run -0 grep -A1 '^\\fB3\\fR$' "$RAI_TOP/man/runai-logs.1"
 	assert_line --index 1 'with \-f: the job was preempted or suspended while its log was followed (the last line on stderr says by whom or when)'
 }
+
+@test "a static token the cluster refuses: which context and user, and the way out" {
+	local ctx user
+	ctx=$(yq -r '."current-context"' "$KUBECONFIG")
+	user=$(yq -r --arg c "$ctx" '.contexts[] | select(.name == $c) | .context.user' "$KUBECONFIG")
+	[ -n "$ctx" ] && [ -n "$user" ]
+	sed -i "s/token: .*/token: wrong-token/" "$KUBECONFIG"
+	run -1 --separate-stderr k list -p team-a
+	stderr_is "runai: error from server (Unauthorized): Unauthorized
+hint: the cluster refused the token of user '$user' (context '$ctx'): run 'runai login', or check the user's credentials in the kubeconfig"
+	# a token file's path is named
+	printf 'wrong-token\n' >"$BATS_TEST_TMPDIR/token"
+	python3 - "$KUBECONFIG" "$user" "$BATS_TEST_TMPDIR/token" <<-'EOF'
+		import sys, yaml
+		path, user, token_file = sys.argv[1:]
+		d = yaml.safe_load(open(path))
+		for u in d["users"]:
+		    if u["name"] == user:
+		        u["user"].pop("token", None)
+		        u["user"]["tokenFile"] = token_file
+		yaml.safe_dump(d, open(path, "w"))
+	EOF
+	run -1 --separate-stderr k exec k-big -p team-a -- true
+	stderr_is "runai: error from server (Unauthorized): Unauthorized
+hint: the cluster refused the token in the tokenFile '$BATS_TEST_TMPDIR/token' of user '$user' (context '$ctx'): check that token, or run 'runai login'"
+}
+
+@test "COMMAND LINE as typed, in both modes" {
+	run -0 c submit q-line -p team-d -i ubuntu -g 0 -- sh -c 'echo boom; exit 3'
+	local mode
+	for mode in k c; do
+		run -0 "$mode" describe job q-line -p team-d
+		assert_line "COMMAND LINE: runai submit q-line -p team-d -i ubuntu -g 0 -- sh -c 'echo boom; exit 3'"
+	done
+}
