@@ -43,6 +43,9 @@
 
 #define POLL_MS			500	/* while a pod starts */
 #define MAX_ATTEMPTS		10	/* reconnects in a row without output */
+#define WHY_EVERY		4	/* polls between asking why a pod waits */
+/* logs -f: the job was preempted or suspended under it */
+#define EXIT_STOPPED		3
 
 static const struct rai_opt logs_opts[] = {
 	{ .short_name = 'f', .long_name = "follow", .type = RAI_OPT_BOOL,
@@ -123,11 +126,23 @@ refuse_narrowed(struct rai_err *err)
 	return -1;
 }
 
+/* A job with no pod, or a Pending one: whether it may start soon. */
+static int
+starts_soon(struct rai_ctx *ctx, const char *job, const cJSON *pod,
+    int polls, struct rai_err *err)
+{
+	if (polls % WHY_EVERY != 0 ||
+	    (pod != NULL && !logs_phase_is(pod, "Pending")))
+		return 1;
+	return runai_job_not_starting(ctx, job, err) == 0;
+}
+
 /*
  * The pod to read, once it has started: Running, or already finished.
  * A pod still starting (or a job without pods yet) is polled until
  * --pod-running-timeout, with one line on stderr for each thing waited
- * for.
+ * for; a job that cannot start soon (over quota, its image not pulled:
+ * job_why.c) ends the wait at once with the reason.
  */
 static int
 wait_for_pod(struct rai_ctx *ctx, const char *job,
@@ -137,9 +152,9 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 	char *said = NULL;
 	const char *name;
 	cJSON *pod = NULL;
-	int rc = -1;
+	int rc = -1, polls;
 
-	for (;;) {
+	for (polls = 0; ; polls++) {
 		if (rai_job_pod(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
 		    RUNAI_PROJECT(ctx), job, o->pod, &pod,
 		    err) == -1) {
@@ -168,6 +183,9 @@ wait_for_pod(struct rai_ctx *ctx, const char *job,
 				goto out;
 			}
 		}
+		rai_err_release(err);
+		if (!starts_soon(ctx, job, pod, polls, err))
+			goto out;
 		if (said == NULL || strcmp(said, name) != 0) {
 			if (*name)
 				rai_text_put(stderr, "Waiting for pod ", name,
@@ -215,6 +233,28 @@ pod_now(struct rai_ctx *ctx, const cJSON *pod, enum pod_now *st,
 	return 0;
 }
 
+/*
+ * The followed pod was deleted: a job preempted or suspended ends the
+ * command with a line saying so (who, when) and EXIT_STOPPED; any other
+ * deletion is an error.
+ */
+static int
+pod_gone(struct rai_ctx *ctx, const char *job, const char *pod,
+    struct sink *s)
+{
+	char *line;
+
+	if (rai_logs_end(&s->filter, &s->out) == -1 || logs_flush_out(s) == -1)
+		return logs_sink_result(s, rai_ctx_err(ctx));
+	if (!runai_job_stopped(ctx, job, &line))
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_NOTFOUND, "pod %s "
+		    "of job %s was deleted", pod, job);
+	fflush(ctx->out);
+	rai_text_put(stderr, "runai: ", line, "\n");
+	free(line);
+	return EXIT_STOPPED;
+}
+
 static int
 follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
     const char *container, const struct logs_opts *o, struct sink *s)
@@ -249,8 +289,7 @@ follow(struct rai_ctx *ctx, const char *job, const cJSON *pod,
 					return logs_sink_result(s, err);
 				return 0;
 			} else if (st == POD_GONE)
-				return rai_err_set(err, RAI_E_NOTFOUND, "pod "
-				    "%s of job %s was deleted", name, job);
+				return pod_gone(ctx, job, name, s);
 		} else if (!logs_retryable(err))
 			return -1;
 		if (s->written > before)
@@ -373,8 +412,16 @@ const struct rai_cmd runai_cmd_logs = {
 	    "finished or Ctrl-C. "
 	    "A pod that is still starting is waited for, up to "
 	    "--pod-running-timeout, with a line on stderr saying so; a pod "
-	    "that does not start in that time is an error.\n\n"
+	    "that does not start in that time is an error. A job that "
+	    "cannot start soon - non-preemptible work over its project's "
+	    "quota, no node taking pods, an image that cannot be pulled, "
+	    "a suspended job - is an error at once, with the reason "
+	    "runai describe job gives.\n\n"
 	    "With -f the log is followed until the pod ends or Ctrl-C. "
+	    "When the job is preempted (its GPUs taken back for another "
+	    "project) or suspended while its log is followed, the command "
+	    "ends with a line on stderr saying so - by which project and "
+	    "when, or when it was suspended - and exit status 3. "
 	    "When the connection breaks, runai logs reconnects with "
 	    "backoff and resumes after the last line it printed: no line "
 	    "is lost or printed twice. It gives up after 10 tries in a row "
@@ -395,4 +442,12 @@ const struct rai_cmd runai_cmd_logs = {
 	.args_comp = RAI_COMP_JOB,
 	.flags = RUNAI_CMD_STREAM | RUNAI_CMD_LOG,	/* runai_prepare() once the flags are checked */
 	.run = cmd_logs,
+	.exit_status = "0\nthe log was printed; with -f, the pod finished\n\n"
+	    "1\nthe operation failed: an error from the server, the network, "
+	    "the configuration or local files; a pod that did not start in "
+	    "time, or a job that cannot start soon\n\n"
+	    "2\nusage error: an unknown command or option, a bad option "
+	    "value, or the wrong number of arguments\n\n"
+	    "3\nwith -f: the job was preempted or suspended while its log "
+	    "was followed (the last line on stderr says by whom or when)",
 };

@@ -28,6 +28,8 @@
 #include "core/banned.h"
 
 #define POLL_INTERVAL_MS	1000L
+/* polls between asking why a pod that is not there waits */
+#define WHY_EVERY		3
 /* typed-ahead input kept for a retry with another shell */
 #define REPLAY_MAX		((size_t)1 << 20)
 
@@ -87,6 +89,19 @@ pause_between_polls(const struct runai_session_opts *o)
 	return poll(&p, 1, (int)POLL_INTERVAL_MS) > 0;
 }
 
+/*
+ * Every few polls while the job has no pod or its pod is Pending: a job
+ * that cannot start soon (job_why.c) ends the wait at once, saying why.
+ */
+static int
+starts_soon(struct rai_ctx *ctx, const struct runai_session_opts *o,
+    int polls, struct rai_err *err)
+{
+	if (!o->ask_why || polls % WHY_EVERY != 0)
+		return 1;
+	return runai_job_not_starting(ctx, o->job, err) == 0;
+}
+
 /* The job's pod once it runs; errors say why it never will. */
 static int
 wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
@@ -94,9 +109,9 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 {
 	long deadline = rai_now_ms() + o->wait_ms;
 	const char *phase;
-	int said = 0;
+	int said = 0, polls;
 
-	for (;;) {
+	for (polls = 0; ; polls++) {
 		*pod = NULL;
 		if (rai_job_pod(RUNAI_CLIENT(ctx), RUNAI_NS(ctx),
 		    RUNAI_PROJECT(ctx), o->job, o->pod, pod,
@@ -104,6 +119,8 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 			if (!no_pods_yet(err) || rai_now_ms() >= deadline)
 				return -1;
 			rai_err_release(err);
+			if (!starts_soon(ctx, o, polls, err))
+				return -1;
 			say_waiting(o, &said);
 		} else {
 			phase = pod_phase(*pod);
@@ -121,6 +138,9 @@ wait_for_pod(struct rai_ctx *ctx, const struct runai_session_opts *o,
 				    "command in a pod that is not running");
 				goto fail;
 			}
+			if (strcmp(phase, "Pending") == 0 &&
+			    !starts_soon(ctx, o, polls, err))
+				goto fail;
 			say_waiting(o, &said);
 			cJSON_Delete(*pod);
 		}
@@ -334,7 +354,8 @@ runai_pod_session(struct rai_ctx *ctx, const struct runai_session_opts *o,
 	int rc = -1, tty;
 
 	memset(&res, 0, sizeof(res));	/* a failed start leaves it unset */
-	if (wait_for_pod(ctx, o, &pod, err) == -1)
+	eff.ask_why = 1;
+	if (wait_for_pod(ctx, &eff, &pod, err) == -1)
 		return -1;
 	if ((container = pick_container(pod, o->container, err)) == NULL)
 		goto out;

@@ -285,6 +285,8 @@ struct runai_session_opts {
 	int		 waiting_message;	/* say that we wait */
 	int		 warn_no_tty;	/* say when stdin is no terminal */
 	const int	*stop_fd;	/* NULL, or readable: stop waiting */
+	int		 ask_why;	/* a job that cannot start soon ends
+					   the wait (runai_pod_session sets it) */
 };
 /* The remote exit status (0..255), or -1 with err set. */
 int	runai_pod_session(struct rai_ctx *, const struct runai_session_opts *,
@@ -292,6 +294,20 @@ int	runai_pod_session(struct rai_ctx *, const struct runai_session_opts *,
 /* The job's pod once it runs (o->job, o->pod, o->wait_ms, o->waiting_message). */
 int	runai_pod_wait(struct rai_ctx *, const struct runai_session_opts *,
 	    cJSON **pod, struct rai_err *);
+/*
+ * job_why.c: a job that cannot start soon (over quota, no node takes
+ * pods, its image not pulled, suspended): -1 with err saying why, for
+ * the commands that would wait on its pod; 0 when it may start (or its
+ * reason cannot be read).
+ */
+int	runai_job_not_starting(struct rai_ctx *, const char *job,
+	    struct rai_err *);
+/*
+ * After a followed pod went away: 1 with *line (the caller frees) when
+ * the job was preempted or suspended ("job 'x' was preempted by team-d
+ * at 10:02; it waits to run again"), else 0.
+ */
+int	runai_job_stopped(struct rai_ctx *, const char *job, char **line);
 /* port_forward.c, for submit --service-type portforward and --jupyter. */
 struct runai_pf_target {
 	const char	*job;

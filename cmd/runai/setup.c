@@ -87,6 +87,9 @@ runai_teardown(struct rai_ctx *ctx)
 
 	/* whatever the command, a 403 reads as the reference CLI's "Access denied" */
 	runai_job_err_forbidden(rai_ctx_err(ctx));
+	/* a 401 in Kubernetes mode: which credential, and the way out */
+	if (runai_control_plane(ctx) == NULL)
+		kube_session_explain_401(&app->kube, rai_ctx_err(ctx));
 	rai_wl_free(app->wl);
 	app->wl = NULL;
 	kube_session_close(&app->kube);

@@ -415,7 +415,7 @@ submit(struct rai_ctx *ctx, const struct runai_submit_opts *o,
 	s.user = o->user;
 	s.jupyter = o->jupyter;
 	rc = runai_submit_send(ctx, &s, o->output != NULL &&
-	    strcmp(o->output, "json") == 0, o->v2kind);
+	    strcmp(o->output, "json") == 0, o->strict, o->v2kind);
 	if (rc == 0 && !o->dry_run && forwards(o)) {
 		fflush(ctx->out);
 		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :

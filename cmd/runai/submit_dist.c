@@ -168,7 +168,7 @@ send_job(struct rai_ctx *ctx, const struct runai_dist_opts *o,
 	s.dry_run = o->dry_run;
 	s.user = o->user;
 	rc = runai_submit_send(ctx, &s, o->output != NULL &&
-	    strcmp(o->output, "json") == 0, o->v2kind);
+	    strcmp(o->output, "json") == 0, o->strict, o->v2kind);
 	if (rc == 0 && o->v2kind != NULL && o->v2.attach && !o->dry_run) {
 		fflush(ctx->out);
 		rc = runai_stream_setup(ctx, rai_ctx_err(ctx)) == -1 ? -1 :

@@ -42,7 +42,8 @@
 	struct rai_strv	 annotations;					\
 	const char	*user;						\
 	int		 dry_run;					\
-	const char	*output;
+	const char	*output;					\
+	int		 strict;
 
 /* The spec's fields that come straight from those options. */
 #define RUNAI_SUBMIT_SPEC_COMMON(s, o) do {				\
@@ -217,7 +218,19 @@ extern const char *const runai_dry_run_formats[];	/* yaml, json */
 	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
 	  .offset = offsetof(T, output), .argh = "<format>",	\
 	  .help = "with --dry-run: yaml (default) or json",	\
-	  .choices = runai_dry_run_formats, .comp = RAI_COMP_CHOICES }
+	  .choices = runai_dry_run_formats, .comp = RAI_COMP_CHOICES }, \
+	RUNAI_SUBMIT_OPT_STRICT(T)
+
+/*
+ * --strict: a job that can never be scheduled is refused. Without it,
+ * a warning says so and the job is made.
+ */
+#define RUNAI_SUBMIT_OPT_STRICT(T) \
+	{ .long_name = "strict", .type = RAI_OPT_BOOL,	\
+	  .offset = offsetof(T, strict),	\
+	  .help = "refuse a non-preemptible job that asks for more GPUs "	\
+	      "than its project deserves (it could never be scheduled) "	\
+	      "instead of warning" }
 
 #define RUNAI_SUBMIT_OPTS_USER(T) \
 	{ .short_name = 'u', .long_name = "user", .type = RAI_OPT_STRING, \

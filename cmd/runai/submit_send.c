@@ -14,7 +14,9 @@
 #include "core/log.h"
 #include "core/text.h"
 #include "runai.h"
+#include "cli/warn.h"
 #include "runai/git_sync.h"
+#include "runai/submit_quota.h"
 #include "submit_opts.h"
 #include "submit_send.h"
 
@@ -163,13 +165,60 @@ print_v2_submitted(struct rai_ctx *ctx, const struct runai_v2_kind *k,
 	    "' to check its status\n");
 }
 
+/*
+ * A non-preemptible job asking for more GPUs than its project deserves
+ * waits forever: the scheduler never lends it GPUs over quota. Said
+ * before anything is made (a warning; with --strict, a refusal). The
+ * projects are asked for only for such a job; a project list that
+ * cannot be read leaves the job to the scheduler, as before.
+ */
+static int
+quota_check(struct rai_ctx *ctx, const struct rai_wl_submit *s, int strict)
+{
+	struct rai_wl *wl = RUNAI_WL(ctx);
+	struct rai_err lerr = RAI_ERR_INIT;
+	struct rai_project_list pl;
+	const char *def;
+	char *why = NULL;
+	int over;
+
+	if (s->dry_run || wl->project == NULL ||
+	    !rai_submit_non_preemptible(s->spec) ||
+	    rai_submit_gpus(s->spec, s->dist) <= 0)
+		return 0;
+	if (rai_wl_projects(wl, 0, &pl, &def, &lerr) == -1) {
+		rai_log(RAI_LOG_NOTE, "the project's quota is not known: %s",
+		    lerr.message != NULL ? lerr.message : "");
+		rai_err_release(&lerr);
+		return 0;
+	}
+	over = rai_submit_over_quota(s->spec, s->dist,
+	    rai_project_find(&pl, wl->project), &why);
+	rai_project_list_release(&pl);
+	if (!over)
+		return 0;
+	if (strict) {
+		rai_err_set(rai_ctx_err(ctx), RAI_E_CONFIG, "%s; nothing "
+		    "submitted (--strict)", why);
+		rai_err_set_hint(rai_ctx_err(ctx), "ask for at most the "
+		    "project's deserved GPUs, or submit it as preemptible");
+		free(why);
+		return -1;
+	}
+	rai_warn("%s", why);
+	free(why);
+	return 0;
+}
+
 int
 runai_submit_send(struct rai_ctx *ctx, struct rai_wl_submit *s, int json,
-    const struct runai_v2_kind *v2)
+    int strict, const struct runai_v2_kind *v2)
 {
 	struct rai_err *err = rai_ctx_err(ctx);
 	int rc;
 
+	if (quota_check(ctx, s, strict) == -1)
+		return -1;
 	submit_stop = 0;
 	s->stop = &submit_stop;
 	catch_signals(1);

@@ -25,9 +25,11 @@ char	*runai_submit_cmdline(struct rai_ctx *);
  * command's kind, else the original's). 0 with s's outputs set (the
  * caller releases them), 1 when the source refused the request field by
  * field (each said on stderr), -1 with the context's error set, or 130
- * when a signal stopped it (the error printed).
+ * when a signal stopped it (the error printed). First, a non-preemptible
+ * job that asks for more GPUs than its project deserves (it can never
+ * be scheduled) is warned about, or refused with strict.
  */
 int	 runai_submit_send(struct rai_ctx *, struct rai_wl_submit *s,
-	    int json, const struct runai_v2_kind *v2);
+	    int json, int strict, const struct runai_v2_kind *v2);
 
 #endif

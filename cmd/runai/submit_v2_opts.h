@@ -257,7 +257,8 @@
 	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
 	  .offset = offsetof(T, output), .argh = "<format>", \
 	  .help = "with --dry-run: yaml (default) or json", \
-	  .choices = runai_dry_run_formats, .comp = RAI_COMP_CHOICES }
+	  .choices = runai_dry_run_formats, .comp = RAI_COMP_CHOICES }, \
+	RUNAI_SUBMIT_OPT_STRICT(T)
 
 /* Every v2 submit command's rows, for T. */
 #define RUNAI_V2_OPTS_ALL(T) \

@@ -451,8 +451,11 @@ write_page(const struct rai_prog *prog, const struct rai_cmd *cmd,
 	    "(\\fB\\-\\-help\\fR)\n", fp);
 	roff_examples(fp, cmd ? cmd->examples : NULL);
 	fputs(".SH \"EXIT STATUS\"\n", fp);
-	roff_terms(fp, prog->exit_status ? prog->exit_status :
-	    default_exit_status);
+	if (cmd != NULL && cmd->exit_status != NULL)
+		roff_terms(fp, cmd->exit_status);
+	else
+		roff_terms(fp, prog->exit_status ? prog->exit_status :
+		    default_exit_status);
 	if (prog->environment != NULL) {
 		fputs(".SH ENVIRONMENT\n", fp);
 		roff_terms(fp, prog->environment);

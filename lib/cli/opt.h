@@ -162,6 +162,11 @@ struct rai_cmd {
 	 * DEPRECATED COMMANDS in the man pages.
 	 */
 	const char		 *deprecated;	/* "use 'runai describe job'" */
+	/*
+	 * The man page's EXIT STATUS when the command has codes of its own
+	 * (terms and their text, as rai_prog's); NULL: the program's.
+	 */
+	const char		 *exit_status;
 };
 
 struct rai_prog {

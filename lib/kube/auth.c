@@ -720,6 +720,35 @@ oidc_refresh(struct kube_auth *a, struct rai_err *err)
 	return 0;
 }
 
+/*
+ * The refresh could not reach the identity provider: one line saying
+ * whose token ran out when, which provider is down, and the way out
+ * (the refresh token is kept, so nothing is lost meanwhile). The
+ * transport's own words stay in parentheses.
+ */
+static void
+explain_provider_down(const struct kube_auth *a, struct rai_err *err)
+{
+	long long exp = a->oidc.id_token != NULL ?
+	    kube_jwt_exp(a->oidc.id_token) : -1;
+	char when[32] = "", *cause = err->message;
+	time_t t = (time_t)exp;
+	struct tm tm;
+
+	if (exp > 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof(when), " at %Y-%m-%dT%H:%M:%SZ", &tm);
+	err->message = NULL;
+	rai_err_set(err, RAI_E_AUTH, "the id-token of user '%s' %s%s and the "
+	    "identity provider at %s cannot be reached (%s); run 'runai "
+	    "login' when it is back", a->kc_user != NULL ? a->kc_user : "?",
+	    a->oidc_rejected ? "was refused by the cluster" : "expired",
+	    a->oidc_rejected ? "" : when, a->oidc.issuer_url != NULL ?
+	    a->oidc.issuer_url : "?", cause != NULL ? cause : "?");
+	free(cause);
+	free(err->hint);
+	err->hint = NULL;
+}
+
 static int
 oidc_header(struct kube_auth *a, char **out, struct rai_err *err)
 {
@@ -731,8 +760,11 @@ oidc_header(struct kube_auth *a, char **out, struct rai_err *err)
 	if (fresh)
 		return bearer(a->oidc.id_token, out);
 	if (a->refresh != NULL && a->oidc.refresh_token != NULL) {
-		if (oidc_refresh(a, err) == -1)
+		if (oidc_refresh(a, err) == -1) {
+			if (err->kind == RAI_E_NET)
+				explain_provider_down(a, err);
 			return -1;
+		}
 		return bearer(a->oidc.id_token, out);
 	}
 	why = a->oidc.id_token == NULL ? "there is no id-token in the "

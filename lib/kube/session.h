@@ -32,6 +32,14 @@ int	kube_session_load(struct kube_session *, const char *kubeconfig,
  */
 int	kube_session_connect(struct kube_session *,
 	    const struct kube_client_opts *, struct rai_err *);
+/*
+ * After the cluster answered 401 (err->http_status): a hint naming the
+ * context, its user and the credential the cluster refused, and what
+ * to do (check the token, run 'runai login'). Nothing for any other
+ * error, or before the session connected.
+ */
+void	kube_session_explain_401(const struct kube_session *,
+	    struct rai_err *);
 /* Frees what the session holds; it can be loaded again after. */
 void	kube_session_close(struct kube_session *);
 

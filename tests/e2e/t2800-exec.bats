@@ -151,7 +151,9 @@ pod_of() {
 }
 
 @test "exec to a pod that is not running: waits, then the contract's messages" {
-	runai submit waiting -i ubuntu -g 9 --interactive >/dev/null
+	# more GPUs than a node has, preemptible: it may run once nodes grow, so
+	# it is waited for (over quota it would be refused at once: t2331)
+	runai submit waiting -i ubuntu -g 9 --interactive --preemptible >/dev/null 2>&1
 	tick
 	run -1 runai exec --pod-running-timeout 1s waiting -- true
 	assert_output --partial "Unable to run command in a pod that is not running"

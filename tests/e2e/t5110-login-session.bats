@@ -172,6 +172,10 @@ EOF
 	[ $(($(date +%s) - start)) -lt 10 ]
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "cannot connect to 'https://127.0.0.1:1/"
+	# whose token ran out when, which provider is down, the way out
+	exp=$(jwt_payload "$(kc_oidc id-token)" | jq .exp)
+	stderr_has "runai: error: the id-token of user 'oidc' expired at $(date -u -d "@$exp" +%Y-%m-%dT%H:%M:%SZ) and the identity provider at https://127.0.0.1:1 cannot be reached (identity provider: cannot connect to"
+	[[ "$stderr" == *"); run 'runai login' when it is back" ]]
 	# nothing was spent or lost: a login is not needed once it is back
 	[ "$(kc_oidc refresh-token)" = "$rt" ]
 }
