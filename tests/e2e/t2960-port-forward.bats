@@ -361,7 +361,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	start_pf web6 --port ":$port" --pod-running-timeout 60s
 	runai suspend web6 >/dev/null
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q "was deleted\|is being deleted\|no longer running" "$BATS_TEST_TMPDIR/pf.err" && break
 		sleep 0.1
 	done
@@ -372,7 +372,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	wait "$PF_PID" || rc=$?
 	PF_PID=
 	echo "ended after $((SECONDS - start)) s with $rc; stderr:"; cat "$BATS_TEST_TMPDIR/pf.err"
-	[ $((SECONDS - start)) -le 3 ]
+	[ $((SECONDS - start)) -le $((3 * TIME_SCALE)) ]
 	[ "$rc" -eq 0 ]
 	refute grep -q "lost connection" "$BATS_TEST_TMPDIR/pf.err"
 }

@@ -210,7 +210,7 @@ localhost,3,,5,16280,ok'
 	scenario hang
 	local t0=$SECONDS
 	run -1 --separate-stderr rntop --local --once -t 1 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	[ $((SECONDS - t0)) -le $((5 * TIME_SCALE)) ]
 	run -0 jq -c '[.hosts[0].status, .hosts[0].error, .hosts[0].gpus, .cluster.hosts_ok, .cluster.utilization]' <<<"$output"
 	assert_output '["timeout","nvidia-smi did not answer in 1 s",[],0,null]'
 	fake_is_gone
@@ -220,7 +220,7 @@ localhost,3,,5,16280,ok'
 	scenario stubborn
 	local t0=$SECONDS
 	run -1 --separate-stderr rntop --local --once -t 0.5 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	[ $((SECONDS - t0)) -le $((5 * TIME_SCALE)) ]
 	run -0 jq -r '.hosts[0].error' <<<"$output"
 	assert_output "nvidia-smi did not answer in 0.5 s (it said: nvidia-smi: waiting for the driver)"
 	fake_is_gone
@@ -231,7 +231,7 @@ localhost,3,,5,16280,ok'
 	local t0=$SECONDS
 	run -0 bash -c '"$1" --local --batch -d 0.1 --nvidia-smi "$2" | head -n 1' \
 		bash "$(command -v rntop)" "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	[ $((SECONDS - t0)) -le $((5 * TIME_SCALE)) ]
 	run -0 jq -c '.cluster.gpus' <<<"$output"
 	assert_output 2
 	fake_is_gone
@@ -323,7 +323,7 @@ GPU 0 at 84C, 3C under its limit; GPU 2 at 720W, over its 700W limit; GPU 4 at 8
 	scenario hang
 	local t0=$SECONDS
 	run -0 rntop --local --batch -n 2 -d 0.2 -t 0.5 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 6 ]
+	[ $((SECONDS - t0)) -le $((6 * TIME_SCALE)) ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 jq -c '[.hosts[0].status, .cluster.gpus]' <<<"${lines[0]}"
 	assert_output '["timeout",0]'

@@ -163,7 +163,7 @@ setup() {
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "run 'runai login'"
 	stderr_has "invalid_grant"
-	[ $(($(date +%s) - start)) -lt 5 ]
+	[ $(($(date +%s) - start)) -lt $((5 * TIME_SCALE)) ]
 	[ ! -e "$KUBECONFIG.lock" ]
 }
 
