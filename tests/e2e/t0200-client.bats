@@ -36,7 +36,7 @@ fault() {
 # delay shows up late and must not leak into the next test's counts.
 wait_requests() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		[ "$(count_requests "$1" "$2")" -ge "$3" ] && return 0
 		sleep 0.05
 	done
@@ -542,7 +542,7 @@ static_http() {
 		>"$BATS_TEST_TMPDIR/http.log" 2>&1 &
 	HTTP_PID=$!
 	local i port=
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		port=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$BATS_TEST_TMPDIR/http.log")
 		[ -n "$port" ] && break
 		sleep 0.05

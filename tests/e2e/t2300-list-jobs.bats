@@ -264,13 +264,13 @@ job/other"
 		spec: {template: {spec: {schedulerName: "runai-scheduler", containers: [{name: "b", image: "img:b"}]}}}}]}')
 	timeout 8 runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
 	local pid=$!
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
 		sleep 0.1
 	done
 	mark_requests
 	sim POST /_sim/seed "$burst" >/dev/null
-	for i in $(seq 1 60); do
+	for i in $(seq 1 $((60 * TIME_SCALE))); do
 		[ "$(tail -n 1 "$BATS_TEST_TMPDIR/watch")" = job/other ] &&
 			grep -q '^job/burst-29$' "$BATS_TEST_TMPDIR/watch" && break
 		sleep 0.1
@@ -349,7 +349,7 @@ job/ref-train"
 	local pid=$! rc=0 i
 	# until the fault is taken: the ConfigMap list has begun to trickle
 	# in (a byte a second); a slow client (valgrind) gets there later
-	for i in $(seq 1 600); do
+	for i in $(seq 1 $((600 * TIME_SCALE))); do
 		[ "$(sim GET /_sim/faults)" = "[]" ] && break
 		sleep 0.1
 	done

@@ -589,7 +589,7 @@ EOF
 	"$PYTHON" dns.py "$mode" "$ip" dns.ready </dev/null >dns.log 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s dns.ready ] && break
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05

@@ -297,7 +297,7 @@ NAMESPACES="$NS_A,$NS_B,no-such-ns"
 	env --default-signal=INT runai diagnostics collect-logs --namespaces "$NS_A" \
 		--output-dir "$OUT" >"$OUT.stdout" 2>"$OUT.stderr" &
 	BG_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		compgen -G "$OUT/*.tmp.*" >/dev/null && break
 		sleep 0.1
 	done

@@ -36,7 +36,7 @@ fake_is_gone() {
 	local pid i
 	pid=$(cat "$FAKE_NVSMI_PIDFILE")
 	[ -n "$pid" ]
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		kill -0 "$pid" 2>/dev/null || return 0
 		sleep 0.02
 	done
@@ -126,7 +126,7 @@ fake_is_gone() {
 	# a file is fully buffered: only a flush makes a line appear in it
 	rntop --local --batch -d 5 --nvidia-smi "$FAKE" >"$out" 2>&1 &
 	RNTOP_PID=$!
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$out" ] && break
 		sleep 0.05
 	done
@@ -442,7 +442,7 @@ on_tty() {
 # Waits up to 10 s for script(1) and rntop to end; $TTY_RC gets the status.
 tty_wait() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		kill -0 "$TTY_PID" 2>/dev/null || break
 		sleep 0.05
 	done

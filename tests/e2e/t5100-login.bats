@@ -364,13 +364,13 @@ remote_browser_login() {
 		"runai login --auth-flow cli; echo EXIT=\$?; sleep 60"
 	tpid=$(tmux -L "$sock" display -p '#{pid}')
 	local i screen=
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		screen=$(tmux -L "$sock" capture-pane -p)
 		[[ $screen == *Username:* ]] && break
 		sleep 0.1
 	done
 	tmux -L "$sock" send-keys C-d
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		screen=$(tmux -L "$sock" capture-pane -p)
 		[[ $screen == *EXIT=* ]] && break
 		sleep 0.1

@@ -81,7 +81,7 @@ kubesim_stop() {
 	[ -n "${KUBESIM_PID:-}" ] || return 0
 	kill "$KUBESIM_PID" 2>/dev/null || true
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		kill -0 "$KUBESIM_PID" 2>/dev/null || break
 		sleep 0.05
 	done
