@@ -236,7 +236,7 @@ asked_before_answered() {
 }
 
 @test "list --watch prints the list again when a job changes" {
-	timeout $((6 * TIME_SCALE)) runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	timeout $((30 * TIME_SCALE)) runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
 	local pid=$! i
 	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
@@ -262,7 +262,7 @@ job/other"
 	burst=$(jq -nc '{kind: "List", apiVersion: "v1", items: [range(30) | {apiVersion: "run.ai/v1", kind: "RunaiJob",
 		metadata: {name: "burst-\(.)", namespace: "runai-team-b"},
 		spec: {template: {spec: {schedulerName: "runai-scheduler", containers: [{name: "b", image: "img:b"}]}}}}]}')
-	timeout 8 runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
+	timeout $((30 * TIME_SCALE)) runai list -p team-b --watch -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 &
 	local pid=$!
 	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/watch" ] && break
