@@ -40,15 +40,18 @@ teardown() {
 }
 
 # flap: forever, stop the next host, wait, start it again on its port.
+# Each host is up 1.5 s (times TIME_SCALE) before the next goes: the
+# time rntop has to reconnect and see all of them answer again.
 flap() {
-	local i=0 name port
+	local i=0 name port pause
+	pause=$(scaled 1.5)
 	while :; do
 		name=${NAMES[i % ${#NAMES[@]}]}
 		port=$(eval echo "\$PORT_$name")
 		sshd_stop "$name"
-		sleep 1.5
+		sleep "$pause"
 		sshd_start "$name" h100x2 --port "$port" >/dev/null 2>&1 || true
-		sleep 1.5
+		sleep "$pause"
 		i=$((i + 1))
 	done
 }
@@ -93,7 +96,7 @@ rss_kib() {
 	[ ! -s "$err" ] || { cat "$err" >&2; false; }
 	# a line every interval (no gap longer than one interval plus
 	# slack); hosts went down and came back
-	run -0 "$PYTHON" - "$out" "$interval" "$TIME_SCALE" <<-'EOF'
+	run "$PYTHON" - "$out" "$interval" "$TIME_SCALE" <<-'EOF'
 		import datetime, json, sys
 		lines = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 		times = [datetime.datetime.fromisoformat(l["time"].replace("Z", "+00:00")) for l in lines]
@@ -106,6 +109,7 @@ rss_kib() {
 		sys.exit(0 if worst <= limit and downs and back else 1)
 	EOF
 	echo "# $output" >&3
+	[ "$status" -eq 0 ] || { echo "$output" >&2; false; }
 	# memory flat: no growth beyond allocator noise
 	echo "# RSS warm $warm KiB, end $last KiB" >&3
 	[ "$warm" -gt 0 ]
