@@ -151,7 +151,7 @@ life() {
 	assert_line --regexp "^$w1 +RUNNING +WORKER +"
 	# the emulator's simulated training prints one line a step per pod
 	local _
-	for _ in $(seq 1 $((25 * TIME_SCALE))); do
+	for _ in $(seq 1 25); do
 		runai logs "$job" --tail 1 | grep -q "^\[$lead\] step" && break
 		sleep 0.2
 	done
