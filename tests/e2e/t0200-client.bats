@@ -334,10 +334,12 @@ node-2"
 }
 
 @test "a slow answer hits RUNAI_REQUEST_TIMEOUT" {
-	fault "{\"path_prefix\": \"/api/v1/nodes\", \"delay\": $((4 * TIME_SCALE))}"
+	# the answer comes 8 s late: the timeout fires long before, even on
+	# a loaded machine where starting the tool takes seconds
+	fault "{\"path_prefix\": \"/api/v1/nodes\", \"delay\": $((8 * TIME_SCALE))}"
 	SECONDS=0
 	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube list nodes --retries 0
-	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
+	[ "$SECONDS" -lt $((8 * TIME_SCALE)) ]
 	[[ "$stderr" == "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/nodes?limit=500' timed out: "* ]]
 	wait_requests GET /api/v1/nodes 1
 }
@@ -474,10 +476,12 @@ seco"
 }
 
 @test "a stream whose answer does not start in time times out" {
-	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((4 * TIME_SCALE))}"
+	# the answer comes 8 s late: the timeout fires long before, even on
+	# a loaded machine where starting the tool takes seconds
+	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((8 * TIME_SCALE))}"
 	SECONDS=0
 	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log --retries 0
-	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
+	[ "$SECONDS" -lt $((8 * TIME_SCALE)) ]
 	assert_equal "$stderr" "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/namespaces/default/pods/logger/log' timed out: no answer after $((1000 * TIME_SCALE)) ms"
 	wait_requests GET /api/v1/namespaces/default/pods/logger/log 1
 }
