@@ -36,7 +36,7 @@ fault() {
 # delay shows up late and must not leak into the next test's counts.
 wait_requests() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		[ "$(count_requests "$1" "$2")" -ge "$3" ] && return 0
 		sleep 0.05
 	done
@@ -288,7 +288,7 @@ node-2"
 @test "a closed port is a connect error, quickly" {
 	SECONDS=0
 	run -1 --separate-stderr tool kube version --server https://127.0.0.1:1
-	[ "$SECONDS" -lt 5 ]
+	[ "$SECONDS" -lt $((5 * TIME_SCALE)) ]
 	[[ "$stderr" == "rai-test-tool: error: cannot connect to 'https://127.0.0.1:1/version': "*"(curl 7)" ]]
 }
 
@@ -334,10 +334,12 @@ node-2"
 }
 
 @test "a slow answer hits RUNAI_REQUEST_TIMEOUT" {
-	fault "{\"path_prefix\": \"/api/v1/nodes\", \"delay\": $((4 * TIME_SCALE))}"
+	# the answer comes 8 s late: the timeout fires long before, even on
+	# a loaded machine where starting the tool takes seconds
+	fault "{\"path_prefix\": \"/api/v1/nodes\", \"delay\": $((8 * TIME_SCALE))}"
 	SECONDS=0
 	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube list nodes --retries 0
-	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
+	[ "$SECONDS" -lt $((8 * TIME_SCALE)) ]
 	[[ "$stderr" == "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/nodes?limit=500' timed out: "* ]]
 	wait_requests GET /api/v1/nodes 1
 }
@@ -426,7 +428,7 @@ node-2"
 	SECONDS=0
 	run -0 kube watch namespaces -l nothing=here --watch-timeout 1
 	assert_output ""
-	[ "$SECONDS" -lt 5 ]
+	[ "$SECONDS" -lt $((5 * TIME_SCALE)) ]
 	assert_request GET /api/v1/namespaces '.query.timeoutSeconds == ["1"]'
 }
 
@@ -474,10 +476,12 @@ seco"
 }
 
 @test "a stream whose answer does not start in time times out" {
-	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((4 * TIME_SCALE))}"
+	# the answer comes 8 s late: the timeout fires long before, even on
+	# a loaded machine where starting the tool takes seconds
+	fault "{\"path_prefix\": \"/api/v1/namespaces/default/pods/logger/log\", \"delay\": $((8 * TIME_SCALE))}"
 	SECONDS=0
 	RUNAI_REQUEST_TIMEOUT=$TIME_SCALE run -1 --separate-stderr kube stream /api/v1/namespaces/default/pods/logger/log --retries 0
-	[ "$SECONDS" -lt $((4 * TIME_SCALE)) ]
+	[ "$SECONDS" -lt $((8 * TIME_SCALE)) ]
 	assert_equal "$stderr" "rai-test-tool: error: request to '$KUBESIM_URL/api/v1/namespaces/default/pods/logger/log' timed out: no answer after $((1000 * TIME_SCALE)) ms"
 	wait_requests GET /api/v1/namespaces/default/pods/logger/log 1
 }
@@ -542,7 +546,7 @@ static_http() {
 		>"$BATS_TEST_TMPDIR/http.log" 2>&1 &
 	HTTP_PID=$!
 	local i port=
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		port=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$BATS_TEST_TMPDIR/http.log")
 		[ -n "$port" ] && break
 		sleep 0.05

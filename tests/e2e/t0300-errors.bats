@@ -87,11 +87,11 @@ node/node-2"
 }
 
 @test "a slow server hits the request timeout" {
-	fault '{"path_prefix": "/api/v1/nodes", "count": 1, "delay": 5}'
+	fault "{\"path_prefix\": \"/api/v1/nodes\", \"count\": 1, \"delay\": $((5 * TIME_SCALE))}"
 	SECONDS=0
 	RUNAI_REQUEST_TIMEOUT=1 run -1 --separate-stderr runai list nodes
 	[[ "$stderr" == *"timed out"* ]]
-	[ "$SECONDS" -lt 5 ]
+	[ "$SECONDS" -lt $((5 * TIME_SCALE)) ]
 }
 
 @test "--request-timeout works the same" {

@@ -31,7 +31,7 @@ teardown() {
 # pod_of JOB: the job's pod once it runs (10 s at most).
 pod_of() {
 	local i name
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		name=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
 			jq -r '.items[] | select(.status.phase == "Running") | .metadata.name' | head -1)
 		[ -n "$name" ] && { echo "$name"; return 0; }
@@ -126,7 +126,7 @@ ok
 @test "a job whose image the host can run runs its command for real: log and exit code" {
 	runai submit real1 -i ubuntu -- sh -c 'echo "out-$((6*7)) on $(hostname)"; exit 3' >/dev/null
 	local i pods
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		pods=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dreal1")
 		jq -e '[.items[] | select(.status.phase == "Failed")] | length > 0' <<<"$pods" >/dev/null && break
 		sleep 0.2
@@ -143,14 +143,14 @@ ok
 	submit_running srv1 -i python:3.11 --interactive -- \
 		sh -c 'echo served-from-pod >/tmp/index.html; cd /tmp; exec python3 -m http.server 18931 --bind 127.0.0.1' >/dev/null
 	local i
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		curl -sf http://127.0.0.1:18931/index.html >/dev/null && break
 		sleep 0.2
 	done
 	run -0 curl -sf http://127.0.0.1:18931/index.html
 	assert_output served-from-pod
 	runai delete srv1 >/dev/null
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		curl -sf http://127.0.0.1:18931/ >/dev/null || break
 		sleep 0.2
 	done

@@ -20,12 +20,28 @@ setup() {
 	sim_test_setup "$NS"
 }
 
+# shows CMD... -- ERE: runs CMD every 0.2 s (10 s at most, times
+# TIME_SCALE) until a line of its output matches ERE.
+shows() {
+	local cmd=() _
+	while [ "$1" != -- ]; do cmd+=("$1"); shift; done
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
+		"${cmd[@]}" 2>/dev/null | grep -qE -- "$2" && return 0
+		sleep 0.2
+	done
+	echo "'${cmd[*]}' never showed '$2'" >&2
+	return 1
+}
+
 @test "top node and top job print real rows on the demo" {
 	run -0 runai submit train1 -i pytorch/pytorch -g 2 -- python3 train.py
 	run -0 runai submit -i jupyter/base-notebook -g 0.5 --interactive --name nb1
 	pod_running train1
 	pod_running nb1
-	sleep 1 # a little load: the model ramps up from the pods' start
+	# a little load: the model ramps up from the pods' start, a tick or
+	# more after it
+	shows runai top node -- '│ 8 +[1-9][0-9]*\.[0-9]%'
+	shows runai top job -- '^train1 .*│ 2 +[1-9][0-9.]*% '
 	run -0 --separate-stderr runai top node
 	[ -z "$stderr" ]
 	assert_line --index 1 --regexp '^NAME +STATUS +│ CAPACITY +UTILIZATION +│ CAPACITY +USAGE +│ CAPACITY +UTILIZATION$'
@@ -42,7 +58,8 @@ setup() {
 @test "top node -d shows each GPU's use from the load model" {
 	run -0 runai submit train2 -i pytorch/pytorch -g 1 -- python3 train.py
 	pod_running train2
-	sleep 1
+	# the load model gives a GPU its use a tick or more after its pod runs
+	shows runai top node -d -- '^[0-7] +[1-9][0-9]*\.[0-9]% +80 GiB '
 	run -0 runai top node -d
 	assert_line --regexp '^GPU +UTILIZATION +MEMORY +MEMORY USAGE +IDLE TIME$'
 	# 16 GPU rows of 80 GiB each; those the jobs hold are in use

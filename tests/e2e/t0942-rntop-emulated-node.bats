@@ -110,7 +110,7 @@ devices_held() {
 	# the job leaves: its GPUs go back to idle on the node
 	run -0 runai delete job train1
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		[ "$( { devices_held node-1; devices_held node-2; } | wc -l)" -eq 1 ] && break
 		sleep 0.2
 	done

@@ -574,7 +574,7 @@ other_release() {
 		--demo --control-plane "$1" >"$dir/server.log" 2>&1 &
 	OTHER_SIM_PID=$!
 	local _
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		[ -s "$dir/ready.json" ] && break
 		sleep 0.05
 	done

@@ -39,7 +39,7 @@ names_of() {
 
 wait_running() {
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ "$(runai workload list -p "$1" --json | jq '[.[] | select(.status == "Running")] | length')" -ge 3 ] && return 0
 		sleep 0.1
 	done
@@ -164,7 +164,7 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 @test "logs, exec and the other stream verbs are the original commands under each noun" {
 	runai submit echo-1 -i ubuntu -p team-a --interactive -- sh -c 'echo hello-from-v2; sleep 600' >/dev/null
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		runai workspace logs echo-1 -p team-a 2>/dev/null | grep -q hello-from-v2 && break
 		sleep 0.1
 	done
@@ -218,7 +218,7 @@ hint: run 'runai workspace ...' or 'runai workload ...'"
 	cp_login
 	submit_three team-b
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ "$(runai workload list -p team-b --json | jq '[.[] | select(.status == "Running")] | length')" -ge 3 ] && break
 		sleep 0.1
 	done

@@ -197,7 +197,7 @@ ROWS
 settled() {
 	local a b i
 	a=$("$@" 2>/dev/null)
-	for i in $(seq 1 50); do
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
 		sleep 0.2
 		b=$("$@" 2>/dev/null)
 		[ "$a" = "$b" ] && break
@@ -347,16 +347,16 @@ Job d2 deleted successfully."
 	# the emulator ends a pod after kube-sim/duration seconds
 	runai submit --name fin1 -i busybox -g 0.3 -a kube-sim/duration=1 >/dev/null
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		runai list | grep -Eq '^frac3 +Running' && runai list | grep -Eq '^susp1 +Running' && break
 		sleep 0.1
 	done
 	runai suspend susp1 >/dev/null
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		runai list | grep -Eq '^susp1 +Suspended' && break
 		sleep 0.1
 	done
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		runai list | grep -Eq '^fin1 +Succeeded' && break
 		sleep 0.1
 	done

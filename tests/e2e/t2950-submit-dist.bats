@@ -32,7 +32,7 @@ pods_of() {
 # all_running JOB N: waits (10 s at most) until the job has N pods, all Running.
 all_running() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		pods_of "$1" | jq -e --argjson n "$2" '(.items | length) == $n and
 		    ([.items[] | select(.status.phase == "Running")] | length) == $n' \
 			>/dev/null && return 0
@@ -45,7 +45,7 @@ all_running() {
 # nothing_left JOB: no pod, service or ConfigMap of the job remains, nor the job.
 nothing_left() {
 	local _ left
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		left=$( (pods_of "$1"
 			kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/services?labelSelector=training.kubeflow.org%2Fjob-name%3D$1"
 			kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/configmaps") |
@@ -215,7 +215,7 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	assert_line --regexp '^Failed +True +[0-9]+s +PyTorchJobFailed +PyTorchJob runai-team-a/wf has failed because 1 Worker replica\(s\) failed\.$'
 	assert_line --regexp '^Running +False +'
 	local _
-	for _ in $(seq 1 25); do
+	for _ in $(seq 1 $((25 * TIME_SCALE))); do
 		[ "$(pods_of wf | jq -r '[.items[].metadata.name] | join(",")')" = wf-worker-1 ] && break
 		sleep 0.2
 	done
@@ -278,7 +278,7 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	"$RAI_BIN_DIR/runai" submit-dist mpi int1 -i img --pvc :1Gi:/ckpt \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		exists "/api/v1/namespaces/$NS/persistentvolumeclaims/pvc-int1-0" && break
 		sleep 0.1
 	done
@@ -366,7 +366,7 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	uid=$("$KUBECTL_132" -n "$NS" get pod ip-worker-0 -o jsonpath='{.metadata.uid}')
 	# the same pod restarts: restartCount climbs, the last exit is kept
 	local _ n=0
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		n=$("$KUBECTL_132" -n "$NS" get pod ip-worker-0 -o jsonpath='{.status.containerStatuses[0].restartCount}' 2>/dev/null) || break
 		[ "${n:-0}" -ge 1 ] && break
 		sleep 0.2
@@ -378,7 +378,7 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 	# RESTARTS as kubectl prints it: the count and how long ago
 	assert_line --index 1 --regexp '^ip-worker-0 +[01]/1 +[A-Za-z]+ +[1-9][0-9]* \([0-9]+s ago\) +[0-9]+s$'
 	# three restarts reach the limit: the job fails as the operator says it
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		"$KUBECTL_132" -n "$NS" get pytorchjob ip -o jsonpath='{.status.conditions[?(@.type=="Failed")].status}' |
 			grep -qx True && break
 		sleep 0.2

@@ -38,7 +38,7 @@ teardown() {
 # wait_file FILE ERE: waits (10 s at most) until a line of FILE matches.
 wait_file() {
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -Eq -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -50,7 +50,7 @@ wait_file() {
 # all_running JOB N: waits (10 s at most) until the job has N Running pods.
 all_running() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=training.kubeflow.org%2Fjob-name%3D$1" |
 			jq -e --argjson n "$2" '[.items[] | select(.status.phase == "Running")] | length == $n' \
 			>/dev/null && return 0
@@ -101,7 +101,7 @@ pod_json() {
 	# it ends): the job itself was not written. Up to 15 s: in a whole
 	# suite's run on two loaded cores the end was once logged after 5 s
 	local _ w=
-	for _ in $(seq 1 150); do
+	for _ in $(seq 1 $((150 * TIME_SCALE))); do
 		w=$(requests_since_mark | jq -rs '[.[] | select(.query.watch != null) | .path] | unique | join(" ")')
 		[[ " $w " == *" /api/v1/namespaces/$NS/pods "* ]] && break
 		sleep 0.1
@@ -135,7 +135,7 @@ pod_json() {
 	# the master's end ends the job, and with every pod done, the command
 	runai exec lf --pod lf-master-0 -- touch /tmp/end
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		kill -0 "$BG_PID" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -163,7 +163,7 @@ pod_json() {
 	# the operator replaces a deleted worker: its new pod's log follows
 	uid=$(get_obj "/api/v1/namespaces/$NS/pods/lc-worker-0" | jq -r .metadata.uid)
 	kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/$NS/pods/lc-worker-0" >/dev/null
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ "$(grep -c '^\[lc-worker-0\] up 1 ' "$out")" = 2 ] && break
 		sleep 0.1
 	done
@@ -269,7 +269,7 @@ tmux_start() {
 # tmux_wait ERE: waits (10 s at most) until the screen shows a matching line.
 tmux_wait() {
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		tmux -S "$TMUX_SOCKET" capture-pane -p -t t | grep -qE -- "$1" && return 0
 		sleep 0.1
 	done

@@ -164,7 +164,7 @@ sys.stdout.write(out.decode())'
 	# again while the pod's server starts (the pod's side then ends at
 	# once); an answer that never comes (the end did not reach the pod)
 	# is a timeout, and not tried again
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		run "$PYTHON" -c "$client" "$PF_LOCAL" "$BATS_TEST_TMPDIR/in"
 		[ "$status" -eq 0 ] && [ -n "$output" ] && break
 		[[ "$output" != *"timed out"* ]] || break
@@ -196,7 +196,7 @@ http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_foreve
 	head -c 52428800 /dev/urandom >"$BATS_TEST_TMPDIR/up"
 	local want _
 	want="52428800 $(sha256sum <"$BATS_TEST_TMPDIR/up" | cut -d' ' -f1)"
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		run curl -sf -m 60 --data-binary @"$BATS_TEST_TMPDIR/up" "http://127.0.0.1:$PF_LOCAL/"
 		[ "$status" -eq 0 ] && break
 		sleep 0.2
@@ -275,7 +275,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	[ "$status" -ne 0 ]
 	local pod _
 	pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dweb2" | jq -r '.items[0].metadata.name')
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		grep -q "connection refused" "$BATS_TEST_TMPDIR/pf.err" && break
 		sleep 0.1
 	done
@@ -361,7 +361,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	start_pf web6 --port ":$port" --pod-running-timeout 60s
 	runai suspend web6 >/dev/null
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q "was deleted\|is being deleted\|no longer running" "$BATS_TEST_TMPDIR/pf.err" && break
 		sleep 0.1
 	done
@@ -372,7 +372,7 @@ print(sent)' "$PF_LOCAL" >"$BATS_TEST_TMPDIR/sent" 3>&-
 	wait "$PF_PID" || rc=$?
 	PF_PID=
 	echo "ended after $((SECONDS - start)) s with $rc; stderr:"; cat "$BATS_TEST_TMPDIR/pf.err"
-	[ $((SECONDS - start)) -le 3 ]
+	[ $((SECONDS - start)) -le $((3 * TIME_SCALE)) ]
 	[ "$rc" -eq 0 ]
 	refute grep -q "lost connection" "$BATS_TEST_TMPDIR/pf.err"
 }
@@ -398,7 +398,7 @@ kubectl_pf() {
 	shift
 	"$KUBECTL_132" port-forward -n "$NS" "$@" >"$out.out" 2>"$out.err" 3>&- &
 	KPF_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q '^Forwarding from' "$out.out" && return 0
 		kill -0 "$KPF_PID" 2>/dev/null || break
 		sleep 0.1
@@ -461,7 +461,7 @@ EOF
 		assert_output --regexp '^ *20 hello from web5$'
 		run curl -s -m 20 "http://127.0.0.1:$l2/"
 		[ "$status" -ne 0 ]
-		for _ in $(seq 1 50); do
+		for _ in $(seq 1 $((50 * TIME_SCALE))); do
 			grep -q "an error occurred forwarding" "$BATS_TEST_TMPDIR/k$mode.err" && break
 			sleep 0.1
 		done
@@ -514,7 +514,7 @@ EOF
 		wait "$curl_pid" || rc=$?
 		[ "$rc" -ne 0 ]
 		[ "$(stat -c %s "$BATS_TEST_TMPDIR/cut$mode")" -lt 104857600 ]
-		for _ in $(seq 1 100); do
+		for _ in $(seq 1 $((100 * TIME_SCALE))); do
 			[ "$(kube_api -o /dev/null -w '%{http_code}' "$KUBESIM_URL/api/v1/namespaces/$NS/pods/$pod")" = 404 ] && break
 			sleep 0.1
 		done

@@ -57,7 +57,7 @@ free_port() {
 # one shows (20 s at most).
 screen_line() {
 	local _ line
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		line=$(tmux -S "$TMUX_SOCKET" capture-pane -p -J -t nb | grep -E "$1" | head -1)
 		[ -n "$line" ] && { echo "$line"; return 0; }
 		sleep 0.1
@@ -106,7 +106,7 @@ screen_line() {
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
 	BG_PID=$!
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		curl -sf -m 5 "http://127.0.0.1:$local_port/index.txt" >"$BATS_TEST_TMPDIR/got" && break
 		sleep 0.2
 	done

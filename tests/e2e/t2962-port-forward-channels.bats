@@ -71,9 +71,11 @@ teardown() {
 	get index.txt >/dev/null
 	pfpath=$(requests_since_mark | jq -r 'select(.path | endswith("/portforward")) | .path' | tail -1)
 	[ -n "$pfpath" ]
-	# the emulator holds each upgrade 0.3 s and counts how many it holds
-	# at once: without a cap all 30 would be there together
-	sim POST /_sim/faults "{\"path_prefix\": \"$pfpath\", \"count\": 31, \"delay\": 0.3}" >/dev/null
+	# the emulator holds each upgrade a second and counts how many it
+	# holds at once: without a cap all 30 would be there together; with
+	# it, more than one (a second leaves even a loaded machine the time
+	# to send the next upgrades while the first is held)
+	sim POST /_sim/faults "{\"path_prefix\": \"$pfpath\", \"count\": 31, \"delay\": 1}" >/dev/null
 	seq 1 30 | xargs -P 30 -I{} sh -c \
 		"curl -sf -m 60 http://127.0.0.1:$PF_LOCAL/index.txt >'$BATS_TEST_TMPDIR/b{}'"
 	for i in $(seq 1 30); do

@@ -91,10 +91,11 @@ patch_count() {
 	requests_since_mark | jq -s '[.[] | select(.method == "PATCH")] | length'
 }
 
-# wait_until CMD...: polls CMD every 0.1 s for at most 10 s.
+# wait_until CMD...: polls CMD every 0.1 s for at most 10 s (times
+# TIME_SCALE).
 wait_until() {
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		"$@" && return 0
 		sleep 0.1
 	done
@@ -215,7 +216,7 @@ drain_wait() {
 		"$KUBESIM_URL/api/v1/namespaces/$NS/pods/done-0/status" >/dev/null
 	SECONDS=0
 	run -1 --separate-stderr runai-adm node drain n-1 --timeout 2s
-	[ "$SECONDS" -lt 10 ]
+	[ "$SECONDS" -lt $((10 * TIME_SCALE)) ]
 	stderr_has "runai-adm: warning: Run:ai workload pods on node 'n-1' tolerate runai=drain:NoExecute and will not be evicted: $NS/stuck-1"
 	stderr_has "runai-adm: error: timed out after 2s waiting for Run:ai workload pods to leave node 'n-1'; still there: $NS/stuck-0"
 	stderr_has "hint: the node keeps the drain taint"

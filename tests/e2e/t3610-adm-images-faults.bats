@@ -264,7 +264,7 @@ $REG_plain/bad/run-ai/two:latest"
 		pid=$!
 		# the registry dies with the first layer half sent; it comes back
 		# on its port, with its storage, $secs seconds later
-		for _ in $(seq 1 100); do
+		for _ in $(seq 1 $((100 * TIME_SCALE))); do
 			kill -0 "$(registry_pid "rs$secs")" 2>/dev/null || break
 			sleep 0.1
 		done

@@ -297,7 +297,7 @@ NAMESPACES="$NS_A,$NS_B,no-such-ns"
 	env --default-signal=INT runai diagnostics collect-logs --namespaces "$NS_A" \
 		--output-dir "$OUT" >"$OUT.stdout" 2>"$OUT.stderr" &
 	BG_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		compgen -G "$OUT/*.tmp.*" >/dev/null && break
 		sleep 0.1
 	done
@@ -317,14 +317,15 @@ NAMESPACES="$NS_A,$NS_B,no-such-ns"
 
 @test "a name already taken is never replaced" {
 	local t i
-	# this second's name and the next few are taken
+	# this second's name and those of the next 30 s are taken (a loaded
+	# machine may start the command, and name its archive, seconds later)
 	t=$(date +%s)
-	for i in 0 1 2 3 4 5; do
+	for i in $(seq 0 $((30 * TIME_SCALE))); do
 		echo "mine $i" >"$OUT/runai-logs-$(date -d "@$((t + i))" +%Y%m%d-%H%M%S).tar.gz"
 	done
 	run -0 runai diagnostics collect-logs --namespaces "$NS_A" --output-dir "$OUT"
 	assert_output --regexp "^wrote $OUT/runai-logs-[0-9]{8}-[0-9]{6}-2\.tar\.gz: "
-	for i in 0 1 2 3 4 5; do
+	for i in $(seq 0 $((30 * TIME_SCALE))); do
 		[ "$(cat "$OUT/runai-logs-$(date -d "@$((t + i))" +%Y%m%d-%H%M%S).tar.gz")" = "mine $i" ]
 	done
 	[ "$(find "$OUT" -name '*-2.tar.gz' | wc -l)" -eq 1 ]

@@ -31,17 +31,30 @@ scenario() {
 	export FAKE_NVSMI_SCENARIO="$FIX/$1.csv"
 }
 
-# The fake this test started is gone (rntop stopped it).
+# The fakes this test started are gone (rntop stopped them): no process
+# of the fake is left whose environment names this test's pid file. A
+# fake that a loaded machine had not yet let write the file when rntop
+# stopped it is looked for too.
 fake_is_gone() {
-	local pid i
-	pid=$(cat "$FAKE_NVSMI_PIDFILE")
-	[ -n "$pid" ]
-	for i in $(seq 1 50); do
-		kill -0 "$pid" 2>/dev/null || return 0
+	local i
+	for i in $(seq 1 $((50 * TIME_SCALE))); do
+		[ -z "$(fakes_left)" ] && return 0
 		sleep 0.02
 	done
-	echo "fake nvidia-smi $pid still runs" >&2
+	echo "fake nvidia-smi still runs: $(fakes_left)" >&2
 	return 1
+}
+
+# fakes_left: the PIDs of this test's fakes that still run. (The pattern
+# keeps grep from finding its own command line.)
+fakes_left() {
+	local f pid
+	grep -lz 'fake-nvidia-sm[i]' /proc/[0-9]*/cmdline 2>/dev/null |
+		while IFS= read -r f; do
+			pid=${f#/proc/} pid=${pid%/cmdline}
+			grep -qzxF "FAKE_NVSMI_PIDFILE=$FAKE_NVSMI_PIDFILE" "/proc/$pid/environ" 2>/dev/null &&
+				[ "$(cut -d' ' -f3 "/proc/$pid/stat" 2>/dev/null)" != Z ] && echo "$pid"
+		done
 }
 
 @test "--once: one JSON snapshot with every GPU's values" {
@@ -126,7 +139,7 @@ fake_is_gone() {
 	# a file is fully buffered: only a flush makes a line appear in it
 	rntop --local --batch -d 5 --nvidia-smi "$FAKE" >"$out" 2>&1 &
 	RNTOP_PID=$!
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$out" ] && break
 		sleep 0.05
 	done
@@ -210,7 +223,7 @@ localhost,3,,5,16280,ok'
 	scenario hang
 	local t0=$SECONDS
 	run -1 --separate-stderr rntop --local --once -t 1 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	[ $((SECONDS - t0)) -le $((5 * TIME_SCALE)) ]
 	run -0 jq -c '[.hosts[0].status, .hosts[0].error, .hosts[0].gpus, .cluster.hosts_ok, .cluster.utilization]' <<<"$output"
 	assert_output '["timeout","nvidia-smi did not answer in 1 s",[],0,null]'
 	fake_is_gone
@@ -218,11 +231,14 @@ localhost,3,,5,16280,ok'
 
 @test "--once: an nvidia-smi deaf to SIGTERM is killed; its stderr is kept" {
 	scenario stubborn
-	local t0=$SECONDS
-	run -1 --separate-stderr rntop --local --once -t 0.5 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	# the fake's word comes as soon as it starts: the timeout leaves a
+	# loaded machine the time to start it
+	local t0=$SECONDS t
+	t=$(scaled 2)
+	run -1 --separate-stderr rntop --local --once -t "$t" --nvidia-smi "$FAKE"
+	[ $((SECONDS - t0)) -le $((7 * TIME_SCALE)) ]
 	run -0 jq -r '.hosts[0].error' <<<"$output"
-	assert_output "nvidia-smi did not answer in 0.5 s (it said: nvidia-smi: waiting for the driver)"
+	assert_output "nvidia-smi did not answer in $t s (it said: nvidia-smi: waiting for the driver)"
 	fake_is_gone
 }
 
@@ -231,7 +247,7 @@ localhost,3,,5,16280,ok'
 	local t0=$SECONDS
 	run -0 bash -c '"$1" --local --batch -d 0.1 --nvidia-smi "$2" | head -n 1' \
 		bash "$(command -v rntop)" "$FAKE"
-	[ $((SECONDS - t0)) -le 5 ]
+	[ $((SECONDS - t0)) -le $((5 * TIME_SCALE)) ]
 	run -0 jq -c '.cluster.gpus' <<<"$output"
 	assert_output 2
 	fake_is_gone
@@ -323,7 +339,7 @@ GPU 0 at 84C, 3C under its limit; GPU 2 at 720W, over its 700W limit; GPU 4 at 8
 	scenario hang
 	local t0=$SECONDS
 	run -0 rntop --local --batch -n 2 -d 0.2 -t 0.5 --nvidia-smi "$FAKE"
-	[ $((SECONDS - t0)) -le 6 ]
+	[ $((SECONDS - t0)) -le $((6 * TIME_SCALE)) ]
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 jq -c '[.hosts[0].status, .cluster.gpus]' <<<"${lines[0]}"
 	assert_output '["timeout",0]'
@@ -347,7 +363,7 @@ GPU 0 at 84C, 3C under its limit; GPU 2 at 720W, over its 700W limit; GPU 4 at 8
 
 @test "--batch: a failing nvidia-smi is reported on every line" {
 	scenario driver-fail
-	run -0 rntop --local --batch -n 2 -d 0.2 -t 0.5 --nvidia-smi "$FAKE"
+	run -0 rntop --local --batch -n 2 -d 0.2 -t "$(scaled 5)" --nvidia-smi "$FAKE"
 	[ "${#lines[@]}" -eq 2 ]
 	run -0 jq -r '.hosts[0] | "\(.status) \(.error)"' <<<"$(printf '%s\n' "${lines[@]}")"
 	assert_line --index 0 --partial "error nvidia-smi exited with status 9: NVIDIA-SMI has failed"
@@ -442,7 +458,7 @@ on_tty() {
 # Waits up to 10 s for script(1) and rntop to end; $TTY_RC gets the status.
 tty_wait() {
 	local i
-	for i in $(seq 1 200); do
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		kill -0 "$TTY_PID" 2>/dev/null || break
 		sleep 0.05
 	done

@@ -246,10 +246,10 @@ H() { echo "127.0.0.1:$1"; }
 
 @test "a hanging nvidia-smi times out, and the remote process is ended" {
 	local t0=$SECONDS
-	run -1 rntop_ssh --once -t 1 "$(H "$PORT_hang")" "$(H "$PORT_h100")"
-	[ $((SECONDS - t0)) -le 6 ]
+	run -1 rntop_ssh --once -t "$TIME_SCALE" "$(H "$PORT_hang")" "$(H "$PORT_h100")"
+	[ $((SECONDS - t0)) -le $((6 * TIME_SCALE)) ]
 	run -0 jq -c '[.hosts[] | [.status, .error]]' <<<"$output"
-	assert_output '[["timeout","nvidia-smi did not answer in 1 s"],["ok",null]]'
+	assert_output "[[\"timeout\",\"nvidia-smi did not answer in $TIME_SCALE s\"],[\"ok\",null]]"
 	[ -n "$(fake_pids hang)" ]
 	fakes_gone hang
 }
@@ -336,9 +336,12 @@ true'
 	assert_line --index 0 --regexp 'tlimit,power\.limit,name\|--format=csv,noheader,nounits$'
 	assert_line --index 1 --regexp 'mig\.mode\.current,name\|--format=csv,noheader,nounits$'
 	: >"$(sshd_dir old)/fake.log"
-	# live: the refused stream, then the stream without the limits
-	run -0 rntop_ssh --batch -n 4 -d 0.3 "$(H "$PORT_old")"
-	run -0 jq -c '.hosts[0] | [.status, .mode, .noise_lines, (.gpus | length), .gpus[1].temperature]' <<<"${lines[3]}"
+	# live: the refused stream, then the stream without the limits (by
+	# the last of 15 samples, times TIME_SCALE: a loaded machine may take
+	# a few seconds to connect)
+	local n=$((15 * TIME_SCALE))
+	run -0 rntop_ssh --batch -n "$n" -d 0.3 "$(H "$PORT_old")"
+	run -0 jq -c '.hosts[0] | [.status, .mode, .noise_lines, (.gpus | length), .gpus[1].temperature]' <<<"${lines[n - 1]}"
 	assert_output '["ok","stream",0,2,33]'
 	run -0 grep '^argv: ' "$(sshd_dir old)/fake.log"
 	[ "${#lines[@]}" -eq 2 ]
@@ -366,10 +369,11 @@ true'
 		: >"$(sshd_dir "$h")/fake.pids"
 		: >"$(sshd_dir "$h")/fake.log"
 	done
-	# five samples at 0.3 s: the stream's first sample is the inventory
-	run -0 rntop_ssh --batch -n 5 -d "$(scaled 0.3)" "$(H "$PORT_one1")" "$(H "$PORT_one2")"
-	[ "${#lines[@]}" -eq 5 ]
-	run -0 jq -c '[.hosts[] | [.status, .mode, (.gpus | length)]]' <<<"${lines[4]}"
+	# 15 samples at 0.3 s (the last some seconds after a loaded machine
+	# has connected): the stream's first sample is the inventory
+	run -0 rntop_ssh --batch -n 15 -d "$(scaled 0.3)" "$(H "$PORT_one1")" "$(H "$PORT_one2")"
+	[ "${#lines[@]}" -eq 15 ]
+	run -0 jq -c '[.hosts[] | [.status, .mode, (.gpus | length)]]' <<<"${lines[14]}"
 	assert_output '[["ok","stream",2],["ok","stream",2]]'
 	for h in one1 one2; do
 		pids=$(fake_pids "$h")

@@ -93,6 +93,18 @@ check_screen() {
 	echo "$output" >&3
 }
 
+# check_screen_soon W H NAME: check_screen once rntop has drawn after the
+# last key or resize: it is retried every 0.3 s (a refresh is 0.3 s) for
+# 3 s at most, times TIME_SCALE; the last try says what is wrong.
+check_screen_soon() {
+	local _
+	for _ in $(seq 1 $((10 * TIME_SCALE))); do
+		sleep 0.3
+		check_screen "$@" >/dev/null 2>&1 3>/dev/null && break
+	done
+	check_screen "$@"
+}
+
 @test "every number on the screen is the JSON's, at 40x10 to 200x50" {
 	# the dead port: exit 1 (a host gave no data)
 	# shellcheck disable=SC2086 # ARGS and HOSTS are word lists
@@ -116,11 +128,9 @@ check_screen() {
 		tmux -L "$TSOCK" resize-window -x "$w" -y "$h"
 		# the next draw has the new size: the last line is drawn last
 		wait_screen "3/4 hosts"
-		sleep 0.7
-		check_screen "$w" "$h" "$size-top"
+		check_screen_soon "$w" "$h" "$size-top"
 		tmux -L "$TSOCK" send-keys End
-		sleep 0.7
-		check_screen "$w" "$h" "$size-end"
+		check_screen_soon "$w" "$h" "$size-end"
 		tmux -L "$TSOCK" send-keys Home
 	done
 	# wide: the whole names, no mark

@@ -163,7 +163,7 @@ setup() {
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "run 'runai login'"
 	stderr_has "invalid_grant"
-	[ $(($(date +%s) - start)) -lt 5 ]
+	[ $(($(date +%s) - start)) -lt $((5 * TIME_SCALE)) ]
 	[ ! -e "$KUBECONFIG.lock" ]
 }
 
@@ -364,13 +364,13 @@ remote_browser_login() {
 		"runai login --auth-flow cli; echo EXIT=\$?; sleep 60"
 	tpid=$(tmux -L "$sock" display -p '#{pid}')
 	local i screen=
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		screen=$(tmux -L "$sock" capture-pane -p)
 		[[ $screen == *Username:* ]] && break
 		sleep 0.1
 	done
 	tmux -L "$sock" send-keys C-d
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		screen=$(tmux -L "$sock" capture-pane -p)
 		[[ $screen == *EXIT=* ]] && break
 		sleep 0.1

@@ -150,7 +150,7 @@ EOF
 	login_kubeconfig idp-issuer-url=https://127.0.0.1:1
 	start=$(date +%s)
 	run -1 --separate-stderr login_cli
-	[ $(($(date +%s) - start)) -lt 5 ]
+	[ $(($(date +%s) - start)) -lt $((5 * TIME_SCALE)) ]
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "runai: error: identity provider: cannot connect to 'https://127.0.0.1:1/"
 }
@@ -169,7 +169,7 @@ EOF
 	EOF
 	start=$(date +%s)
 	run -1 --separate-stderr runai list projects
-	[ $(($(date +%s) - start)) -lt 10 ]
+	[ $(($(date +%s) - start)) -lt $((10 * TIME_SCALE)) ]
 	[ "$(wc -l <<<"$stderr")" -eq 1 ]
 	stderr_has "cannot connect to 'https://127.0.0.1:1/"
 	# whose token ran out when, which provider is down, the way out

@@ -73,7 +73,7 @@ s.listen(64)
 print(s.getsockname()[1], flush=True)
 time.sleep(300)' >"$f" &
 	BLACKHOLE_PID=$!
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$f" ] && break
 		sleep 0.05
 	done
@@ -90,7 +90,7 @@ argv_while_running() {
 	"$@" </dev/null >"$BATS_TEST_TMPDIR/bg.out" 2>"$BATS_TEST_TMPDIR/bg.err" &
 	BG_PID=$!
 	# past the option parsing, which wipes the secret at once
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		args=$(ps -ww -o args= -p "$BG_PID" || true)
 		[[ $args == *login* ]] && break
 		sleep 0.05

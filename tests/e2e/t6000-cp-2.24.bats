@@ -478,7 +478,7 @@ job/ws1"
 	run -0 runai submit sc1 -p team-a -i ubuntu --node-type a100 --ttl-after-finish 90s \
 		--host-ipc --host-network --prevent-privilege-escalation -- sleep 300
 	local _ pod=
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		pod=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3Dsc1" |
 			jq -c '.items[0] // empty')
 		[ -n "$pod" ] && break
@@ -566,9 +566,10 @@ job/ws1"
 	cp_login
 	runai list jobs -p team-c -w >"$BATS_TEST_TMPDIR/watch" 2>&1 &
 	local pid=$! _
-	sleep 1
+	# the first list printed, then the job comes: a later one shows it
+	wait_for_match "$BATS_TEST_TMPDIR/watch" '^Showing jobs for project team-c' >/dev/null
 	runai submit watched1 -p team-c -i ubuntu -- sleep 300 >/dev/null
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		grep -q '^watched1 ' "$BATS_TEST_TMPDIR/watch" && break
 		sleep 0.2
 	done

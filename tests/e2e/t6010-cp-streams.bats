@@ -40,7 +40,7 @@ web_cmd() {
 # retrying while the forwarder and the pod's server start (20 s).
 fetch_local() {
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		curl -sf -m 5 "http://127.0.0.1:$1/index.txt" >"$2" && return 0
 		sleep 0.2
 	done
@@ -193,7 +193,7 @@ hint: a kubeconfig context that reaches the cluster's API server gives them all"
 	runai port-forward pf1 --port ":$port" >"$BATS_TEST_TMPDIR/pf.out" 2>&1 3>&- &
 	BG_PID=$!
 	local _ lport=
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		lport=$(sed -n 's/^Forwarding from [^ ]*:\([0-9]*\) -> .*/\1/p' "$BATS_TEST_TMPDIR/pf.out")
 		[ -n "$lport" ] && break
 		sleep 0.1

@@ -51,8 +51,9 @@ clear_error() {
 }
 
 @test "the outage control cuts open connections and refuses new ones for a while" {
-	run -0 sim POST /_sim/outage '{"seconds": 1}'
-	assert_output --partial '"seconds":1'
+	# long enough that a loaded machine starts curl inside it
+	run -0 sim POST /_sim/outage "{\"seconds\": $((3 * TIME_SCALE))}"
+	assert_output --partial "\"seconds\":$((3 * TIME_SCALE))"
 	run curl -sS --max-time 2 --cacert "$KUBESIM_CA" "$KUBESIM_URL/_sim/health"
 	assert_failure
 	back_up
@@ -107,14 +108,14 @@ has_lines() {
 	RUNAI_RECONNECT_TIMEOUT=2 RUNAI_MAX_RETRIES=0 \
 		bg "$BATS_TEST_TMPDIR/out" "$BATS_TEST_TMPDIR/err" runai list --watch
 	wait_until 200 grep -q '^gone-watch ' "$BATS_TEST_TMPDIR/out"
-	outage 6
+	# away three times as long as runai waits for it to come back
+	outage $((6 * TIME_SCALE))
 	wait_until 300 eval '! kill -0 '"$BG_PID"' 2>/dev/null'
 	wait_exit "$BG_PID"
 	[ "$BG_STATUS" -eq 1 ]
 	grep -v 'reconnecting in' "$BATS_TEST_TMPDIR/err" >"$BATS_TEST_TMPDIR/err.last"
 	clear_error "$BATS_TEST_TMPDIR/err.last"
 	grep -q 'did not answer again within 2 s' "$BATS_TEST_TMPDIR/err.last"
-	sleep 4.5
 	back_up
 }
 
@@ -126,11 +127,12 @@ has_lines() {
 }
 
 @test "a list during a long outage fails with one clear line, fast" {
-	outage 6
+	# refused at once, one retry a second later: well inside the outage
+	outage $((6 * TIME_SCALE))
 	local t0=$SECONDS
 	RUNAI_MAX_RETRIES=1 run runai list jobs
 	[ "$status" -ne 0 ]
-	[ $((SECONDS - t0)) -lt 5 ]
+	[ $((SECONDS - t0)) -lt $((5 * TIME_SCALE)) ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/err"
 	clear_error "$BATS_TEST_TMPDIR/err"
 	back_up
@@ -162,7 +164,7 @@ has_lines() {
 	[ "$status" -ne 0 ]
 	# two retries, a second apart each: neither at once nor forever
 	[ $((SECONDS - t0)) -ge 2 ]
-	[ $((SECONDS - t0)) -lt 10 ]
+	[ $((SECONDS - t0)) -lt $((10 * TIME_SCALE)) ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/err"
 	clear_error "$BATS_TEST_TMPDIR/err"
 	assert_output --regexp '429|[Tt]oo [Mm]any [Rr]equests'
@@ -190,7 +192,7 @@ has_lines() {
 	local t0=$SECONDS
 	RUNAI_REQUEST_TIMEOUT=2s RUNAI_MAX_RETRIES=0 run runai list jobs
 	[ "$status" -ne 0 ]
-	[ $((SECONDS - t0)) -lt 8 ]
+	[ $((SECONDS - t0)) -lt $((8 * TIME_SCALE)) ]
 	printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/err"
 	clear_error "$BATS_TEST_TMPDIR/err"
 	assert_output --regexp '[Tt]ime(d)? ?out|timeout'
@@ -201,6 +203,6 @@ has_lines() {
 	local t0=$SECONDS
 	RUNAI_REQUEST_TIMEOUT=2s RUNAI_MAX_RETRIES=0 run runai-adm node list
 	[ "$status" -ne 0 ]
-	[ $((SECONDS - t0)) -lt 8 ]
+	[ $((SECONDS - t0)) -lt $((8 * TIME_SCALE)) ]
 	[[ ${lines[0]} == "runai-adm: error: "* ]]
 }

@@ -332,7 +332,7 @@ srv.serve_forever()
 PY
 	IDP_PID=$!
 	local i
-	for i in $(seq 1 100); do
+	for i in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/idp.port" ] && break
 		sleep 0.1
 	done

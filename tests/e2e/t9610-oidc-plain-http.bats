@@ -43,7 +43,7 @@ idp() {
 	"$PYTHON" "$TOP/tests/e2e/lib/hostile.py" idp --ready "$dir/ready" \
 		--log "$dir/log" --token-endpoint "$1" >"$dir/out" 2>&1 &
 	IDP_PID=$!
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		[ -s "$dir/ready" ] && break
 		sleep 0.05
 	done

@@ -73,13 +73,13 @@ tunnels() {
 	run -0 runai exec px1 -- echo through-the-tunnel
 	assert_output through-the-tunnel
 	[ "$(tunnels open)" -gt "$before" ]
-	run -0 timeout 10 runai logs px1
+	run -0 timeout $((10 * TIME_SCALE)) runai logs px1
 	assert_output --partial from-the-pod
 	# -f stays on the stream until the pod goes
 	runai logs -f px1 >"$BATS_TEST_TMPDIR/follow" 2>&1 &
 	local pid=$!
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		grep -q from-the-pod "$BATS_TEST_TMPDIR/follow" && break
 		sleep 0.1
 	done
@@ -171,7 +171,7 @@ jobs_accept_encoding() {
 		"$OPEN" "$BATS_TEST_TMPDIR/front.port" 2>"$BATS_TEST_TMPDIR/front.log" &
 	FRONT_PID=$!
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -s "$BATS_TEST_TMPDIR/front.port" ] && break
 		sleep 0.1
 	done

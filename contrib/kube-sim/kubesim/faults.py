@@ -9,10 +9,14 @@ status, or a 2xx with body "truncated") let the real answer through,
 trickled one byte a second (`trickle`) or cut after `cut_after_bytes`.
 A fault with a delay also counts the most requests inside its delay at
 once (`most_waiting` in its listing): a client's concurrency, as the
-server saw it.
+server saw it. With `until` (a path prefix) the delay is a deadline: it
+ends as soon as a request for that prefix has reached the server since
+the fault was added, so that a test can tell that a client sent that
+request while it waited for this answer, however fast or slow it runs.
 """
 
 import threading
+import time
 
 from kubesim.errors import bad_request
 
@@ -37,6 +41,11 @@ class Fault:
         self.body = spec.get("body", "status")
         self.message = spec.get("message")
         self.delay = float(spec.get("delay") or 0)
+        self.until = spec.get("until")
+        if self.until is not None and (not isinstance(self.until, str)
+                                       or not self.until.startswith("/")):
+            raise bad_request("fault until must be a path prefix starting with /")
+        self.arrived = threading.Event()
         # requests inside the delay now, and the most there were at once:
         # how a test sees a client's concurrency
         self.waiting = 0
@@ -62,10 +71,23 @@ class Fault:
             self.waiting += 1
             self.most_waiting = max(self.most_waiting, self.waiting)
         try:
-            sleep(self.delay)
+            if self.until is None:
+                sleep(self.delay)
+            else:
+                self._wait_for_arrival(sleep)
         finally:
             with self._lock:
                 self.waiting -= 1
+
+    def _wait_for_arrival(self, sleep):
+        """Sleeps in short steps until the awaited request has come, or
+        the delay is over."""
+        end = time.monotonic() + self.delay
+        while not self.arrived.is_set():
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            sleep(min(left, 0.01))
 
     def answers_itself(self):
         """True when the fault replaces the real answer."""
@@ -75,7 +97,7 @@ class Fault:
 
     def to_json(self):
         out = {"path_prefix": self.path_prefix, "count": self.count, "body": self.body}
-        for key in ("method", "status", "retry_after", "message", "cut_after_bytes"):
+        for key in ("method", "status", "retry_after", "message", "cut_after_bytes", "until"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.query:
@@ -91,17 +113,23 @@ class Fault:
 class FaultInjector:
     def __init__(self):
         self._faults = []
+        # faults with `until` whose request has not come yet (kept after
+        # they are used up: the request may come before the one held)
+        self._awaiting = []
         self._lock = threading.Lock()
 
     def add(self, spec):
         fault = Fault(spec)
         with self._lock:
             self._faults.append(fault)
+            if fault.until is not None:
+                self._awaiting.append(fault)
         return fault
 
     def clear(self):
         with self._lock:
             self._faults = []
+            self._awaiting = []
 
     def list(self):
         with self._lock:
@@ -110,6 +138,9 @@ class FaultInjector:
     def take(self, method, path, query=None):
         """The first fault matching this request, used up by one; or None."""
         with self._lock:
+            for fault in [f for f in self._awaiting if path.startswith(f.until)]:
+                fault.arrived.set()
+                self._awaiting.remove(fault)
             for fault in self._faults:
                 if fault.matches(method, path, query):
                     fault.count -= 1

@@ -63,6 +63,45 @@ class FaultCounts(unittest.TestCase):
         fault.hold(lambda _s: None)
         self.assertEqual(inj.list()[0]["most_waiting"], 3)
 
+    def test_until_ends_the_delay_when_the_awaited_request_comes(self):
+        inj = FaultInjector()
+        fault = inj.add({"path_prefix": "/a", "delay": 30, "until": "/b"})
+        self.assertEqual(inj.list()[0]["until"], "/b")
+        held = inj.take("GET", "/a")
+        self.assertIs(held, fault)
+        slept = []
+
+        def sleep(seconds):
+            slept.append(seconds)
+            if len(slept) == 3:
+                inj.take("GET", "/b/x")    # the awaited request comes
+
+        held.hold(sleep)
+        self.assertEqual(len(slept), 3)
+        self.assertTrue(all(s <= 0.01 for s in slept))
+
+    def test_until_counts_a_request_that_came_before_the_held_one(self):
+        inj = FaultInjector()
+        fault = inj.add({"path_prefix": "/a", "delay": 30, "until": "/b"})
+        inj.take("GET", "/b")
+        inj.take("GET", "/a").hold(lambda _s: self.fail("held although /b came"))
+        self.assertTrue(fault.arrived.is_set())
+
+    def test_until_is_a_deadline_when_the_request_never_comes(self):
+        inj = FaultInjector()
+        inj.add({"path_prefix": "/a", "delay": 0.05, "until": "/b"})
+        inj.take("GET", "/c")
+        slept = []
+
+        def sleep(seconds):
+            slept.append(seconds)
+            threading.Event().wait(seconds)
+
+        inj.take("GET", "/a").hold(sleep)
+        self.assertGreater(len(slept), 1)
+        with self.assertRaises(ApiError):
+            inj.add({"path_prefix": "/a", "until": "b"})
+
 
 if __name__ == "__main__":
     unittest.main()

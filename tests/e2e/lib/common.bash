@@ -19,10 +19,12 @@ RAI_BIN_DIR=${RAI_BIN_DIR:-$TOP}
 PATH="$RAI_BIN_DIR:$PATH"
 export PATH
 PYTHON=${PYTHON:-/usr/bin/python3}
-# Tests that race a timeout against a delay scale both by TIME_SCALE:
-# under valgrind a TLS handshake alone can take a second.
+# Tests that race a timeout against a delay scale both by TIME_SCALE, and
+# so does every deadline a test waits for a condition with: under
+# valgrind a TLS handshake alone can take a second. RAI_TIME_SCALE sets
+# it (tests/run checks it is a positive number).
 # shellcheck disable=SC2034 # read by the test files
-TIME_SCALE=$(( ${RAI_VALGRIND:-0} == 1 ? 5 : 1 ))
+TIME_SCALE=${RAI_TIME_SCALE:-$(( ${RAI_VALGRIND:-0} == 1 ? 5 : 1 ))}
 # scaled SECONDS: SECONDS (a decimal, as rntop's -d takes) times TIME_SCALE
 scaled() {
 	awk -v s="$1" -v k="$TIME_SCALE" 'BEGIN { print s * k }'
@@ -53,7 +55,7 @@ kubesim_start() {
 		--port 0 "$@" >"$KUBESIM_DIR/server.log" 2>&1 &
 	KUBESIM_PID=$!
 	local _
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		[ -s "$KUBESIM_DIR/ready.json" ] && break
 		if ! kill -0 "$KUBESIM_PID" 2>/dev/null; then
 			cat "$KUBESIM_DIR/server.log" >&2
@@ -62,7 +64,8 @@ kubesim_start() {
 		fi
 		sleep 0.05
 	done
-	[ -s "$KUBESIM_DIR/ready.json" ] || { echo "kube-sim not ready after 10 s" >&2; return 1; }
+	[ -s "$KUBESIM_DIR/ready.json" ] ||
+		{ echo "kube-sim not ready after $((10 * TIME_SCALE)) s" >&2; return 1; }
 	KUBESIM_URL=$(jq -r .url "$KUBESIM_DIR/ready.json")
 	KUBESIM_PORT=$(jq -r .port "$KUBESIM_DIR/ready.json")
 	KUBESIM_CA=$(jq -r .ca "$KUBESIM_DIR/ready.json")
@@ -78,7 +81,7 @@ kubesim_stop() {
 	[ -n "${KUBESIM_PID:-}" ] || return 0
 	kill "$KUBESIM_PID" 2>/dev/null || true
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		kill -0 "$KUBESIM_PID" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -127,10 +130,11 @@ sim_test_setup() {
 	sed -i "s/namespace: .*/namespace: $1/" "$KUBECONFIG"
 }
 
-# pod_running JOB: waits (10 s at most) until a pod of JOB in $NS runs.
+# pod_running JOB: waits (10 s at most, times TIME_SCALE) until a pod of
+# JOB in $NS runs.
 pod_running() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
 			jq -e '[.items[] | select(.status.phase == "Running")] | length > 0' >/dev/null &&
 			return 0
@@ -144,11 +148,11 @@ job_row() {
 	runai list | awk -v n="$1" '$1 == n'
 }
 
-# wait_row NAME ERE: polls "runai list" (10 s at most) until the job's
-# row matches the extended regular expression.
+# wait_row NAME ERE: polls "runai list" (10 s at most, times TIME_SCALE)
+# until the job's row matches the extended regular expression.
 wait_row() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		job_row "$1" | grep -Eq -- "$2" && return 0
 		sleep 0.2
 	done

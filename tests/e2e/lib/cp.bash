@@ -51,7 +51,7 @@ cp_access_key_flags() {
 # cp_wait_status JOB STATUS: until list jobs shows JOB with STATUS (10 s).
 cp_wait_status() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		runai list jobs -A -o json |
 			jq -e --arg n "$1" --arg s "$2" \
 				'.items[] | select(.name == $n and .status == $s)' \

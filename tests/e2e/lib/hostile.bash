@@ -14,7 +14,7 @@ hostile_start() {
 		--log "$BATS_FILE_TMPDIR/hostile-$name.log" "$@" >"$dir/$name.out" 2>&1 &
 	pid=$!
 	echo "$pid" >>"$dir/pids"
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		[ -s "$dir/$name.ready" ] && break
 		kill -0 "$pid" 2>/dev/null || { cat "$dir/$name.out" >&2; return 1; }
 		sleep 0.05
@@ -33,7 +33,7 @@ hostile_stop_all() {
 	[ -f "$f" ] || return 0
 	while read -r pid; do
 		kill "$pid" 2>/dev/null || true
-		for _ in $(seq 1 50); do
+		for _ in $(seq 1 $((50 * TIME_SCALE))); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.05
 		done

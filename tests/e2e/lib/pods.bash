@@ -32,9 +32,9 @@ pods_teardown() {
 }
 
 # wait_until TRIES CMD...: runs CMD every 0.05 s until it succeeds, at
-# most TRIES times.
+# most TRIES times TIME_SCALE.
 wait_until() {
-	local tries=$1 i
+	local tries=$(($1 * TIME_SCALE)) i
 	shift
 	for ((i = 0; i < tries; i++)); do
 		"$@" && return 0
@@ -54,7 +54,8 @@ bg() {
 	BG_PIDS+=("$BG_PID")
 }
 
-# wait_exit PID: waits (at most 20 s) for PID to end; sets BG_STATUS.
+# wait_exit PID: waits (at most 20 s, times TIME_SCALE) for PID to end;
+# sets BG_STATUS.
 wait_exit() {
 	wait_until 400 eval '! kill -0 '"$1"' 2>/dev/null' || return 1
 	BG_STATUS=0

@@ -19,7 +19,7 @@ start_pf() {
 	runai port-forward "$@" >"$BATS_TEST_TMPDIR/pf.out" 2>"$BATS_TEST_TMPDIR/pf.err" 3>&- &
 	PF_PID=$!
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q '^Forwarding from' "$BATS_TEST_TMPDIR/pf.out" && break
 		kill -0 "$PF_PID" 2>/dev/null || break
 		sleep 0.1
@@ -32,7 +32,7 @@ start_pf() {
 # pod's server starts.
 get() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		curl -sf -m 20 "http://127.0.0.1:$PF_LOCAL/$1" && return 0
 		sleep 0.2
 	done
@@ -43,7 +43,7 @@ get() {
 # from pod OLD (deleted) to the job's next pod, and checks what it said.
 assert_pod_switch() {
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q "now" "$BATS_TEST_TMPDIR/pf.err" && break
 		sleep 0.2
 	done

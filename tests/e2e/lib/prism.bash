@@ -80,7 +80,7 @@ prism_proxy() {
 		--release "$release" --log "$dir/$name.jsonl" --ready "$dir/$name.ready" "$@" \
 		>"$dir/$name.log" 2>&1 &
 	echo $! >"$dir/$name.pid"
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		[ -s "$dir/$name.ready" ] && break
 		sleep 0.05
 	done

@@ -23,7 +23,7 @@ free_port() {
 # wait_port PORT [PID]: until something accepts on 127.0.0.1:PORT (10 s)
 wait_port() {
 	local _
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
 		if [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null; then
 			echo "process $2 exited before port $1 was ready" >&2
@@ -40,7 +40,7 @@ stop_pid() {
 	local pid=$1
 	[ -n "$pid" ] || return 0
 	kill "$pid" 2>/dev/null || true
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -175,7 +175,7 @@ proxy_start() {
 		>"$BATS_FILE_TMPDIR/proxy-$name.out" 2>&1 &
 	pid=$!
 	echo "$pid" >"$BATS_FILE_TMPDIR/pids/proxy-$name"
-	for _ in $(seq 1 200); do
+	for _ in $(seq 1 $((200 * TIME_SCALE))); do
 		[ -s "$ready" ] && break
 		kill -0 "$pid" 2>/dev/null || { cat "$BATS_FILE_TMPDIR/proxy-$name.out" >&2; return 1; }
 		sleep 0.05

@@ -89,7 +89,7 @@ fake_pids() {
 # up to 5 s: sshd notices the closed channel, the watchdog kills it).
 fakes_gone() {
 	local p left
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		left=
 		for p in $(fake_pids "$1"); do
 			kill -0 "$p" 2>/dev/null && left+=" $p"
