@@ -16,7 +16,7 @@ setup() {
 	assert_line "The job 'train1' has been submitted successfully"
 	assert_line --regexp '^train1 +Running '
 	assert_line 'Linux'
-	assert_line --regexp '^\[train1-[a-z0-9]+\] step [0-9]+: loss='
+	assert_line --regexp '^step [0-9]+: loss='
 	assert_line --regexp '^node-1 +gpu-worker +Ready +8 '
 	assert_line --partial 'Demo done; the emulator stops now.'
 	# stopped by its PID

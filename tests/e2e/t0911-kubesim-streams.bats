@@ -363,7 +363,7 @@ running_pod() {
 	sim POST /_sim/logs "{\"namespace\": \"runai-team-a\", \"pod\": \"$pod\",
 	    \"lines\": [\"epoch 1\", \"epoch 2\", \"epoch 3\"]}" >/dev/null
 	run -0 kubectl logs "$pod" -n runai-team-a
-	assert_line --index 0 "[$pod] step 1: loss=1.900"
+	assert_line --index 0 "step 1: loss=1.900"
 	assert_line --index 1 "epoch 1"
 	assert_line --index 3 "epoch 3"
 	run -0 kubectl logs "$pod" -n runai-team-a --tail=2 --timestamps
@@ -415,7 +415,7 @@ running_pod() {
 	run wait "$kpid"
 	[ "$status" -eq 0 ]
 	run cat "$out"
-	assert_line --index 0 "[$pod] step 1: loss=1.900"
+	assert_line --index 0 "step 1: loss=1.900"
 	assert_line "while following"
 }
 
