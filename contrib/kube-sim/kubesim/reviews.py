@@ -18,7 +18,8 @@ def serve(handler, res):
     if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
         raise bad_request("a %s needs a spec" % res.kind)
     if res.plural == "selfsubjectaccessreviews":
-        status = access_review(handler.sim.authz, handler.identity, body["spec"])
+        status = access_review(handler.sim.authz, handler.identity, body["spec"],
+                               handler.sim.registry)
     else:
         status = rules_review(handler.sim.authz, handler.identity,
                               body["spec"].get("namespace") or "")
@@ -27,12 +28,22 @@ def serve(handler, res):
                             "spec": body["spec"], "status": status})
 
 
-def access_review(authz, ident, spec):
-    """The status of a SelfSubjectAccessReview: may this user do that?"""
+def _cluster_scoped(registry, group, resource):
+    return any(r.plural == resource and r.group == group and not r.namespaced
+               for r in (registry.all() if registry else ()))
+
+
+def access_review(authz, ident, spec, registry=None):
+    """The status of a SelfSubjectAccessReview: may this user do that?
+    kubectl names its current namespace also for cluster-scoped kinds
+    (`auth can-i delete nodes`); there the namespace means nothing."""
     attrs = spec.get("resourceAttributes")
     if isinstance(attrs, dict):
+        namespace = attrs.get("namespace") or None
+        if _cluster_scoped(registry, attrs.get("group") or "", attrs.get("resource", "")):
+            namespace = None
         allowed = authz.allowed(ident, attrs.get("verb", ""), attrs.get("resource", ""),
-                                attrs.get("namespace") or None, attrs.get("name") or None,
+                                namespace, attrs.get("name") or None,
                                 attrs.get("subresource", ""))
     else:
         path = (spec.get("nonResourceAttributes") or {}).get("path", "")
