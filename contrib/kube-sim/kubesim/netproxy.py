@@ -12,7 +12,7 @@ ingress controller make them reachable on a cluster.
   matching path wins; Exact before Prefix) to the backend service's
   port, the path kept as nginx keeps it. A connection stays with the
   backend its first request chose. With --demo, the Service
-  `ingress-nginx/ingress-nginx-controller` (label app=nginx-ingress,
+  `kube-system/ingress-nginx-controller` (label app=nginx-ingress,
   type LoadBalancer at 127.0.0.1 on that port) says where it is, as the
   controller's Service does on a cluster.
 
@@ -36,7 +36,7 @@ from kubesim.selectors import LabelSelector
 
 INGRESSES = ("networking.k8s.io", "v1", "ingresses")
 NAMESPACES = ("", "v1", "namespaces")
-CONTROLLER_NS, CONTROLLER_NAME = "ingress-nginx", "ingress-nginx-controller"
+CONTROLLER_NS, CONTROLLER_NAME = "kube-system", "ingress-nginx-controller"
 INGRESS_ADDRESS = "127.0.0.1"
 RECONCILE_SECONDS = 0.5
 RETRY_SECONDS = 5.0             # a port another program holds is tried again
