@@ -371,7 +371,7 @@ running_pod() {
 	assert_line --index 0 --regexp '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z epoch 2$'
 	assert_line --index 1 --regexp '^[-0-9T:.]{29}Z epoch 3$'
 	run -0 kubectl logs "$pod" -n runai-team-a --limit-bytes=4
-	assert_output "[$(cut -c1-3 <<<"$pod")"
+	assert_output "step"
 	run -1 kubectl logs "$pod" -n runai-team-a --previous
 	assert_output --partial "previous terminated container \"logjob\" in pod \"$pod\" not found"
 	run -1 kubectl logs "$pod" -n runai-team-a -c nope
