@@ -10,9 +10,12 @@ BIN=${RAI_BIN_DIR:-$TOP/build/default}
 
 SSHD_PEER="$TOP/tests/peers/sshd-peer"
 
-# stop_all: the emulator and the nodes' sshd, each by its PID
+NB_PID=
+# stop_all: the notebook's forward, the emulator and the nodes' sshd, each
+# by its PID
 stop_all() {
 	local n
+	[ -z "$NB_PID" ] || kill "$NB_PID" 2>/dev/null || true
 	for n in node-1 node-2; do
 		[ -d "$STATE/$n" ] && "$SSHD_PEER" stop "$STATE/$n" 2>/dev/null
 	done
@@ -50,6 +53,24 @@ show runai describe job train1
 show runai exec train1 -- uname -s
 show runai logs --tail 5 train1
 show runai-adm node list
+
+# The notebook: submit --jupyter waits for it, reads its token from its
+# log and forwards a local port to it (until stopped: here, until the
+# demo ends). Its URL answers as Jupyter does.
+NB_PORT=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+printf '\n$ runai submit nb1 --jupyter --port %s:8888\n' "$NB_PORT"
+runai submit nb1 --jupyter --port "$NB_PORT:8888" >"$STATE/nb1.out" 2>&1 &
+NB_PID=$!
+for _ in $(seq 1 150); do
+	grep -q '^Forwarding from' "$STATE/nb1.out" && break
+	sleep 0.2
+done
+cat "$STATE/nb1.out"
+NB_URL=$(sed -n 's/^Jupyter notebook URL: //p' "$STATE/nb1.out")
+if [ -n "$NB_URL" ]; then
+	printf '\n$ curl -s -o /dev/null -w '"'"'%%{http_code} %%{redirect_url}\\n'"'"' %s\n' "$NB_URL"
+	curl -s -o /dev/null -w '%{http_code} %{redirect_url}\n' "$NB_URL" || true
+fi
 
 # start_nodes: each emulated node answers SSH on loopback (a real sshd
 # whose nvidia-smi is kube-sim's view of that node), named in
@@ -135,6 +156,7 @@ show runai describe job a-train4 -p team-a
 if [ -t 0 ] && [ -t 1 ]; then
 	printf '\nA shell with KUBECONFIG=%s and runai on PATH; try "runai bash train1"\n' "$KUBECONFIG"
 	printf 'or "runai logs -f train1"; exit to stop the emulator.\n'
+	[ -z "$NB_URL" ] || printf 'The notebook, in a browser: %s\n' "$NB_URL"
 	[ -z "$NODES" ] || printf 'The GPUs live: rntop -F %s node-1 node-2\n' "$STATE/ssh_config"
 	PS1='(runai demo) \w\$ ' bash --norc -i || true
 else

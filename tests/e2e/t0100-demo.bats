@@ -16,8 +16,11 @@ setup() {
 	assert_line "The job 'train1' has been submitted successfully"
 	assert_line --regexp '^train1 +Running '
 	assert_line 'Linux'
-	assert_line --regexp '^\[train1-[a-z0-9]+\] step [0-9]+: loss='
+	assert_line --regexp '^step [0-9]+: loss='
 	assert_line --regexp '^node-1 +gpu-worker +Ready +8 '
+	# the notebook: its token URL, which answers as Jupyter does
+	assert_line --regexp '^Jupyter notebook URL: http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]{48}$'
+	assert_line --regexp '^302 http://127\.0\.0\.1:[0-9]+/lab$'
 	assert_line --partial 'Demo done; the emulator stops now.'
 	# stopped by its PID
 	local pid

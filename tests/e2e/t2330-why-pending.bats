@@ -218,7 +218,7 @@ wide() {
 		assert_line '  The workload failed: BackoffLimitExceeded: Job has reached the specified backoff limit'
 		assert_line '  Last lines of its log:'
 		pod=$(sed -n 's/^  Container e-fail of pod \(e-fail-[a-z0-9]*\) .*/\1/p' <<<"$output")
-		assert_line --regexp "^    \[$pod\] step [0-9]+: loss="
+		assert_line --regexp "^    step [0-9]+: loss="
 		run -0 "$mode" describe job e-fail -p team-b -o json
 		run -0 jq -c '.why | [.reason, .kind, .exitCode, (.log | length > 0)]' <<<"$output"
 		assert_output '["exited 3: Error","failed",3,true]'

@@ -149,14 +149,17 @@ life() {
 	run -0 runai describe job "$job"
 	assert_line --regexp "^$lead +RUNNING +(MASTER|CHIEF|LAUNCHER) +"
 	assert_line --regexp "^$w1 +RUNNING +WORKER +"
-	# the emulator's simulated training prints one line a step per pod
+	# the emulator's simulated training prints one line a step per pod;
+	# --all-pods names each pod once
 	local _
 	for _ in $(seq 1 25); do
-		runai logs "$job" --tail 1 | grep -q "^\[$lead\] step" && break
+		runai logs "$job" --all-pods --tail 1 | grep -q "^\[$w1\] step" && break
 		sleep 0.2
 	done
-	runai logs "$job" --tail 1 | grep -q "^\[$lead\] step"
-	runai logs "$job" --pod "$w1" --tail 1 | grep -q "^\[$w1\] step"
+	runai logs "$job" --tail 1 | grep -q "^step [0-9]*: loss="
+	runai logs "$job" --pod "$w1" --tail 1 | grep -q "^step [0-9]*: loss="
+	runai logs "$job" --all-pods --tail 1 | grep -q "^\[$lead\] step [0-9]*: loss="
+	runai logs "$job" --all-pods --tail 1 | grep -q "^\[$w1\] step [0-9]*: loss="
 	run -0 runai exec "$job" --pod "$w1" -- sh -c "$envcmd"
 	[ "$output" = "$expect" ]
 	run -0 --separate-stderr runai bash "$job" --pod "$w1" <<<'echo in $HOSTNAME'

@@ -10,7 +10,7 @@ import base64
 import json
 import time
 
-from kubesim import discovery, patch, tables
+from kubesim import applyserver, discovery, metrics, patch, reviews, tables
 from kubesim.errors import (ApiError, bad_request, forbidden, method_not_allowed, not_found,
                             not_acceptable, resource_not_found, unauthorized)
 from kubesim.selectors import FieldSelector, LabelSelector
@@ -207,8 +207,10 @@ def _serve_resource(handler, parts):
     if verb == "create" and res.namespaced and not req.namespace:
         raise method_not_allowed(handler.command)
     _authorize(handler, res, req, _authz_verb(verb, req.subresource))
-    if res.plural == "selfsubjectaccessreviews":
-        return _self_subject_access_review(handler)
+    if res.plural in reviews.PLURALS:
+        return reviews.serve(handler, res)
+    if res.group == metrics.GROUP:
+        return metrics.serve(handler, res, req)
     if req.subresource in ("log", "exec", "attach", "portforward"):
         return _pod_stream(handler, res, req)
     if req.subresource == "eviction":
@@ -550,6 +552,8 @@ def _update(handler, res, req):
 def _patch(handler, res, req):
     store = handler.sim.store
     ctype = handler.headers.get("Content-Type", "").split(";")[0].strip().lower()
+    if ctype == applyserver.CONTENT_TYPE:
+        return applyserver.apply(handler, res, req)
     patch.check_type(ctype, res.crd)
     old = store.get(res.gvr, req.namespace, req.name)
     if old is None:
@@ -629,28 +633,6 @@ def _evict(handler, res, req):
         raise not_found(res.plural, req.name, res.group)
     handler.send_json(201, {"kind": "Status", "apiVersion": "v1", "metadata": {},
                             "status": "Success", "code": 201})
-
-
-def _self_subject_access_review(handler):
-    body = handler.body_json()
-    if not isinstance(body, dict) or not isinstance(body.get("spec"), dict):
-        raise bad_request("a SelfSubjectAccessReview needs a spec")
-    spec, ident = body["spec"], handler.identity
-    attrs = spec.get("resourceAttributes")
-    if isinstance(attrs, dict):
-        allowed = handler.sim.authz.allowed(
-            ident, attrs.get("verb", ""), attrs.get("resource", ""),
-            attrs.get("namespace") or None, attrs.get("name") or None,
-            attrs.get("subresource", ""))
-    else:
-        path = (spec.get("nonResourceAttributes") or {}).get("path", "")
-        allowed = handler.sim.authz.allowed_path(ident, path)
-    status = {"allowed": allowed}
-    if allowed:
-        status["reason"] = "kube-sim: allowed" + (" (system:masters)" if ident.is_admin else "")
-    handler.send_json(201, {
-        "kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
-        "metadata": {"creationTimestamp": None}, "spec": spec, "status": status})
 
 
 def _service_proxy(handler, res, req):

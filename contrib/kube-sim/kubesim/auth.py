@@ -294,7 +294,7 @@ class Authorizer:
             return True
         if ident.anonymous:
             return False
-        if resource == "selfsubjectaccessreviews":
+        if resource in ("selfsubjectaccessreviews", "selfsubjectrulesreviews"):
             return True
         if not namespace:
             # cluster scope: reads of cluster objects and all-namespace lists

@@ -6,6 +6,9 @@ namespaces, a RunaiConfig, a default StorageClass and an IngressClass.
 The builders here also serve /_sim/bulk (many jobs, pods or nodes fast).
 """
 
+import hashlib
+import uuid
+
 from kubesim.resources import CRD_GVR, default_crds
 from kubesim.store import now_rfc3339
 
@@ -55,12 +58,21 @@ def node(name, ip, gpus=8, product=GPU_PRODUCT):
                  "lastHeartbeatTime": now, "lastTransitionTime": now}],
             "addresses": [{"type": "InternalIP", "address": ip},
                           {"type": "Hostname", "address": name}],
-            "nodeInfo": {"kubeletVersion": "v1.32.5", "kubeProxyVersion": "v1.32.5",
+            "nodeInfo": {"machineID": _node_id(name, "machine"),
+                         "systemUUID": str(uuid.UUID(_node_id(name, "system"))),
+                         "bootID": str(uuid.UUID(_node_id(name, "boot"))),
+                         "kubeletVersion": "v1.32.5", "kubeProxyVersion": "v1.32.5",
                          "osImage": "Ubuntu 22.04.4 LTS", "kernelVersion": "5.15.0-119-generic",
                          "containerRuntimeVersion": "containerd://1.7.22",
                          "operatingSystem": "linux", "architecture": "amd64"},
         },
     }
+
+
+def _node_id(name, what):
+    """A node's machine, system or boot id: 32 stable hex digits (the
+    official clients require all three)."""
+    return hashlib.sha256(("%s/%s" % (name, what)).encode()).hexdigest()[:32]
 
 
 def namespace(name, project=None):
@@ -217,7 +229,11 @@ def install_base(store):
 def install_demo(store):
     """The --demo profile: nodes, projects and their namespaces."""
     for i, name in enumerate(("node-1", "node-2")):
-        store.put(NODES, None, node(name, "10.0.0.%d" % (11 + i)))
+        n = node(name, "10.0.0.%d" % (11 + i))
+        # node ports are served on this host's loopback (netproxy.py): the
+        # address Run:ai names in service URLs says so
+        n["metadata"]["annotations"] = {"runai/external-node-ip": "127.0.0.1"}
+        store.put(NODES, None, n)
     for name, deserved, extra in DEMO_PROJECTS:
         store.put(NS, None, namespace("runai-" + name, name))
         store.put(PROJECTS, None, project(name, deserved, extra))

@@ -6,6 +6,7 @@ which kubectl 1.32 asks for first and uses only when the response
 Content-Type is exactly the one below.
 """
 
+from kubesim import openapi_schemas
 from kubesim.resources import version_priority
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -146,7 +147,10 @@ def openapi_document(registry, group, version):
         if res.group != group or res.version != version:
             continue
         gvk = {"group": group, "version": version, "kind": res.kind}
-        ref = {"$ref": "#/components/schemas/" + _schema_name(res)}
+        described = openapi_schemas.schemas_for(group, version, res.kind)
+        name = openapi_schemas.schema_name(group, version, res.kind) if described else \
+            _schema_name(res)
+        ref = {"$ref": "#/components/schemas/" + name}
         write = {"parameters": [{"name": "fieldValidation", "in": "query",
                                  "schema": {"type": "string"}},
                                 {"name": "dryRun", "in": "query", "schema": {"type": "string"}}],
@@ -158,6 +162,9 @@ def openapi_document(registry, group, version):
         paths[coll + "/{name}"] = {
             "put": dict(write, **{"x-kubernetes-action": "put"}),
             "patch": dict(write, **{"x-kubernetes-action": "patch"})}
+        if described:
+            schemas.update(described)
+            continue
         schemas[_schema_name(res)] = {
             "type": "object", "x-kubernetes-preserve-unknown-fields": True,
             "x-kubernetes-group-version-kind": [gvk]}

@@ -441,4 +441,4 @@ class Kubelet(Part):
             containers = (pod.get("spec") or {}).get("containers") or [{}]
             ns, name = key_of(pod)
             logs.append(ns, name, containers[0].get("name", ""),
-                        "[%s] step %d: loss=%.3f" % (name, n, 2.0 * 0.95 ** n))
+                        "step %d: loss=%.3f" % (n, 2.0 * 0.95 ** n))

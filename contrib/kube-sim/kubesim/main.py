@@ -108,7 +108,19 @@ def _load_runtime(sim):
         prometheus.register_sim_routes(sim)
         if sim.options.demo:
             prometheus.install_demo(sim.store)
+    _start_netproxy(sim)
     return sim.controller
+
+
+def _start_netproxy(sim):
+    """Node ports, load balancers and the ingress controller on loopback."""
+    netproxy = runtime_module("netproxy")
+    if netproxy is None:
+        return
+    sim.netproxy = netproxy.NetProxy(sim)
+    if sim.options.demo:
+        sim.netproxy.install_controller_service()
+    sim.netproxy.start()
 
 
 def _build(args, state_dir):
@@ -156,6 +168,8 @@ def _write_ready(state_dir, sim, port, pki, kubeconfigs, cp=None):
              "sim_token_file": sim.sim_token_file,
              "kubeconfig": os.path.abspath(kubeconfigs[0]),
              "kubeconfig_cert": os.path.abspath(kubeconfigs[1])}
+    if getattr(sim, "netproxy", None) is not None:
+        ready["ingress_port"] = sim.netproxy.ingress_port
     if cp is not None:
         ready.update({"control_plane_url": cp.url, "control_plane_version": args_version(cp),
                       "control_plane_credentials": cp.identity.path})

@@ -12,7 +12,7 @@ import json
 import os
 import shutil
 
-from kubesim import gpuview, sandbox
+from kubesim import gpuview, podnet, podvolumes, sandbox
 from kubesim.objutil import number
 from kubesim.podreq import container_spec
 from kubesim.quantity import QuantityError, parse as parse_quantity
@@ -23,7 +23,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def pod_env(pod, container, tty, home, gpus=None):
     """A small, predictable environment plus the container's own env."""
-    env = {"PATH": EXEC_PATH, "HOME": home, "HOSTNAME": pod["metadata"]["name"]}
+    env = {"PATH": EXEC_PATH, "HOME": home, "HOSTNAME": pod["metadata"]["name"],
+           podnet.ENV: podnet.pod_address(pod)}
     if tty:
         env["TERM"] = "xterm"
     if gpus:
@@ -69,18 +70,57 @@ _NVIDIA_MADE = set()
 RUNNABLE_IMAGES = ("busybox", "alpine", "ubuntu", "debian", "bash", "python")
 
 
+# Notebook images (jupyter/base-notebook, quay.io/jupyter/scipy-notebook...)
+# run kube-sim's notebook (notebook.py) for their start script: it serves
+# and logs like Jupyter. Another command in them runs for real, as their
+# shell and python3 are this host's too.
+NOTEBOOK_STARTS = ("start-notebook.sh", "start-notebook.py", "start.sh", "jupyter",
+                   "jupyter-lab", "jupyter-notebook", "jupyter-server")
+TOOLS_DIR = "/opt/kube-sim"          # where a pod finds kube-sim's notebook
+NOTEBOOK = TOOLS_DIR + "/notebook.py"
+_TOOLS_MADE = set()
+
+
 def image_repo(image):
     return (image or "").rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0]
 
 
-def runnable_argv(pod, container):
+def is_notebook_image(image):
+    repo = image_repo(image)
+    owner = (image or "").split("@", 1)[0].rsplit("/", 2)
+    return repo.endswith("notebook") or repo in ("jupyterlab", "jupyter") or \
+        (len(owner) >= 2 and owner[-2] == "jupyter")
+
+
+def runnable_argv(pod, container, notebook=NOTEBOOK):
     """The container's command line when the host can run its image, else
-    None (no command: the image's entrypoint is unknown here)."""
+    None (no command: the image's entrypoint is unknown here). A notebook
+    image's start (no command, or its start script) is kube-sim's
+    notebook at `notebook`, with the arguments it was given."""
     c = container_spec(pod, container)
     argv = [str(a) for a in (c.get("command") or []) + (c.get("args") or [])]
+    if is_notebook_image(c.get("image")):
+        if not argv or os.path.basename(argv[0]) in NOTEBOOK_STARTS:
+            return ["/usr/bin/python3", "-I", notebook] + argv[1:]
+        return argv
     if not argv or image_repo(c.get("image")) not in RUNNABLE_IMAGES:
         return None
     return argv
+
+
+def tool_files(state_dir):
+    """STATE/tools/: kube-sim's programs pods run (the notebook), bound
+    read-only at TOOLS_DIR; fresh copies once per run."""
+    top = os.path.join(state_dir, "tools")
+    if top not in _TOOLS_MADE:
+        _TOOLS_MADE.add(top)
+        os.makedirs(top, exist_ok=True)
+        os.chmod(top, 0o755)
+        tmp = os.path.join(top, "notebook.py.tmp")
+        shutil.copyfile(os.path.join(HERE, "notebook.py"), tmp)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, os.path.join(top, "notebook.py"))
+    return top
 
 
 def nvidia_files(state_dir):
@@ -137,10 +177,13 @@ def placement(sim, pod, container, tty, scratch, policy):
             env["KUBE_SIM_GPU_SPEC"] = gpus[1]
         return scratch, env, None
     uid, gid = run_as(pod, container)
+    volumes, skipped = podvolumes.mounts(sim, pod, container, scratch)
     view = sandbox.View(name, scratch, uid, gid,
                         container_spec(pod, container).get("workingDir"),
-                        limits(pod, container), gpus)
+                        limits(pod, container), gpus, volumes,
+                        tools=(tool_files(sim.state_dir), TOOLS_DIR))
     view.prepare()
+    view.skipped[:0] = skipped
     env = pod_env(pod, container, tty, view.home,
                   (sandbox.NVIDIA_DIR + "/bin", spec["gpus"]) if gpus else None)
     return view.workdir, env, view

@@ -22,6 +22,7 @@ import signal
 import stat
 import struct
 import subprocess
+import sys
 import termios
 import threading
 import weakref
@@ -349,7 +350,9 @@ class ProcessTable:
         (kept in the table, so it dies with its pod) or None."""
         containers = (pod.get("spec") or {}).get("containers") or [{}]
         name = containers[0].get("name", "")
-        argv = runnable_argv(pod, name)
+        argv = runnable_argv(pod, name) if self.policy.mode != "host" else \
+            runnable_argv(pod, name, os.path.join(podenv.tool_files(self.sim.state_dir),
+                                                  "notebook.py"))
         if argv is None or self.policy.mode == "refuse":
             return None
         main = MainProcess(self.sim, pod, name, argv)
@@ -365,7 +368,11 @@ class ProcessTable:
         the host under --unsandboxed (view None). Raises Refused."""
         self.check_allowed()
         scratch = self.scratch_dir(pod["metadata"]["namespace"], pod["metadata"]["name"])
-        return podenv.placement(self.sim, pod, container, tty, scratch, self.policy)
+        cwd, env, view = podenv.placement(self.sim, pod, container, tty, scratch, self.policy)
+        for why in (view.skipped if view else ()):
+            sys.stderr.write("kube-sim: pod %s/%s: volume not mounted: %s\n"
+                             % (pod["metadata"]["namespace"], pod["metadata"]["name"], why))
+        return cwd, env, view
 
     def scratch_dir(self, ns, pod):
         """The pod's scratch directory, made if missing. It and the

@@ -24,7 +24,7 @@ import socket
 import struct
 import uuid
 
-from kubesim import spdyforward, wsproto
+from kubesim import podnet, spdyforward, wsproto
 from kubesim.channels import WsConn
 from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.objutil import PODS, phase_of
@@ -92,9 +92,10 @@ class Target:
     """One forwarded port: its channels, the connection to the pod's
     server, and the client's bytes not yet written to it."""
 
-    def __init__(self, index, port):
+    def __init__(self, index, port, pod=None):
         self.index = index
         self.port = port
+        self.pod = pod or {}
         self.sock = None
         self.to_pod = bytearray()
         self.done = False
@@ -106,7 +107,7 @@ class Target:
     def open(self):
         """Connects to the port; None, or the OSError it failed with."""
         try:
-            sock = socket.create_connection(("127.0.0.1", self.port), CONNECT_TIMEOUT)
+            sock = podnet.connect(self.pod, self.port, CONNECT_TIMEOUT)
         except OSError as e:
             self.done = True
             return e
@@ -134,7 +135,7 @@ class Forward:
     def __init__(self, ws, pod, ports, stopping=lambda: False):
         self.ws = ws
         self.pod = pod
-        self.targets = [Target(i, port) for i, port in enumerate(ports)]
+        self.targets = [Target(i, port, pod) for i, port in enumerate(ports)]
         self.stopping = stopping
         self.killed = False
 

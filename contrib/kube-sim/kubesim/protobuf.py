@@ -86,7 +86,19 @@ DELETE_OPTIONS = {
     3: ("orphanDependents", "bool"), 4: ("propagationPolicy", "string"),
     5: ("dryRun", ("list", "string")),
 }
+# authorization.k8s.io/v1, which `kubectl auth can-i` sends as protobuf
+RESOURCE_ATTRIBUTES = {1: ("namespace", "string"), 2: ("verb", "string"),
+                       3: ("group", "string"), 4: ("version", "string"),
+                       5: ("resource", "string"), 6: ("subresource", "string"),
+                       7: ("name", "string")}
+NON_RESOURCE_ATTRIBUTES = {1: ("path", "string"), 2: ("verb", "string")}
 KINDS = {
+    "SelfSubjectAccessReview": {
+        1: ("metadata", OBJECT_META),
+        2: ("spec", {1: ("resourceAttributes", RESOURCE_ATTRIBUTES),
+                     2: ("nonResourceAttributes", NON_RESOURCE_ATTRIBUTES)})},
+    "SelfSubjectRulesReview": {1: ("metadata", OBJECT_META),
+                               2: ("spec", {1: ("namespace", "string")})},
     "ConfigMap": {1: ("metadata", OBJECT_META), 2: ("data", ("map", "string")),
                   3: ("binaryData", ("map", "bytes")), 4: ("immutable", "bool")},
     "Secret": {1: ("metadata", OBJECT_META), 2: ("data", ("map", "bytes")),

@@ -43,6 +43,13 @@ TABLE = [_Row(*r) for r in (
      False, ["crd", "crds"], RW, ["status"], False),
     ("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview",
      False, [], CREATE_ONLY, [], False),
+    ("authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview",
+     False, [], CREATE_ONLY, [], False),
+    # metrics-server's API, answered from the load model (metrics.py)
+    ("metrics.k8s.io", "v1beta1", "nodes", "NodeMetrics", False, [], ("get", "list"), [],
+     False),
+    ("metrics.k8s.io", "v1beta1", "pods", "PodMetrics", True, [], ("get", "list"), [],
+     False),
     ("run.ai", "v1", "runaijobs", "RunaiJob", True, ["rj"], RW, ["status"], True),
     ("run.ai", "v1", "projects", "Project", False, ["rp"], RW, [], True),
     ("run.ai", "v1", "runaiconfigs", "RunaiConfig", True, [], RW, [], True),

@@ -33,6 +33,9 @@ SETPRIV = "/usr/bin/setpriv"
 PRLIMIT = "/usr/bin/prlimit"
 NVIDIA_DIR = "/opt/nvidia"            # where a GPU pod finds nvidia-smi
 NVIDIA_SPEC = "/run/nvidia/pod.json"   # the pod's GPUs, for that nvidia-smi
+# Where a volume whose mountPath is inside a directory the pod writes is
+# mounted; its mountPath is then a link to it (Volumes.links).
+VOLUME_LINKS = "/run/kube-sim/volumes"
 
 # The host's /etc entries a program needs; everything else of /etc (shadow,
 # ssh keys, the machine's configuration) stays out.
@@ -129,7 +132,7 @@ class View:
     for a GPU pod the nvidia-smi files to show."""
 
     def __init__(self, hostname, scratch, uid=None, gid=None, workdir=None, limits=None,
-                 nvidia=None):
+                 nvidia=None, volumes=(), tools=None):
         self.hostname = hostname
         self.scratch = scratch
         self.uid = uid
@@ -140,6 +143,9 @@ class View:
             else self.home
         self.limits = limits or {}
         self.nvidia = nvidia           # (host dir of bin/ and lib/, host spec file) or None
+        self.volumes = list(volumes)   # podvolumes.Mount of the container's volumeMounts
+        self.tools = tools             # (host dir, dir in the pod) of kube-sim's programs
+        self.skipped = []              # why a volume was not mounted, for the pod's log
         self._mount_table = None       # what stat() looks paths up in, made once
 
     def dirs(self):
@@ -187,6 +193,49 @@ class View:
                     os.close(fd)
         finally:
             os.close(root)
+        self._place_links()
+
+    def _volume_plan(self):
+        """(direct, linked): the volumes bwrap mounts at their mountPath,
+        and those mounted under VOLUME_LINKS with a link at their
+        mountPath, as (Mount, host dir of the writable directory that
+        holds the link, path below it). A mountPath inside a directory
+        the pod writes (its /tmp, home, working directory or another
+        volume) gets a link kube-sim places itself, never following the
+        pod's links: bwrap would make the mount point's directories
+        through whatever links the pod left there, on the host. One in
+        or on a read-only system directory (/usr, /proc, /etc/passwd...)
+        is not mounted."""
+        writable = [(inside, host) for host, inside in self.dirs()]
+        fixed = [d for _, d in _pairs(_system_binds(), "--ro-bind", "--symlink")] + \
+            ["/proc", "/dev", "/run/nvidia", "/run/kube-sim", "/opt/nvidia", "/opt/kube-sim",
+             "/etc/passwd", "/etc/group", "/etc/hostname", "/etc/hosts"]
+        direct, linked = [], []
+        for i, m in enumerate(sorted(self.volumes, key=lambda v: v.inside.count("/"))):
+            path = m.inside
+            if path == "/" or (any(path == d or path.startswith(d + "/") for d in fixed)
+                               and not (path == "/dev/shm" or path.startswith("/dev/shm/"))):
+                self.skipped.append("%s at %s: a system directory" % (m.volume, path))
+                continue
+            holder = max((w for w in writable if path.startswith(w[0] + "/")),
+                         key=lambda w: len(w[0]), default=None)
+            if holder is None:
+                direct.append((m, path))
+            else:
+                linked.append((m, holder[1], path[len(holder[0]) + 1:],
+                               "%s/%d-%s" % (VOLUME_LINKS, i, m.volume)))
+            if not m.read_only:
+                writable.append((path, m.host))
+        return direct, linked
+
+    def _place_links(self):
+        """The links at the mountPaths of the linked volumes: each made
+        from a descriptor of the writable directory, one component at a
+        time, never through a link the pod made."""
+        for m, host, rel, target in self._volume_plan()[1]:
+            why = _place_link(host, rel.split("/"), target)
+            if why:
+                self.skipped.append("%s at %s: %s" % (m.volume, m.inside, why))
 
     def _make_workdir(self, top, names):
         """Makes the working directory `names` below the directory `top`
@@ -248,6 +297,13 @@ class View:
             args += ["--ro-bind", os.path.join(etc, name), "/etc/" + name]
         for host, inside in self.dirs():
             args += ["--bind", host, inside]
+        direct, linked = self._volume_plan()
+        for m, dest in direct:
+            args += ["--ro-bind" if m.read_only else "--bind", m.host, dest]
+        for m, _, _, target in linked:
+            args += ["--ro-bind" if m.read_only else "--bind", m.host, target]
+        if self.tools:
+            args += ["--ro-bind", self.tools[0], self.tools[1]]
         if self.nvidia:
             args += ["--ro-bind", self.nvidia[0], NVIDIA_DIR,
                      "--ro-bind", self.nvidia[1], NVIDIA_SPEC]
@@ -346,6 +402,43 @@ class View:
 def _pairs(args, *flags):
     """(source, destination) of every `FLAG SRC DEST` in bwrap's options."""
     return [(args[i + 1], args[i + 2]) for i, a in enumerate(args) if a in flags]
+
+
+def _place_link(host, names, target):
+    """Makes `names` below the directory `host` (directories, then a link
+    to `target` at the last); None, or why not."""
+    try:
+        fd = os.open(host, _DIR_FLAGS)
+    except OSError as e:
+        return str(e)
+    try:
+        for name in names[:-1]:
+            try:
+                sub = _subdir(fd, name, 0o755)
+            except OSError:
+                return "the pod has something other than a directory at %s" % name
+            os.close(fd)
+            fd = sub
+        last = names[-1]
+        try:
+            st = os.stat(last, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            st = None
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            if os.readlink(last, dir_fd=fd) == target:
+                return None
+            os.unlink(last, dir_fd=fd)
+        elif st is not None and stat.S_ISDIR(st.st_mode):
+            try:
+                os.rmdir(last, dir_fd=fd)   # an empty mount point, made earlier
+            except OSError:
+                return "the pod has files there"
+        elif st is not None:
+            return "the pod has a file there"
+        os.symlink(target, last, dir_fd=fd)
+        return None
+    finally:
+        os.close(fd)
 
 
 def _subdir(dir_fd, name, mode):

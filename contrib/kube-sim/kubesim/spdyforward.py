@@ -25,7 +25,7 @@ import select
 import socket
 import time
 
-from kubesim import spdy, wsproto
+from kubesim import podnet, spdy, wsproto
 from kubesim.channels import WRITE_TIMEOUT, WsConn, read_available, send_all
 from kubesim.podreq import POLL, READ_CHUNK
 
@@ -267,7 +267,7 @@ class Session:
             self._end_pair(p)
             return
         try:
-            sock = socket.create_connection(("127.0.0.1", p.port), 5.0)
+            sock = podnet.connect(self.pod, p.port, 5.0)
         except OSError as e:
             self.t.send(self.codec.data(p.error_id, self.connect_error(self.pod, p.port, e)
                                         .encode()))

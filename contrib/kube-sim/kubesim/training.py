@@ -41,7 +41,8 @@ LABEL = "training.kubeflow.org/"
 JOB_NAME, REPLICA_TYPE, REPLICA_INDEX, JOB_ROLE, OPERATOR = (
     LABEL + "job-name", LABEL + "replica-type", LABEL + "replica-index",
     LABEL + "job-role", LABEL + "operator-name")
-MPI_HOSTFILE = "/etc/mpi/hostfile"
+MPI_CONFIG_DIR = "/etc/mpi"
+MPI_HOSTFILE = MPI_CONFIG_DIR + "/hostfile"
 
 
 class Framework:
@@ -230,11 +231,36 @@ def build_pod(gvr, job, rtype, index, project=None):
             if fw.port and c.get("name") == fw.container and not c.get("ports"):
                 c["ports"] = [{"name": fw.port_name, "containerPort": fw.port,
                                "protocol": "TCP"}]
+    if gvr == MPIJOBS and rtype == "Launcher":
+        _mount_mpi_config(pspec, meta.get("name"))
     return {"apiVersion": "v1", "kind": "Pod",
             "metadata": {"name": name, "namespace": meta.get("namespace"),
                          "labels": labels, "annotations": annotations,
                          "ownerReferences": [_owner_ref(gvr, job)]},
             "spec": pspec, "status": {"phase": "Pending"}}
+
+
+def _mount_mpi_config(pspec, job_name):
+    """The launcher's /etc/mpi: the hostfile (0444) and discover_hosts.sh
+    (0555) of the job's ConfigMap, as the MPI operator mounts them."""
+    volume = "mpi-job-config"
+    pspec.setdefault("volumes", []).append({
+        "name": volume, "configMap": {"name": "%s-config" % job_name, "items": [
+            {"key": "hostfile", "path": "hostfile", "mode": 0o444},
+            {"key": "discover_hosts.sh", "path": "discover_hosts.sh", "mode": 0o555}]}})
+    for c in pspec.get("containers") or []:
+        if isinstance(c, dict):
+            c.setdefault("volumeMounts", []).append({"name": volume,
+                                                     "mountPath": MPI_CONFIG_DIR})
+
+
+def discover_hosts(job):
+    """discover_hosts.sh: prints each worker's name, one a line (Horovod's
+    elastic mode runs it)."""
+    name, ns = meta_of(job).get("name"), meta_of(job).get("namespace")
+    n = replica_count(replica_specs(FRAMEWORKS[MPIJOBS], job).get("Worker") or {"replicas": 0})
+    return "#!/bin/sh\n" + "".join("echo %s-worker-%d.%s.%s.svc\n" % (name, i, worker_service(name),
+                                                                     ns) for i in range(n))
 
 
 def build_services(gvr, job):
@@ -271,7 +297,8 @@ def build_hostfile_configmap(job):
                          "namespace": meta.get("namespace"),
                          "labels": {"app": meta.get("name")},
                          "ownerReferences": [_owner_ref(MPIJOBS, job)]},
-            "data": {"hostfile": hostfile(job, slots_per_worker(job))}}
+            "data": {"hostfile": hostfile(job, slots_per_worker(job)),
+                     "discover_hosts.sh": discover_hosts(job)}}
 
 
 def restartable(policy, code):

@@ -9,7 +9,7 @@ import types
 import unittest
 
 import support  # noqa: F401  (sys.path)
-from kubesim import channels, logs, podexec, podproc, podreq, wsproto
+from kubesim import channels, logs, podexec, podnet, podproc, podreq, wsproto
 from kubesim.errors import ApiError
 
 POD = {"metadata": {"name": "p", "namespace": "ns"},
@@ -66,7 +66,9 @@ class Params(unittest.TestCase):
     def test_pod_env(self):
         self.assertEqual(podproc.pod_env(POD, "main", True, "/h"),
                          {"PATH": podproc.EXEC_PATH, "HOME": "/h", "HOSTNAME": "p",
+                          "KUBE_SIM_POD_ADDRESS": podnet.pod_address(POD),
                           "TERM": "xterm", "A": "1"})
+        self.assertRegex(podnet.pod_address(POD), r"^127\.(1[3-8][0-9]|19[01]|12[89])\.")
         self.assertNotIn("TERM", podproc.pod_env(POD, "side", False, "/h"))
 
 
