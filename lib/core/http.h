@@ -125,6 +125,7 @@ struct rai_http_resp {
 #define RAI_HTTP_RESP_INIT { 0, NULL, 0, 0, RAI_BUF_INIT, { 0 } }
 void	 rai_http_resp_release(struct rai_http_resp *);
 
+/* The first handle of the process sets libcurl up (curl_global_init). */
 int	 rai_http_new(struct rai_http **out, const struct rai_http_opts *,
 	    struct rai_err *);
 void	 rai_http_free(struct rai_http *);
