@@ -56,7 +56,7 @@ TOKEN_HEADER=$STATE/token-header
 FMT='%-7s  %6s  %9s  %9s  %10s  %10s  %7s  %7s\n'
 # shellcheck disable=SC2059
 printf "$FMT" workloads pages 'runai s' 'curl s' 'runai KiB' 'curl KiB' 'time x' 'mem x'
-have=0 first_rm= first_n=
+have=0 first_rm='' first_n=''
 for n in ${CP_LIST_SIZES:-2000 10000}; do
 	simapi /_sim/controlplane "{\"bulkWorkloads\": {\"count\": $((n - have)), \"start\": $have, \"project\": \"team-a\", \"prefix\": \"bulk-\"}}"
 	have=$n

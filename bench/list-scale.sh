@@ -15,13 +15,14 @@
 # work (Python, the same for curl), which grows faster than the jobs;
 # runai's CPU column is its own.
 #
-#   bench/list-scale.sh [RUNS]      (default 3 runs per measurement, median)
+#   bench/list-scale.sh [RUNS]      (default 1 measured run after a warm-up;
+#                                   kubectl takes minutes at 100,000)
 #
 # LIST_SCALE_SIZES (default "10000 50000 100000") are the sizes.
 # Needs kubectl 1.32 at $KUBECTL (default the gcloud SDK's kubectl.1.32).
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-RUNS=${1:-3}
+RUNS=${1:-1}
 BIN=${RAI_BIN_DIR:-$TOP/build/default}
 KUBECTL=${KUBECTL:-/usr/lib/google-cloud-sdk/bin/kubectl.1.32}
 PY=/usr/bin/python3
