@@ -446,11 +446,15 @@ int
 cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
     struct rai_err *err)
 {
-	struct jobs_read r = { c, project, jl, 64 };
+	struct jobs_read r;
 	char *path, *cf;
 	int rc;
 
 	memset(jl, 0, sizeof(*jl));
+	r.c = c;
+	r.project = project;
+	r.jl = jl;
+	r.cap = 64;
 	if (project != NULL && cp_check_name("project", project, err) == -1)
 		return -1;
 	cf = cp_cluster_filter(c, project != NULL ? "," : "?filterBy=");
