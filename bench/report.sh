@@ -35,6 +35,11 @@ head_of() {
 limit() {
 	case "$1|$2|$3|$4" in
 	"list|"*"|time|"*) echo "the emulator alone answering the same lists (curl, one after another): list.sh prints it" ;;
+	"list-scale|"*"|time|kubectl") echo "curl of every list runai asks for, one after another: list-scale.sh prints it" ;;
+	"list-scale|"*"|time|curl"*) echo "the emulator alone: this ratio is ours over that floor" ;;
+	"cp-list|"*"|time|"*) echo "curl of the same pages, one after another: this ratio is ours over that floor" ;;
+	"cp-list|"*"|memory|"*) echo "one page of workloads; the rows kept to sort and align the table grow with the workloads" ;;
+	"startup|"*) echo "the 36 shared libraries Debian's libcurl loads: runai version is 97% the dynamic loader" ;;
 	"portforward|"*"|time|"*) echo "curl straight to the pod's server, and the emulator's relay: portforward.sh prints both" ;;
 	"push|"*"|time|skopeo") echo "a raw curl upload of the same blobs (the registry's speed)" ;;
 	"push|"*"|time|curl upload") echo "the registry itself: this ratio is ours over that floor" ;;

@@ -171,7 +171,7 @@ main(int argc, char **argv)
 
 	setlocale(LC_ALL, "");
 	rai_tls_init();
-	curl_global_init(CURL_GLOBAL_DEFAULT);
+	/* libcurl's global set-up waits for the first request (core/http) */
 	rai_log_set_sink(rai_log_to_stderr, NULL);
 	(void)rai_json_reuse_blocks();	/* runai reads JSON from one thread */
 	rc = rai_main(&runai_prog, argc, argv);

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,11 +167,16 @@ display_width(const char *s)
  * for each, printing them took 13.2 M instructions (now 7.1 M), all of
  * it after the last answer has come.
  */
-#define NOCELL	((size_t)-1)
+#define NOCELL	UINT32_MAX
 
+/*
+ * Eight bytes, not sixteen: "list -A" over 100,000 jobs holds 1.1
+ * million cells at once, and their offsets and widths fit in 32 bits
+ * (a table's text over 4 GiB ends the program: rai_table_add).
+ */
 struct cell {
-	size_t	at;		/* in text, or NOCELL */
-	size_t	width;
+	uint32_t at;		/* in text, or NOCELL */
+	uint32_t width;
 };
 
 struct rai_table {
@@ -262,16 +268,20 @@ rai_table_add(struct rai_table *t, const char *s)
 		if (s == NULL)
 			s = "";
 		/* a cell given again leaves its first text unused */
-		slot->at = t->text.len;
+		if (t->text.len >= NOCELL)
+			rai_die("a table of more than 4 GiB of text");
+		slot->at = (uint32_t)t->text.len;
 		if (plain_ascii(s, &len)) {
 			rai_buf_add(&t->text, s, len + 1);
-			slot->width = len;
 		} else {
 			safe = rai_text_sanitize(s);
-			rai_buf_add(&t->text, safe, strlen(safe) + 1);
-			slot->width = display_width(safe);
+			len = strlen(safe);
+			rai_buf_add(&t->text, safe, len + 1);
+			len = display_width(safe);
 			free(safe);
 		}
+		/* a width is at most the length, which is under 4 GiB */
+		slot->width = (uint32_t)len;
 	}
 	t->next++;
 }

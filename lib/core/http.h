@@ -125,6 +125,7 @@ struct rai_http_resp {
 #define RAI_HTTP_RESP_INIT { 0, NULL, 0, 0, RAI_BUF_INIT, { 0 } }
 void	 rai_http_resp_release(struct rai_http_resp *);
 
+/* The first handle of the process sets libcurl up (curl_global_init). */
 int	 rai_http_new(struct rai_http **out, const struct rai_http_opts *,
 	    struct rai_err *);
 void	 rai_http_free(struct rai_http *);
@@ -218,7 +219,15 @@ int	 rai_http_connect(struct rai_http *, const char *url,
  * connected, -1 with err (the connection is then only for closing).
  */
 int	 rai_http_connect_start(struct rai_http *, const char *url,
-	    struct rai_http_conn **, struct rai_err *);
+	    unsigned flags, struct rai_http_conn **, struct rai_err *);
+/*
+ * A flag of rai_http_connect_start: the connection will carry bulk data
+ * (a port-forward session's every connection): TLS reads 256 KiB at a
+ * time instead of 64, a quarter of the system calls of a long download,
+ * for 192 KiB more of buffer. One connection of many small ones does
+ * without.
+ */
+#define RAI_HTTP_CONN_BULK	1u
 int	 rai_http_conn_connect_step(struct rai_http_conn *, short revents,
 	    struct rai_err *);
 struct pollfd;

@@ -47,6 +47,8 @@ struct rai_http_conn {
 	long		 timer_at;	/* rai_now_ms() libcurl wants a call; -1 */
 	long		 deadline;	/* the connect timeout */
 	struct curl_slist *connect_to_list;
+	struct rai_http	*h;		/* the client's, for its CA */
+	size_t		 read_buf;	/* TLS's read-ahead buffer */
 };
 
 /*
@@ -59,10 +61,11 @@ struct rai_http_conn {
 static CURLcode
 stream_tls_ctx(CURL *curl, void *ssl_ctx, void *ud)
 {
-	(void)http_shared_ca_ctx(curl, ssl_ctx, ud);
+	struct rai_http_conn *c = ud;
+
+	(void)http_shared_ca_ctx(curl, ssl_ctx, c->h);
 	SSL_CTX_set_read_ahead((SSL_CTX *)ssl_ctx, 1);
-	SSL_CTX_set_default_read_buffer_len((SSL_CTX *)ssl_ctx,
-	    (size_t)64 * 1024);
+	SSL_CTX_set_default_read_buffer_len((SSL_CTX *)ssl_ctx, c->read_buf);
 	return CURLE_OK;
 }
 
@@ -113,7 +116,7 @@ conn_timer_cb(CURLM *multi, long timeout_ms, void *ud)
 }
 
 int
-rai_http_connect_start(struct rai_http *h, const char *url,
+rai_http_connect_start(struct rai_http *h, const char *url, unsigned flags,
     struct rai_http_conn **out, struct rai_err *err)
 {
 	struct rai_http_conn *rc;
@@ -128,6 +131,8 @@ rai_http_connect_start(struct rai_http *h, const char *url,
 	rc->wait_sock[0] = rc->wait_sock[1] = CURL_SOCKET_BAD;
 	rc->timer_at = -1;
 	rc->url = xstrdup(url);
+	rc->h = h;
+	rc->read_buf = (size_t)(flags & RAI_HTTP_CONN_BULK ? 256 : 64) * 1024;
 	/* libcurl's connect timeout applies; this only bounds a stuck one */
 	rc->deadline = rai_now_ms() + rai_http_request_timeout_ms(h);
 	/* a copy keeps TLS, proxy and timeouts; the pool stays for requests */
@@ -140,7 +145,7 @@ rai_http_connect_start(struct rai_http *h, const char *url,
 	curl_easy_setopt(rc->curl, CURLOPT_CONNECT_ONLY, 1L);
 	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_FUNCTION,
 	    stream_tls_ctx);
-	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_DATA, h);
+	(void)curl_easy_setopt(rc->curl, CURLOPT_SSL_CTX_DATA, rc);
 	/*
 	 * The copy carries the last request's callbacks and their data, a
 	 * transfer long gone: a proxy's answer to CONNECT would be handed
@@ -265,7 +270,7 @@ rai_http_connect(struct rai_http *h, const char *url,
 	long wake_at, left;
 	int rc;
 
-	if (rai_http_connect_start(h, url, out, err) == -1)
+	if (rai_http_connect_start(h, url, 0, out, err) == -1)
 		return -1;
 	while ((rc = rai_http_conn_connect_step(*out, revents, err)) == 0) {
 		rai_http_conn_connect_wait(*out, &p, &wake_at);

@@ -269,7 +269,8 @@ pf_conn_start_ws(struct conn *c)
 
 	c->upgrading = 1;
 	c->ws = xmalloc(sizeof(*c->ws));
-	rc = kube_wsconn_start(c->ws, c->pf->kc, path, subprotocols, &err);
+	/* one of many connections, each small to hold */
+	rc = kube_wsconn_start(c->ws, c->pf->kc, path, subprotocols, 0, &err);
 	free(path);
 	if (rc == -1)
 		pf_report(c, "an error occurred forwarding %u -> %u: %s",

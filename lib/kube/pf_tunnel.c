@@ -20,7 +20,8 @@
 
 #include "core/banned.h"
 
-#define RECV_CHUNK		((size_t)64 * 1024)
+/* as much as TLS reads ahead (RAI_HTTP_CONN_BULK): one read takes it all */
+#define RECV_CHUNK		((size_t)256 * 1024)
 #define ERROR_TEXT_MAX		((size_t)64 << 10)
 
 static const char *const offered[] = {
@@ -205,7 +206,9 @@ kube_pf_tunnel_start(struct kube_pf_tunnel *t, struct kube_client *kc,
 	kube_ws_dec_init(&t->dec, 0, on_message, on_control, t, t);
 	kube_spdy_init(&t->spdy, on_frame, t);
 	t->ws = xmalloc(sizeof(*t->ws));
-	return kube_wsconn_start(t->ws, kc, path, offered, err);
+	/* every connection of the session in one: bulk reads */
+	return kube_wsconn_start(t->ws, kc, path, offered, KUBE_WSCONN_BULK,
+	    err);
 }
 
 int

@@ -260,6 +260,7 @@ struct kube_wsconn_hs {
 	enum hs_state		 state;
 	long			 start, deadline;
 	int			 renewed;	/* after a 401, once */
+	unsigned		 flags;		/* KUBE_WSCONN_* */
 };
 
 /* Forgets the try's request and answer (the connection is the caller's). */
@@ -311,7 +312,8 @@ hs_begin(struct kube_wsconn *ws, struct rai_err *err)
 	if ((hs->req = upgrade_request(h, hs->url, hs->path, hs->offered,
 	    hs->key, &hs->req_len, err)) == NULL)
 		return -1;
-	return rai_http_connect_start(h, hs->url, &ws->conn, err);
+	return rai_http_connect_start(h, hs->url, hs->flags & KUBE_WSCONN_BULK ?
+	    RAI_HTTP_CONN_BULK : 0, &ws->conn, err);
 }
 
 /* 1 when the request is out, 0 when the socket takes no more now. */
@@ -474,7 +476,8 @@ hs_step(struct kube_wsconn *ws, short revents, struct rai_err *err)
 
 int
 kube_wsconn_start(struct kube_wsconn *ws, struct kube_client *kc,
-    const char *path, const char *const offered[], struct rai_err *err)
+    const char *path, const char *const offered[], unsigned flags,
+    struct rai_err *err)
 {
 	struct kube_wsconn_hs *hs;
 
@@ -487,6 +490,7 @@ kube_wsconn_start(struct kube_wsconn *ws, struct kube_client *kc,
 	hs = ws->hs = xcalloc(1, sizeof(*hs));
 	hs->kc = kc;
 	hs->offered = offered;
+	hs->flags = flags;
 	hs->path = xstrdup(path);
 	hs->url = kube_client_url(kc, path);
 	hs->a.content_length = -1;
@@ -537,7 +541,7 @@ kube_wsconn_open(struct kube_wsconn *ws, struct kube_client *kc,
 	long wake_at, left;
 	int rc;
 
-	if (kube_wsconn_start(ws, kc, path, offered, err) == -1)
+	if (kube_wsconn_start(ws, kc, path, offered, 0, err) == -1)
 		return -1;
 	while ((rc = kube_wsconn_handshake(ws, revents, err)) == 0) {
 		kube_wsconn_handshake_wait(ws, &p, &wake_at);

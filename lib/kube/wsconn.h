@@ -65,7 +65,10 @@ void	kube_wsconn_release(struct kube_wsconn *);
  */
 struct pollfd;
 int	kube_wsconn_start(struct kube_wsconn *, struct kube_client *,
-	    const char *path, const char *const offered[], struct rai_err *);
+	    const char *path, const char *const offered[], unsigned flags,
+	    struct rai_err *);
+/* kube_wsconn_start's flag: bulk data (RAI_HTTP_CONN_BULK's reads) */
+#define KUBE_WSCONN_BULK	1u
 int	kube_wsconn_handshake(struct kube_wsconn *, short revents,
 	    struct rai_err *);
 void	kube_wsconn_handshake_wait(const struct kube_wsconn *,

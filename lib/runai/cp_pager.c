@@ -189,15 +189,14 @@ read_page(struct cp *c, const char *path, long offset, cJSON **page,
 }
 
 int
-cp_pager_read(struct cp *c, const char *path, const char *key,
-    const char *next_at, cJSON **all, struct rai_err *err)
+cp_pager_each(struct cp *c, const char *path, const char *key,
+    const char *next_at, cp_page_fn *fn, void *ud, struct rai_err *err)
 {
 	struct cp_pager pg;
-	cJSON *page, *items;
+	cJSON *page, *items, *fresh_items;
 	long got, fresh;
 	int more;
 
-	*all = cJSON_CreateArray();
 	cp_pager_init(&pg, path);
 	do {
 		if (read_page(c, path, pg.offset, &page, err) == -1) {
@@ -207,12 +206,39 @@ cp_pager_read(struct cp *c, const char *path, const char *key,
 		items = page != NULL ? cJSON_DetachItemFromObjectCaseSensitive(
 		    page, key) : NULL;
 		got = cJSON_IsArray(items) ? cJSON_GetArraySize(items) : 0;
-		fresh = cp_pager_take(&pg, items, *all);
+		fresh_items = cJSON_CreateArray();
+		fresh = cp_pager_take(&pg, items, fresh_items);
 		more = cp_pager_next(&pg, page, next_at, got, fresh, err);
 		cJSON_Delete(page);
+		if (more == -1)
+			cJSON_Delete(fresh_items);
+		else if (fn(ud, fresh_items, err) == -1)
+			more = -1;
 	} while (more == 1);
 	cp_pager_release(&pg);
-	if (more == 0)
+	return more == 0 ? 0 : -1;
+}
+
+/* cp_pager_read's page: its items to the end of all. */
+static int
+append_items(void *ud, cJSON *items, struct rai_err *err)
+{
+	cJSON *all = ud, *it;
+
+	(void)err;
+	while ((it = cJSON_DetachItemFromArray(items, 0)) != NULL)
+		cJSON_AddItemToArray(all, it);
+	cJSON_Delete(items);
+	return 0;
+}
+
+int
+cp_pager_read(struct cp *c, const char *path, const char *key,
+    const char *next_at, cJSON **all, struct rai_err *err)
+{
+	*all = cJSON_CreateArray();
+	if (cp_pager_each(c, path, key, next_at, append_items, *all,
+	    err) == 0)
 		return 0;
 	cJSON_Delete(*all);
 	*all = NULL;

@@ -66,4 +66,18 @@ int	 cp_pager_next(struct cp_pager *, const cJSON *page,
 int	 cp_pager_read(struct cp *, const char *path, const char *key,
 	    const char *next_at, cJSON **all, struct rai_err *);
 
+/*
+ * A page's new items (an array fn takes over), as each page comes: 0 to
+ * go on, -1 with err to stop the read.
+ */
+typedef int cp_page_fn(void *ud, cJSON *items, struct rai_err *);
+/*
+ * cp_pager_read for a caller that turns each page into what it keeps
+ * (a list of 10,000 workloads is then never held whole as JSON), with
+ * the same guard. A read that stops incomplete may have given fn some
+ * pages first: the caller drops what it made of them.
+ */
+int	 cp_pager_each(struct cp *, const char *path, const char *key,
+	    const char *next_at, cp_page_fn *fn, void *ud, struct rai_err *);
+
 #endif

@@ -7,6 +7,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,53 +305,91 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	rai_job_view_why_cp(v, wl);
 }
 
-/*
- * The pods of the cluster in use (the documents let pods be filtered by
- * cluster, not by project), not every pod of the tenant.
- */
 static int
-cluster_pods(struct cp *c, cJSON **pods, struct rai_err *err)
+by_uid(const void *a, const void *b)
 {
-	char *cf = cp_cluster_filter(c, "?filterBy=");
-	char *path = xasprintf("/api/v1/workloads/pods%s", cf);
-	int rc = get_all(c, path, "pods", pods, err);
+	const struct rai_job_view *const *x = a, *const *y = b;
 
-	free(path);
-	free(cf);
-	return rc;
+	return strcmp((*x)->uid, (*y)->uid);
+}
+
+/* The views by uid, to find a pod's job without a scan per pod. */
+struct node_fill {
+	struct rai_job_view	**byuid;
+	size_t			  n;
+};
+
+/* A pod on a node names its job's NODE ("<multiple>" for a second one). */
+static void
+fill_from_pod(struct node_fill *nf, const cJSON *p)
+{
+	struct rai_job_view key, *kp = &key, **hit;
+	const char *node = rai_json_str(p, "nodeName");
+	char *was;
+	size_t i;
+
+	if (node == NULL)
+		return;
+	memset(&key, 0, sizeof(key));
+	key.uid = (char *)(uintptr_t)rai_json_str_or(p, "workloadId", "");
+	if ((hit = bsearch(&kp, nf->byuid, nf->n, sizeof(*nf->byuid),
+	    by_uid)) == NULL)
+		return;
+	/* every view of that uid: back to the first, then on */
+	for (i = (size_t)(hit - nf->byuid); i > 0 &&
+	    by_uid(&nf->byuid[i - 1], &kp) == 0; i--)
+		;
+	for (; i < nf->n && by_uid(&nf->byuid[i], &kp) == 0; i++) {
+		was = nf->byuid[i]->node;
+		if (strcmp(was, node) == 0)
+			continue;
+		nf->byuid[i]->node = xstrdup(*was == '\0' ? node : "<multiple>");
+		free(was);
+	}
+}
+
+/* One page of the cluster's pods, as it comes. */
+static int
+nodes_page(void *ud, cJSON *pods, struct rai_err *err)
+{
+	const cJSON *p;
+
+	(void)err;
+	cJSON_ArrayForEach(p, pods)
+		fill_from_pod(ud, p);
+	cJSON_Delete(pods);
+	return 0;
 }
 
 /*
  * The NODE column: the node of the job's pods ("<multiple>" when they
- * are on several), from one list of the cluster's pods.
+ * are on several), from one list of the pods of the cluster in use (the
+ * documents let pods be filtered by cluster, not by project), not every
+ * pod of the tenant; read page by page, never whole.
  */
 static int
 fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
 {
-	const cJSON *p;
-	const char *node, *wid;
-	cJSON *pods;
+	struct node_fill nf;
+	char *cf, *path;
 	size_t i;
+	int rc;
 
 	if (jl->n == 0)
 		return 0;
-	if (cluster_pods(c, &pods, err) == -1)
+	nf.n = jl->n;
+	nf.byuid = xcalloc(jl->n, sizeof(*nf.byuid));
+	for (i = 0; i < jl->n; i++)
+		nf.byuid[i] = &jl->v[i];
+	qsort(nf.byuid, nf.n, sizeof(*nf.byuid), by_uid);
+	cf = cp_cluster_filter(c, "?filterBy=");
+	path = xasprintf("/api/v1/workloads/pods%s", cf);
+	rc = cp_pager_each(c, path, "pods", "next", nodes_page, &nf, err);
+	free(path);
+	free(cf);
+	free(nf.byuid);
+	if (rc == -1)
 		return -1;
-	cJSON_ArrayForEach(p, pods) {
-		wid = rai_json_str_or(p, "workloadId", "");
-		if ((node = rai_json_str(p, "nodeName")) == NULL)
-			continue;
-		for (i = 0; i < jl->n; i++) {
-			struct rai_job_view *v = &jl->v[i];
-			char *was = v->node;
-
-			if (strcmp(v->uid, wid) != 0 || strcmp(was, node) == 0)
-				continue;
-			v->node = xstrdup(*was == '\0' ? node : "<multiple>");
-			free(was);
-		}
-	}
-	cJSON_Delete(pods);
 	/* a pending (preempted) or suspended job, no pod of which is on a
 	   node, is on none now */
 	for (i = 0; i < jl->n; i++)
@@ -370,36 +409,63 @@ by_project_then_name(const void *a, const void *b)
 	return c != 0 ? c : strcmp(x->name, y->name);
 }
 
+/* What cp_jobs's pages go into. */
+struct jobs_read {
+	struct cp		*c;
+	const char		*project;	/* NULL: every project's */
+	struct rai_job_list	*jl;
+	size_t			 cap;
+};
+
+/*
+ * One page of workloads, as it comes: those asked for become views (a
+ * few hundred bytes each), the page's JSON goes.
+ */
+static int
+jobs_page(void *ud, cJSON *items, struct rai_err *err)
+{
+	struct jobs_read *r = ud;
+	const cJSON *it;
+
+	(void)err;
+	keep_only(items, cp_cluster(r->c, "id"), r->project != NULL ?
+	    "projectName" : NULL, r->project);
+	cJSON_ArrayForEach(it, items) {
+		if (r->jl->n == r->cap) {
+			r->cap *= 2;
+			r->jl->v = xreallocarray(r->jl->v, r->cap,
+			    sizeof(*r->jl->v));
+		}
+		cp_job_view(it, &r->jl->v[r->jl->n++]);
+	}
+	cJSON_Delete(items);
+	return 0;
+}
+
 int
 cp_jobs(struct cp *c, const char *project, struct rai_job_list *jl,
     struct rai_err *err)
 {
-	const cJSON *it;
-	cJSON *all;
+	struct jobs_read r;
 	char *path, *cf;
-	size_t n = 0;
 	int rc;
 
 	memset(jl, 0, sizeof(*jl));
+	r.c = c;
+	r.project = project;
+	r.jl = jl;
+	r.cap = 64;
 	if (project != NULL && cp_check_name("project", project, err) == -1)
 		return -1;
 	cf = cp_cluster_filter(c, project != NULL ? "," : "?filterBy=");
 	path = project != NULL ? xasprintf("/api/v1/workloads?filterBy="
 	    "projectName==%s%s", project, cf) :
 	    xasprintf("/api/v1/workloads%s", cf);
-	rc = get_all(c, path, "workloads", &all, err);
+	jl->v = xcalloc(r.cap, sizeof(*jl->v));
+	rc = cp_pager_each(c, path, "workloads", "next", jobs_page, &r, err);
 	free(path);
 	free(cf);
-	if (rc == -1)
-		return -1;
-	keep_only(all, cp_cluster(c, "id"), project != NULL ? "projectName" :
-	    NULL, project);
-	jl->v = xcalloc((size_t)cJSON_GetArraySize(all) + 1, sizeof(*jl->v));
-	cJSON_ArrayForEach(it, all)
-		cp_job_view(it, &jl->v[n++]);
-	jl->n = n;
-	cJSON_Delete(all);
-	if (fill_nodes(c, jl, err) == -1) {
+	if (rc == -1 || fill_nodes(c, jl, err) == -1) {
 		rai_job_list_release(jl);
 		return -1;
 	}

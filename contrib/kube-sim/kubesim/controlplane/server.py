@@ -161,6 +161,8 @@ class ControlPlane:
         if "createName" in body:
             self.create_name = body["createName"] if body["createName"] in (
                 "absent", "null") else None
+        if "bulkWorkloads" in body:
+            self.bulk_workloads(body["bulkWorkloads"])
         return {"tokenTtl": self.token_ttl, "policy": self.policy,
                 "metricsDown": self.metrics_down, "assets": len(self.assets),
                 "version": self.profile["version"], "violations": self.judge.count,
@@ -168,6 +170,22 @@ class ControlPlane:
                 "opaqueTokens": self.identity.opaque,
                 "expiresIn": self.profile["expires_in"], "paging": self.paging,
                 "createName": self.create_name}
+
+    def bulk_workloads(self, b):
+        """{count, project, prefix, start}: that many training workloads
+        of the project at once, in the control plane's records only (no
+        cluster objects: they stay Creating), for bench/cp-list.sh: a
+        submit each would take minutes for 10,000."""
+        name = b.get("project", "team-a")
+        project = next((p for p in self.state.projects() if p["name"] == name), None)
+        if project is None:
+            raise ApiError(400, "BadRequest", "no project %s" % name)
+        prefix, start = b.get("prefix", "bulk-"), int(b.get("start", 0))
+        with self.state.lock:
+            for i in range(start, start + int(b.get("count", 1))):
+                wl = Workload("Training", "%s%d" % (prefix, i), project,
+                              self.state.cluster_id, "bench@run.ai", {"image": "python"})
+                self.state.workloads[wl.id] = wl
 
 
 def _number(x):
