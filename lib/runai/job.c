@@ -77,6 +77,8 @@ struct fetch {
 	struct owned_pod	*pods;
 	size_t			 npods, cap_pods;
 	cJSON			*services;	/* array of slimmed Services */
+	cJSON			*ingresses;	/* nginx Ingresses (a List) */
+	cJSON			*controllers;	/* the ingress controller's */
 	char			**svc_ns;	/* namespaces with a service */
 	size_t			 nsvc_ns;
 	struct rai_node_addr	 nodes;
@@ -636,9 +638,37 @@ node_item(void *ud, cJSON *node, struct rai_err *err)
 	return 0;
 }
 
+/*
+ * The Ingresses of ns and, if an nginx one is there, the ingress
+ * controller's Service in any namespace: for the URLs of ClusterIP
+ * services (job_urls.h). Not every user may list either: a refusal
+ * leaves those URLs empty, as a cluster without an ingress does.
+ */
+static void
+fetch_ingresses(struct fetch *f, const char *ns)
+{
+	struct kube_list_opts lo = { 0 };
+	struct rai_err e = RAI_ERR_INIT;
+	const cJSON *ing;
+	int nginx = 0;
+
+	if (kube_list(f->c, &KUBE_RES_INGRESSES, ns, NULL, &f->ingresses,
+	    &e) == -1) {
+		rai_err_release(&e);
+		return;
+	}
+	cJSON_ArrayForEach(ing, rai_json_array(f->ingresses, "items"))
+		nginx |= rai_ingress_is_nginx(ing);
+	lo.label_selector = "app=nginx-ingress";
+	if (nginx && kube_list(f->c, &KUBE_RES_SERVICES, NULL, &lo,
+	    &f->controllers, &e) == -1)
+		rai_err_release(&e);
+}
+
 static int
 fetch_services(struct fetch *f, const char *ns, struct rai_err *err)
 {
+	int clusterip = 0;
 	const cJSON *s;
 	int nodeport = 0;
 	size_t n = 0, i;
@@ -649,9 +679,12 @@ fetch_services(struct fetch *f, const char *ns, struct rai_err *err)
 	if (kube_list_items(f->c, &KUBE_RES_SERVICES, ns, NULL, service_item,
 	    f, NULL, err) == -1)
 		return -1;
-	cJSON_ArrayForEach(s, f->services)
+	cJSON_ArrayForEach(s, f->services) {
 		nodeport |= strcmp(rai_json_str_or(s, "spec.type", ""),
 		    "NodePort") == 0;
+		clusterip |= strcmp(rai_json_str_or(s, "spec.type",
+		    "ClusterIP"), "ClusterIP") == 0;
+	}
 	if (nodeport && kube_list_items(f->c, &KUBE_RES_NODES, NULL, NULL,
 	    node_item, f, NULL, err) == -1)
 		return -1;
@@ -668,6 +701,11 @@ index:
 			f->svc_ns[f->nsvc_ns++] = f->svc_ns[i];
 	rai_svc_index_build(&f->six, f->services,
 	    rai_node_addr_pick(&f->nodes));
+	if (clusterip) {
+		fetch_ingresses(f, ns);
+		rai_svc_index_set_ingress(&f->six, f->ingresses,
+		    f->controllers);
+	}
 	return 0;
 }
 
@@ -836,6 +874,8 @@ out:
 	rai_svc_index_release(&f.six);
 	free(f.svc_ns);
 	cJSON_Delete(f.services);
+	cJSON_Delete(f.ingresses);
+	cJSON_Delete(f.controllers);
 	rai_node_addr_release(&f.nodes);
 	cJSON_Delete(f.deferred);
 	cJSON_Delete(f.preempted);

@@ -142,6 +142,7 @@ void
 rai_svc_index_release(struct rai_svc_index *ix)
 {
 	free(ix->k);
+	free(ix->ingress_base);
 	memset(ix, 0, sizeof(*ix));
 }
 
@@ -182,9 +183,114 @@ add_url(struct rai_buf *b, const char *url)
 	rai_buf_addstr(b, url);
 }
 
-static void
-service_urls(struct rai_buf *b, const cJSON *svc, const char *node_addr)
+static const cJSON *
+list_items(const cJSON *list)
 {
+	const cJSON *items = rai_json_array(list, "items");
+
+	return items == NULL && cJSON_IsArray(list) ? list : items;
+}
+
+int
+rai_ingress_is_nginx(const cJSON *ing)
+{
+	const char *cls = rai_json_str(ing, "spec.ingressClassName");
+
+	if (cls == NULL)
+		cls = rai_json_annotation(ing, "kubernetes.io/ingress.class");
+	return cls != NULL && strcmp(cls, "nginx") == 0;
+}
+
+/*
+ * The path of an nginx Ingress of ns whose backend is service name at
+ * port; NULL when none.
+ */
+static const char *
+ingress_path(const cJSON *ingresses, const char *ns, const char *name,
+    long port)
+{
+	const cJSON *ing, *rule, *p;
+
+	cJSON_ArrayForEach(ing, ingresses) {
+		if (!rai_ingress_is_nginx(ing) || strcmp(rai_json_str_or(ing,
+		    "metadata.namespace", ""), ns) != 0)
+			continue;
+		cJSON_ArrayForEach(rule, rai_json_array(ing, "spec.rules"))
+			cJSON_ArrayForEach(p, rai_json_array(rule,
+			    "http.paths")) {
+				if (strcmp(rai_json_str_or(p,
+				    "backend.service.name", ""), name) == 0 &&
+				    (long)rai_json_num(p,
+				    "backend.service.port.number", -1) == port)
+					return rai_json_str_or(p, "path", "/");
+			}
+	}
+	return NULL;
+}
+
+static void service_urls(struct rai_buf *, const cJSON *,
+    const struct rai_svc_index *);
+
+void
+rai_svc_index_set_ingress(struct rai_svc_index *ix, const cJSON *ingresses,
+    const cJSON *controllers)
+{
+	struct rai_buf b = RAI_BUF_INIT;
+	const cJSON *svc;
+	size_t n;
+
+	free(ix->ingress_base);
+	ix->ingress_base = NULL;
+	ix->ingresses = list_items(ingresses);
+	cJSON_ArrayForEach(svc, list_items(controllers)) {
+		service_urls(&b, svc, ix);
+		if (b.len > 0)
+			break;
+	}
+	if (b.len > 0) {
+		n = strcspn(rai_buf_str(&b), ",");	/* its first port */
+		/* a host:port answers plain HTTP: nginx's first port */
+		ix->ingress_base = xasprintf("%s%.*s",
+		    strstr(rai_buf_str(&b), "://") != NULL ||
+		    strcmp(rai_buf_str(&b), "<pending>") == 0 ? "" : "http://",
+		    (int)n, rai_buf_str(&b));
+	}
+	rai_buf_release(&b);
+}
+
+/* The controller's URL and the Ingress path of each port of svc. */
+static void
+ingress_urls(struct rai_buf *b, const cJSON *svc,
+    const struct rai_svc_index *ix)
+{
+	const char *ns = rai_json_str_or(svc, "metadata.namespace", "");
+	const char *name = rai_json_str_or(svc, "metadata.name", "");
+	const char *path;
+	const cJSON *p;
+	char *url;
+
+	if (ix->ingresses == NULL || ix->ingress_base == NULL)
+		return;
+	cJSON_ArrayForEach(p, rai_json_array(svc, "spec.ports")) {
+		path = ingress_path(ix->ingresses, ns, name,
+		    (long)rai_json_num(p, "port", 0));
+		if (path == NULL)
+			continue;
+		if (strcmp(ix->ingress_base, "<pending>") == 0)
+			url = xstrdup("<pending>");
+		else
+			url = xasprintf("%s%s%s", ix->ingress_base,
+			    *path == '/' ? "" : "/", path);
+		add_url(b, url);
+		free(url);
+	}
+}
+
+static void
+service_urls(struct rai_buf *b, const cJSON *svc,
+    const struct rai_svc_index *ix)
+{
+	const char *node_addr = ix->node_addr ? ix->node_addr : "";
 	const char *type = rai_json_str_or(svc, "spec.type", "ClusterIP");
 	const cJSON *ing = cJSON_GetArrayItem(rai_json_array(svc,
 	    "status.loadBalancer.ingress"), 0);
@@ -195,6 +301,10 @@ service_urls(struct rai_buf *b, const cJSON *svc, const char *node_addr)
 
 	if (host == NULL)
 		host = rai_json_str(ing, "ip");
+	if (strcmp(type, "ClusterIP") == 0) {
+		ingress_urls(b, svc, ix);
+		return;
+	}
 	cJSON_ArrayForEach(p, rai_json_array(svc, "spec.ports")) {
 		port = (long)rai_json_num(p, "port", 0);
 		if (strcmp(type, "NodePort") == 0)
@@ -237,7 +347,7 @@ rai_job_urls(const cJSON *chief, const struct rai_svc_index *ix)
 			    &best, &best_idx);
 	}
 	if (best != NULL)
-		service_urls(&b, best, ix->node_addr);
+		service_urls(&b, best, ix);
 	out = xstrdup(b.len ? rai_buf_str(&b) : "");
 	rai_buf_release(&b);
 	return out;

@@ -43,6 +43,8 @@ struct rai_svc_index {
 	struct rai_svc_key	*k;
 	size_t			 n;
 	const char		*node_addr;	/* for NodePort URLs */
+	const cJSON		*ingresses;	/* nginx Ingresses; borrowed */
+	char			*ingress_base;	/* the controller's URL */
 };
 
 /*
@@ -52,6 +54,21 @@ struct rai_svc_index {
 void	 rai_svc_index_build(struct rai_svc_index *, const cJSON *services,
 	    const char *node_addr);
 void	 rai_svc_index_release(struct rai_svc_index *);
+
+/*
+ * A job behind the nginx ingress controller (submit --service-type
+ * ingress) has a ClusterIP service and an Ingress path leading to it:
+ * its URL is the controller's address, read from the controller's own
+ * Service (label app=nginx-ingress, a LoadBalancer or NodePort), and
+ * that path. ingresses: a List or array of Ingresses (those of another
+ * class are passed over); controllers: the controller Services. Both
+ * are borrowed and must outlive the index. "<pending>" while the
+ * controller's load balancer has no address.
+ */
+void	 rai_svc_index_set_ingress(struct rai_svc_index *,
+	    const cJSON *ingresses, const cJSON *controllers);
+/* Whether an Ingress is served by the nginx controller. */
+int	 rai_ingress_is_nginx(const cJSON *ingress);
 
 /*
  * The URLs of the first service of the chief's namespace selecting it,

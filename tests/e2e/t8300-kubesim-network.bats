@@ -3,7 +3,7 @@
 # `runai submit --jupyter` finds the notebook's token in its log and the
 # URL it prints answers (through runai's port forwarding) as Jupyter
 # does; an ingress job answers at the ingress controller's loopback port
-# under its path; NodePort and LoadBalancer jobs answer at the SERVICE
+# under its path, the URL runai lists; NodePort and LoadBalancer jobs answer at the SERVICE
 # URL runai lists. MPI launchers find /etc/mpi/hostfile; logs --all-pods
 # names each pod once.
 
@@ -111,6 +111,11 @@ answers() {
 	port=$(jq -r '.items[0].spec.ports[0].port' <<<"$ctl")
 	[ "$port" = "$(jq -r .ingress_port "$KUBESIM_DIR/ready.json")" ]
 	answers "http://127.0.0.1:$port/team-a-web1/" "hello from web1-"
+	# runai's SERVICE URL(S): the controller's address and the path
+	wait_row web1 " http://127\.0\.0\.1:$port/team-a-web1\$"
+	answers "$(job_row web1 | awk '{ print $NF }')/" "hello from web1-"
+	run -0 runai describe job web1
+	assert_output --partial "http://127.0.0.1:$port/team-a-web1"
 	run -0 curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/team-a-nothing/"
 	assert_output 404
 }
