@@ -14,6 +14,7 @@
 
 #include "adm.h"
 #include "adm/image.h"
+#include "adm/image_set.h"
 #include "cli/out.h"
 #include "core/text.h"
 #include "kube/quantity.h"
@@ -130,7 +131,7 @@ static int
 cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct images_list_opts *o = opts;
-	struct adm_archive_set set = { NULL, 0 };
+	struct adm_archive_set set = { NULL, 0, NULL, 0, NULL, 0 };
 	struct adm_archive **arcs = NULL;
 	size_t narcs = 0;
 	struct rai_table *t;
@@ -144,10 +145,9 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    adm_max_inflate_parse(o->max_inflate, &max_inflate,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
-	for (a = 0; a < argc; a++)
-		if (adm_archive_set_add(&set, argv[a], max_inflate,
-		    rai_ctx_err(ctx)) == -1)
-			goto out;
+	if (adm_images_read(&set, argc, argv, max_inflate,
+	    rai_ctx_err(ctx)) == -1)
+		goto out;
 	arcs = set.v;
 	narcs = set.n;
 	for (a = 0; (size_t)a < narcs; a++)
@@ -187,6 +187,9 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rai_table_print(t, ctx->out);
 		rai_table_free(t);
 	}
+	/* what could be read is listed; the rest fails the command */
+	if (rc == 0)
+		rc = adm_images_unread(&set, rai_ctx_err(ctx));
 out:
 	adm_archive_set_free(&set);
 	return rc;

@@ -136,8 +136,8 @@ take_guide_form(struct role_opts *o, int argc, char **argv)
 
 	o->gpu = 1;
 	rai_warn("--all without a role: setting --gpu-worker on every node "
-	    "that is neither runai-system nor control plane, as the install "
-	    "guide's 'set node-role --all' does");
+	    "with GPUs that is neither runai-system nor control plane, as "
+	    "the install guide's 'set node-role --all' does");
 	if (argc == 1) {
 		s = rai_text_sanitize(argv[0]);
 		rai_warn("node name '%s' ignored: --all selects the nodes", s);

@@ -468,10 +468,13 @@ adm_pf_check_nfs(struct pf *pf)
 	if (adm_split_hostport(pf->o->nfs_server, 2049, &host, &port,
 	    &err) == -1 || adm_tcp_connect(host, port, pf->o->timeout_ms,
 	    &fd, &err) == -1) {
-		adm_pf_add(pf, ADM_FAIL,
-		    "check that the NFS server runs and that no "
-		    "firewall blocks TCP port 2049 (from the nodes as well)",
-		    "%s", err.message);
+		/* the port given (host:port), not always NFS's 2049 */
+		char *hint = xasprintf("check that the NFS server runs and "
+		    "that no firewall blocks TCP port %d (from the nodes as "
+		    "well)", port);
+
+		adm_pf_add(pf, ADM_FAIL, hint, "%s", err.message);
+		free(hint);
 	} else {
 		close(fd);
 		adm_pf_add(pf, ADM_PASS, NULL,
