@@ -46,6 +46,7 @@ int	 adm_images_read(struct adm_archive_set *, int argc, char **argv,
 int	 adm_images_unread(const struct adm_archive_set *, struct rai_err *);
 
 extern const struct rai_cmd adm_cmd_set;		/* set node-role */
+extern const struct rai_cmd adm_cmd_create;		/* create registry-secret */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */
 extern const struct rai_cmd adm_cmd_node;		/* node list|drain|undrain */
 extern const struct rai_cmd adm_cmd_generate_values;

@@ -319,6 +319,8 @@ recent_rate(struct render *r, const struct adm_push_stats *st)
 		r->nsamples--;
 	}
 	old = &r->samples[r->first];
+	if (st->bytes_sent < old->bytes)
+		return 0;
 	if (now - old->ms < RATE_STEP_MS)
 		return rate(st);	/* the first seconds: since the start */
 	return (double)(st->bytes_sent - old->bytes) * 1000.0 /

@@ -20,6 +20,7 @@
 #include "adm/check_kit.h"
 #include "adm/net.h"
 #include "adm/preflight.h"
+#include "adm/pull_secret.h"
 #include "adm/values.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -443,8 +444,10 @@ adm_pf_check_registry(struct pf *pf)
 	else if (ans.status == 401 && ans.www_auth != NULL)
 		adm_pf_add(pf, ADM_PASS, NULL,
 		    "%s answers GET /v2/ over HTTPS and "
-		    "asks for credentials (%s); create Secret runai-reg-creds "
-		    "with them", o->registry, ans.www_auth);
+		    "asks for credentials (%s): the nodes pull with Secret "
+		    "%s (see net.registry.secret)", o->registry, ans.www_auth,
+		    o->registry_secret != NULL && *o->registry_secret != '\0' ?
+		    o->registry_secret : ADM_PULL_SECRET_NAME);
 	else
 		adm_pf_add(pf, ADM_FAIL,
 		    "give the address of a Docker registry "

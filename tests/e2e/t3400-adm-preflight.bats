@@ -475,6 +475,31 @@ EOF
 	expect runai.node-roles FAIL "runai-gpu-worker nodes without allocatable GPUs: cpu-1"
 }
 
+@test "runai.node-roles: WARN, not PASS, for a runai-system node that is also a GPU worker" {
+	seed <<'EOF'
+[{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-1","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-2","labels":{"node-role.kubernetes.io/runai-system":"true",
+   "node-role.kubernetes.io/runai-gpu-worker":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}],"allocatable":{"nvidia.com/gpu":"4"}}}]
+EOF
+	expect runai.node-roles WARN "runai-system nodes that are also GPU workers (system nodes should be dedicated): sys-2"
+	[[ "$HINT" == *"runai-adm remove node-role"* ]]
+}
+
+@test "runai.node-roles: WARN naming a control-plane node's NoSchedule taint under a Run:ai role" {
+	seed <<'EOF'
+[{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-1","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"cp-1","labels":{"node-role.kubernetes.io/control-plane":"",
+   "node-role.kubernetes.io/runai-cpu-worker":"true"}},
+  "spec":{"taints":[{"key":"node-role.kubernetes.io/control-plane","effect":"NoSchedule"}]},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}}]
+EOF
+	expect runai.node-roles WARN "control-plane nodes with a Run:ai role keep taints its pods do not tolerate: cp-1 (node-role.kubernetes.io/control-plane:NoSchedule)"
+	[[ "$HINT" == *"kubectl taint nodes NODE KEY:EFFECT-"* ]]
+}
+
 # ---- runai.existing-install ----
 
 @test "runai.existing-install: PASS on a fresh cluster (an empty runai namespace)" {
@@ -500,6 +525,18 @@ EOF
 }
 
 # ---- the API server down ----
+
+@test "an API server that refuses the credentials (401) is said to, not to be down" {
+	sed -i 's#token: .*#token: not-the-token#' "$KUBECONFIG"
+	grep -q 'token: not-the-token' "$KUBECONFIG"
+	run -2 --separate-stderr runai-adm preflight --no-report --timeout 2 -o json --only 'k8s.*'
+	run -0 jq -r '.checks[0] | "\(.id) \(.status) \(.message)"' <<<"$output"
+	assert_output --partial "k8s.version FAIL the Kubernetes API server refused the credentials (HTTP 401)"
+	refute_output --partial "does not answer"
+	run -0 jq -r '.checks[1].message' <<<"$output"
+	assert_output "not checked: the Kubernetes API server refused the credentials"
+}
+
 
 @test "an unreachable API server: the first API check FAILs, the others SKIP, host checks run, exit 2" {
 	sed -i "s#server: .*#server: https://127.0.0.1:$(free_port)#" "$KUBECONFIG"
@@ -652,6 +689,11 @@ EOF
 		--tls-cert "$PKI/good-chain.crt" --tls-key "$PKI/good.key" --ca-file "$PKI/ca.crt"
 }
 
+@test "net.tls.files: FAIL for --ca-file given the leaf itself (no CA)" {
+	expect net.tls.files FAIL "the CA file holds a certificate that is no CA" --domain runai.example.com \
+		--tls-cert "$PKI/good-chain.crt" --tls-key "$PKI/good.key" --ca-file "$PKI/good.crt"
+}
+
 @test "net.tls.files: WARN for a certificate that expires soon" {
 	expect net.tls.files WARN "the certificate expires in" --domain runai.example.com \
 		--tls-cert "$PKI/soon.crt" --tls-key "$PKI/soon.key"
@@ -778,6 +820,8 @@ needs_registry() {
 	mark_requests
 	expect net.registry PASS "$REG_tls answers GET /v2/ over HTTPS and asks for credentials (Basic realm=\"test-realm\")" \
 		--registry "$REG_tls" --ca-file "$PKI/ca.crt"
+	# the Secret it names is the one generate-values references
+	[[ "$MSG" == *": the nodes pull with Secret runai-reg-creds (see net.registry.secret)" ]]
 }
 
 @test "net.registry: a path after the address is not part of the probe" {
@@ -841,6 +885,8 @@ needs_registry() {
 	port=$(free_port)
 	expect storage.nfs FAIL "cannot connect to 127.0.0.1 port $port: Connection refused" \
 		--nfs-server "127.0.0.1:$port"
+	# the hint names the port given, not NFS's usual 2049
+	[[ "$HINT" == *"blocks TCP port $port (from the nodes as well)"* ]] || { echo "hint: $HINT"; false; }
 }
 
 @test "storage.nfs: SKIP without --nfs-server" {
