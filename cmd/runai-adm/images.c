@@ -213,7 +213,7 @@ static const struct rai_cmd adm_cmd_images_list = {
 	.aliases = (const char *const[]){ "ls", NULL },
 	.summary = "list the images in image archives and OCI layouts",
 	.synopsis = "[--verify] [--max-inflate <size>] [-o wide|json|yaml|name] "
-	    "<archive>...",
+	    "<archive|bundle|folder>...",
 	.description = "Reads each archive in place, without extracting it "
 	    "and without a Docker daemon, and lists its images: one row per "
 	    "reference (<none> when the image has none) with the manifest "
@@ -222,11 +222,17 @@ static const struct rai_cmd adm_cmd_images_list = {
 	    "(docker-legacy, or docker-oci from Docker 25 on), OCI image "
 	    "layout directories (oci-dir) or OCI layouts in a tar "
 	    "(oci-archive); one archive may hold several images. A release "
-	    "bundle, a tar (gzip or not) of such archives (members named "
-	    "*.tar, *.tar.gz or *.tgz; Helm charts and other files beside "
-	    "them are passed over), stands for every image archive inside "
-	    "it, each read in place at its offset and shown as "
-	    "BUNDLE:MEMBER. A gzip "
+	    "bundle, a tar (gzip or not) of such archives, stands for every "
+	    "image inside it, each read in place at its offset and shown as "
+	    "BUNDLE:MEMBER; a folder of them (the extracted release) is read "
+	    "the same way, entries by name. Inside a bundle or folder, "
+	    "members named *.tar, *.tar.gz or *.tgz are image archives or "
+	    "bundles in turn (nested up to 4 deep), a directory holding "
+	    "oci-layout and index.json is an OCI image layout (oci-dir), and "
+	    "every other entry is named on stderr as \"skipped: NAME, not an "
+	    "image\" (a Helm chart as one entry). An entry that cannot be "
+	    "read is named as \"not read: NAME: why\"; the others are "
+	    "listed and the exit status is 1. A gzip "
 	    "archive (told by its bytes, not its name) is inflated once into "
 	    "an unlinked file under $TMPDIR (default /var/tmp), after a check "
 	    "of the free space there, and never past it; it may inflate to "

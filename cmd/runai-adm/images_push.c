@@ -944,12 +944,16 @@ const struct rai_cmd adm_cmd_images_push = {
 	.name = "push",
 	.summary = "push image archives to a registry without a Docker "
 	    "daemon",
-	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.synopsis = "[--registry <host[:port][/path]>] [options] "
+	    "<archive|bundle|folder>...",
 	.description = "Pushes every image of the archives (docker save "
 	    "tarballs, OCI layout directories, oci-archive tarballs, gzip or "
-	    "not, and release bundles of them; see \"images list\") to the "
-	    "registry, so \"images push runai-VERSION.tar.gz --registry R\" "
-	    "is the whole air-gapped image step. Each image reference "
+	    "not, and release bundles or folders of them, every entry named "
+	    "that is skipped or cannot be read; see \"images list\") to the "
+	    "registry, --registry or else $REGISTRY_URL, so \"images push "
+	    "runai-VERSION.tar.gz\" is the whole air-gapped image step. The "
+	    "images that can be read are pushed; an entry that cannot makes "
+	    "the exit status 1. Each image reference "
 	    "becomes <registry>/<repository path>:<tag>: the reference's "
 	    "domain is dropped, its path and tag kept; --map SRC=>DST rules "
 	    "(first match wins) replace a leading SRC of the reference "
@@ -960,7 +964,9 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "checks every blob it receives against its digest and stores "
 	    "none that fails; when it refuses one, the archive's copy (with "
 	    "--compress gzip, the compressed copy) is hashed to tell a "
-	    "corrupt copy from bytes changed on the way (\"images list "
+	    "corrupt copy from bytes changed on the way (with --compress "
+	    "gzip a corrupt layer is found while compressing and never "
+	    "sent) (\"images list "
 	    "--verify\" hashes every blob before a push). A blob whose bytes in the archive do not match its "
 	    "digest leaves out every image that needs it, each named with "
 	    "the reason; the other images are pushed, and the exit status "
@@ -972,8 +978,13 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "mid-blob included: the blob is sent again from a new upload "
 	    "session), 429 and 5xx answers are retried with backoff "
 	    "(honouring Retry-After), so a registry that restarts and is "
-	    "gone for tens of seconds does not fail the push; each retry "
-	    "line says which retry it is and the wait so far.\n\n"
+	    "gone for tens of seconds does not fail the push, nor one that "
+	    "is down or starting when the push begins; each retry "
+	    "line says which retry it is and the wait so far. The bytes "
+	    "sent never go back in the progress: what a retry sends again "
+	    "is counted and raises the \"up to\" total; the rate is that of "
+	    "the last 10 seconds, and no ETA is shown while waiting to "
+	    "retry.\n\n"
 	    "Legacy docker save layers are uncompressed; --compress gzip "
 	    "sends them gzip-compressed, deterministically, so every run "
 	    "gives the same digests. Each such layer is compressed once, "
@@ -998,7 +1009,9 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "cross the network in clear text (with --plain-http the realm "
 	    "may be plain http too).\n\n"
 	    "stdout gets the pushed references with their digests "
-	    "(<ref>@sha256:...); stderr the progress and a summary. -o json "
+	    "(<ref>@sha256:...), sorted; stderr the progress and a summary: "
+	    "the references pushed, and the images found, pushed and not "
+	    "pushed, with the entries skipped and not read. -o json "
 	    "gives one JSON event per line instead.",
 	.examples = push_examples,
 	.opts = push_opts,
@@ -1019,13 +1032,15 @@ static const struct rai_example verify_examples[] = {
 const struct rai_cmd adm_cmd_images_verify = {
 	.name = "verify",
 	.summary = "check that a registry holds the images of archives",
-	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.synopsis = "[--registry <host[:port][/path]>] [options] "
+	    "<archive|bundle|folder>...",
 	.description = "For every image of the archives, named as \"images "
 	    "push\" would name it (same --registry, --map and --compress), "
 	    "checks with HEAD requests that every blob is in its repository "
 	    "and that the tag names the same manifest digest. Uploads "
 	    "nothing. stdout gets one line per reference (present, missing, "
-	    "or different with the registry's digest); the exit status is 1 "
+	    "or different with the registry's digest), sorted by reference "
+	    "so that runs compare line by line; the exit status is 1 "
 	    "when anything is missing or different, and the error names the "
 	    "first such thing.",
 	.examples = verify_examples,

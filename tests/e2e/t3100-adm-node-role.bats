@@ -307,9 +307,9 @@ restrict() {
 	stderr_has "runai-adm: warning: node 'cp-1' has the taint $CP:NoSchedule: pods that do not tolerate it will not run there (lift it with 'kubectl taint nodes cp-1 $CP:NoSchedule-')"
 	# a soft taint is no reason to warn
 	[[ "$stderr" != *"taint x:"* ]]
-	run -0 --separate-stderr runai-adm set node-role --all --include-control-plane --cpu-worker --no-configure
+	# a worker role too; a worker without taints: nothing of the kind
+	run -0 --separate-stderr runai-adm set node-role --cpu-worker cp-1 w-1 --no-configure
 	stderr_has "node 'cp-1' has the taint $CP:NoSchedule"
-	# a worker without taints: nothing of the kind
 	[[ "$stderr" != *"node 'w-1' has the taint"* ]]
 }
 

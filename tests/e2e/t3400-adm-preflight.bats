@@ -530,10 +530,11 @@ EOF
 	sed -i 's#token: .*#token: not-the-token#' "$KUBECONFIG"
 	grep -q 'token: not-the-token' "$KUBECONFIG"
 	run -2 --separate-stderr runai-adm preflight --no-report --timeout 2 -o json --only 'k8s.*'
-	run -0 jq -r '.checks[0] | "\(.id) \(.status) \(.message)"' <<<"$output"
+	local json=$output
+	run -0 jq -r '.checks[0] | "\(.id) \(.status) \(.message)"' <<<"$json"
 	assert_output --partial "k8s.version FAIL the Kubernetes API server refused the credentials (HTTP 401)"
 	refute_output --partial "does not answer"
-	run -0 jq -r '.checks[1].message' <<<"$output"
+	run -0 jq -r '.checks[1].message' <<<"$json"
 	assert_output "not checked: the Kubernetes API server refused the credentials"
 }
 
