@@ -907,7 +907,7 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	assert_line --regexp '^storage\.nfs +SKIP +no --nfs-server given$'
 	assert_line 'What to do:'
 	assert_line --regexp '^  net\.dns\.host: point the record'
-	assert_line '16 checks: 10 passed, 3 warnings, 0 failed, 3 skipped'
+	assert_line '17 checks: 10 passed, 3 warnings, 0 failed, 4 skipped'
 	assert_line 'report written to runai-preinstall-diagnostics.txt'
 	[[ "$output" != *$'\033'* ]]
 }
@@ -953,10 +953,10 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	run -0 --separate-stderr runai-adm preflight "${ALL[@]}" -o json
 	[ -z "$stderr" ]
 	run -0 jq -r '[.checks[].id] | join(" ")' <<<"$output"
-	assert_output 'k8s.version k8s.nodes.ready k8s.rbac nvidia.gpu-nodes nvidia.gpu-operator nvidia.device-plugin storage.default-class net.ingress runai.prometheus runai.node-roles runai.existing-install net.dns.host net.tls.files net.tls.live net.registry storage.nfs'
+	assert_output 'k8s.version k8s.nodes.ready k8s.rbac nvidia.gpu-nodes nvidia.gpu-operator nvidia.device-plugin storage.default-class net.ingress runai.prometheus runai.node-roles runai.existing-install net.dns.host net.tls.files net.tls.live net.registry net.registry.secret storage.nfs'
 	run --separate-stderr runai-adm preflight "${ALL[@]}" -o json
 	[ "$(jq .exitCode <<<"$output")" -eq "$status" ]
-	[ "$(jq -c .summary <<<"$output")" = '{"pass":10,"warn":3,"fail":0,"skip":3}' ]
+	[ "$(jq -c .summary <<<"$output")" = '{"pass":10,"warn":3,"fail":0,"skip":4}' ]
 	[ "$(jq -r '.checks[] | select(.status=="WARN" or .status=="FAIL") | has("hint")' <<<"$output" | sort -u)" = true ]
 	[ "$(jq -r .reportFile <<<"$output")" = runai-preinstall-diagnostics.txt ]
 	[ "$(jq -r .kind <<<"$output")" = PreflightReport ]
