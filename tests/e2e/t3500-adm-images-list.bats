@@ -44,7 +44,7 @@ have_skopeo() {
 @test "images list -h describes the command and its options" {
 	run -0 runai-adm images list -h
 	assert_output --partial "--verify"
-	assert_output --partial "<archive>..."
+	assert_output --partial "<archive|bundle|folder>..."
 	run -0 runai-adm images -h
 	assert_output --partial "list"
 }
