@@ -33,7 +33,20 @@ struct adm_globals {
 	      "it)" }
 int	 adm_max_inflate_parse(const char *, uint64_t *, struct rai_err *);
 
+/*
+ * The archives, bundles and folders of images list, push and verify,
+ * read into set (images_input.c): each entry that holds no image is
+ * named on stderr ("skipped: X, not an image"), and each that cannot be
+ * read ("not read: X: why"). adm_images_unread is -1 with an error
+ * counting the latter, 0 when there are none.
+ */
+struct adm_archive_set;
+int	 adm_images_read(struct adm_archive_set *, int argc, char **argv,
+	    uint64_t max_inflate, struct rai_err *);
+int	 adm_images_unread(const struct adm_archive_set *, struct rai_err *);
+
 extern const struct rai_cmd adm_cmd_set;		/* set node-role */
+extern const struct rai_cmd adm_cmd_create;		/* create registry-secret */
 extern const struct rai_cmd adm_cmd_remove;		/* remove node-role */
 extern const struct rai_cmd adm_cmd_node;		/* node list|drain|undrain */
 extern const struct rai_cmd adm_cmd_generate_values;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "adm.h"
+#include "adm/pull_secret.h"
 #include "adm/values.h"
 #include "cli/opt.h"
 #include "cli/warn.h"
@@ -38,6 +39,7 @@ struct gv_opts {
 	const char	*nfs_path;
 	int		 airgapped;
 	const char	*registry;
+	const char	*registry_secret;
 	int		 openshift;
 	const char	*first_admin;
 	const char	*output;
@@ -83,6 +85,11 @@ static const struct rai_opt gv_opts[] = {
 	  .offset = offsetof(struct gv_opts, registry), .argh = "<name:port>",
 	  .help = "private registry for the images, no scheme (implies "
 	      "--airgapped)" },
+	{ .long_name = "registry-secret", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct gv_opts, registry_secret),
+	  .argh = "<name>", .help = "the pull Secret the values name for the "
+	      "private registry (\"create registry-secret\" makes it; \"\": "
+	      "none)", .def = ADM_PULL_SECRET_NAME },
 	{ .long_name = "openshift", .type = RAI_OPT_BOOL,
 	  .offset = offsetof(struct gv_opts, openshift),
 	  .help = "values for OpenShift (routes and the OpenShift identity "
@@ -314,6 +321,8 @@ cmd_generate_values(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	v.nfs_path = o->nfs_path;
 	v.airgapped = o->airgapped;
 	v.registry = registry;
+	/* the Secret preflight checks and "create registry-secret" makes */
+	v.registry_secret = registry != NULL ? o->registry_secret : NULL;
 	v.openshift = o->openshift;
 	v.first_admin = o->openshift ? o->first_admin : NULL;
 	if (adm_values_render(tmpl, tmpl_len, tmpl_name, &v, &o->set, &out,
@@ -364,6 +373,7 @@ const struct rai_cmd adm_cmd_generate_values = {
 	.synopsis = "--domain <fqdn> --tls-cert <file> --tls-key <file> "
 	    "[--ca-file <file>] [--external-ips <ip,...>] [--nfs-server <host> "
 	    "--nfs-path <path>] [--airgapped] [--registry <name:port>] "
+	    "[--registry-secret <name>] "
 	    "[--openshift --first-admin <user>] [--output <file>] [--force]",
 	.description = "Writes runai-backend-values.yaml, the values file for "
 	    "\"helm install runai-backend ... -f runai-backend-values.yaml\" "
@@ -382,6 +392,12 @@ const struct rai_cmd adm_cmd_generate_values = {
 	    "that expires within 30 days, a self-signed one, or one without "
 	    "its intermediate certificates (when no --ca-file is given) is "
 	    "only a warning.\n\n"
+	    "With a registry, the values name the pull Secret the nodes "
+	    "use for it, global.imagePullSecrets: " ADM_PULL_SECRET_NAME
+	    " unless --registry-secret gives another name (\"\" for none, "
+	    "for a registry that asks for no credentials); \"runai-adm "
+	    "create registry-secret\" creates it and \"runai-adm preflight "
+	    "--registry\" checks that it is there and logs in.\n\n"
 	    "The certificate and key files go into the values as single-line "
 	    "base64 of their bytes (backend.https.crt and backend.https.key). "
 	    "Because the file holds the private key it is written with mode "

@@ -14,6 +14,7 @@
 
 #include "adm.h"
 #include "adm/image.h"
+#include "adm/image_set.h"
 #include "cli/out.h"
 #include "core/text.h"
 #include "kube/quantity.h"
@@ -130,7 +131,7 @@ static int
 cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	const struct images_list_opts *o = opts;
-	struct adm_archive_set set = { NULL, 0 };
+	struct adm_archive_set set = { NULL, 0, NULL, 0, NULL, 0 };
 	struct adm_archive **arcs = NULL;
 	size_t narcs = 0;
 	struct rai_table *t;
@@ -144,10 +145,9 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    adm_max_inflate_parse(o->max_inflate, &max_inflate,
 	    rai_ctx_err(ctx)) == -1)
 		return -1;
-	for (a = 0; a < argc; a++)
-		if (adm_archive_set_add(&set, argv[a], max_inflate,
-		    rai_ctx_err(ctx)) == -1)
-			goto out;
+	if (adm_images_read(&set, argc, argv, max_inflate,
+	    rai_ctx_err(ctx)) == -1)
+		goto out;
 	arcs = set.v;
 	narcs = set.n;
 	for (a = 0; (size_t)a < narcs; a++)
@@ -187,6 +187,9 @@ cmd_images_list(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 		rai_table_print(t, ctx->out);
 		rai_table_free(t);
 	}
+	/* what could be read is listed; the rest fails the command */
+	if (rc == 0)
+		rc = adm_images_unread(&set, rai_ctx_err(ctx));
 out:
 	adm_archive_set_free(&set);
 	return rc;
@@ -210,7 +213,7 @@ static const struct rai_cmd adm_cmd_images_list = {
 	.aliases = (const char *const[]){ "ls", NULL },
 	.summary = "list the images in image archives and OCI layouts",
 	.synopsis = "[--verify] [--max-inflate <size>] [-o wide|json|yaml|name] "
-	    "<archive>...",
+	    "<archive|bundle|folder>...",
 	.description = "Reads each archive in place, without extracting it "
 	    "and without a Docker daemon, and lists its images: one row per "
 	    "reference (<none> when the image has none) with the manifest "
@@ -219,11 +222,17 @@ static const struct rai_cmd adm_cmd_images_list = {
 	    "(docker-legacy, or docker-oci from Docker 25 on), OCI image "
 	    "layout directories (oci-dir) or OCI layouts in a tar "
 	    "(oci-archive); one archive may hold several images. A release "
-	    "bundle, a tar (gzip or not) of such archives (members named "
-	    "*.tar, *.tar.gz or *.tgz; Helm charts and other files beside "
-	    "them are passed over), stands for every image archive inside "
-	    "it, each read in place at its offset and shown as "
-	    "BUNDLE:MEMBER. A gzip "
+	    "bundle, a tar (gzip or not) of such archives, stands for every "
+	    "image inside it, each read in place at its offset and shown as "
+	    "BUNDLE:MEMBER; a folder of them (the extracted release) is read "
+	    "the same way, entries by name. Inside a bundle or folder, "
+	    "members named *.tar, *.tar.gz or *.tgz are image archives or "
+	    "bundles in turn (nested up to 4 deep), a directory holding "
+	    "oci-layout and index.json is an OCI image layout (oci-dir), and "
+	    "every other entry is named on stderr as \"skipped: NAME, not an "
+	    "image\" (a Helm chart as one entry). An entry that cannot be "
+	    "read is named as \"not read: NAME: why\"; the others are "
+	    "listed and the exit status is 1. A gzip "
 	    "archive (told by its bytes, not its name) is inflated once into "
 	    "an unlinked file under $TMPDIR (default /var/tmp), after a check "
 	    "of the free space there, and never past it; it may inflate to "

@@ -18,9 +18,12 @@
 
 #include "adm.h"
 #include "adm/image.h"
+#include "adm/image_set.h"
 #include "adm/push.h"
 #include "adm/registry.h"
+#include "adm/values.h"
 #include "cli/out.h"
+#include "cli/warn.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/err.h"
@@ -61,8 +64,8 @@ static const char *const output_choices[] = { "json", NULL };
 	  .offset = offsetof(struct push_opts, registry), \
 	  .argh = "<host[:port][/path]>", \
 	  .help = "the registry (no scheme); a path is put in front of " \
-	      "every repository", .comp = RAI_COMP_HOST, \
-	  .flags = RAI_OPT_REQUIRED }, \
+	      "every repository (default: $REGISTRY_URL)", \
+	  .comp = RAI_COMP_HOST }, \
 	{ .long_name = "map", .type = RAI_OPT_LIST, \
 	  .offset = offsetof(struct push_opts, map), .argh = "<src=>dst>", \
 	  .help = "rename: a source reference starting with src gets dst " \
@@ -136,6 +139,16 @@ static const struct rai_opt verify_opts[] = {
 
 /* ---- rendering ---- */
 
+#define RATE_SAMPLES	32
+#define RATE_STEP_MS	500		/* a sample at most this often */
+#define RATE_WINDOW_MS	10000
+#define ETA_MAX_S	(2 * 86400.0)	/* beyond: no estimate at all */
+
+struct sample {
+	long long	 ms;
+	uint64_t	 bytes;
+};
+
 struct active {
 	char		 digest[ADM_DIGEST_MAX];
 	const char	*repo;
@@ -154,6 +167,10 @@ struct render {
 	struct active		 act[MAX_ACTIVE];
 	size_t			 nact;
 	struct rai_strv		 refs;		/* final list, sorted at the end */
+	const struct adm_archive_set *set;	/* the input, for its counts */
+	struct sample		 samples[RATE_SAMPLES];	/* a ring */
+	size_t			 first;
+	size_t			 nsamples;
 };
 
 static const char *
@@ -192,21 +209,6 @@ clean_line(const char *fmt, va_list ap)
 
 	free(raw);
 	return safe;
-}
-
-static char *
-clean_vline(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *
-clean_vline(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	s = clean_line(fmt, ap);
-	va_end(ap);
-	return s;
 }
 
 static void
@@ -291,21 +293,62 @@ rate(const struct adm_push_stats *st)
 	    (double)st->elapsed_ms : 0;
 }
 
+/*
+ * The recent rate, over the last RATE_WINDOW_MS of ticks: a push that
+ * waited out a registry restart has a fair rate again as soon as bytes
+ * flow, and one that is waiting now shows no ETA rather than a huge one.
+ */
+static double
+recent_rate(struct render *r, const struct adm_push_stats *st)
+{
+	long long now = rai_now_ms();
+	struct sample *old;
+
+	if (r->nsamples == 0 || now - r->samples[(r->first + r->nsamples - 1) %
+	    RATE_SAMPLES].ms >= RATE_STEP_MS) {
+		if (r->nsamples == RATE_SAMPLES) {
+			r->first = (r->first + 1) % RATE_SAMPLES;
+			r->nsamples--;
+		}
+		r->samples[(r->first + r->nsamples++) % RATE_SAMPLES] =
+		    (struct sample){ now, st->bytes_sent };
+	}
+	while (r->nsamples > 1 && now - r->samples[(r->first + 1) %
+	    RATE_SAMPLES].ms >= RATE_WINDOW_MS) {
+		r->first = (r->first + 1) % RATE_SAMPLES;
+		r->nsamples--;
+	}
+	old = &r->samples[r->first];
+	if (st->bytes_sent < old->bytes)
+		return 0;
+	if (now - old->ms < RATE_STEP_MS)
+		return rate(st);	/* the first seconds: since the start */
+	return (double)(st->bytes_sent - old->bytes) * 1000.0 /
+	    (double)(now - old->ms);
+}
+
+/*
+ * "sent" never goes back: bytes sent again after a retry count, and the
+ * bound ("up to") grows by what the retry threw away instead.
+ */
 static void
-total_line(const struct adm_push_stats *st, struct rai_buf *b)
+total_line(struct render *r, const struct adm_push_stats *st,
+    struct rai_buf *b)
 {
 	char sent[32], tot[32], rt[32];
 	size_t done = st->uploaded + st->skipped + st->mounted;
-	double r = rate(st);
-	uint64_t left = st->bytes_total > st->bytes_sent ?
-	    st->bytes_total - st->bytes_sent : 0;
+	double rr = recent_rate(r, st), eta;
+	uint64_t bound = st->bytes_total + st->bytes_resent;
+	uint64_t left = bound > st->bytes_sent ? bound - st->bytes_sent : 0;
 
 	rai_buf_addf(b, "%zu of %zu blobs done, %s of up to %s sent, %s/s",
 	    done, st->blobs, iec(st->bytes_sent, sent, sizeof(sent)),
-	    iec(st->bytes_total, tot, sizeof(tot)), iec((uint64_t)r, rt,
-	    sizeof(rt)));
-	if (r > 0 && left > 0)
-		rai_buf_addf(b, ", ETA %.0fs", (double)left / r);
+	    iec(bound, tot, sizeof(tot)), iec((uint64_t)rr, rt, sizeof(rt)));
+	eta = rr > 0 ? (double)left / rr : 0;
+	if (left > 0 && rr <= 0 && st->retries > 0)
+		rai_buf_addstr(b, ", waiting to retry");
+	else if (left > 0 && eta >= 1 && eta < ETA_MAX_S)
+		rai_buf_addf(b, ", ETA %.0fs", eta);
 }
 
 static struct active *
@@ -313,6 +356,8 @@ find_active(struct render *r, const char *digest, const char *repo)
 {
 	size_t i;
 
+	if (digest == NULL)	/* an event of no blob (the registry's retry) */
+		return NULL;
 	for (i = 0; i < r->nact; i++)
 		if (strcmp(r->act[i].digest, digest) == 0 &&
 		    r->act[i].repo == repo)
@@ -351,7 +396,7 @@ redraw(struct render *r, const struct adm_push_stats *st)
 		free(repo);
 	}
 	rai_buf_addstr(&b, "  ");
-	total_line(st, &b);
+	total_line(r, st, &b);
 	rai_buf_addch(&b, '\n');
 	r->drawn = (int)r->nact + 1;
 	fputs(rai_buf_str(&b), stderr);
@@ -389,12 +434,34 @@ note(struct render *r, const struct adm_push_stats *st, const char *fmt,
 		redraw(r, st);
 }
 
+/*
+ * A line of the final list on stdout, printed sorted at the end: the
+ * answers come in whatever order the connections finish, and scripts
+ * diff the list between runs.
+ */
+static void
+keep(struct render *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+keep(struct render *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = clean_line(fmt, ap);
+	va_end(ap);
+	rai_strv_push(&r->refs, s);
+	free(s);
+}
+
 static void
 text_event(struct render *r, const struct adm_push_event *ev)
 {
 	const struct adm_push_stats *st = ev->stats;
 	struct active *a;
-	char sz[32], delay[32], *t;
+	char sz[32], delay[32];
 	long long now;
 
 	switch (ev->type) {
@@ -440,28 +507,27 @@ text_event(struct render *r, const struct adm_push_event *ev)
 		snprintf(delay, sizeof(delay), "%.1fs",
 		    (double)ev->delay_ms / 1000.0);
 		note(r, st, "retrying %s after %s in %s (retry %d of %d, "
-		    "%.1fs of waiting so far)", ev->digest, ev->message, delay,
+		    "%.1fs of waiting so far)", ev->digest != NULL ?
+		    ev->digest : "GET /v2/", ev->message, delay,
 		    ev->attempt, ev->max_attempts,
 		    (double)ev->waited_ms / 1000.0);
 		break;
 	case ADM_EV_MANIFEST_PUSHED:
-		t = clean_vline("%s@%s", ev->target, ev->digest);
-		rai_strv_push(&r->refs, t);
-		free(t);
+		keep(r, "%s@%s", ev->target, ev->digest);
 		break;
 	case ADM_EV_PRESENT:
 		if (strcmp(ev->kind, "manifest") == 0)
-			line(r->out, "%s@%s present", ev->target, ev->digest);
+			keep(r, "%s@%s present", ev->target, ev->digest);
 		break;
 	case ADM_EV_MISSING:
 		if (strcmp(ev->kind, "manifest") == 0)
-			line(r->out, "%s@%s missing", ev->target, ev->digest);
+			keep(r, "%s@%s missing", ev->target, ev->digest);
 		else
 			note(r, st, "missing: blob %s in %s", ev->digest,
 			    ev->repo);
 		break;
 	case ADM_EV_DIFFERENT:
-		line(r->out, "%s@%s different: the registry has %s",
+		keep(r, "%s@%s different: the registry has %s",
 		    ev->target, ev->digest, ev->found);
 		break;
 	case ADM_EV_IMAGE_FAILED:
@@ -477,7 +543,7 @@ text_event(struct render *r, const struct adm_push_event *ev)
 			struct rai_buf b = RAI_BUF_INIT;
 
 			if (r->last_line_ms != 0) {
-				total_line(st, &b);
+				total_line(r, st, &b);
 				fprintf(stderr, "progress: %s\n",
 				    rai_buf_str(&b));
 			}
@@ -542,6 +608,21 @@ compress_hint(const struct render *r)
 	    gzip ? "without" : "with", gzip ? "without" : "with");
 }
 
+/*
+ * What became of the input's images: found, pushed, not pushed, and the
+ * entries of bundles and folders that were no image or could not be
+ * read (each named above), so that a short count is seen at once.
+ */
+static void
+image_counts(const struct render *r, const struct adm_push_stats *st)
+{
+	fprintf(stderr, "images: %zu found, %zu pushed, %zu not pushed; %zu "
+	    "%s skipped (not images), %zu not read\n", st->images,
+	    st->images_pushed, st->images - st->images_pushed,
+	    r->set->nskipped, plural(r->set->nskipped, "entry", "entries"),
+	    r->set->nfailed);
+}
+
 static void
 summary(struct render *r, const struct adm_push_stats *st, int ok)
 {
@@ -567,6 +648,13 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 		cJSON_AddNumberToObject(o, "retries", (double)st->retries);
 		cJSON_AddNumberToObject(o, "notPushed",
 		    (double)st->not_pushed);
+		cJSON_AddNumberToObject(o, "images", (double)st->images);
+		cJSON_AddNumberToObject(o, "imagesPushed",
+		    (double)st->images_pushed);
+		cJSON_AddNumberToObject(o, "entriesSkipped",
+		    (double)r->set->nskipped);
+		cJSON_AddNumberToObject(o, "entriesNotRead",
+		    (double)r->set->nfailed);
 		cJSON_AddNumberToObject(o, "bytesSent",
 		    (double)st->bytes_sent);
 		cJSON_AddNumberToObject(o, "bytesToSend",
@@ -587,6 +675,7 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 		    plural(st->blobs, "blob", "blobs"));
 		break;
 	case ADM_PUSH_VERIFY:
+		put_refs(r);
 		fprintf(stderr, "verified %zu %s: %zu %s present, %zu missing, "
 		    "%zu different\n", st->targets, plural(st->targets,
 		    "reference", "references"), st->skipped,
@@ -597,18 +686,26 @@ summary(struct render *r, const struct adm_push_stats *st, int ok)
 		break;
 	case ADM_PUSH_UPLOAD:
 		put_refs(r);
-		fprintf(stderr, "%s %zu %s: %zu %s uploaded, %zu mounted, %zu "
-		    "skipped; %s sent in %.1fs (%s/s)",
-		    ok || st->not_pushed > 0 ? "pushed" : "failed after",
-		    ok || st->not_pushed > 0 ? st->manifests : st->targets,
-		    plural(ok || st->not_pushed > 0 ? st->manifests :
-		    st->targets, "reference", "references"), st->uploaded,
+		if ((ok || st->not_pushed > 0) && st->manifests == st->targets)
+			fprintf(stderr, "pushed %zu %s", st->manifests,
+			    plural(st->targets, "reference", "references"));
+		else if (ok || st->not_pushed > 0)
+			fprintf(stderr, "pushed %zu of %zu %s", st->manifests,
+			    st->targets, plural(st->targets, "reference",
+			    "references"));
+		else
+			fprintf(stderr, "push failed with %zu of %zu %s "
+			    "pushed", st->manifests, st->targets,
+			    plural(st->targets, "reference", "references"));
+		fprintf(stderr, ": %zu %s uploaded, %zu mounted, %zu "
+		    "skipped; %s sent in %.1fs (%s/s)", st->uploaded,
 		    plural(st->uploaded, "blob", "blobs"), st->mounted,
 		    st->skipped, iec(st->bytes_sent, sent, sizeof(sent)), secs,
 		    iec((uint64_t)rate(st), rt, sizeof(rt)));
 		if (st->not_pushed > 0)
 			fprintf(stderr, "; %zu not pushed", st->not_pushed);
 		fputc('\n', stderr);
+		image_counts(r, st);
 		break;
 	}
 }
@@ -722,6 +819,29 @@ parse_maps(const struct push_opts *o, struct adm_map_rule **out,
 	return 0;
 }
 
+/*
+ * --registry, else REGISTRY_URL as the install guides export it (and
+ * generate-values and preflight read it): the guide's image step is
+ * "images push BUNDLE" with it set.
+ */
+static int
+choose_registry(const struct push_opts *o, const char **out,
+    struct rai_err *err)
+{
+	int from_env;
+
+	*out = o->registry;
+	if (o->registry != NULL)
+		return 0;
+	if (adm_registry_choose(NULL, 1, out, &from_env, err) == -1)
+		return -1;
+	if (*out == NULL)
+		return rai_err_set(err, RAI_E_USAGE, "no registry: give "
+		    "--registry <host[:port][/path]>, or set REGISTRY_URL");
+	rai_warn("--registry not given: using REGISTRY_URL (%s)", *out);
+	return 0;
+}
+
 static int
 run_push(struct rai_ctx *ctx, const struct push_opts *o,
     enum adm_push_mode mode, int argc, char **argv)
@@ -729,30 +849,32 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	struct rai_err *err = rai_ctx_err(ctx);
 	struct adm_push_opts po = { 0 };
 	struct adm_push_stats st = { 0 };
-	struct adm_archive_set set = { NULL, 0 };
+	struct adm_archive_set set = { NULL, 0, NULL, 0, NULL, 0 };
 	struct adm_map_rule *maps = NULL;
 	struct render r;
 	char *password = NULL;
+	const char *registry;
 	uint64_t threshold, max_inflate;
 	int a, rc = -1;
 
 	memset(&r, 0, sizeof(r));
-	if (check_opts(o, &threshold, err) == -1 ||
+	if (choose_registry(o, &registry, err) == -1 ||
+	    check_opts(o, &threshold, err) == -1 ||
 	    adm_max_inflate_parse(o->max_inflate, &max_inflate, err) == -1 ||
 	    parse_maps(o, &maps, err) == -1)
 		return -1;
-	for (a = 0; a < argc; a++)
-		if (adm_archive_set_add(&set, argv[a], max_inflate, err) == -1)
-			goto out;
+	if (adm_images_read(&set, argc, argv, max_inflate, err) == -1)
+		goto out;
 	if (o->password_stdin && read_password(&password, err) == -1)
 		goto out;
 	r.o = o;
+	r.set = &set;
 	r.mode = mode;
 	r.out = ctx->out;
 	r.json = o->output != NULL;
 	r.tty = isatty(STDERR_FILENO);
 	po.mode = mode;
-	po.registry = o->registry;
+	po.registry = registry;
 	po.maps = maps;
 	po.nmaps = o->map.n;
 	po.jobs = (int)o->jobs;
@@ -773,6 +895,9 @@ run_push(struct rai_ctx *ctx, const struct push_opts *o,
 	/* no summary when it failed before the first request (plan, auth) */
 	if (rc == 0 || st.connected)
 		summary(&r, &st, rc == 0);
+	/* the images that could be read went; the rest fail the command */
+	if (rc == 0)
+		rc = adm_images_unread(&set, err);
 	if (rc == -1 && r.json)
 		json_error(&r, err);
 out:
@@ -819,12 +944,16 @@ const struct rai_cmd adm_cmd_images_push = {
 	.name = "push",
 	.summary = "push image archives to a registry without a Docker "
 	    "daemon",
-	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.synopsis = "[--registry <host[:port][/path]>] [options] "
+	    "<archive|bundle|folder>...",
 	.description = "Pushes every image of the archives (docker save "
 	    "tarballs, OCI layout directories, oci-archive tarballs, gzip or "
-	    "not, and release bundles of them; see \"images list\") to the "
-	    "registry, so \"images push runai-VERSION.tar.gz --registry R\" "
-	    "is the whole air-gapped image step. Each image reference "
+	    "not, and release bundles or folders of them, every entry named "
+	    "that is skipped or cannot be read; see \"images list\") to the "
+	    "registry, --registry or else $REGISTRY_URL, so \"images push "
+	    "runai-VERSION.tar.gz\" is the whole air-gapped image step. The "
+	    "images that can be read are pushed; an entry that cannot makes "
+	    "the exit status 1. Each image reference "
 	    "becomes <registry>/<repository path>:<tag>: the reference's "
 	    "domain is dropped, its path and tag kept; --map SRC=>DST rules "
 	    "(first match wins) replace a leading SRC of the reference "
@@ -835,7 +964,9 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "checks every blob it receives against its digest and stores "
 	    "none that fails; when it refuses one, the archive's copy (with "
 	    "--compress gzip, the compressed copy) is hashed to tell a "
-	    "corrupt copy from bytes changed on the way (\"images list "
+	    "corrupt copy from bytes changed on the way (with --compress "
+	    "gzip a corrupt layer is found while compressing and never "
+	    "sent) (\"images list "
 	    "--verify\" hashes every blob before a push). A blob whose bytes in the archive do not match its "
 	    "digest leaves out every image that needs it, each named with "
 	    "the reason; the other images are pushed, and the exit status "
@@ -847,8 +978,13 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "mid-blob included: the blob is sent again from a new upload "
 	    "session), 429 and 5xx answers are retried with backoff "
 	    "(honouring Retry-After), so a registry that restarts and is "
-	    "gone for tens of seconds does not fail the push; each retry "
-	    "line says which retry it is and the wait so far.\n\n"
+	    "gone for tens of seconds does not fail the push, nor one that "
+	    "is down or starting when the push begins; each retry "
+	    "line says which retry it is and the wait so far. The bytes "
+	    "sent never go back in the progress: what a retry sends again "
+	    "is counted and raises the \"up to\" total; the rate is that of "
+	    "the last 10 seconds, and no ETA is shown while waiting to "
+	    "retry.\n\n"
 	    "Legacy docker save layers are uncompressed; --compress gzip "
 	    "sends them gzip-compressed, deterministically, so every run "
 	    "gives the same digests. Each such layer is compressed once, "
@@ -873,7 +1009,9 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "cross the network in clear text (with --plain-http the realm "
 	    "may be plain http too).\n\n"
 	    "stdout gets the pushed references with their digests "
-	    "(<ref>@sha256:...); stderr the progress and a summary. -o json "
+	    "(<ref>@sha256:...), sorted; stderr the progress and a summary: "
+	    "the references pushed, and the images found, pushed and not "
+	    "pushed, with the entries skipped and not read. -o json "
 	    "gives one JSON event per line instead.",
 	.examples = push_examples,
 	.opts = push_opts,
@@ -894,13 +1032,15 @@ static const struct rai_example verify_examples[] = {
 const struct rai_cmd adm_cmd_images_verify = {
 	.name = "verify",
 	.summary = "check that a registry holds the images of archives",
-	.synopsis = "--registry <host[:port][/path]> [options] <archive>...",
+	.synopsis = "[--registry <host[:port][/path]>] [options] "
+	    "<archive|bundle|folder>...",
 	.description = "For every image of the archives, named as \"images "
 	    "push\" would name it (same --registry, --map and --compress), "
 	    "checks with HEAD requests that every blob is in its repository "
 	    "and that the tag names the same manifest digest. Uploads "
 	    "nothing. stdout gets one line per reference (present, missing, "
-	    "or different with the registry's digest); the exit status is 1 "
+	    "or different with the registry's digest), sorted by reference "
+	    "so that runs compare line by line; the exit status is 1 "
 	    "when anything is missing or different, and the error names the "
 	    "first such thing.",
 	.examples = verify_examples,

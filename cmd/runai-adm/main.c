@@ -26,6 +26,7 @@ static const struct rai_opt adm_global_opts[] = {
 
 static const struct rai_cmd *const adm_cmds[] = {
 	&adm_cmd_collect_logs,
+	&adm_cmd_create,
 	&adm_cmd_generate_values,
 	&adm_cmd_images,
 	&adm_cmd_node,

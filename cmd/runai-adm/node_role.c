@@ -136,8 +136,8 @@ take_guide_form(struct role_opts *o, int argc, char **argv)
 
 	o->gpu = 1;
 	rai_warn("--all without a role: setting --gpu-worker on every node "
-	    "that is neither runai-system nor control plane, as the install "
-	    "guide's 'set node-role --all' does");
+	    "with GPUs that is neither runai-system nor control plane, as "
+	    "the install guide's 'set node-role --all' does");
 	if (argc == 1) {
 		s = rai_text_sanitize(argv[0]);
 		rai_warn("node name '%s' ignored: --all selects the nodes", s);
@@ -728,8 +728,16 @@ static const struct rai_cmd adm_cmd_set_node_role = {
 	    "the runai-system role. --all without a role flag is the "
 	    "install guide's \"set node-role --all <node>\": every such "
 	    "node becomes a GPU worker, with a warning saying so (the one "
-	    "node name is ignored, as --all selects the nodes). A GPU worker "
-	    "role on a node without GPUs is warned about. "
+	    "node name is ignored, as --all selects the nodes). --all and "
+	    "--selector give the GPU worker role only to nodes with GPUs "
+	    "(allocatable nvidia.com/gpu or the nvidia.com/gpu.present "
+	    "label); the others are skipped and named. A GPU worker role on "
+	    "a named node without GPUs is warned about, and so is a node "
+	    "that ends up both runai-system and GPU worker (system nodes "
+	    "should be dedicated to Run:ai's services), and a control-plane "
+	    "node given a role while it keeps a NoSchedule or NoExecute "
+	    "taint (each named, with the kubectl taint command that lifts "
+	    "it). "
 	    "With a worker role, RunaiConfig "
 	    "runai/runai gets spec.global.nodeAffinity.restrictScheduling "
 	    "true (workloads then require the worker labels); if Run:ai is "

@@ -17,6 +17,7 @@
 #include "adm/checks.h"
 #include "adm/net.h"
 #include "adm/preflight.h"
+#include "adm/pull_secret.h"
 #include "adm/values.h"
 #include "cli/opt.h"
 #include "cli/out.h"
@@ -42,6 +43,7 @@ struct pf_opts {
 	const char	*domain;
 	const char	*cluster_domain;
 	const char	*registry;
+	const char	*registry_secret;
 	int		 airgapped;
 	const char	*runai_version;
 	const char	*nfs_server;
@@ -73,6 +75,10 @@ static const struct rai_opt pf_opts[] = {
 	{ .long_name = "registry", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct pf_opts, registry), .argh = "<name:port>",
 	  .help = "private registry to probe (GET /v2/), no scheme" },
+	{ .long_name = "registry-secret", .type = RAI_OPT_STRING,
+	  .offset = offsetof(struct pf_opts, registry_secret),
+	  .argh = "<name>", .help = "the pull Secret to check for the "
+	      "registry (default: " ADM_PULL_SECRET_NAME "; \"\": none)" },
 	{ .long_name = "runai-version", .type = RAI_OPT_STRING,
 	  .offset = offsetof(struct pf_opts, runai_version),
 	  .argh = "<version>",
@@ -384,6 +390,7 @@ cmd_preflight(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	po.domain = o->domain;
 	po.cluster_domain = o->cluster_domain;
 	po.registry = registry;
+	po.registry_secret = o->registry_secret;
 	po.airgapped = o->airgapped;
 	po.nfs_server = o->nfs_server;
 	po.tls_cert = o->tls_cert;
@@ -474,8 +481,12 @@ const struct rai_cmd adm_cmd_preflight = {
 	    "chain), net.tls.live (the certificate served on domain:443, or "
 	    "on --tls-endpoint HOST:PORT with the domain as SNI and expected "
 	    "name: chain, names, expiry), net.registry (GET /v2/ answers 200, "
-	    "or 401 with WWW-Authenticate; plain HTTP is a warning) and "
-	    "storage.nfs (TCP port 2049). --only and --skip take ids or "
+	    "or 401 with WWW-Authenticate; plain HTTP is a warning), "
+	    "net.registry.secret (the pull Secret " ADM_PULL_SECRET_NAME
+	    ", or --registry-secret, is in runai-backend and runai, and the "
+	    "registry logs its user in; none is needed for a registry that "
+	    "asks for no credentials) and storage.nfs (TCP port 2049, or "
+	    "the port given). --only and --skip take ids or "
 	    "globs.\n\n"
 	    "Each result is PASS, WARN, FAIL or SKIP with a message; WARN and "
 	    "FAIL come with what to do. The table goes to stdout (colour "

@@ -20,6 +20,7 @@
 #include "adm/check_kit.h"
 #include "adm/net.h"
 #include "adm/preflight.h"
+#include "adm/pull_secret.h"
 #include "adm/values.h"
 #include "core/alloc.h"
 #include "core/buf.h"
@@ -443,8 +444,10 @@ adm_pf_check_registry(struct pf *pf)
 	else if (ans.status == 401 && ans.www_auth != NULL)
 		adm_pf_add(pf, ADM_PASS, NULL,
 		    "%s answers GET /v2/ over HTTPS and "
-		    "asks for credentials (%s); create Secret runai-reg-creds "
-		    "with them", o->registry, ans.www_auth);
+		    "asks for credentials (%s): the nodes pull with Secret "
+		    "%s (see net.registry.secret)", o->registry, ans.www_auth,
+		    o->registry_secret != NULL && *o->registry_secret != '\0' ?
+		    o->registry_secret : ADM_PULL_SECRET_NAME);
 	else
 		adm_pf_add(pf, ADM_FAIL,
 		    "give the address of a Docker registry "
@@ -468,10 +471,13 @@ adm_pf_check_nfs(struct pf *pf)
 	if (adm_split_hostport(pf->o->nfs_server, 2049, &host, &port,
 	    &err) == -1 || adm_tcp_connect(host, port, pf->o->timeout_ms,
 	    &fd, &err) == -1) {
-		adm_pf_add(pf, ADM_FAIL,
-		    "check that the NFS server runs and that no "
-		    "firewall blocks TCP port 2049 (from the nodes as well)",
-		    "%s", err.message);
+		/* the port given (host:port), not always NFS's 2049 */
+		char *hint = xasprintf("check that the NFS server runs and "
+		    "that no firewall blocks TCP port %d (from the nodes as "
+		    "well)", port);
+
+		adm_pf_add(pf, ADM_FAIL, hint, "%s", err.message);
+		free(hint);
 	} else {
 		close(fd);
 		adm_pf_add(pf, ADM_PASS, NULL,

@@ -102,7 +102,18 @@ adm_pf_api_ready(struct pf *pf)
 	}
 	if (pf->api == 1)
 		return 1;
-	if (!pf->api_down_told) {
+	if (!pf->api_down_told && (pf->api_err.http_status == 401 ||
+	    pf->api_err.http_status == 403)) {
+		/* it answered: the credentials are what is wrong */
+		pf->api_down_told = 1;
+		adm_pf_add(pf, ADM_FAIL, "check the kubeconfig's user "
+		    "(--kubeconfig, --context): its token or certificate may "
+		    "have expired; log in again",
+		    "the Kubernetes API server refused the credentials (HTTP "
+		    "%ld): %s", pf->api_err.http_status,
+		    pf->api_err.message != NULL ? pf->api_err.message :
+		    "unknown error");
+	} else if (!pf->api_down_told) {
 		pf->api_down_told = 1;
 		adm_pf_add(pf, ADM_FAIL, "check the kubeconfig (--kubeconfig, "
 		    "--context) and that the API server is reachable from this "
@@ -110,8 +121,11 @@ adm_pf_api_ready(struct pf *pf)
 		    pf->api_err.message != NULL ? pf->api_err.message :
 		    "unknown error");
 	} else {
-		adm_pf_add(pf, ADM_SKIP, NULL,
-		    "not checked: the Kubernetes API server does not answer");
+		adm_pf_add(pf, ADM_SKIP, NULL, "not checked: %s",
+		    pf->api_err.http_status == 401 ||
+		    pf->api_err.http_status == 403 ? "the Kubernetes API "
+		    "server refused the credentials" : "the Kubernetes API "
+		    "server does not answer");
 	}
 	return 0;
 }

@@ -95,7 +95,35 @@ adm_pf_check_prometheus(struct pf *pf)
 	cJSON_Delete(list);
 }
 
-static const char ROLE_PREFIX[] = "node-role.kubernetes.io/";
+#define ROLE_PREFIX	"node-role.kubernetes.io/"
+
+/*
+ * A control-plane node with a Run:ai role and a NoSchedule or NoExecute
+ * taint: "NODE (KEY:EFFECT)" for each such taint.
+ */
+static void
+role_taints(const cJSON *n, struct names *out)
+{
+	static const char *const roles[] = { ROLE_PREFIX "runai-system",
+	    ROLE_PREFIX "runai-gpu-worker", ROLE_PREFIX "runai-cpu-worker",
+	    NULL };
+	const cJSON *t;
+	const char *effect;
+	size_t i;
+	int role = 0;
+
+	for (i = 0; roles[i] != NULL; i++)
+		role |= rai_json_label(n, roles[i]) != NULL;
+	if (!role)
+		return;
+	cJSON_ArrayForEach(t, rai_json_array(n, "spec.taints")) {
+		effect = rai_json_str_or(t, "effect", "");
+		if (strcmp(effect, "NoSchedule") == 0 ||
+		    strcmp(effect, "NoExecute") == 0)
+			adm_pf_names_add(out, "%s (%s:%s)", adm_pf_name_of(n),
+			    rai_json_str_or(t, "key", ""), effect);
+	}
+}
 
 void
 adm_pf_check_node_roles(struct pf *pf)
@@ -103,7 +131,8 @@ adm_pf_check_node_roles(struct pf *pf)
 	static const char *const roles[] = { "runai-system",
 	    "runai-gpu-worker", "runai-cpu-worker", NULL };
 	struct names falsy = { RAI_BUF_INIT, 0 }, cp = { RAI_BUF_INIT, 0 },
-	    old = { RAI_BUF_INIT, 0 }, nogpu = { RAI_BUF_INIT, 0 };
+	    old = { RAI_BUF_INIT, 0 }, nogpu = { RAI_BUF_INIT, 0 },
+	    mixed = { RAI_BUF_INIT, 0 }, tainted = { RAI_BUF_INIT, 0 };
 	struct names per[3] = { { RAI_BUF_INIT, 0 }, { RAI_BUF_INIT, 0 },
 	    { RAI_BUF_INIT, 0 } };
 	struct rai_buf b = RAI_BUF_INIT, key = RAI_BUF_INIT;
@@ -136,13 +165,19 @@ adm_pf_check_node_roles(struct pf *pf)
 		if (rai_json_label(n,
 		    "node-role.kubernetes.io/runai-system-worker") != NULL)
 			adm_pf_names_add(&old, "%s", adm_pf_name_of(n));
+		if (rai_json_label(n, ROLE_PREFIX "runai-system") != NULL &&
+		    rai_json_label(n, ROLE_PREFIX "runai-gpu-worker") != NULL)
+			adm_pf_names_add(&mixed, "%s", adm_pf_name_of(n));
+		if (control)
+			role_taints(n, &tainted);
 	}
 	if (nogpu.n > 0) {
 		adm_pf_add(pf, ADM_FAIL,
 		    "runai-adm remove node-role --gpu-worker "
 		    "NODE on nodes without GPUs", "runai-gpu-worker nodes "
 		    "without allocatable GPUs: %s", adm_pf_names_str(&nogpu));
-	} else if (falsy.n > 0 || cp.n > 0 || old.n > 0 || per[0].n < 2) {
+	} else if (falsy.n > 0 || cp.n > 0 || old.n > 0 || per[0].n < 2 ||
+	    mixed.n > 0 || tainted.n > 0) {
 		if (per[0].n < 2)
 			rai_buf_addf(&b, "%s: Run:ai recommends dedicated "
 			    "runai-system nodes, two or more, so that its own "
@@ -159,7 +194,20 @@ adm_pf_check_node_roles(struct pf *pf)
 		if (old.n > 0)
 			rai_buf_addf(&b, "%sthe old key runai-system-worker: "
 			    "%s", b.len ? "; " : "", adm_pf_names_str(&old));
-		adm_pf_add(pf, ADM_WARN, falsy.n > 0 || cp.n > 0 || old.n > 0 ?
+		if (mixed.n > 0)
+			rai_buf_addf(&b, "%srunai-system nodes that are also "
+			    "GPU workers (system nodes should be dedicated): %s",
+			    b.len ? "; " : "", adm_pf_names_str(&mixed));
+		if (tainted.n > 0)
+			rai_buf_addf(&b, "%scontrol-plane nodes with a Run:ai "
+			    "role keep taints its pods do not tolerate: %s",
+			    b.len ? "; " : "", adm_pf_names_str(&tainted));
+		adm_pf_add(pf, ADM_WARN, mixed.n > 0 || tainted.n > 0 ?
+		    "give runai-system and GPU work nodes of their own "
+		    "(runai-adm remove node-role), and lift a control-plane "
+		    "taint (kubectl taint nodes NODE KEY:EFFECT-) or move the "
+		    "role to a worker" :
+		    falsy.n > 0 || cp.n > 0 || old.n > 0 ?
 		    "remove the label (runai-adm remove node-role), do not "
 		    "select the control plane as a runai-system node, and use "
 		    "node-role.kubernetes.io/runai-system" : "runai-adm set "
@@ -178,6 +226,8 @@ adm_pf_check_node_roles(struct pf *pf)
 	adm_pf_names_release(&cp);
 	adm_pf_names_release(&old);
 	adm_pf_names_release(&nogpu);
+	adm_pf_names_release(&mixed);
+	adm_pf_names_release(&tainted);
 	rai_buf_release(&b);
 	rai_buf_release(&key);
 }

@@ -12,6 +12,7 @@
  *   check_nvidia.c  nvidia.*
  *   check_runai.c   runai.*
  *   check_host.c    net.dns.host, net.tls.*, net.registry, storage.nfs
+ *   check_pull.c    net.registry.secret
  *   check_kit.c     struct pf, results, name lists, the API and nodes
  */
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "adm/check_k8s.h"
 #include "adm/check_kit.h"
 #include "adm/check_nvidia.h"
+#include "adm/check_pull.h"
 #include "adm/check_runai.h"
 #include "adm/checks.h"
 #include "adm/preflight.h"
@@ -57,6 +59,8 @@ static const struct check catalogue[] = {
 	{ { "net.tls.live", "TLS served for the domain", 0 },
 	    adm_pf_check_tls_live },
 	{ { "net.registry", "Container registry", 0 }, adm_pf_check_registry },
+	{ { "net.registry.secret", "Registry pull Secret", 2 },
+	    adm_pf_check_pull_secret },
 	{ { "storage.nfs", "NFS server", 0 }, adm_pf_check_nfs },
 };
 

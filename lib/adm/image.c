@@ -966,7 +966,7 @@ adm_archive_open(const char *path, uint64_t max_inflate,
     struct adm_archive **out, struct rai_err *err)
 {
 	struct adm_archive *a;
-	int dir;
+	int dir = 0;
 
 	*out = NULL;
 	if (open_outer(path, max_inflate, &a, &dir, err) == -1)
@@ -979,135 +979,27 @@ adm_archive_open(const char *path, uint64_t max_inflate,
 	return 0;
 }
 
-/* ---- release bundles: a tar of image archives ---- */
-
-static int
-ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-
-	return n > t && strcmp(s + n - t, tail) == 0;
-}
-
-static int
-archive_member(const struct adm_tar_entry *e)
-{
-	return e->type == ADM_TAR_FILE && (ends_with(e->name, ".tar") ||
-	    ends_with(e->name, ".tar.gz") || ends_with(e->name, ".tgz"));
-}
-
-static void
-set_push(struct adm_archive_set *s, struct adm_archive *a)
-{
-	s->v = xreallocarray(s->v, s->n + 1, sizeof(*s->v));
-	s->v[s->n++] = a;
-}
-
-/*
- * The image archive that is member e of the bundle, read in place (its
- * own gzip inflated once); *out NULL, without an error, when it is some
- * other tar (a Helm chart).
- */
-static int
-open_member(const struct adm_archive *b, const struct adm_tar_entry *e,
-    uint64_t max_inflate, struct adm_archive **out, struct rai_err *err)
+int
+adm_archive_from_tar(struct adm_tar *tar, const char *label,
+    struct adm_archive **out, struct rai_err *err)
 {
 	struct rai_err why = RAI_ERR_INIT;
-	struct adm_archive *a;
-	int fd = dup(b->tar->fd);
+	struct adm_archive *a = xcalloc(1, sizeof(*a));
+	int rc = 1;
 
 	*out = NULL;
-	if (fd == -1)
-		return rai_err_errno(err, errno, "'%s'", b->path);
-	a = xcalloc(1, sizeof(*a));
-	a->path = xasprintf("%s:%s", b->path, e->name);
-	if (adm_tar_open_range(fd, e->offset, e->size, a->path, max_inflate,
-	    &a->tar, err) == -1) {
+	a->path = xstrdup(label);
+	a->tar = tar;
+	if (detect_format(a, 0, &why) == -1)
+		rc = 0;
+	else if (load_images(a, err) == -1)
+		rc = -1;
+	rai_err_release(&why);
+	if (rc != 1) {
+		a->tar = NULL;	/* the caller's still */
 		adm_archive_free(a);
-		return -1;
-	}
-	if (detect_format(a, 0, &why) == -1) {
-		rai_err_release(&why);
-		adm_archive_free(a);
-		return 0;
-	}
-	if (load_images(a, err) == -1) {
-		adm_archive_free(a);
-		return -1;
+		return rc;
 	}
 	*out = a;
-	return 0;
-}
-
-/*
- * Adds the image archives inside b; *tars gets how many members looked
- * like archives (0: b is no bundle at all).
- */
-static int
-add_bundle(struct adm_archive_set *s, const struct adm_archive *b,
-    uint64_t max_inflate, size_t *tars, struct rai_err *err)
-{
-	struct adm_archive *a;
-	size_t i, found = 0;
-
-	*tars = 0;
-	for (i = 0; i < b->tar->n; i++) {
-		if (!archive_member(&b->tar->v[i]))
-			continue;
-		(*tars)++;
-		if (open_member(b, &b->tar->v[i], max_inflate, &a, err) == -1)
-			return -1;
-		if (a != NULL) {
-			set_push(s, a);
-			found++;
-		}
-	}
-	if (found == 0 && *tars > 0)
-		return rai_err_set(err, RAI_E_PROTO, "'%s': unknown layout: "
-		    "not an image archive (manifest.json, or oci-layout and "
-		    "index.json), and none of the %zu archives inside it is "
-		    "one", b->path, *tars);
-	return 0;
-}
-
-int
-adm_archive_set_add(struct adm_archive_set *s, const char *path,
-    uint64_t max_inflate, struct rai_err *err)
-{
-	struct rai_err why = RAI_ERR_INIT;
-	struct adm_archive *a;
-	size_t tars = 0;
-	int dir, rc;
-
-	if (open_outer(path, max_inflate, &a, &dir, err) == -1)
-		return -1;
-	if (detect_format(a, dir, &why) == 0) {
-		if (load_images(a, err) == -1) {
-			adm_archive_free(a);
-			return -1;
-		}
-		set_push(s, a);
-		return 0;
-	}
-	rc = dir ? 0 : add_bundle(s, a, max_inflate, &tars, err);
-	if (rc == 0 && tars == 0) {
-		/* no bundle either: why it is no image archive */
-		rai_err_move(err, &why);
-		rc = -1;
-	}
-	rai_err_release(&why);
-	adm_archive_free(a);
-	return rc;
-}
-
-void
-adm_archive_set_free(struct adm_archive_set *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		adm_archive_free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
+	return 1;
 }

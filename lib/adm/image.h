@@ -91,19 +91,14 @@ int	 adm_archive_open(const char *path, uint64_t max_inflate,
 void	 adm_archive_free(struct adm_archive *);
 
 /*
- * The archives a command was given, in order. A path that is no image
- * archive but a tar (gzip or not) of them -- a release bundle, which
- * may also hold charts -- adds every image archive inside it (members
- * named *.tar, *.tar.gz, *.tgz), read in place at their offsets, each
- * named "BUNDLE:MEMBER"; other tars in it are passed over.
+ * The image archive an indexed tar holds (a bundle's member), named
+ * label: 1 and *out, which then owns tar; 0 when the tar's members make
+ * no image layout at all; -1 with err when they do but it is broken.
+ * On 0 and -1 the tar is still the caller's.
  */
-struct adm_archive_set {
-	struct adm_archive	**v;
-	size_t			  n;
-};
-int	 adm_archive_set_add(struct adm_archive_set *, const char *path,
-	    uint64_t max_inflate, struct rai_err *);
-void	 adm_archive_set_free(struct adm_archive_set *);
+struct adm_tar;
+int	 adm_archive_from_tar(struct adm_tar *, const char *label,
+	    struct adm_archive **, struct rai_err *);
 
 /*
  * Where a blob's bytes are: fd (close it when *owned), offset and size.

@@ -177,6 +177,50 @@ node_has_gpus(const cJSON *node)
 	return n > 0 || label(node, "nvidia.com/gpu.present") != NULL;
 }
 
+static int has_after(const struct adm_role_plan *, const cJSON *,
+    const char *, const char *);
+
+/*
+ * Run:ai's own services want nodes of their own: a runai-system node that
+ * is also a GPU worker shares its GPUs' node with them, which the install
+ * guide advises against (preflight says WARN).
+ */
+static void
+warn_roles_mixed(struct adm_role_plan *p, const cJSON *node,
+    const char *name)
+{
+	if (has_after(p, node, name, ADM_KEY_SYSTEM) &&
+	    has_after(p, node, name, ADM_KEY_GPU))
+		add_str(&p->warnings, &p->nwarnings, xasprintf("node '%s' is "
+		    "both a runai-system node and a GPU worker: system nodes "
+		    "should be dedicated to Run:ai's services (remove one "
+		    "role with 'runai-adm remove node-role')", name));
+}
+
+/*
+ * A control-plane node keeps its NoSchedule (or NoExecute) taints when it
+ * gets a role: pods that do not tolerate them never run there, so the
+ * role alone does nothing. Each is named with the command that lifts it.
+ */
+static void
+warn_taints(struct adm_role_plan *p, const cJSON *node, const char *name)
+{
+	const cJSON *t;
+	const char *key, *effect;
+
+	cJSON_ArrayForEach(t, rai_json_array(node, "spec.taints")) {
+		key = rai_json_str_or(t, "key", "");
+		effect = rai_json_str_or(t, "effect", "");
+		if (strcmp(effect, "NoSchedule") != 0 &&
+		    strcmp(effect, "NoExecute") != 0)
+			continue;
+		add_str(&p->warnings, &p->nwarnings, xasprintf("node '%s' has "
+		    "the taint %s:%s: pods that do not tolerate it will not "
+		    "run there (lift it with 'kubectl taint nodes %s %s:%s-')",
+		    name, key, effect, name, key, effect));
+	}
+}
+
 /* The changes one role needs on one node. */
 static void
 plan_role(struct adm_role_plan *p, const cJSON *node, const char *name,
@@ -242,6 +286,18 @@ plan_node(struct adm_role_plan *p, const struct adm_role_sel *sel,
 			skipped_worker = 1;
 			continue;
 		}
+		/*
+		 * nor the GPU role to a node with no GPU, which preflight
+		 * then fails: a node named on the command line gets it,
+		 * with a warning
+		 */
+		if (sel->all && !sel->remove &&
+		    role_keys[i].role == ADM_ROLE_GPU && !node_has_gpus(node)) {
+			add_skip(p, name, "no GPUs (no allocatable "
+			    GPU_RESOURCE "; name the node to make it a GPU "
+			    "worker anyway, or give it --cpu-worker)");
+			continue;
+		}
 		plan_role(p, node, name, role_keys[i].role, role_keys[i].key,
 		    sel->remove);
 		if (role_keys[i].role == ADM_ROLE_GPU && !sel->remove &&
@@ -256,6 +312,11 @@ plan_node(struct adm_role_plan *p, const struct adm_role_sel *sel,
 		    "set on runai-system nodes by --all or --selector)");
 	if (p->nchanges > before)
 		p->nnodes++;
+	if (p->nchanges > before && !sel->remove) {
+		warn_roles_mixed(p, node, name);
+		if (adm_node_is_control_plane(node))
+			warn_taints(p, node, name);
+	}
 }
 
 static int
@@ -320,8 +381,12 @@ plan_exact(struct adm_role_plan *p, const cJSON *node, const char *name,
 			    "'%s' has no GPUs (no allocatable %s): as a GPU "
 			    "worker it runs no GPU work", name, GPU_RESOURCE));
 	}
-	if (p->nchanges > before)
+	if (p->nchanges > before) {
 		p->nnodes++;
+		warn_roles_mixed(p, node, name);
+		if (adm_node_is_control_plane(node) && roles != 0)
+			warn_taints(p, node, name);
+	}
 }
 
 void

@@ -140,6 +140,7 @@ struct adm_pf_opts {
 	const char		*domain;	/* may be NULL: DNS/TLS skip */
 	const char		*cluster_domain;
 	const char		*registry;	/* host[:port], no scheme */
+	const char		*registry_secret; /* NULL: runai-reg-creds */
 	int			 airgapped;
 	const char		*nfs_server;	/* host[:port], [v6]:port */
 	const char		*tls_cert;	/* files for net.tls.files */

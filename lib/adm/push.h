@@ -85,10 +85,19 @@ struct adm_push_stats {
 	size_t		 missing;	/* verify */
 	size_t		 different;	/* verify */
 	size_t		 retries;
-	size_t		 not_pushed;	/* images left out: a bad blob */
+	size_t		 not_pushed;	/* references left out: a bad blob */
+	size_t		 images;	/* distinct images of the references */
+	size_t		 images_pushed;	/* every reference of it pushed */
 	uint64_t	 bytes_total;	/* of the distinct blobs (an upper bound) */
 	uint64_t	 bytes_to_send;	/* known once HEADs are done */
-	uint64_t	 bytes_sent;	/* body bytes that left */
+	/*
+	 * Body bytes that left, those sent again included: it never goes
+	 * back, so neither does a progress line. bytes_resent counts the
+	 * bytes a retry threw away (the blob is sent again from its start),
+	 * which the upper bound bytes_total + bytes_resent takes in.
+	 */
+	uint64_t	 bytes_sent;
+	uint64_t	 bytes_resent;
 	long long	 elapsed_ms;
 	int		 connected;	/* the registry answered and let us in */
 };

@@ -158,8 +158,8 @@ transient(int code, long status)
  * most 8 s, the default 10 retries wait about a minute in all. A
  * Retry-After wins.
  */
-static long
-push_backoff_ms(int attempt, int retry_after, unsigned rnd)
+long
+adm_push_backoff_ms(int attempt, int retry_after, unsigned rnd)
 {
 	long d = PUSH_BACKOFF_BASE_MS;
 
@@ -173,6 +173,13 @@ push_backoff_ms(int attempt, int retry_after, unsigned rnd)
 	return d - d / 4 + (long)(rnd % (unsigned)(d / 2 + 1));
 }
 
+/* The bytes of j's body sent so far go again: the bound grows by them. */
+static void
+resend_body(struct push *p, struct job *j)
+{
+	p->st.bytes_resent += j->sent;
+}
+
 /* Retries the step (a body step: from a new session) after a backoff. */
 static int
 retry_later(struct push *p, struct job *j, const char *why)
@@ -184,13 +191,13 @@ retry_later(struct push *p, struct job *j, const char *why)
 		return 0;
 	j->attempts++;
 	p->st.retries++;
-	delay = push_backoff_ms(j->attempts, j->resp.retry_after,
+	delay = adm_push_backoff_ms(j->attempts, j->resp.retry_after,
 	    p->rnd = p->rnd * 1103515245u + 12345u);
 	j->waited_ms += delay;
 	j->not_before = rai_now_ms() + delay;
 	if (j->step == S_PUT_WHOLE || j->step == S_PATCH ||
 	    j->step == S_PUT_FINAL) {
-		p->st.bytes_sent -= j->sent;
+		resend_body(p, j);
 		j->sent = 0;
 		free(j->location);
 		j->location = NULL;
@@ -365,6 +372,7 @@ manifest_answer(struct push *p, struct job *j, struct rai_err *err)
 		    "registry stored it as %s, expected %s", j->t->full,
 		    j->resp.digest, j->t->digest);
 	p->st.manifests++;
+	j->t->pushed = 1;
 	adm_push_emit_job(p, ADM_EV_MANIFEST_PUSHED, j, NULL, NULL);
 	job_done(p, j);
 	return 0;
@@ -490,7 +498,7 @@ adm_push_finish(struct push *p, struct job *j, CURLcode code)
 		}
 		j->state = J_WAITING;
 		if (j->step == S_PUT_WHOLE || j->step == S_PATCH) {
-			p->st.bytes_sent -= j->sent;
+			resend_body(p, j);
 			j->sent = 0;
 		}
 		return;
@@ -500,7 +508,7 @@ adm_push_finish(struct push *p, struct job *j, CURLcode code)
 	    j->restarts < MAX_RESTARTS) {
 		/* the upload session died: start a new one */
 		j->restarts++;
-		p->st.bytes_sent -= j->sent;
+		resend_body(p, j);
 		j->sent = 0;
 		free(j->location);
 		j->location = NULL;

@@ -13,6 +13,11 @@
 
 /* j's transfer ended with code: the answer read, j moved on. */
 void	 adm_push_finish(struct push *, struct job *, CURLcode);
+/*
+ * The wait before retry number attempt (1, 2, ...): from 0.5 s doubling
+ * to 8 s, jittered by rnd; a Retry-After of seconds wins.
+ */
+long	 adm_push_backoff_ms(int attempt, int retry_after, unsigned rnd);
 /* j failed for good: the run stops with the first such err (taken). */
 void	 adm_push_job_fail(struct push *, struct job *, struct rai_err *);
 

@@ -33,6 +33,7 @@ struct target {
 	const char		*media_type;
 	char			 digest[ADM_DIGEST_MAX];
 	char			*own_manifest;	/* rebuilt for --compress gzip */
+	int			 pushed;	/* its manifest is in */
 };
 
 /* One blob's bytes: where they come from and what they must hash to. */

@@ -102,6 +102,7 @@ gzip_manifest(struct push *p, const struct adm_archive *a,
 	layers = cJSON_AddArrayToObject(m, "layers");
 	for (i = 0; i < im->nlayers; i++) {
 		const struct adm_blob *b = &im->layers[i];
+		struct source *s;
 		char d[ADM_DIGEST_MAX];
 		uint64_t sz;
 		size_t k;
@@ -122,7 +123,10 @@ gzip_manifest(struct push *p, const struct adm_archive *a,
 		}
 		memcpy(d, p->gz[k].digest, sizeof(d));
 		sz = p->gz[k].size;
-		add_source(p, a, b, d, sz, 1)->gz = &p->gz[k];
+		s = add_source(p, a, b, d, sz, 1);
+		s->gz = &p->gz[k];
+		if (p->gz[k].bad != NULL && s->bad == NULL)
+			s->bad = xstrdup(p->gz[k].bad);
 		cJSON_AddItemToArray(layers, descriptor(ADM_MT_OCI_LAYER
 		    "+gzip", d, sz));
 	}
@@ -297,7 +301,8 @@ adm_push_make_blob_jobs(struct push *p)
 		for (k = 0; k < n; k++) {
 			struct source *s = find_source(p, ds[k]);
 
-			if (!has_blob_job(p, t->repo, s)) {
+			/* known bad (--compress gzip found it): never sent */
+			if (s->bad == NULL && !has_blob_job(p, t->repo, s)) {
 				struct job *j = new_job(p, JOB_BLOB, t->repo);
 
 				j->src = s;

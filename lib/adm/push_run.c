@@ -144,12 +144,64 @@ run_jobs(struct push *p, struct rai_err *err)
 
 /* ---- the whole run ---- */
 
+/*
+ * A registry that is down or starting when the push begins (restarted
+ * with the cluster, say) gets the same retries as one gone in mid-push:
+ * refused or timed-out connections, 429 and 5xx. A TLS failure, an
+ * unknown host or a refusal of the credentials will not change by
+ * waiting.
+ */
+static int
+ping_retryable(const struct rai_err *err)
+{
+	switch (err->kind) {
+	case RAI_E_NET:
+		return err->curl_code == CURLE_COULDNT_CONNECT ||
+		    err->curl_code == CURLE_OPERATION_TIMEDOUT ||
+		    err->curl_code == CURLE_GOT_NOTHING ||
+		    err->curl_code == CURLE_SEND_ERROR ||
+		    err->curl_code == CURLE_RECV_ERROR;
+	case RAI_E_HTTP:
+		return err->http_status == 429 || err->http_status >= 500;
+	default:
+		return 0;
+	}
+}
+
+/* 1 after waiting out a backoff (err released), 0: give up with err. */
+static int
+ping_retry(struct push *p, int *attempt, long *waited, struct rai_err *err)
+{
+	struct adm_push_event ev = { 0 };
+	long delay;
+
+	if (!ping_retryable(err) || *attempt >= p->retries)
+		return 0;
+	++*attempt;
+	p->st.retries++;
+	delay = adm_push_backoff_ms(*attempt, err->retry_after,
+	    p->rnd = p->rnd * 1103515245u + 12345u);
+	*waited += delay;
+	ev.type = ADM_EV_RETRY;
+	ev.kind = "registry";
+	ev.message = err->message;
+	ev.delay_ms = delay;
+	ev.attempt = *attempt;
+	ev.max_attempts = p->retries;
+	ev.waited_ms = *waited;
+	adm_push_emit(p, &ev);
+	rai_err_release(err);
+	rai_sleep_ms(delay);
+	return 1;
+}
+
 static int
 connect_registry(struct push *p, struct rai_err *err)
 {
 	const char **repos = xcalloc(p->ntargets + 1, sizeof(*repos));
 	size_t n = 0, i, k;
-	int rc;
+	long waited = 0;
+	int rc, attempt = 0;
 
 	for (i = 0; i < p->ntargets; i++) {
 		for (k = 0; k < n; k++)
@@ -158,8 +210,10 @@ connect_registry(struct push *p, struct rai_err *err)
 		if (k == n)
 			repos[n++] = p->targets[i].repo;
 	}
-	rc = adm_reg_client_ping(&p->client, repos, n,
-	    p->o->mode == ADM_PUSH_UPLOAD, err);
+	while ((rc = adm_reg_client_ping(&p->client, repos, n,
+	    p->o->mode == ADM_PUSH_UPLOAD, err)) == -1 &&
+	    ping_retry(p, &attempt, &waited, err))
+		;
 	free(repos);
 	return rc;
 }
@@ -191,6 +245,28 @@ push_release(struct push *p)
 	adm_reg_addr_release(&p->addr);
 	rai_err_release(&p->first_err);
 	free(p->first_missing);
+}
+
+/* Images, not references: an image with two tags is pushed once both are. */
+static void
+count_images(struct push *p)
+{
+	size_t i, k;
+	int first, all;
+
+	for (i = 0; i < p->ntargets; i++) {
+		first = 1;
+		for (k = 0; k < i && first; k++)
+			first = p->targets[k].im != p->targets[i].im;
+		if (!first)
+			continue;
+		all = 1;
+		for (k = i; k < p->ntargets; k++)
+			if (p->targets[k].im == p->targets[i].im)
+				all &= p->targets[k].pushed;
+		p->st.images++;
+		p->st.images_pushed += all;
+	}
 }
 
 static void
@@ -245,7 +321,7 @@ adm_push(struct adm_archive *const *arcs, size_t narcs,
 		if (run_jobs(&p, err) == -1)
 			goto out;
 		if (p.st.not_pushed > 0) {
-			rai_err_set(err, RAI_E_PROTO, "%zu of %zu image%s not "
+			rai_err_set(err, RAI_E_PROTO, "%zu of %zu reference%s not "
 			    "pushed (the others were): %s%s", p.st.not_pushed,
 			    p.ntargets, p.ntargets == 1 ? "" : "s", p.first_bad,
 			    p.st.not_pushed > 1 ? ", and more above" : "");
@@ -259,6 +335,7 @@ adm_push(struct adm_archive *const *arcs, size_t narcs,
 	}
 	rc = 0;
 out:
+	count_images(&p);
 	p.st.elapsed_ms = rai_now_ms() - p.t0;
 	if (stats != NULL)
 		*stats = p.st;

@@ -580,6 +580,14 @@ adm_reg_client_ping(struct adm_reg_client *c, const char *const *repos,
 		rc = 0;
 		goto out;
 	}
+	if (r.status == 429 || r.status >= 500) {
+		/* a registry starting or overloaded: the caller may retry */
+		rai_err_set(err, RAI_E_HTTP, "'%s' answered HTTP %ld to GET "
+		    "/v2/", c->host, r.status);
+		err->http_status = (int)r.status;
+		err->retry_after = r.retry_after;
+		goto out;
+	}
 	if (r.status != 401) {
 		rai_err_set(err, RAI_E_PROTO, "'%s' answered HTTP %ld to GET "
 		    "/v2/: not a registry (distribution API v2)", c->host,

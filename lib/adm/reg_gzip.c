@@ -869,7 +869,7 @@ plain_layers(struct adm_archive *const *arcs, size_t narcs, int spool,
  * Every distinct uncompressed legacy layer is compressed once ahead, to
  * learn the digest the upload will have: largest first, blocks on every
  * thread (adm_gz_run). Each is checked against its own digest on the
- * way, so a corrupt archive fails before anything is sent.
+ * way: a corrupt one is marked bad before anything is sent.
  */
 int
 adm_gz_layers_prepare(struct adm_archive *const *arcs, size_t narcs,
@@ -909,13 +909,15 @@ adm_gz_layers_prepare(struct adm_archive *const *arcs, size_t narcs,
 		goto out;
 	}
 	for (i = 0; i < n; i++) {
-		if (strcmp(jobs[i].in_digest, v[i].b->digest) != 0) {
-			rai_err_set(err, RAI_E_PROTO, "'%s': digest mismatch "
-			    "in blob '%s': expected %s, content has %s; the "
-			    "archive is corrupt", v[i].a->path, v[i].b->path,
+		/*
+		 * a corrupt layer leaves out the images that need it, not
+		 * the whole push: the others are pushed as without gzip
+		 */
+		if (strcmp(jobs[i].in_digest, v[i].b->digest) != 0)
+			v[i].bad = xasprintf("'%s': digest mismatch in blob "
+			    "'%s': expected %s, content has %s; the archive is "
+			    "corrupt", v[i].a->path, v[i].b->path,
 			    v[i].b->digest, jobs[i].in_digest);
-			goto out;
-		}
 		memcpy(v[i].digest, jobs[i].digest, sizeof(v[i].digest));
 		v[i].size = jobs[i].gz_size;
 		if (!spool) {	/* digests only: the archive is not read again */
@@ -946,6 +948,7 @@ adm_gz_layers_free(struct adm_gz_layer *v, size_t n)
 		if (v[i].have_loc)
 			adm_blob_loc_release(&v[i].loc);
 		adm_gz_pieces_release(&v[i].pieces);
+		free(v[i].bad);
 	}
 	free(v);
 }

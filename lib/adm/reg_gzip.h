@@ -130,6 +130,7 @@ struct adm_gz_layer {
 	struct adm_gz_pieces	 pieces;	/* of the spooled gzip */
 	struct adm_blob_loc	 loc;		/* the layer (stored pieces) */
 	int			 have_loc;
+	char			*bad;		/* the layer does not match its digest */
 };
 /* Reads the spooled gzip of a layer: adm_gz_pieces_pread. */
 ssize_t	 adm_gz_layer_pread(const struct adm_gz_layer *, void *buf,
@@ -145,7 +146,8 @@ int	 adm_gz_is_plain_layer(const struct adm_image *,
  * threads (0: one per CPU); with spool, keeps the bytes in unlinked
  * files under $TMPDIR, but for blocks stored as they are (read back
  * from the archive, which stays open). Checks each layer against its
- * digest on the way (a corrupt archive fails here, naming the blob).
+ * digest on the way: a corrupt one gets `bad`, naming the blob, and
+ * the push leaves out the images that need it.
  * Free *out with adm_gz_layers_free.
  */
 int	 adm_gz_layers_prepare(struct adm_archive *const *, size_t narchives,

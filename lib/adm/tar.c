@@ -651,6 +651,50 @@ adm_tar_free(struct adm_tar *t)
 	free(t);
 }
 
+/* name without "prefix/" when it lies under it, else NULL */
+static const char *
+under(const char *name, const char *prefix, size_t plen)
+{
+	if (strncmp(name, prefix, plen) != 0 || name[plen] != '/' ||
+	    name[plen + 1] == '\0')
+		return NULL;
+	return name + plen + 1;
+}
+
+int
+adm_tar_subdir(const struct adm_tar *t, const char *prefix,
+    const char *label, struct adm_tar **out, struct rai_err *err)
+{
+	struct adm_tar *s;
+	const char *rel, *lrel;
+	size_t i, plen = strlen(prefix);
+	int fd;
+
+	*out = NULL;
+	if ((fd = dup(t->fd)) == -1)
+		return rai_err_errno(err, errno, "'%s'", label);
+	s = xcalloc(1, sizeof(*s));
+	s->fd = fd;
+	s->path = xstrdup(label);
+	s->file_size = t->file_size;
+	/* the offsets copied are in the file already: no base added */
+	for (i = 0; i < t->n; i++) {
+		const struct adm_tar_entry *e = &t->v[i];
+
+		if ((rel = under(e->name, prefix, plen)) == NULL)
+			continue;
+		/* a hard link names its target from the tar's root */
+		lrel = e->linkname != NULL && e->type == ADM_TAR_HARDLINK ?
+		    under(e->linkname, prefix, plen) : NULL;
+		add_entry(s, xstrdup(rel), e->linkname == NULL ? NULL :
+		    xstrdup(lrel != NULL ? lrel : e->linkname), e->type,
+		    e->size, e->offset, e->hdr_offset);
+	}
+	s->base = t->base;
+	*out = s;
+	return 0;
+}
+
 static const struct adm_tar_entry *
 lookup(const struct adm_tar *t, const char *name)
 {

@@ -133,6 +133,13 @@ int	 adm_tar_open_fd(int fd, const char *path, uint64_t max_inflate,
 int	 adm_tar_open_range(int fd, uint64_t off, uint64_t size,
 	    const char *label, uint64_t max_inflate, struct adm_tar **,
 	    struct rai_err *);
+/*
+ * The members under directory prefix of t, named as from there (an OCI
+ * layout directory inside a release bundle), read in place from a dup
+ * of t's descriptor; label names it in errors.
+ */
+int	 adm_tar_subdir(const struct adm_tar *, const char *prefix,
+	    const char *label, struct adm_tar **, struct rai_err *);
 void	 adm_tar_free(struct adm_tar *);
 /*
  * The regular file that name (normalised first) stands for, following

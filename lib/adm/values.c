@@ -68,7 +68,7 @@ struct var {
 	const struct rai_strv	*l;
 };
 
-#define NVARS 12
+#define NVARS 13
 
 static void
 vars_init(struct var *v, const struct adm_values *a)
@@ -89,6 +89,8 @@ vars_init(struct var *v, const struct adm_values *a)
 	v[i++] = (struct var){ "airgapped", V_BOOL, NULL, a->airgapped ||
 	    (a->registry != NULL && *a->registry != '\0'), NULL };
 	v[i++] = (struct var){ "registry", V_STR, a->registry, 0, NULL };
+	v[i++] = (struct var){ "registry_secret", V_STR, a->registry_secret, 0,
+	    NULL };
 	v[i++] = (struct var){ "openshift", V_BOOL, NULL, a->openshift, NULL };
 	v[i++] = (struct var){ "first_admin", V_STR, a->first_admin, 0, NULL };
 }
@@ -779,6 +781,7 @@ const char adm_values_template[] =
 	"# Variables: domain, external_ips (list), tls (boolean), tls_crt, tls_key\n"
 	"# (base64 of the PEM files, one line), nfs (boolean), nfs_server,\n"
 	"# nfs_path, airgapped (boolean: --airgapped or --registry), registry,\n"
+	"# registry_secret (the pull Secret's name, with a registry only),\n"
 	"# openshift (boolean), first_admin.\n"
 	"\n"
 	"openshift = {{openshift}}\n"
@@ -791,6 +794,7 @@ const char adm_values_template[] =
 	"backend.https.key = {{tls_key}}\n"
 	"backend.isAirgapped = {{airgapped}}\n"
 	"backend.privateRegistryAddress = {{registry}}\n"
+	"global.imagePullSecrets = [{\"name\": \"{{registry_secret}}\"}]\n"
 	"?openshift backend.openshiftIdp.enabled = true\n"
 	"?openshift backend.openshiftIdp.firstAdmin = {{first_admin}}\n"
 	"nginx-ingress.enabled = true\n"

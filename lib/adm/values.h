@@ -125,6 +125,7 @@ struct adm_values {
 	const char		*nfs_path;
 	int			 airgapped;
 	const char		*registry;
+	const char		*registry_secret;	/* the pull Secret's name */
 	int			 openshift;
 	const char		*first_admin;
 };

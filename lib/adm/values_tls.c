@@ -160,6 +160,18 @@ tls_warn(struct adm_tls_out *out, const char *fmt, ...)
 	free(msg);
 }
 
+static void
+not_a_ca(X509 *x, struct adm_tls_out *out, struct rai_err *err)
+{
+	char *subject = X509_NAME_oneline(X509_get_subject_name(x), NULL, 0);
+
+	tls_fail(out, ADM_TLS_BAD_CA, err, "the CA file holds a certificate "
+	    "that is no CA (%s: no basicConstraints CA:TRUE), such as the "
+	    "server's own certificate; give the certificate of the CA that "
+	    "issued it", subject != NULL ? subject : "?");
+	OPENSSL_free(subject);
+}
+
 /* Builds the store: the CA bundle, or the system's, or nothing. */
 static X509_STORE *
 make_store(const struct adm_tls_in *in, struct adm_tls_out *out,
@@ -180,6 +192,17 @@ make_store(const struct adm_tls_in *in, struct adm_tls_out *out,
 			    "no PEM certificate");
 			return NULL;
 		}
+		/*
+		 * a trust anchor must be a CA: with partial chains allowed,
+		 * the leaf itself in the CA file would "verify" against itself
+		 */
+		for (i = 0; i < sk_X509_num(ca); i++)
+			if (X509_check_ca(sk_X509_value(ca, i)) == 0) {
+				not_a_ca(sk_X509_value(ca, i), out, err);
+				sk_X509_pop_free(ca, X509_free);
+				X509_STORE_free(store);
+				return NULL;
+			}
 		for (i = 0; i < sk_X509_num(ca); i++)
 			X509_STORE_add_cert(store, sk_X509_value(ca, i));
 		sk_X509_pop_free(ca, X509_free);

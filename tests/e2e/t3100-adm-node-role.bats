@@ -158,17 +158,18 @@ restrict() {
 @test "--all skips control-plane nodes and, for worker roles, runai-system nodes" {
 	run -0 --separate-stderr runai-adm set node-role --all --gpu-worker --no-configure
 	assert_line --index 1 --regexp "^w-1 +$GPU +<none> +true$"
-	assert_line --index 2 --regexp "^w-3 +$GPU +false +true$"
 	stderr_has "skipping node 'cp-1': control-plane node (add --include-control-plane to include it)"
 	stderr_has "skipping node 'sys-1': runai-system node"
-	[ "$(patch_count)" -eq 2 ]
+	# nor the GPU role on a node without GPUs, which preflight fails
+	stderr_has "skipping node 'w-3': no GPUs (no allocatable nvidia.com/gpu; name the node to make it a GPU worker anyway, or give it --cpu-worker)"
+	[ "$(patch_count)" -eq 1 ]
 	refute_request PATCH /api/v1/nodes/cp-1
 	refute_request PATCH /api/v1/nodes/sys-1
+	refute_request PATCH /api/v1/nodes/w-3
 	refute_request PATCH "$CFG"
-	[ "$(patches_of /api/v1/nodes/w-3)" = "{\"metadata\":{\"labels\":{\"$GPU\":\"true\"}}}" ]
 	[ "$(label cp-1 "$GPU")" = "<absent>" ]
 	[ "$(label sys-1 "$GPU")" = "<absent>" ]
-	[ "$(label w-3 "$GPU")" = true ]
+	[ "$(label w-3 "$GPU")" = false ]
 }
 
 @test "--all --include-control-plane includes control-plane nodes" {
@@ -254,24 +255,25 @@ restrict() {
 @test "-o json prints the plan and its outcome" {
 	run -0 --separate-stderr runai-adm set node-role --gpu-worker --all -o json
 	jq -e '.operation == "set" and .roles == ["gpu-worker"] and .dryRun == false and .applied == true' <<<"$output"
-	jq -e --arg k "$GPU" '.changes == [{"node": "w-1", "key": $k, "old": null, "new": "true"},
-	    {"node": "w-3", "key": $k, "old": "false", "new": "true"}]' <<<"$output"
-	jq -e '[.skipped[].node] == ["cp-1", "sys-1"]' <<<"$output"
+	jq -e --arg k "$GPU" '.changes == [{"node": "w-1", "key": $k, "old": null, "new": "true"}]' <<<"$output"
+	jq -e '[.skipped[].node] == ["cp-1", "sys-1", "w-3"]' <<<"$output"
 	jq -e '.runaiConfig == {"namespace": "runai", "name": "runai",
 	    "field": "spec.global.nodeAffinity.restrictScheduling", "old": false, "new": true}' <<<"$output"
-	# w-3: its gpu-worker=false, and no GPUs
-	jq -e '.warnings | length == 2' <<<"$output"
+	# w-3: its gpu-worker=false (it is skipped: no GPUs)
+	jq -e '.warnings | length == 1' <<<"$output"
 	[ "$(label w-1 "$GPU")" = true ]
 }
 
 @test "the install guide's 'set node-role --all <node>': GPU workers of every non-system node, said so" {
 	run -0 --separate-stderr runai-adm set node-role --all w-1 --no-configure
-	stderr_has "runai-adm: warning: --all without a role: setting --gpu-worker on every node that is neither runai-system nor control plane"
+	stderr_has "runai-adm: warning: --all without a role: setting --gpu-worker on every node with GPUs that is neither runai-system nor control plane"
 	stderr_has "runai-adm: warning: node name 'w-1' ignored: --all selects the nodes"
 	stderr_has "skipping node 'sys-1': runai-system node"
+	# a node with no GPU is no GPU worker: skipped and said so, not warned
+	stderr_has "skipping node 'w-3': no GPUs"
 	assert_line --index 1 --regexp "^w-1 +$GPU +<none> +true$"
-	assert_line --index 2 --regexp "^w-3 +$GPU +false +true$"
-	[ "$(patch_count)" -eq 2 ]
+	[ "$(patch_count)" -eq 1 ]
+	[ "$(label w-3 "$GPU")" = false ]
 	[ "$(label sys-1 "$GPU")" = "<absent>" ]
 	[ "$(label cp-1 "$GPU")" = "<absent>" ]
 	# without a node name the same; remove never guesses a role
@@ -282,6 +284,33 @@ restrict() {
 	# two names are not the guide's form
 	run -2 --separate-stderr runai-adm set node-role --all w-1 w-2
 	stderr_has "no role given"
+}
+
+@test "a GPU worker made a runai-system node (and back) is warned about: system nodes should be dedicated" {
+	run -0 --separate-stderr runai-adm set node-role --runai-system-worker w-2 --no-configure
+	stderr_has "runai-adm: warning: node 'w-2' is both a runai-system node and a GPU worker: system nodes should be dedicated to Run:ai's services (remove one role with 'runai-adm remove node-role')"
+	[ "$(label w-2 "$SYS")" = true ]
+	# the other way round too
+	run -0 --separate-stderr runai-adm set node-role --gpu-worker sys-1 --no-configure
+	stderr_has "node 'sys-1' is both a runai-system node and a GPU worker"
+	# a plain GPU worker, or a system node alone, says nothing of it
+	run -0 --separate-stderr runai-adm set node-role --gpu-worker w-1 --no-configure
+	[[ "$stderr" != *"both a runai-system node"* ]]
+}
+
+@test "a control-plane node given a role: its NoSchedule taint is named, with the command that lifts it" {
+	kube_api -X PATCH -H 'Content-Type: application/merge-patch+json' \
+		-d "{\"spec\":{\"taints\":[{\"key\":\"$CP\",\"effect\":\"NoSchedule\"},{\"key\":\"x\",\"effect\":\"PreferNoSchedule\"}]}}" \
+		"$KUBESIM_URL/api/v1/nodes/cp-1" >/dev/null
+	run -0 --separate-stderr runai-adm set node-role --runai-system-worker cp-1
+	stderr_has "runai-adm: warning: node 'cp-1' is a control-plane node: Run:ai advises against making it a runai-system node"
+	stderr_has "runai-adm: warning: node 'cp-1' has the taint $CP:NoSchedule: pods that do not tolerate it will not run there (lift it with 'kubectl taint nodes cp-1 $CP:NoSchedule-')"
+	# a soft taint is no reason to warn
+	[[ "$stderr" != *"taint x:"* ]]
+	# a worker role too; a worker without taints: nothing of the kind
+	run -0 --separate-stderr runai-adm set node-role --cpu-worker cp-1 w-1 --no-configure
+	stderr_has "node 'cp-1' has the taint $CP:NoSchedule"
+	[[ "$stderr" != *"node 'w-1' has the taint"* ]]
 }
 
 @test "a GPU worker role on a node without GPUs is warned about" {

@@ -477,6 +477,31 @@ EOF
 	expect runai.node-roles FAIL "runai-gpu-worker nodes without allocatable GPUs: cpu-1"
 }
 
+@test "runai.node-roles: WARN, not PASS, for a runai-system node that is also a GPU worker" {
+	seed <<'EOF'
+[{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-1","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-2","labels":{"node-role.kubernetes.io/runai-system":"true",
+   "node-role.kubernetes.io/runai-gpu-worker":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}],"allocatable":{"nvidia.com/gpu":"4"}}}]
+EOF
+	expect runai.node-roles WARN "runai-system nodes that are also GPU workers (system nodes should be dedicated): sys-2"
+	[[ "$HINT" == *"runai-adm remove node-role"* ]]
+}
+
+@test "runai.node-roles: WARN naming a control-plane node's NoSchedule taint under a Run:ai role" {
+	seed <<'EOF'
+[{"apiVersion":"v1","kind":"Node","metadata":{"name":"sys-1","labels":{"node-role.kubernetes.io/runai-system":"true"}},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}},
+ {"apiVersion":"v1","kind":"Node","metadata":{"name":"cp-1","labels":{"node-role.kubernetes.io/control-plane":"",
+   "node-role.kubernetes.io/runai-cpu-worker":"true"}},
+  "spec":{"taints":[{"key":"node-role.kubernetes.io/control-plane","effect":"NoSchedule"}]},
+  "status":{"conditions":[{"type":"Ready","status":"True"}]}}]
+EOF
+	expect runai.node-roles WARN "control-plane nodes with a Run:ai role keep taints its pods do not tolerate: cp-1 (node-role.kubernetes.io/control-plane:NoSchedule)"
+	[[ "$HINT" == *"kubectl taint nodes NODE KEY:EFFECT-"* ]]
+}
+
 # ---- runai.existing-install ----
 
 @test "runai.existing-install: PASS on a fresh cluster (an empty runai namespace)" {
@@ -502,6 +527,19 @@ EOF
 }
 
 # ---- the API server down ----
+
+@test "an API server that refuses the credentials (401) is said to, not to be down" {
+	sed -i 's#token: .*#token: not-the-token#' "$KUBECONFIG"
+	grep -q 'token: not-the-token' "$KUBECONFIG"
+	run -2 --separate-stderr runai-adm preflight --no-report --timeout 2 -o json --only 'k8s.*'
+	local json=$output
+	run -0 jq -r '.checks[0] | "\(.id) \(.status) \(.message)"' <<<"$json"
+	assert_output --partial "k8s.version FAIL the Kubernetes API server refused the credentials (HTTP 401)"
+	refute_output --partial "does not answer"
+	run -0 jq -r '.checks[1].message' <<<"$json"
+	assert_output "not checked: the Kubernetes API server refused the credentials"
+}
+
 
 @test "an unreachable API server: the first API check FAILs, the others SKIP, host checks run, exit 2" {
 	sed -i "s#server: .*#server: https://127.0.0.1:$(free_port)#" "$KUBECONFIG"
@@ -654,6 +692,11 @@ EOF
 		--tls-cert "$PKI/good-chain.crt" --tls-key "$PKI/good.key" --ca-file "$PKI/ca.crt"
 }
 
+@test "net.tls.files: FAIL for --ca-file given the leaf itself (no CA)" {
+	expect net.tls.files FAIL "the CA file holds a certificate that is no CA" --domain runai.example.com \
+		--tls-cert "$PKI/good-chain.crt" --tls-key "$PKI/good.key" --ca-file "$PKI/good.crt"
+}
+
 @test "net.tls.files: WARN for a certificate that expires soon" {
 	expect net.tls.files WARN "the certificate expires in" --domain runai.example.com \
 		--tls-cert "$PKI/soon.crt" --tls-key "$PKI/soon.key"
@@ -780,6 +823,8 @@ needs_registry() {
 	mark_requests
 	expect net.registry PASS "$REG_tls answers GET /v2/ over HTTPS and asks for credentials (Basic realm=\"test-realm\")" \
 		--registry "$REG_tls" --ca-file "$PKI/ca.crt"
+	# the Secret it names is the one generate-values references
+	[[ "$MSG" == *": the nodes pull with Secret runai-reg-creds (see net.registry.secret)" ]]
 }
 
 @test "net.registry: a path after the address is not part of the probe" {
@@ -843,6 +888,8 @@ needs_registry() {
 	port=$(free_port)
 	expect storage.nfs FAIL "cannot connect to 127.0.0.1 port $port: Connection refused" \
 		--nfs-server "127.0.0.1:$port"
+	# the hint names the port given, not NFS's usual 2049
+	[[ "$HINT" == *"blocks TCP port $port (from the nodes as well)"* ]] || { echo "hint: $HINT"; false; }
 }
 
 @test "storage.nfs: SKIP without --nfs-server" {
@@ -862,7 +909,7 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	assert_line --regexp '^storage\.nfs +SKIP +no --nfs-server given$'
 	assert_line 'What to do:'
 	assert_line --regexp '^  net\.dns\.host: point the record'
-	assert_line '16 checks: 10 passed, 3 warnings, 0 failed, 3 skipped'
+	assert_line '17 checks: 10 passed, 3 warnings, 0 failed, 4 skipped'
 	assert_line 'report written to runai-preinstall-diagnostics.txt'
 	[[ "$output" != *$'\033'* ]]
 }
@@ -908,10 +955,10 @@ ALL=(--domain localhost --tls-endpoint "127.0.0.1:1" --timeout 2)
 	run -0 --separate-stderr runai-adm preflight "${ALL[@]}" -o json
 	[ -z "$stderr" ]
 	run -0 jq -r '[.checks[].id] | join(" ")' <<<"$output"
-	assert_output 'k8s.version k8s.nodes.ready k8s.rbac nvidia.gpu-nodes nvidia.gpu-operator nvidia.device-plugin storage.default-class net.ingress runai.prometheus runai.node-roles runai.existing-install net.dns.host net.tls.files net.tls.live net.registry storage.nfs'
+	assert_output 'k8s.version k8s.nodes.ready k8s.rbac nvidia.gpu-nodes nvidia.gpu-operator nvidia.device-plugin storage.default-class net.ingress runai.prometheus runai.node-roles runai.existing-install net.dns.host net.tls.files net.tls.live net.registry net.registry.secret storage.nfs'
 	run --separate-stderr runai-adm preflight "${ALL[@]}" -o json
 	[ "$(jq .exitCode <<<"$output")" -eq "$status" ]
-	[ "$(jq -c .summary <<<"$output")" = '{"pass":10,"warn":3,"fail":0,"skip":3}' ]
+	[ "$(jq -c .summary <<<"$output")" = '{"pass":10,"warn":3,"fail":0,"skip":4}' ]
 	[ "$(jq -r '.checks[] | select(.status=="WARN" or .status=="FAIL") | has("hint")' <<<"$output" | sort -u)" = true ]
 	[ "$(jq -r .reportFile <<<"$output")" = runai-preinstall-diagnostics.txt ]
 	[ "$(jq -r .kind <<<"$output")" = PreflightReport ]

@@ -44,7 +44,7 @@ have_skopeo() {
 @test "images list -h describes the command and its options" {
 	run -0 runai-adm images list -h
 	assert_output --partial "--verify"
-	assert_output --partial "<archive>..."
+	assert_output --partial "<archive|bundle|folder>..."
 	run -0 runai-adm images -h
 	assert_output --partial "list"
 }
@@ -78,22 +78,24 @@ bundle() {
 	gzip -n -c "$D/legacy.tar" >"$BATS_TEST_TMPDIR/legacy.tar.gz"
 	bundle "$BATS_TEST_TMPDIR/runai-2.18.0.tar" "$BATS_TEST_TMPDIR/legacy.tar.gz" "$D/oci.tar"
 	run -0 --separate-stderr runai-adm images list -o wide "$BATS_TEST_TMPDIR/runai-2.18.0.tar"
-	[ -z "$stderr" ]
+	# what is no image is named, never passed over in silence
+	assert_equal "$stderr" "skipped: $BATS_TEST_TMPDIR/runai-2.18.0.tar:README, not an image
+skipped: $BATS_TEST_TMPDIR/runai-2.18.0.tar:runai-backend-2.18.0.tgz, not an image"
 	# the same rows as the archives alone, each naming where it is in the bundle
 	assert_line --regexp "^registry.example/run-ai/one:1.0 +sha256:[0-9a-f]{12} .* docker-legacy .*runai-2.18.0.tar:images/legacy.tar.gz$"
 	assert_line --regexp " oci-archive .*runai-2.18.0.tar:images/oci.tar$"
 	# (in the bundle's member order, which is tar's: compared sorted)
 	want=$( { runai-adm images list -o name "$D/legacy.tar"; runai-adm images list -o name "$D/oci.tar"; } | sort)
-	run -0 runai-adm images list -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar"
+	run -0 --separate-stderr runai-adm images list -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar"
 	assert_equal "$(sort <<<"$output")" "$want"
 	# gzip outside too: inflated once, the same images, verified
 	bundle "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz" "$D/legacy.tar" "$D/oci.tar"
-	run -0 runai-adm images list --verify -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz"
+	run -0 --separate-stderr runai-adm images list --verify -o name "$BATS_TEST_TMPDIR/runai-2.18.0.tar.gz"
 	assert_equal "$(sort <<<"$output")" "$want"
 	# a tar of tars none of which holds images
 	bundle "$BATS_TEST_TMPDIR/charts.tar"
 	run -1 --separate-stderr runai-adm images list "$BATS_TEST_TMPDIR/charts.tar"
-	assert_equal "$stderr" "runai-adm: error: '$BATS_TEST_TMPDIR/charts.tar': unknown layout: not an image archive (manifest.json, or oci-layout and index.json), and none of the 1 archives inside it is one"
+	assert_equal "$stderr" "runai-adm: error: '$BATS_TEST_TMPDIR/charts.tar': unknown layout: neither an image archive (manifest.json, or oci-layout and index.json) nor a bundle holding one"
 }
 
 @test "legacy docker save: config, layers and the synthesized manifest digest" {
@@ -305,7 +307,7 @@ print([m for m in t.getmembers() if m.name.endswith("/layer.tar") and m.isfile()
 	stderr_has "'other.tar': unknown layout"
 	mkdir emptydir
 	run -1 --separate-stderr runai-adm images list emptydir
-	stderr_has "unknown layout"
+	assert_equal "$stderr" "runai-adm: error: 'emptydir': no image archive (*.tar, *.tar.gz, *.tgz) and no OCI image layout (oci-layout and index.json) in this folder"
 }
 
 @test "missing blob and a manifest that does not match its digest" {

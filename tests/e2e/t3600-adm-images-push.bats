@@ -439,9 +439,9 @@ judge() {
 	run -1 --separate-stderr runai-adm images push "$D/oci.tar" --registry "$REG_plain"
 	stderr_has "runai-adm: error: cannot reach registry '$REG_plain': GET https://$REG_plain/v2/: TLS with registry '$REG_plain' failed"
 	stderr_has "use --plain-http"
-	# nothing listens
+	# nothing listens (and no retries: t3900 waits for one that starts late)
 	port=$(free_port)
-	run -1 --separate-stderr runai-adm images push "$D/oci.tar" --registry "127.0.0.1:$port" --plain-http
+	run -1 --separate-stderr runai-adm images push "$D/oci.tar" --registry "127.0.0.1:$port" --plain-http --retries 0
 	[[ "$stderr" == "runai-adm: error: cannot reach registry '127.0.0.1:$port': GET http://127.0.0.1:$port/v2/: Failed to connect to 127.0.0.1 port $port after "*" ms: Couldn't connect to server (curl 7)" ]]
 }
 

@@ -76,7 +76,7 @@ label() {
 	#    runai-system" as GPU workers, in the guide's own words
 	run -0 --separate-stderr runai-adm set node-role --runai-system-worker sys-1 sys-2
 	run -0 --separate-stderr runai-adm set node-role --all gpu-1
-	stderr_has "setting --gpu-worker on every node that is neither runai-system nor control plane"
+	stderr_has "setting --gpu-worker on every node with GPUs that is neither runai-system nor control plane"
 	run -0 runai-adm node list
 	assert_line --regexp '^gpu-1 +gpu-worker +Ready +8 '
 	assert_line --regexp '^gpu-2 +gpu-worker +Ready +8 '

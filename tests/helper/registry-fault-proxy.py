@@ -20,6 +20,8 @@ runai-adm images push tests. Standard library only; loopback only.
               the registry going away mid-blob, as in a restart: once N
               bytes of upload bodies came in, that connection is reset
               and so is every new one for S seconds (once)
+        [--throttle BYTES_PER_SECOND]
+              a slow link: upload bodies are read no faster than this
         [--flip-byte-after N]
               the bytes changed on the way: byte N of the upload bodies
               (counted across all of them) reaches the registry inverted
@@ -114,6 +116,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         """Up to n body bytes; starts the outage when the count is reached."""
         st = self.server.st
         data = self.rfile.read(min(n, 65536))
+        if st.args.throttle:
+            # a slow link: progress lines have time to show
+            time.sleep(len(data) / st.args.throttle)
         with LOCK:
             at = st.args.flip_byte_after
             if (at is not None and not st.flipped
@@ -314,6 +319,7 @@ def main():
     ap.add_argument("--outage-after-bytes", type=int)
     ap.add_argument("--outage-seconds", type=float, default=5.0)
     ap.add_argument("--flip-byte-after", type=int)
+    ap.add_argument("--throttle", type=int)
     args = ap.parse_args()
     srv = Server(("127.0.0.1", 0), Handler)
     srv.st = State(args)
