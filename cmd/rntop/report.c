@@ -96,6 +96,7 @@ gpu_json(const struct rntop_gpu *g)
 	else
 		cJSON_AddNullToObject(o, "mig");
 	cJSON_AddBoolToObject(o, "lost", rntop_gpu_lost(g));
+	cJSON_AddBoolToObject(o, "gone", rntop_gpu_gone(g));
 	cJSON_AddItemToObject(o, "unknown", unknown_reasons(g));
 	return o;
 }
@@ -546,13 +547,24 @@ csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
 		rai_buf_addstr(b, ",,");
 }
 
-/* ",status,age": the host's state, its data's age (empty: none). */
+/*
+ * ",status,age": the host's state, its data's age (empty: none); for
+ * a GPU of an ok host (g), "lost" or "gone" when it is, so that its
+ * empty values never read as a value nvidia-smi does not know.
+ */
 static void
-csv_status(struct rai_buf *b, const struct rntop_host *h, long long now)
+csv_status(struct rai_buf *b, const struct rntop_host *h,
+    const struct rntop_gpu *g, long long now)
 {
-	/* a host given twice is logged once, under its first name */
-	rai_buf_addf(b, ",%s,", h->dup_of != 0 ? "duplicate" :
-	    rntop_host_state_name(h->state));
+	const char *st = rntop_host_state_name(h->state);
+
+	if (h->dup_of != 0)	/* a host given twice: logged once */
+		st = "duplicate";
+	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_gone(g))
+		st = "gone";
+	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_lost(g))
+		st = "lost";
+	rai_buf_addf(b, ",%s,", st);
 	if (h->have_snap)
 		rai_buf_addf(b, "%.1f", (double)(now - h->snap_ms) / 1000);
 	rai_buf_addch(b, '\n');
@@ -576,14 +588,15 @@ csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
 		rai_buf_addf(b, "%s,%s,,,,", stamp, h->name);
 		if (owners)
 			rai_buf_addstr(b, ",,,,,,,");
-		csv_status(b, h, now);
+		csv_status(b, h, NULL, now);
 		return;
 	}
 	for (j = 0; h->have_snap && j < h->snap.n; j++) {
 		const struct rntop_gpu *g = &h->snap.gpus[j];
 
 		rai_buf_addf(b, "%s,%s,%ld", stamp, h->name, g->index);
-		if (h->state == RNTOP_HOST_OK) {
+		/* a tick without a sample: blank, as a stale host's */
+		if (h->state == RNTOP_HOST_OK && h->fresh) {
 			csv_num(b, g, RNTOP_F_UTIL, g->util);
 			csv_num(b, g, RNTOP_F_MEM_USED, g->mem_used);
 			csv_num(b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
@@ -594,7 +607,7 @@ csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
 			csv_owner_fields(b, h, own != NULL && j < own->n ?
 			    &own->gpus[j] : NULL, own != NULL && j < own->n &&
 			    h->state == RNTOP_HOST_OK ? &own->flags[j] : NULL);
-		csv_status(b, h, now);
+		csv_status(b, h, g, now);
 	}
 }
 

@@ -275,7 +275,8 @@ ui_gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
 	cell_set(&c[G_IDX], 0, "%ld", g->index);
 	cell_set(&c[G_NAME], 0, "%s", g->name[0] ? g->name : "?");
 	if (lost)
-		cell_set(&c[G_UTIL], PAIR_RED, "LOST");
+		cell_set(&c[G_UTIL], PAIR_RED, "%s", rntop_gpu_gone(g) ? "GONE" :
+		    "LOST");
 	else if (g->valid & RNTOP_V(RNTOP_F_UTIL))
 		cell_set(&c[G_UTIL], stale ? 0 : ui_util_pair(g->util),
 		    "%s%.0f%%", held(stale), g->util);

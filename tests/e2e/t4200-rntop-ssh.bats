@@ -274,11 +274,12 @@ H() { echo "127.0.0.1:$1"; }
 		([.[] | .hosts[2] | select(.status == "ok")][0].noise_lines > 0)' <<<"$all"
 	assert_output '5
 true'
-	# the lost scenario: GPU 3 is lost (marked, not 0), then gone
+	# the lost scenario: GPU 3 is lost (marked, not 0), then gone: kept
+	# as gone, the host degraded
 	run -0 jq -s -c '[.[] | .cluster.gpus_lost] | max' <<<"$all"
 	assert_output 1
-	run -0 jq -c '[(.hosts[3].gpus | length), .cluster.gpus_lost]' <<<"$last"
-	assert_output '[3,0]'
+	run -0 jq -c '[(.hosts[3].gpus | length), .cluster.gpus_lost, .hosts[3].gpus[3].gone, .hosts[3].problems]' <<<"$last"
+	assert_output '[4,1,true,"1 GPU gone"]'
 	run -0 jq -c '.hosts[2].noise_lines > 1' <<<"$last"
 	assert_output true
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bats
+# rntop's screen, round 3, driven in tmux over the local collector and
+# the fake nvidia-smi: a GPU that drops off the list stays as GONE
+# until c clears it; the sparkline has a gap for a tick without a
+# sample; / types a new filter instead of adding to the old one.
+
+load lib/common
+
+FAKE="$TOP/tests/peers/fake-nvidia-smi"
+FIX="$TOP/tests/fixtures/nvidia-smi"
+
+setup_file() {
+	command -v tmux >/dev/null || skip "tmux is not installed"
+}
+
+setup() {
+	isolate_env
+	unset TMUX
+	TSOCK="rntop-t4230-$$-$BATS_TEST_NUMBER"
+	TMUX_PID=
+}
+
+teardown() {
+	if [ -n "${TMUX_PID:-}" ]; then
+		tmux -L "$TSOCK" kill-server 2>/dev/null || true
+		kill "$TMUX_PID" 2>/dev/null || true
+	fi
+}
+
+# tmux_run COLS ROWS CMD: CMD in a shell in a COLSxROWS tmux pane.
+tmux_run() {
+	tmux -L "$TSOCK" -f /dev/null new-session -d -x "$1" -y "$2" \
+		"env PS1='$ ' bash --norc --noprofile" 3>&-
+	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	keys "$3; echo EXIT=\$?" Enter
+}
+
+keys() {
+	tmux -L "$TSOCK" send-keys "$@"
+}
+
+screen() {
+	tmux -L "$TSOCK" capture-pane -p "$@"
+}
+
+# wait_screen REGEX: waits up to 10 s (times TIME_SCALE) for the pane to show it.
+wait_screen() {
+	local i
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
+		screen | grep -Eq -- "$1" && return 0
+		sleep 0.05
+	done
+	echo "the screen never showed '$1':" >&2
+	screen >&2
+	return 1
+}
+
+# wait_gone REGEX: waits as long for the pane to stop showing it.
+wait_gone() {
+	local i
+	for i in $(seq 1 $((200 * TIME_SCALE))); do
+		screen | grep -Eq -- "$1" || return 0
+		sleep 0.05
+	done
+	echo "the screen still shows '$1':" >&2
+	screen >&2
+	return 1
+}
+
+@test "a GPU that drops off nvidia-smi's list is GONE, the host degraded, until c clears it" {
+	export FAKE_NVSMI_SCENARIO="$FIX/lost.csv"
+	tmux_run 120 30 "rntop --local -d 0.3 --nvidia-smi $FAKE"
+	wait_screen 'GONE'
+	run -0 screen
+	# the GPU row keeps its index and model; the host says why
+	assert_line --regexp '^localhost +3 NVIDIA A100-SXM4-80GB +GONE '
+	assert_output --regexp 'localhost +degraded .*1 GPU gone'
+	# the three that answer are still there, with their numbers
+	assert_line --regexp '^localhost +2 NVIDIA A100-SXM4-80GB +31% '
+	keys c
+	wait_gone 'GONE'
+	run -0 screen
+	refute_output --partial '1 GPU gone'
+	refute_line --regexp '^localhost +3 '
+	assert_line --regexp '^localhost +2 NVIDIA A100-SXM4-80GB +31% '
+	keys q
+	wait_screen '^EXIT=0'
+}
