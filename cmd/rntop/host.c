@@ -159,6 +159,12 @@ rntop_host_tick(struct rntop_host *h, long long now, long long interval_ms)
 		rntop_hist_push_gap(&h->hist, h->snap.n);
 }
 
+int
+rntop_host_key_changed(const struct rntop_host *h)
+{
+	return h->host_key != NULL && strcmp(h->host_key, "changed") == 0;
+}
+
 void
 rntop_host_set_text(char **dst, const char *src)
 {

@@ -55,6 +55,7 @@ struct rntop_host {
 	char			*address;	/* user@host:port, SSH only */
 	char			*warning;	/* e.g. key not checked */
 	char			*fingerprint;
+	const char		*host_key;	/* "known", "changed", ...: static */
 	int			 polling;	/* one-shots, not the stream */
 	const char		*mode;		/* "stream", "poll", "once" */
 	long long		 retry_in_ms;	/* when backing off */
@@ -81,6 +82,8 @@ struct rntop_host {
 };
 
 const char *rntop_host_state_name(enum rntop_host_state);
+/* Whether the host answers under a host key that changed (strict no). */
+int	 rntop_host_key_changed(const struct rntop_host *);
 /*
  * Keeps a copy of a new snapshot, come at now. A GPU of the last one
  * that the new one does not list is kept after its rows as gone

@@ -106,6 +106,7 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 		h->retry_in_ms = 0;
 	rntop_host_set_text(&h->warning, st.warning);
 	rntop_host_set_text(&h->fingerprint, st.fingerprint);
+	h->host_key = rntop_key_check_name(st.key);
 	if (live && st.fail == RNTOP_SSHF_NONE && h->have_snap &&
 	    (st.state == RNTOP_SSH_DONE ||
 	    now - h->snap_ms < RNTOP_MS(o->interval + o->timeout))) {

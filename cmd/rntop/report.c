@@ -158,6 +158,8 @@ add_ssh_fields(cJSON *h, const struct rntop_host *ho)
 		cJSON_AddNullToObject(h, "mode");
 	add_str(h, "fingerprint", ho->fingerprint);
 	add_str(h, "warning", ho->warning);
+	/* known, learnt, unchecked, or changed: used under strict no */
+	add_str(h, "host_key", ho->host_key);
 	if (ho->retry_in_ms > 0)
 		cJSON_AddNumberToObject(h, "retry_in",
 		    /* NOLINTNEXTLINE(bugprone-integer-division): rounds to tenths */
@@ -560,6 +562,8 @@ csv_status(struct rai_buf *b, const struct rntop_host *h,
 
 	if (h->dup_of != 0)	/* a host given twice: logged once */
 		st = "duplicate";
+	else if (h->state == RNTOP_HOST_OK && rntop_host_key_changed(h))
+		st = "hostkey-changed";
 	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_gone(g))
 		st = "gone";
 	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_lost(g))

@@ -137,6 +137,8 @@ host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
 		    h->error ? h->error : "no new data");
 	else if (h->error != NULL)
 		cell_set(c, PAIR_RED, "%s", h->error);
+	else if (h->have_snap && rntop_host_key_changed(h))
+		cell_set(c, PAIR_RED, "%.1fs  %s", age, h->warning);
 	else if (h->degraded != NULL && h->have_snap)
 		cell_set(c, PAIR_RED, "%.1fs  %s", age, h->degraded);
 	else if (h->have_snap)
@@ -145,7 +147,9 @@ host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
 		    h->warning ? h->warning : "");
 	else
 		cell_set(c, 0, "%s", h->warning ? h->warning : "");
-	if (h->state == RNTOP_HOST_OK && h->warning != NULL)
+	if (h->state == RNTOP_HOST_OK && rntop_host_key_changed(h))
+		c->pair = PAIR_RED;
+	else if (h->state == RNTOP_HOST_OK && h->warning != NULL)
 		c->pair = PAIR_DIM;
 }
 
@@ -162,7 +166,9 @@ ui_host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 	ui_host_figures(h, &f);
 	cell_set(&c[N_HOST], 0, "%s", h->name);
 	/* a host that answers with a lost GPU, a fault, is not simply ok */
-	if (ok && h->degraded != NULL)
+	if (ok && rntop_host_key_changed(h))
+		cell_set(&c[N_STATUS], PAIR_RED, "KEY CHANGED");
+	else if (ok && h->degraded != NULL)
 		cell_set(&c[N_STATUS], PAIR_RED, "degraded");
 	else
 		cell_set(&c[N_STATUS], ok ? 0 : PAIR_RED, "%s",

@@ -125,6 +125,27 @@ H() { echo "127.0.0.1:$1"; }
 	assert_line --index 1 "host key for [127.0.0.1]:$PORT_h100 not checked (ssh-ed25519 $(host_fp h100))"
 }
 
+@test "--strict-host-key-checking no: a CHANGED key is said so in JSON and CSV, apart from one not checked" {
+	# known_hosts: wrongkey's entry holds another key; h100 has none
+	grep "^\[127.0.0.1\]:$PORT_wrongkey " "$KNOWN_HOSTS" >"$HOME/kh"
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$HOME/kh" --strict-host-key-checking no --once -o "$HOME/log.csv" "$(H "$PORT_wrongkey")" "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[] | .status, .host_key, .warning' <<<"$output"
+	assert_line --index 0 ok
+	assert_line --index 1 changed
+	assert_line --index 2 "REMOTE HOST IDENTIFICATION HAS CHANGED for [127.0.0.1]:$PORT_wrongkey: the server offers ssh-ed25519 $(host_fp wrongkey), known_hosts has another key (used anyway: --strict-host-key-checking no)"
+	assert_line --index 3 ok
+	assert_line --index 4 unchecked
+	assert_line --index 5 "host key for [127.0.0.1]:$PORT_h100 not checked (ssh-ed25519 $(host_fp h100))"
+	# the CSV's status column: the changed host's lines say it, values kept
+	run -0 cut -d, -f2- "$HOME/log.csv"
+	assert_line --index 1 --regexp "^$(H "$PORT_wrongkey"),0,[0-9]+,[0-9]+,[0-9]+,hostkey-changed,"
+	assert_line --index 3 --regexp "^$(H "$PORT_h100"),0,[0-9]+,[0-9]+,[0-9]+,ok,"
+	# with the key known again, it is known
+	run -0 rntop_ssh --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0].host_key' <<<"$output"
+	assert_output known
+}
+
 @test "hashed known_hosts entries and @revoked keys" {
 	local kh="$HOME/kh"
 	cp "$KNOWN_HOSTS" "$kh"

@@ -5,17 +5,27 @@
 # sample; / types a new filter instead of adding to the old one.
 
 load lib/common
+load lib/sshd
 
 FAKE="$TOP/tests/peers/fake-nvidia-smi"
 FIX="$TOP/tests/fixtures/nvidia-smi"
 
 setup_file() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
+	sshd_setup_file
+	sshd_start h100 h100x2
+	sshd_start wrongkey h100x2
+	# wrongkey's known_hosts entry is another host's key: it "changed"
+	sed -i "s|^\[127.0.0.1\]:$PORT_wrongkey .*|[127.0.0.1]:$PORT_wrongkey $(cut -d' ' -f1,2 "$(sshd_dir h100)/keys/host_ed25519.pub")|" "$KNOWN_HOSTS"
+}
+
+teardown_file() {
+	sshd_stop_all
 }
 
 setup() {
 	isolate_env
-	unset TMUX
+	unset TMUX SSH_AUTH_SOCK
 	TSOCK="rntop-t4230-$$-$BATS_TEST_NUMBER"
 	TMUX_PID=
 }
@@ -83,6 +93,17 @@ wait_gone() {
 	refute_output --partial '1 GPU gone'
 	refute_line --regexp '^localhost +3 '
 	assert_line --regexp '^localhost +2 NVIDIA A100-SXM4-80GB +31% '
+	keys q
+	wait_screen '^EXIT=0'
+}
+
+@test "--strict-host-key-checking no: a host whose key CHANGED says so on its row, in red words" {
+	grep "^\[127.0.0.1\]:$PORT_wrongkey " "$KNOWN_HOSTS" >"$BATS_TEST_TMPDIR/kh"
+	tmux_run 200 12 "rntop -F /dev/null -i $SSH_KEY --known-hosts $BATS_TEST_TMPDIR/kh --strict-host-key-checking no -d 0.3 -t $((10 * TIME_SCALE)) 127.0.0.1:$PORT_wrongkey 127.0.0.1:$PORT_h100"
+	wait_screen "^2/2 hosts"
+	wait_screen "^127.0.0.1:$PORT_h100 +ok .*host key for \[127.0.0.1\]:$PORT_h100 not checked"
+	run -0 screen
+	assert_line --regexp "^127.0.0.1:$PORT_wrongkey +KEY CHANGED .* REMOTE HOST IDENTIFICATION HAS CHANGED for \[127.0.0.1\]:$PORT_wrongkey"
 	keys q
 	wait_screen '^EXIT=0'
 }
