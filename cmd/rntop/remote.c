@@ -32,6 +32,7 @@ struct remote {
 	const struct rntop_opts	*o;
 	struct rntop_ssh	*eng;
 	long long		 start;
+	long long		 first_answer;	/* when a host first answered */
 	long long		 now;		/* of the step reading */
 	int			 first_done;	/* the first report was due */
 };
@@ -48,6 +49,8 @@ on_snapshot(void *ud, size_t idx, const struct rntop_snap *s)
 {
 	struct remote *r = ud;
 
+	if (r->first_answer == 0)
+		r->first_answer = r->now;
 	rntop_host_take_snap(&r->c.hosts[idx], s, r->now);
 }
 
@@ -130,6 +133,18 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 	}
 }
 
+/*
+ * The first report waits for every host, but no longer than an
+ * interval after the first one answered: one hung host (its session
+ * up, its nvidia-smi silent) must not hold back the others' numbers
+ * for the whole --timeout. It then shows as waiting.
+ */
+static long long
+first_due(const struct remote *r)
+{
+	return r->first_answer + RNTOP_MS(r->o->interval);
+}
+
 static int
 remote_start(struct rntop_collector *col, long long now, struct rai_err *err)
 {
@@ -161,6 +176,9 @@ remote_pollfds(struct rntop_collector *col, struct pollfd *pfd,
 		if (r->start + ms < *wake)
 			*wake = r->start + ms;
 	}
+	if (!r->o->once && !r->first_done && r->first_answer > 0 &&
+	    first_due(r) < *wake)
+		*wake = first_due(r);
 	return n;
 }
 
@@ -179,10 +197,10 @@ remote_news(struct rntop_collector *col, long long now)
 {
 	struct remote *r = (struct remote *)col;
 
-	/* the first report waits for every host, but not past --timeout */
 	if (r->first_done)
 		return 0;
-	if (rntop_ssh_settled(r->eng)) {
+	if (rntop_ssh_settled(r->eng) ||
+	    (r->first_answer > 0 && now >= first_due(r))) {
 		r->first_done = 1;
 		return 1;
 	}

@@ -275,6 +275,15 @@ H() { echo "127.0.0.1:$1"; }
 	fakes_gone hang
 }
 
+@test "--batch: the first line waits an interval past the first answer for a hung host, not --timeout" {
+	local t0=$SECONDS
+	run -0 rntop_ssh --batch -n 1 -d 0.5 -t 20 "$(H "$PORT_hang")" "$(H "$PORT_h100")"
+	# -t 20: the old first line waited 20 s for the hung host
+	[ $((SECONDS - t0)) -le $((6 * TIME_SCALE)) ]
+	run -0 jq -c '[.hosts[] | .status]' <<<"$output"
+	assert_output '["waiting","ok"]'
+}
+
 @test "--batch over SSH: the -lms stream, a slow start, noise, a lost GPU" {
 	# under valgrind the SSH sessions alone take seconds: a longer
 	# interval, and more samples for the lost GPU's five frames
