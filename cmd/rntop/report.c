@@ -332,7 +332,7 @@ add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
 {
 	if (ow->kw->synced) {
 		cJSON_AddNumberToObject(cl, "gpus_allocated",
-		    (double)ow->gpus_allocated);
+		    round2(ow->gpus_allocated));
 		cJSON_AddNumberToObject(cl, "gpus_idle", (double)ow->gpus_idle);
 		cJSON_AddNumberToObject(cl, "gpus_unmanaged",
 		    (double)ow->gpus_unmanaged);
