@@ -182,8 +182,7 @@ gpu_lines(const struct rntop_host *h, size_t j, int utf8,
 		proc_lines(out, p);
 	}
 	if (!h->have_procs)
-		line(out, "  not known (the processes are read with the "
-		    "cluster)");
+		line(out, "  not known (none read from this host yet)");
 	else if (n == 0)
 		line(out, "  none");
 }

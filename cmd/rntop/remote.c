@@ -353,7 +353,7 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	conf.owner_every = o->interval > OWNER_REFRESH_S ? o->interval :
 	    OWNER_REFRESH_S;
 	if ((r->eng = rntop_ssh_new(&conf, on_snapshot, r, err)) == NULL ||
-	    (o->owners && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
+	    (o->processes && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
 	    add_hosts(r, &ts, err) == -1)
 		goto fail;
 	rntop_targets_release(&ts);

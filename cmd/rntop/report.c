@@ -345,12 +345,11 @@ add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
 	add_str(cl, "pods_error", ow->kw->error);
 }
 
-/* A host's node and driver, with the cluster read. */
+/* A host's node, with the cluster read. */
 static void
 add_host_owner_fields(cJSON *h, const struct rntop_host *ho)
 {
 	add_str(h, "node", ho->node);
-	add_str(h, "driver", ho->have_procs ? ho->procs.driver : NULL);
 }
 
 void
@@ -389,6 +388,10 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		add_ssh_fields(h, ho);
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);
+		/* from the owner block: with the cluster, or on the screen */
+		if (ow != NULL || ho->have_procs)
+			add_str(h, "driver", ho->have_procs ?
+			    ho->procs.driver : NULL);
 		gpus = cJSON_AddArrayToObject(h, "gpus");
 		/* the last values of a host that is down would mislead */
 		if (!ho->have_snap || (ho->state != RNTOP_HOST_OK &&
@@ -403,7 +406,7 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 				    &ow->hosts[i].flags[j], now);
 			else if (ow != NULL)
 				add_unknown_owner_fields(g);
-			if (ow != NULL)
+			if (ow != NULL || ho->have_procs)
 				add_processes(g, ho, ho->snap.gpus[j].uuid);
 			cJSON_AddItemToArray(gpus, g);
 		}

@@ -36,6 +36,18 @@ cell_set(struct cell *c, int pair, const char *fmt, ...)
 	c->pair = pair;
 }
 
+/* Whether a host told its driver's version (the local one never does). */
+static int
+any_driver(const struct rntop_host *hosts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (hosts[i].have_procs && hosts[i].procs.driver[0] != '\0')
+			return 1;
+	return 0;
+}
+
 void
 ui_init_cols(struct draw *d)
 {
@@ -93,7 +105,8 @@ ui_init_cols(struct draw *d)
 	snprintf(d->mem_head, sizeof(d->mem_head), "MEM(%s)", d->ui->unit);
 	d->nc[N_MEM].head = d->mem_head;
 	d->gc[G_MEM].head = d->mem_head;
-	d->nc[N_DRIVER].off = d->ow == NULL;
+	/* the owner block's driver line: with the cluster, or on the screen */
+	d->nc[N_DRIVER].off = !any_driver(d->hosts, d->n);
 	d->gc[G_OWNER].off = d->gc[G_FLAG].off = !d->owners;
 	d->gc[G_HIST].off = d->gc[G_MEM].off = d->owners;
 	lay_reset(d->nc, N_NCOLS);

@@ -207,6 +207,51 @@ H() { echo "127.0.0.1:$1"; }
 	assert_output down
 }
 
+# ssh_counted: an ssh on PATH that logs each run's arguments to
+# $HOME/ssh.log, then runs the real one.
+ssh_counted() {
+	mkdir -p "$HOME/bin"
+	printf '#!/bin/sh\necho "$*" >>"%s/ssh.log"\nexec %s "$@"\n' "$HOME" "$(command -v ssh)" >"$HOME/bin/ssh"
+	chmod +x "$HOME/bin/ssh"
+	: >"$HOME/ssh.log"
+}
+
+@test "ssh -G runs once for the hosts the ssh_config treats alike, and per host where it cannot tell" {
+	ssh_counted
+	cat >"$HOME/ssh_config" <<-EOF
+	Host gpu-special
+	    Port $PORT_models
+	Host gpu-* 127.0.0.1
+	    HostName 127.0.0.1
+	Host *
+	    Port $PORT_h100
+	    User $(id -un)
+	    IdentityFile $SSH_KEY
+	    UserKnownHostsFile $KNOWN_HOSTS
+	EOF
+	# gpu-a..c alike (Host lines 2 and 3), gpu-special (1, 2, 3), and
+	# 127.0.0.1 with its own port: three runs, not five
+	run -0 env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config" --once gpu-a gpu-b gpu-c gpu-special "127.0.0.1:$PORT_mig"
+	run -0 jq -c '[.hosts[] | [.name, .address, .status]]' <<<"$output"
+	assert_output "[[\"gpu-a\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-b\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-c\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-special\",\"$(id -un)@127.0.0.1:$PORT_models\",\"ok\"],[\"127.0.0.1:$PORT_mig\",\"$(id -un)@127.0.0.1:$PORT_mig\",\"ok\"]]"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 3
+	# a name no Host line renames keeps its own name, resolved once
+	: >"$HOME/ssh.log"
+	printf 'Host *\n    User %s\n    IdentityFile %s\n    UserKnownHostsFile %s\n' "$(id -un)" "$SSH_KEY" "$KNOWN_HOSTS" >"$HOME/ssh_config2"
+	run env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config2" --once -t 2 "127.0.0.1:$PORT_h100" "localhost:$PORT_h100"
+	run -0 jq -c '[.hosts[] | .address]' <<<"$output"
+	assert_output "[\"$(id -un)@127.0.0.1:$PORT_h100\",\"$(id -un)@localhost:$PORT_h100\"]"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 1
+	# a Match block: the answer may depend on anything, one run per host
+	: >"$HOME/ssh.log"
+	printf 'Match host 127.0.0.1\n    User %s\n' "$(id -un)" >>"$HOME/ssh_config2"
+	run -0 env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config2" --once "127.0.0.1:$PORT_h100" "127.0.0.1:$PORT_h100"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 2
+}
+
 @test "a ProxyJump in the ssh config is said to be unsupported, not ignored silently" {
 	cat >"$HOME/ssh_config" <<-EOF
 	Host via-jump

@@ -15,6 +15,15 @@ setup_file() {
 	sshd_setup_file
 	sshd_start h100 h100x2
 	sshd_start wrongkey h100x2
+	# a host with a process on GPU 1 and a driver, no cluster anywhere
+	local F=$BATS_FILE_TMPDIR
+	{ cat "$NVSMI_FIX/h100x2.csv"; echo "@app GPU-66666666-7777-8888-9999-000000000000, 4242, 900"; } >"$F/apps.csv"
+	mkdir -p "$F/proc/driver/nvidia" "$F/proc/4242"
+	echo "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.163.01  Tue" >"$F/proc/driver/nvidia/version"
+	echo "0::/user.slice/user-0.slice/session-1.scope" >"$F/proc/4242/cgroup"
+	printf 'Uid:\t0\t0\t0\t0\n' >"$F/proc/4242/status"
+	printf 'python3\0serve.py\0' >"$F/proc/4242/cmdline"
+	sshd_start apps "$F/apps.csv" --env "RNTOP_PROC=$F/proc"
 	# wrongkey's known_hosts entry is another host's key: it "changed"
 	sed -i "s|^\[127.0.0.1\]:$PORT_wrongkey .*|[127.0.0.1]:$PORT_wrongkey $(cut -d' ' -f1,2 "$(sshd_dir h100)/keys/host_ed25519.pub")|" "$KNOWN_HOSTS"
 }
@@ -106,4 +115,22 @@ wait_gone() {
 	assert_line --regexp "^127.0.0.1:$PORT_wrongkey +KEY CHANGED .* REMOTE HOST IDENTIFICATION HAS CHANGED for \[127.0.0.1\]:$PORT_wrongkey"
 	keys q
 	wait_screen '^EXIT=0'
+}
+
+@test "over plain SSH, no cluster: the screen shows each node's driver and a GPU's processes" {
+	tmux_run 160 30 "rntop -F /dev/null -i $SSH_KEY --known-hosts $KNOWN_HOSTS --no-cluster -d 0.3 -t $((10 * TIME_SCALE)) 127.0.0.1:$PORT_apps"
+	wait_screen "^127.0.0.1:$PORT_apps +ok +2 .* 550\.163\.01 "
+	run -0 screen
+	assert_line --regexp '^ Nodes +HOST +STATUS +GPUS +UTIL .*DRIVER'
+	# the last row is GPU 1: its detail lists the process, by user and command
+	keys End Enter
+	wait_screen "^GPU 1 of 127.0.0.1:$PORT_apps"
+	run -0 screen
+	assert_line --regexp '^  4242 +900 MiB  root +python3 serve.py$'
+	keys Escape q
+	wait_screen '^EXIT=0'
+	# --once without a cluster keeps to one nvidia-smi run per host: no block
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" --no-cluster --once "127.0.0.1:$PORT_apps"
+	run -0 jq -c '[.hosts[0] | has("driver"), (.gpus[1] | has("processes"))]' <<<"$output"
+	assert_output '[false,false]'
 }
