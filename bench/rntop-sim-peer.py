@@ -41,6 +41,12 @@ def block():
 
 
 class Server(asyncssh.SSHServer):
+    def __init__(self, session_factory):
+        self.session_factory = session_factory
+
+    def session_requested(self):
+        return self.session_factory()
+
     def begin_auth(self, username):
         return True
 
@@ -51,41 +57,66 @@ class Server(asyncssh.SSHServer):
         return True
 
 
-async def serve_owner_requests(process, alive):
-    # one block for each line rntop writes (a request), until EOF
-    try:
-        async for _ in process.stdin:
-            process.stdout.write(block())
-    except (asyncssh.Error, OSError, asyncio.CancelledError):
-        pass
-    alive["on"] = False
+class Session(asyncssh.SSHServerSession):
+    """One exec channel: the command read, never run (see above)."""
 
+    def __init__(self, port):
+        self.port = port
+        self.chan = None
+        self.cmd = ""
+        self.task = None
+        self.buf = ""
 
-async def handle(process, port):
-    cmd = process.command or ""
-    owners = "o()" in cmd
-    m = re.search(r"-lms (\d+)", cmd)
-    alive = {"on": True}
-    try:
-        if m is None:
-            if owners:
-                process.stdout.write(block())
-            process.stdout.write(rows(port, 0))
-            process.exit(0)
-            return
-        ms = int(m.group(1)) / 1000.0
-        if owners:
-            process.stdout.write(block())
-        reader = asyncio.ensure_future(serve_owner_requests(process, alive))
-        tick = 0
-        while alive["on"]:
-            process.stdout.write(rows(port, tick))
-            tick += 1
-            await asyncio.sleep(ms)
-        reader.cancel()
-        process.exit(0)
-    except (asyncssh.Error, OSError, BrokenPipeError):
-        pass
+    def connection_made(self, chan):
+        self.chan = chan
+
+    def exec_requested(self, command):
+        self.cmd = command
+        return True
+
+    def session_started(self):
+        self.task = asyncio.ensure_future(self.run())
+
+    def data_received(self, data, datatype):
+        # each line rntop writes asks for one more owner block
+        self.buf += data
+        while "\n" in self.buf and "o()" in self.cmd:
+            self.buf = self.buf.split("\n", 1)[1]
+            self.chan.write(block())
+
+    def eof_received(self):
+        self.stop()
+        return False
+
+    def connection_lost(self, exc):
+        if self.task is not None:
+            self.task.cancel()
+
+    def stop(self):
+        if self.task is not None:
+            self.task.cancel()
+        try:
+            self.chan.exit(0)
+        except (asyncssh.Error, OSError):
+            pass
+
+    async def run(self):
+        m = re.search(r"-lms (\d+)", self.cmd)
+        try:
+            if "o()" in self.cmd:
+                self.chan.write(block())
+            if m is None:
+                self.chan.write(rows(self.port, 0))
+                self.chan.exit(0)
+                return
+            ms = int(m.group(1)) / 1000.0
+            tick = 0
+            while True:
+                self.chan.write(rows(self.port, tick))
+                tick += 1
+                await asyncio.sleep(ms)
+        except (asyncssh.Error, OSError):
+            pass
 
 
 async def main(state, n):
@@ -97,11 +128,11 @@ async def main(state, n):
     for _ in range(n):
         port_box = {}
 
-        def factory(process, box=port_box):
-            return handle(process, box["port"])
+        def factory(box=port_box):
+            return Session(box["port"])
         srv = await asyncssh.create_server(
-            Server, "127.0.0.1", 0, server_host_keys=[key],
-            process_factory=factory, encoding="utf-8", line_editor=False)
+            lambda: Server(factory), "127.0.0.1", 0,
+            server_host_keys=[key], encoding="utf-8")
         port = srv.sockets[0].getsockname()[1]
         port_box["port"] = port
         ports.append(port)
