@@ -70,6 +70,7 @@ live() {
 	hz=$(getconf CLK_TCK)
 	start=$(date +%s.%N)
 	"$BIN/rntop" "${ARGS[@]}" --batch -d 2 >"$out" 2>"$STATE/live.err" &
+	# the mode the hosts ended in (stream, or poll after a silent stream)
 	pid=$!
 	for _ in $(seq 1 600); do
 		ok=$(tail -n 1 "$out" 2>/dev/null | jq '.cluster.hosts_ok' 2>/dev/null || echo 0)
@@ -90,8 +91,9 @@ live() {
 	peak=$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")
 	kill -INT "$pid"
 	wait "$pid" || true
+	tail -n 1 "$out" | jq -r '[.hosts[].mode] | group_by(.) | map("\(.[0]): \(length)") | join(", ")' >"$STATE/modes" 2>/dev/null || true
 	awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="$n" -v s="$SECS" -v p="$peak" -v f="$maxfds" \
-		-v ok="$all_ok" -v age="$(jq -s '[.[].hosts[].age // 999] | max' "$out")" -v l="$(wc -l <"$out")" \
+		-v ok="$all_ok" -v age="$(jq -R 'fromjson? | [.hosts[].age // 999] | max' "$out" | sort -g | tail -n 1)" -v l="$(wc -l <"$out")" \
 		'BEGIN { printf "%s %.6f %d %.1f %d %s %d\n", ok, (b - a) / hz / n / (s / 2), p, p / n, f, age, l }'
 }
 
@@ -105,8 +107,10 @@ for n in "${SIZES[@]}"; do
 	stop_peer
 	# shellcheck disable=SC2059
 	printf "$FMT" "$n" "$w" "$c" "$m" "$ok/$n" "$allok" "$cpt" "$peak" "$kph" "$fds" "$age" "$lines"
+	echo "       live modes at the end: $(cat "$STATE/modes" 2>/dev/null)"
 	echo "$n $w $c $m $ok $allok $cpt $peak $kph $fds $age" >>"$STATE/rows"
 done
 echo "ulimit -n: soft $(ulimit -Sn), hard $(ulimit -Hn) (rntop raises its soft limit to the hard one)"
 # linear growth: each size's CPU per host per tick and KiB per host against the smallest's
+awk 'NR == 1 { c = $7; p = $8; f = $1 } NR > 1 { printf "%s hosts: %.1f KiB more per host than at %s\n", $1, ($8 - p) / ($1 - f), f }' "$STATE/rows"
 awk 'NR == 1 { c = $7; k = $9; f = $1 } { printf "%s hosts: CPU per host per tick x%.2f, KiB per host x%.2f of the %s-host run\n", $1, $7 / c, $9 / k, f }' "$STATE/rows"

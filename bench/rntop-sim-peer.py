@@ -131,7 +131,7 @@ async def main(state, n):
         def factory(box=port_box):
             return Session(box["port"])
         srv = await asyncssh.create_server(
-            lambda: Server(factory), "127.0.0.1", 0,
+            lambda f=factory: Server(f), "127.0.0.1", 0,
             server_host_keys=[key], encoding="utf-8")
         port = srv.sockets[0].getsockname()[1]
         port_box["port"] = port
