@@ -269,7 +269,7 @@ static size_t
 group_targets(const struct rntop_opts *o, const struct rntop_targets *ts,
     size_t *rep)
 {
-	struct rntop_sshcfg cfg;
+	struct rntop_sshcfg cfg = { NULL, 0, 0 };
 	char **keys = xcalloc(ts->n ? ts->n : 1, sizeof(*keys));
 	size_t i, k, runs = 0;
 

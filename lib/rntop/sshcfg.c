@@ -236,9 +236,12 @@ rntop_sshcfg_load(struct rntop_sshcfg *c, const char *config,
     const char *home)
 {
 	char *user_dir = xasprintf("%s/.ssh", home), *user;
-	struct loader l = { c, user_dir, 0 };
+	struct loader l;
 
 	memset(c, 0, sizeof(*c));
+	l.c = c;
+	l.dir = user_dir;
+	l.depth = 0;
 	if (config != NULL) {
 		load_file(&l, config, 1);
 	} else {
