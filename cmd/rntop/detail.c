@@ -152,7 +152,8 @@ gpu_lines(const struct rntop_host *h, size_t j, int utf8,
 	    "");
 	line(out, "  %-14s %s", "name", or_none(g->name));
 	line(out, "  %-14s %s", "uuid", or_none(g->uuid));
-	line(out, "  %-14s %s", "state", rntop_gpu_lost(g) ? "LOST" : "ok");
+	line(out, "  %-14s %s", "state", rntop_gpu_gone(g) ? "GONE (no longer "
+	    "listed; c clears it)" : rntop_gpu_lost(g) ? "LOST" : "ok");
 	metric(out, "utilization", g, RNTOP_F_UTIL, g->util, 0, "%");
 	metric(out, "memory used", g, RNTOP_F_MEM_USED, g->mem_used, 0,
 	    "MiB");
@@ -181,8 +182,7 @@ gpu_lines(const struct rntop_host *h, size_t j, int utf8,
 		proc_lines(out, p);
 	}
 	if (!h->have_procs)
-		line(out, "  not known (the processes are read with the "
-		    "cluster)");
+		line(out, "  not known (none read from this host yet)");
 	else if (n == 0)
 		line(out, "  none");
 }

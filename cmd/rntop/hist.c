@@ -1,6 +1,6 @@
 /*
- * Utilisation history for the sparklines: a byte per sample and GPU in
- * a ring. Rows follow the snapshot's order; when the GPU count changes
+ * Utilisation history for the sparklines: a byte per refresh tick and
+ * GPU in a ring. Rows follow the snapshot's order; when the GPU count changes
  * the history starts over, since rows no longer mean the same GPUs.
  */
 #include <stdlib.h>
@@ -53,6 +53,19 @@ rntop_hist_push(struct rntop_hist *h, const struct rntop_snap *s)
 	for (i = 0; i < s->n; i++)
 		hist_put(h, i, util_byte(&s->gpus[i]));
 	if (s->n > 0)
+		hist_advance(h);
+}
+
+void
+rntop_hist_push_gap(struct rntop_hist *h, size_t n)
+{
+	size_t i;
+
+	if (h->ngpus != n)
+		hist_reset(h, n);
+	for (i = 0; i < n; i++)
+		hist_put(h, i, RNTOP_HIST_NONE);
+	if (n > 0)
 		hist_advance(h);
 }
 

@@ -1,6 +1,7 @@
 /*
- * Utilisation history for the sparklines: a ring of one byte a sample
- * (0-100, or RNTOP_HIST_NONE) per GPU row.
+ * Utilisation history for the sparklines: a ring of one byte a refresh
+ * tick (0-100, or RNTOP_HIST_NONE: unknown, or no sample that tick) per
+ * GPU row.
  */
 #ifndef RNTOP_HIST_H
 #define RNTOP_HIST_H
@@ -21,6 +22,8 @@ struct rntop_hist {
 
 /* A snapshot's utilisations, a row per GPU in the snapshot's order. */
 void	 rntop_hist_push(struct rntop_hist *, const struct rntop_snap *);
+/* A gap: no sample for any of n GPU rows this tick. */
+void	 rntop_hist_push_gap(struct rntop_hist *, size_t n);
 /* One sample of a one-row history (the cluster's). */
 void	 rntop_hist_push_one(struct rntop_hist *, int value);
 /* Sample age back (0 = newest) of GPU row g: 0-100 or RNTOP_HIST_NONE. */

@@ -29,14 +29,140 @@ rntop_host_state_name(enum rntop_host_state s)
 	return "unknown";
 }
 
+/*
+ * Whether s still lists GPU o: by UUID, or by index where either has
+ * no UUID (a lost GPU's row has none; it is lost, not gone).
+ */
+static int
+still_listed(const struct rntop_gpu *o, const struct rntop_snap *s)
+{
+	size_t j;
+
+	for (j = 0; j < s->n; j++) {
+		const struct rntop_gpu *g = &s->gpus[j];
+
+		if (o->uuid[0] != '\0' && g->uuid[0] != '\0' ?
+		    strcmp(o->uuid, g->uuid) == 0 : o->index == g->index)
+			return 1;
+	}
+	return 0;
+}
+
+static void
+snap_append(struct rntop_snap *s, const struct rntop_gpu *g)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 4;
+		s->gpus = xreallocarray(s->gpus, s->cap, sizeof(*s->gpus));
+	}
+	s->gpus[s->n++] = *g;
+}
+
+/* GPU o as gone: its index, UUID and model kept, every value unknown. */
+static void
+append_gone(struct rntop_snap *s, const struct rntop_gpu *o)
+{
+	struct rntop_gpu g;
+	int f;
+
+	memset(&g, 0, sizeof(g));
+	g.index = o->index;
+	memcpy(g.uuid, o->uuid, sizeof(g.uuid));
+	memcpy(g.name, o->name, sizeof(g.name));
+	g.valid = RNTOP_V(RNTOP_F_INDEX);
+	for (f = 0; f < RNTOP_GPU_NFIELDS; f++)
+		if (!(g.valid & RNTOP_V(f)))
+			g.na[f] = RNTOP_NA_GONE;
+	snap_append(s, &g);
+}
+
+/*
+ * A row without a UUID or model (a lost GPU's: nvidia-smi prints
+ * "[GPU is lost]" for them) keeps those of the same index in the last
+ * snapshot, so the GPU that fell off, and then off the list, is named.
+ * The fields stay unknown, with their reason.
+ */
+static void
+keep_identity(struct rntop_gpu *g, const struct rntop_snap *old)
+{
+	size_t j;
+
+	if (g->uuid[0] != '\0')
+		return;
+	for (j = 0; j < old->n; j++)
+		if (old->gpus[j].index == g->index &&
+		    old->gpus[j].uuid[0] != '\0') {
+			memcpy(g->uuid, old->gpus[j].uuid, sizeof(g->uuid));
+			if (g->name[0] == '\0')
+				memcpy(g->name, old->gpus[j].name,
+				    sizeof(g->name));
+			return;
+		}
+}
+
 void
 rntop_host_take_snap(struct rntop_host *h, const struct rntop_snap *s,
     long long now)
 {
+	struct rntop_snap old = h->snap;
+	size_t j;
+
+	memset(&h->snap, 0, sizeof(h->snap));
 	rntop_snap_copy(&h->snap, s);
-	rntop_hist_push(&h->hist, s);
+	for (j = 0; h->have_snap && j < h->snap.n; j++)
+		keep_identity(&h->snap.gpus[j], &old);
+	for (j = 0; h->have_snap && j < old.n; j++)
+		if (!still_listed(&old.gpus[j], s))
+			append_gone(&h->snap, &old.gpus[j]);
+	rntop_snap_release(&old);
 	h->have_snap = 1;
 	h->snap_ms = now;
+	h->snaps++;
+}
+
+size_t
+rntop_host_gone(const struct rntop_host *h)
+{
+	size_t j, n = 0;
+
+	for (j = 0; h->have_snap && j < h->snap.n; j++)
+		n += rntop_gpu_gone(&h->snap.gpus[j]);
+	return n;
+}
+
+void
+rntop_hosts_clear_gone(struct rntop_host *hosts, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		struct rntop_snap *s = &hosts[i].snap;
+
+		for (j = k = 0; j < s->n; j++)
+			if (!rntop_gpu_gone(&s->gpus[j]))
+				s->gpus[k++] = s->gpus[j];
+		s->n = k;
+	}
+}
+
+void
+rntop_host_tick(struct rntop_host *h, long long now, long long interval_ms)
+{
+	int late = h->fresh && h->snaps == h->snaps_ticked && h->have_snap &&
+	    now - h->snap_ms < interval_ms + interval_ms / 2;
+
+	h->fresh = h->have_snap && (h->snaps != h->snaps_ticked || late);
+	h->snaps_ticked = h->snaps;
+	if (h->fresh)
+		rntop_hist_push(&h->hist, &h->snap);
+	else if (h->have_snap)
+		rntop_hist_push_gap(&h->hist, h->snap.n);
+}
+
+int
+rntop_host_key_changed(const struct rntop_host *h)
+{
+	return h->host_key != NULL && strcmp(h->host_key, "changed") == 0;
 }
 
 void
@@ -166,7 +292,7 @@ rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
     long long now)
 {
 	struct rai_buf b = RAI_BUF_INIT;
-	size_t j, lost = 0;
+	size_t j, lost = 0, gone = rntop_host_gone(h);
 	int over;
 
 	free(h->degraded);
@@ -176,8 +302,12 @@ rntop_host_health(struct rntop_host *h, const struct rntop_health_conf *c,
 	rai_buf_init(&b, 4096);
 	for (j = 0; j < h->snap.n; j++)
 		lost += rntop_gpu_lost(&h->snap.gpus[j]);
+	lost -= gone;
 	if (lost)
 		rai_buf_addf(&b, "%zu GPU%s lost", lost, lost == 1 ? "" : "s");
+	if (gone)
+		rai_buf_addf(&b, "%s%zu GPU%s gone", b.len ? "; " : "", gone,
+		    gone == 1 ? "" : "s");
 	for (j = 0; j < h->snap.n; j++) {
 		const struct rntop_gpu *g = &h->snap.gpus[j];
 

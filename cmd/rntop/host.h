@@ -55,14 +55,18 @@ struct rntop_host {
 	char			*address;	/* user@host:port, SSH only */
 	char			*warning;	/* e.g. key not checked */
 	char			*fingerprint;
+	const char		*host_key;	/* "known", "changed", ...: static */
 	int			 polling;	/* one-shots, not the stream */
 	const char		*mode;		/* "stream", "poll", "once" */
 	long long		 retry_in_ms;	/* when backing off */
 	struct rntop_hist	 hist;
 	enum rntop_host_state	 state;
-	struct rntop_snap	 snap;		/* the last snapshot */
+	struct rntop_snap	 snap;		/* the last snapshot, then gone GPUs */
 	int			 have_snap;
 	long long		 snap_ms;	/* when it came */
+	unsigned long		 snaps;		/* snapshots taken */
+	unsigned long		 snaps_ticked;	/* ... at the last tick */
+	int			 fresh;		/* the last tick had a sample */
 	char			*error;		/* why, for TIMEOUT/ERROR/STALE */
 	unsigned long		 noise;		/* non-CSV lines seen */
 	/* with the cluster read: its node, its last owner block */
@@ -78,9 +82,28 @@ struct rntop_host {
 };
 
 const char *rntop_host_state_name(enum rntop_host_state);
-/* Keeps a copy of a new snapshot, come at now, and adds it to history. */
+/* Whether the host answers under a host key that changed (strict no). */
+int	 rntop_host_key_changed(const struct rntop_host *);
+/*
+ * Keeps a copy of a new snapshot, come at now. A GPU of the last one
+ * that the new one does not list is kept after its rows as gone
+ * (rntop_gpu_gone) until rntop_hosts_clear_gone: a GPU that fell off
+ * the bus is never dropped unseen.
+ */
 void	 rntop_host_take_snap(struct rntop_host *, const struct rntop_snap *,
 	    long long now);
+/* Drops the gone GPUs of n hosts (the operator saw them). */
+void	 rntop_hosts_clear_gone(struct rntop_host *, size_t n);
+/* How many of the host's GPUs are gone. */
+size_t	 rntop_host_gone(const struct rntop_host *);
+/*
+ * One refresh tick at now: the history gets the last sample when one
+ * came since the last tick, or the last tick's came late by less than
+ * half an interval (a stream's beat drifts against ours); else a gap.
+ * h->fresh says which: the CSV logs a gap's values blank.
+ */
+void	 rntop_host_tick(struct rntop_host *, long long now,
+	    long long interval_ms);
 /* Replaces *dst by a copy of src (NULL: none) unless they are equal. */
 void	 rntop_host_set_text(char **dst, const char *src);
 /*
@@ -93,7 +116,7 @@ void	 rntop_host_note_line(struct rntop_host *, const char *line,
 int	 rntop_gpu_over(const struct rntop_gpu *,
 	    const struct rntop_health_conf *);
 /*
- * Sets h->degraded for an ok host with a lost GPU, a GPU over a
+ * Sets h->degraded for an ok host with a lost or gone GPU, a GPU over a
  * threshold, or a fault line in the last RNTOP_ERR_HOLD_MS; else NULL.
  */
 void	 rntop_host_health(struct rntop_host *,

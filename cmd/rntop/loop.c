@@ -113,6 +113,8 @@ wait_and_step(struct loop *lp, long long now, long long wake)
 		lp->quit = 1;	/* the terminal went away */
 	/* a resize (SIGWINCH) interrupts poll: getch tells */
 	keys = rntop_ui_keys(lp->ui);
+	if (keys & RNTOP_UI_CLEAR_GONE)
+		rntop_hosts_clear_gone(c->hosts, c->nhosts);
 	lp->quit |= keys & RNTOP_UI_QUIT;
 	lp->redraw |= keys & RNTOP_UI_REDRAW;
 }
@@ -126,6 +128,17 @@ hosts_all_ok(const struct rntop_collector *c)
 		if (c->hosts[i].state != RNTOP_HOST_OK)
 			return 0;
 	return 1;
+}
+
+/* A refresh tick for every host: a sample or a gap in its history. */
+static void
+tick(struct loop *lp, long long now)
+{
+	size_t i;
+
+	for (i = 0; i < lp->c->nhosts; i++)
+		rntop_host_tick(&lp->c->hosts[i], now,
+		    RNTOP_MS(lp->o->interval));
 }
 
 /* Each host's health and duplicates, from the data just settled. */
@@ -162,6 +175,7 @@ run_once(struct loop *lp, struct rai_err *err)
 	}
 	now = rai_now_ms();
 	c->ops->settle(c, now, 1);
+	tick(lp, now);
 	health(lp, now);
 	if (lp->ow != NULL)
 		rntop_owners_update(lp->ow, c->hosts, c->nhosts, now);
@@ -197,6 +211,7 @@ report(struct loop *lp, long long now, long records, struct rai_err *err)
 	int rc;
 
 	settle(lp, now);
+	tick(lp, now);
 	rntop_cluster_hist_push(&lp->cluster, c->hosts, c->nhosts);
 	if (lp->ui != NULL) {
 		rntop_ui_draw(lp->ui, c->hosts, c->nhosts, o->interval,

@@ -44,14 +44,34 @@ host_room(struct rntop_host_own *ho, const struct rntop_snap *s)
 		snprintf(ho->flags[i].uuid, sizeof(ho->flags[i].uuid), "%s",
 		    s->gpus[i].uuid);
 		for (j = 0; old != NULL && j < oldn; j++)
-			if (strcmp(old[j].uuid, s->gpus[i].uuid) == 0)
+			if (strcmp(old[j].uuid, s->gpus[i].uuid) == 0) {
 				ho->flags[i].low_since = old[j].low_since;
+				ho->flags[i].high_since = old[j].high_since;
+			}
 	}
 	free(old);
 	ho->n = s->n;
 }
 
-/* The flags of one GPU now: idle after its low period, unmanaged. */
+/* The GPU's share its owners were allocated, up to 1. */
+static double
+allocated_share(const struct rntop_gpu_own *own)
+{
+	double sum = 0;
+	size_t j;
+
+	for (j = 0; j < own->n; j++)
+		sum += own->v[j].share;
+	return sum > 1 ? 1 : sum;
+}
+
+/*
+ * The flags of one GPU now: idle after its low period, unmanaged. Low
+ * is under --idle-util scaled to the share allocated: a 0.25 job busy
+ * on its quarter drives the GPU to 25 %, and a 5 % threshold of the
+ * whole GPU would call a 0.05 job at full use idle. A burst over it
+ * that ends within RNTOP_IDLE_BURST_MS keeps the low period.
+ */
 static void
 flag_gpu(const struct rntop_owners *ow, const struct rntop_gpu *g,
     const struct rntop_gpu_own *own, struct rntop_gpu_flags *f,
@@ -59,13 +79,21 @@ flag_gpu(const struct rntop_owners *ow, const struct rntop_gpu *g,
 {
 	int util_known = (g->valid & RNTOP_V(RNTOP_F_UTIL)) != 0;
 
-	if (own->n > 0 && util_known && g->util < ow->idle_util) {
+	if (own->n > 0 && util_known &&
+	    g->util < ow->idle_util * allocated_share(own)) {
 		if (f->low_since == 0)
 			f->low_since = now;
+		f->high_since = 0;
+	} else if (own->n > 0 && util_known && f->low_since != 0) {
+		if (f->high_since == 0)
+			f->high_since = now;
+		if (now - f->high_since >= RNTOP_IDLE_BURST_MS)
+			f->low_since = f->high_since = 0;
 	} else {
-		f->low_since = 0;
+		f->low_since = f->high_since = 0;
 	}
-	f->idle = f->low_since != 0 && now - f->low_since >= ow->idle_after;
+	f->idle = f->low_since != 0 && f->high_since == 0 &&
+	    now - f->low_since >= ow->idle_after;
 	f->unmanaged = own->n == 0 && own->foreign > 0;
 }
 
@@ -91,7 +119,7 @@ count_gpu(struct rntop_owners *ow, const struct rntop_gpu *g,
 {
 	size_t j;
 
-	ow->gpus_allocated += own->n > 0;
+	ow->gpus_allocated += allocated_share(own);
 	ow->gpus_idle += f->idle;
 	ow->gpus_unmanaged += f->unmanaged;
 	for (j = 0; j < own->n; j++) {
@@ -171,7 +199,8 @@ rntop_owners_update(struct rntop_owners *ow, struct rntop_host *hosts,
 		ow->nodes_gen = ow->kw->nodes_gen;
 	}
 	ow->nprojects = 0;
-	ow->gpus_allocated = ow->gpus_idle = ow->gpus_unmanaged = 0;
+	ow->gpus_allocated = 0;
+	ow->gpus_idle = ow->gpus_unmanaged = 0;
 	/* no list of pods yet: no owner is known, and none is shown as none */
 	for (i = 0; i < n && i < ow->nhosts; i++) {
 		if (ow->kw->synced)

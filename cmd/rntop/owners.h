@@ -2,7 +2,9 @@
  * Who holds each GPU, for the outputs: the hosts' processes (the owner
  * blocks the collector keeps) joined with the cluster's pods (kwatch)
  * by rntop_owners_map, then the flags rntop derives - idle (allocated,
- * utilisation under --idle-util for --idle-after) and unmanaged (used
+ * utilisation under --idle-util times the share allocated, for
+ * --idle-after, a burst shorter than RNTOP_IDLE_BURST_MS not breaking
+ * it) and unmanaged (used
  * by processes of no pod, with no pod allocated) - and the Projects
  * figures. Recomputed right before every output, since pods and
  * snapshots move between them; times are rai_now_ms().
@@ -17,9 +19,17 @@
 #include "core/strv.h"
 #include "rntop/owner.h"
 
+/*
+ * A GPU's low period is broken only by use over the threshold for this
+ * long (ms): one burst (a checkpoint, a validation pass) leaves an idle
+ * notebook idle.
+ */
+#define RNTOP_IDLE_BURST_MS	60000
+
 struct rntop_gpu_flags {
 	char		 uuid[RNTOP_UUID_MAX];	/* whose idle_since this is */
 	long long	 low_since;	/* allocated and under --idle-util, 0: not */
+	long long	 high_since;	/* over it since, in a low period; 0: not */
 	int		 idle;
 	int		 unmanaged;
 };
@@ -48,7 +58,8 @@ struct rntop_owners {
 	size_t			 nhosts;
 	struct rntop_project_row *projects;
 	size_t			 nprojects;
-	size_t			 gpus_allocated, gpus_idle, gpus_unmanaged;
+	double			 gpus_allocated;	/* shares, each GPU's up to 1 */
+	size_t			 gpus_idle, gpus_unmanaged;
 	unsigned		 nodes_gen;	/* of the last host matching */
 	/* a clone's copies of what it points to (rntop_owners_clone) */
 	struct rntop_pod	*kept_pods;

@@ -32,6 +32,7 @@ struct remote {
 	const struct rntop_opts	*o;
 	struct rntop_ssh	*eng;
 	long long		 start;
+	long long		 first_answer;	/* when a host first answered */
 	long long		 now;		/* of the step reading */
 	int			 first_done;	/* the first report was due */
 };
@@ -48,6 +49,8 @@ on_snapshot(void *ud, size_t idx, const struct rntop_snap *s)
 {
 	struct remote *r = ud;
 
+	if (r->first_answer == 0)
+		r->first_answer = r->now;
 	rntop_host_take_snap(&r->c.hosts[idx], s, r->now);
 }
 
@@ -106,6 +109,7 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 		h->retry_in_ms = 0;
 	rntop_host_set_text(&h->warning, st.warning);
 	rntop_host_set_text(&h->fingerprint, st.fingerprint);
+	h->host_key = rntop_key_check_name(st.key);
 	if (live && st.fail == RNTOP_SSHF_NONE && h->have_snap &&
 	    (st.state == RNTOP_SSH_DONE ||
 	    now - h->snap_ms < RNTOP_MS(o->interval + o->timeout))) {
@@ -127,6 +131,18 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 		h->state = RNTOP_HOST_WAITING;
 		rntop_host_set_text(&h->error, NULL);
 	}
+}
+
+/*
+ * The first report waits for every host, but no longer than an
+ * interval after the first one answered: one hung host (its session
+ * up, its nvidia-smi silent) must not hold back the others' numbers
+ * for the whole --timeout. It then shows as waiting.
+ */
+static long long
+first_due(const struct remote *r)
+{
+	return r->first_answer + RNTOP_MS(r->o->interval);
 }
 
 static int
@@ -160,6 +176,9 @@ remote_pollfds(struct rntop_collector *col, struct pollfd *pfd,
 		if (r->start + ms < *wake)
 			*wake = r->start + ms;
 	}
+	if (!r->o->once && !r->first_done && r->first_answer > 0 &&
+	    first_due(r) < *wake)
+		*wake = first_due(r);
 	return n;
 }
 
@@ -178,10 +197,10 @@ remote_news(struct rntop_collector *col, long long now)
 {
 	struct remote *r = (struct remote *)col;
 
-	/* the first report waits for every host, but not past --timeout */
 	if (r->first_done)
 		return 0;
-	if (rntop_ssh_settled(r->eng)) {
+	if (rntop_ssh_settled(r->eng) ||
+	    (r->first_answer > 0 && now >= first_due(r))) {
 		r->first_done = 1;
 		return 1;
 	}
@@ -334,7 +353,7 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	conf.owner_every = o->interval > OWNER_REFRESH_S ? o->interval :
 	    OWNER_REFRESH_S;
 	if ((r->eng = rntop_ssh_new(&conf, on_snapshot, r, err)) == NULL ||
-	    (o->owners && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
+	    (o->processes && rntop_ssh_owners(r->eng, on_procs, err) == -1) ||
 	    add_hosts(r, &ts, err) == -1)
 		goto fail;
 	rntop_targets_release(&ts);

@@ -96,6 +96,7 @@ gpu_json(const struct rntop_gpu *g)
 	else
 		cJSON_AddNullToObject(o, "mig");
 	cJSON_AddBoolToObject(o, "lost", rntop_gpu_lost(g));
+	cJSON_AddBoolToObject(o, "gone", rntop_gpu_gone(g));
 	cJSON_AddItemToObject(o, "unknown", unknown_reasons(g));
 	return o;
 }
@@ -157,6 +158,8 @@ add_ssh_fields(cJSON *h, const struct rntop_host *ho)
 		cJSON_AddNullToObject(h, "mode");
 	add_str(h, "fingerprint", ho->fingerprint);
 	add_str(h, "warning", ho->warning);
+	/* known, learnt, unchecked, or changed: used under strict no */
+	add_str(h, "host_key", ho->host_key);
 	if (ho->retry_in_ms > 0)
 		cJSON_AddNumberToObject(h, "retry_in",
 		    /* NOLINTNEXTLINE(bugprone-integer-division): rounds to tenths */
@@ -329,7 +332,7 @@ add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
 {
 	if (ow->kw->synced) {
 		cJSON_AddNumberToObject(cl, "gpus_allocated",
-		    (double)ow->gpus_allocated);
+		    round2(ow->gpus_allocated));
 		cJSON_AddNumberToObject(cl, "gpus_idle", (double)ow->gpus_idle);
 		cJSON_AddNumberToObject(cl, "gpus_unmanaged",
 		    (double)ow->gpus_unmanaged);
@@ -342,12 +345,11 @@ add_cluster_owner_fields(cJSON *cl, const struct rntop_owners *ow)
 	add_str(cl, "pods_error", ow->kw->error);
 }
 
-/* A host's node and driver, with the cluster read. */
+/* A host's node, with the cluster read. */
 static void
 add_host_owner_fields(cJSON *h, const struct rntop_host *ho)
 {
 	add_str(h, "node", ho->node);
-	add_str(h, "driver", ho->have_procs ? ho->procs.driver : NULL);
 }
 
 void
@@ -386,6 +388,10 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		add_ssh_fields(h, ho);
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);
+		/* from the owner block: with the cluster, or on the screen */
+		if (ow != NULL || ho->have_procs)
+			add_str(h, "driver", ho->have_procs ?
+			    ho->procs.driver : NULL);
 		gpus = cJSON_AddArrayToObject(h, "gpus");
 		/* the last values of a host that is down would mislead */
 		if (!ho->have_snap || (ho->state != RNTOP_HOST_OK &&
@@ -400,7 +406,7 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 				    &ow->hosts[i].flags[j], now);
 			else if (ow != NULL)
 				add_unknown_owner_fields(g);
-			if (ow != NULL)
+			if (ow != NULL || ho->have_procs)
 				add_processes(g, ho, ho->snap.gpus[j].uuid);
 			cJSON_AddItemToArray(gpus, g);
 		}
@@ -546,13 +552,26 @@ csv_owner_fields(struct rai_buf *b, const struct rntop_host *h,
 		rai_buf_addstr(b, ",,");
 }
 
-/* ",status,age": the host's state, its data's age (empty: none). */
+/*
+ * ",status,age": the host's state, its data's age (empty: none); for
+ * a GPU of an ok host (g), "lost" or "gone" when it is, so that its
+ * empty values never read as a value nvidia-smi does not know.
+ */
 static void
-csv_status(struct rai_buf *b, const struct rntop_host *h, long long now)
+csv_status(struct rai_buf *b, const struct rntop_host *h,
+    const struct rntop_gpu *g, long long now)
 {
-	/* a host given twice is logged once, under its first name */
-	rai_buf_addf(b, ",%s,", h->dup_of != 0 ? "duplicate" :
-	    rntop_host_state_name(h->state));
+	const char *st = rntop_host_state_name(h->state);
+
+	if (h->dup_of != 0)	/* a host given twice: logged once */
+		st = "duplicate";
+	else if (h->state == RNTOP_HOST_OK && rntop_host_key_changed(h))
+		st = "hostkey-changed";
+	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_gone(g))
+		st = "gone";
+	else if (g != NULL && h->state == RNTOP_HOST_OK && rntop_gpu_lost(g))
+		st = "lost";
+	rai_buf_addf(b, ",%s,", st);
 	if (h->have_snap)
 		rai_buf_addf(b, "%.1f", (double)(now - h->snap_ms) / 1000);
 	rai_buf_addch(b, '\n');
@@ -576,14 +595,15 @@ csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
 		rai_buf_addf(b, "%s,%s,,,,", stamp, h->name);
 		if (owners)
 			rai_buf_addstr(b, ",,,,,,,");
-		csv_status(b, h, now);
+		csv_status(b, h, NULL, now);
 		return;
 	}
 	for (j = 0; h->have_snap && j < h->snap.n; j++) {
 		const struct rntop_gpu *g = &h->snap.gpus[j];
 
 		rai_buf_addf(b, "%s,%s,%ld", stamp, h->name, g->index);
-		if (h->state == RNTOP_HOST_OK) {
+		/* a tick without a sample: blank, as a stale host's */
+		if (h->state == RNTOP_HOST_OK && h->fresh) {
 			csv_num(b, g, RNTOP_F_UTIL, g->util);
 			csv_num(b, g, RNTOP_F_MEM_USED, g->mem_used);
 			csv_num(b, g, RNTOP_F_MEM_TOTAL, g->mem_total);
@@ -594,7 +614,7 @@ csv_host(struct rai_buf *b, const char *stamp, const struct rntop_host *h,
 			csv_owner_fields(b, h, own != NULL && j < own->n ?
 			    &own->gpus[j] : NULL, own != NULL && j < own->n &&
 			    h->state == RNTOP_HOST_OK ? &own->flags[j] : NULL);
-		csv_status(b, h, now);
+		csv_status(b, h, g, now);
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -19,6 +20,7 @@
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "resolve.h"
+#include "rntop/sshcfg.h"
 
 #include "core/banned.h"
 
@@ -144,18 +146,27 @@ resolved_init(const struct rntop_opts *o, struct rntop_resolved *r)
 	r->strict = o->strict ? rntop_shk_parse(o->strict) : RNTOP_SHK_UNSET;
 }
 
+/*
+ * r from g, the answer of ssh -G for rep, the target of t's group: a
+ * HostName that is rep's own name means no Host line set it, so t
+ * keeps its own name (see rntop/sshcfg.h).
+ */
 static void
-resolved_from_sshg(const struct rntop_target *t, const struct rntop_sshg *g,
-    struct rntop_resolved *r)
+resolved_from_sshg(const struct rntop_target *t, const struct rntop_target *rep,
+    const struct rntop_sshg *g, struct rntop_resolved *r)
 {
+	const char *hostname = g->hostname;
 	size_t i;
+
+	if (hostname == NULL || strcasecmp(hostname, rep->host) == 0)
+		hostname = t->host;
 
 	/* said before any screen is up; connecting anyway may still work */
 	if (g->proxy)
 		rai_warn("%s: ProxyJump/ProxyCommand in the ssh config is not "
 		    "supported; connecting directly",
 		    t->spec);
-	r->hostname = xstrdup(g->hostname ? g->hostname : t->host);
+	r->hostname = xstrdup(hostname);
 	r->user = xstrdup(g->user ? g->user : login_name());
 	r->port = g->port > 0 ? g->port : 22;
 	for (i = 0; i < g->nidentity; i++)
@@ -213,26 +224,79 @@ sshg_abandon(struct rntop_sshg_job *jobs, const int *running, size_t n)
 	}
 }
 
-/* Finishes job i into rs[i]; -1 and err when ssh -G failed. */
+/*
+ * Finishes job j (the run for target j) into rs[i] of every target i
+ * of its group (rep[i] == j); -1 and err when ssh -G failed.
+ */
 static int
-sshg_collect(const struct rntop_opts *o, const struct rntop_target *t,
-    struct rntop_sshg_job *job, struct rntop_resolved *r, struct rai_err *err)
+sshg_collect(const struct rntop_opts *o, const struct rntop_targets *ts,
+    const size_t *rep, size_t j, struct rntop_sshg_job *job,
+    struct rntop_resolved *rs, struct rai_err *err)
 {
 	struct rntop_sshg g;
+	size_t i;
+	int rc = 0;
 
 	memset(&g, 0, sizeof(g));
-	if (rntop_sshg_finish(job, t->host, home_dir(), &g, err) == -1) {
-		rai_err_prefix(err, "resolving '%s'", t->spec);
+	if (rntop_sshg_finish(job, ts->v[j].host, home_dir(), &g, err) == -1) {
+		rai_err_prefix(err, "resolving '%s'", ts->v[j].spec);
 		return -1;
 	}
-	resolved_from_sshg(t, &g, r);
+	for (i = j; i < ts->n && rc == 0; i++) {
+		if (rep[i] != j)
+			continue;
+		resolved_from_sshg(&ts->v[i], &ts->v[j], &g, &rs[i]);
+		rc = resolved_check(o, &ts->v[i], &rs[i], err);
+	}
 	rntop_sshg_release(&g);
-	return resolved_check(o, t, r, err);
+	return rc;
+}
+
+/* Two targets' user and port as given (both go to ssh -G). */
+static int
+same_spec(const struct rntop_target *a, const struct rntop_target *b)
+{
+	return a->port == b->port && (a->user == NULL ? b->user == NULL :
+	    b->user != NULL && strcmp(a->user, b->user) == 0);
 }
 
 /*
- * Resolves every target: ssh -G for each, SSHG_PARALLEL at a time (one
- * takes tens of milliseconds), or rntop's defaults without ssh.
+ * rep[i]: the target whose ssh -G run serves target i (i itself for
+ * the first of a group): the same Host lines matched, user and port.
+ * Returns how many runs that makes.
+ */
+static size_t
+group_targets(const struct rntop_opts *o, const struct rntop_targets *ts,
+    size_t *rep)
+{
+	struct rntop_sshcfg cfg = { NULL, 0, 0 };
+	char **keys = xcalloc(ts->n ? ts->n : 1, sizeof(*keys));
+	size_t i, k, runs = 0;
+
+	rntop_sshcfg_load(&cfg, o->ssh_config, home_dir());
+	for (i = 0; i < ts->n; i++) {
+		rep[i] = i;
+		keys[i] = rntop_sshcfg_key(&cfg, ts->v[i].host);
+		/* a linear search: groups are few where it matters */
+		for (k = 0; !cfg.per_host && k < i; k++)
+			if (rep[k] == k && same_spec(&ts->v[i], &ts->v[k]) &&
+			    strcmp(keys[i], keys[k]) == 0) {
+				rep[i] = k;
+				break;
+			}
+		runs += rep[i] == i;
+	}
+	for (i = 0; i < ts->n; i++)
+		free(keys[i]);
+	free(keys);
+	rntop_sshcfg_release(&cfg);
+	return runs;
+}
+
+/*
+ * Resolves every target: ssh -G once for each group of targets the
+ * configuration treats alike (group_targets), SSHG_PARALLEL at a time
+ * (one takes tens of milliseconds), or rntop's defaults without ssh.
  */
 static int
 resolve_with(const struct rntop_opts *o, const char *ssh,
@@ -240,7 +304,7 @@ resolve_with(const struct rntop_opts *o, const char *ssh,
 {
 	struct rntop_sshg_job *jobs;
 	struct pollfd pfd[SSHG_PARALLEL];
-	size_t slot[SSHG_PARALLEL], i, next = 0, done = 0, k;
+	size_t slot[SSHG_PARALLEL], i, next = 0, done = 0, k, runs, *rep;
 	int *running, rc = 0;
 
 	for (i = 0; i < ts->n; i++)
@@ -255,12 +319,17 @@ resolve_with(const struct rntop_opts *o, const char *ssh,
 	}
 	jobs = xcalloc(ts->n, sizeof(*jobs));
 	running = xcalloc(ts->n, sizeof(*running));
-	while (done < ts->n && rc == 0) {
+	rep = xcalloc(ts->n ? ts->n : 1, sizeof(*rep));
+	runs = group_targets(o, ts, rep);
+	while (done < runs && rc == 0) {
 		for (k = 0, i = 0; i < next; i++)
 			if (running[i])
 				k++;
-		for (; k < SSHG_PARALLEL && next < ts->n; next++, k++) {
+		for (; k < SSHG_PARALLEL && next < ts->n; next++) {
 			struct rntop_target t = ts->v[next];
+
+			if (rep[next] != next)
+				continue;
 
 			if (t.user == NULL)
 				t.user = (char *)(uintptr_t)o->username;
@@ -270,6 +339,7 @@ resolve_with(const struct rntop_opts *o, const char *ssh,
 				break;
 			}
 			running[next] = 1;
+			k++;
 		}
 		for (k = 0, i = 0; i < next && k < SSHG_PARALLEL; i++) {
 			if (!running[i])
@@ -287,10 +357,11 @@ resolve_with(const struct rntop_opts *o, const char *ssh,
 				continue;
 			running[j] = 0;
 			done++;
-			rc = sshg_collect(o, &ts->v[j], &jobs[j], &rs[j], err);
+			rc = sshg_collect(o, ts, rep, j, &jobs[j], rs, err);
 		}
 	}
 	sshg_abandon(jobs, running, ts->n);
+	free(rep);
 	free(running);
 	free(jobs);
 	return rc;

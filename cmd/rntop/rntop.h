@@ -55,6 +55,7 @@ struct rntop_opts {
 	double		 idle_util;	/* % */
 	long		 idle_after;	/* seconds */
 	int		 owners;	/* set: the cluster is read */
+	int		 processes;	/* set: owner blocks (cluster or screen) */
 };
 
 /* Seconds as the options give them, in the milliseconds the clock counts. */

@@ -330,8 +330,13 @@ rntop_ui_keys(struct rntop_ui *ui)
 			ui->reverse = !ui->reverse;
 			break;
 		case '/':
+			/* a new filter, typed from empty (Esc keeps none) */
 			ui->typing = 1;
-			snprintf(ui->typed, sizeof(ui->typed), "%s", ui->filter);
+			ui->typed[0] = '\0';
+			break;
+		case 'c':
+		case 'C':
+			what |= RNTOP_UI_CLEAR_GONE;
 			break;
 		case 'p':
 		case 'P':
@@ -367,11 +372,14 @@ draw_help(void)
 		"               GPU's model, project or job; with * ? a glob",
 		"               on host names (Enter: keep, Esc: drop)",
 		"  k            with the cluster: owners and Projects on/off",
+		"  c            clear the GONE GPUs (seen before, no longer",
+		"               listed by nvidia-smi) once you have seen them",
 		"  p            pause: the data stays as it was (the keys",
 		"               still scroll, sort, filter and open)",
 		"  ^L           redraw",
 		"",
-		"red = waste or trouble (util < 10 %, a host's error, LOST);",
+		"red = waste or trouble (util < 10 %, a host's error, LOST,",
+		"GONE);",
 		"green = busy (80 % and more). n/a = unknown, ? = not seen,",
 		"~ = held from a stale host (dim); never 0 for unknown.",
 		"Columns that do not fit are left out whole; a cut name",

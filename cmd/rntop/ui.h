@@ -12,7 +12,7 @@
 #include "owners.h"
 
 struct rntop_ui;
-enum { RNTOP_UI_QUIT = 1, RNTOP_UI_REDRAW = 2 };
+enum { RNTOP_UI_QUIT = 1, RNTOP_UI_REDRAW = 2, RNTOP_UI_CLEAR_GONE = 4 };
 struct rntop_ui_conf {
 	int		 color;
 	const char	*mem_unit;	/* mib, mb, gib, gb */

@@ -303,7 +303,7 @@ ui_draw_cluster(struct draw *d, double interval, const struct rntop_hist
 	if (d->ow == NULL)
 		return;
 	if (d->ow->kw->synced)
-		seg_set(&s[0], 0, 0, "%zu GPUs allocated, %zu idle, %zu "
+		seg_set(&s[0], 0, 0, "%.2f GPUs allocated, %zu idle, %zu "
 		    "unmanaged", d->ow->gpus_allocated, d->ow->gpus_idle,
 		    d->ow->gpus_unmanaged);
 	else

@@ -36,6 +36,18 @@ cell_set(struct cell *c, int pair, const char *fmt, ...)
 	c->pair = pair;
 }
 
+/* Whether a host told its driver's version (the local one never does). */
+static int
+any_driver(const struct rntop_host *hosts, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (hosts[i].have_procs && hosts[i].procs.driver[0] != '\0')
+			return 1;
+	return 0;
+}
+
 void
 ui_init_cols(struct draw *d)
 {
@@ -93,7 +105,8 @@ ui_init_cols(struct draw *d)
 	snprintf(d->mem_head, sizeof(d->mem_head), "MEM(%s)", d->ui->unit);
 	d->nc[N_MEM].head = d->mem_head;
 	d->gc[G_MEM].head = d->mem_head;
-	d->nc[N_DRIVER].off = d->ow == NULL;
+	/* the owner block's driver line: with the cluster, or on the screen */
+	d->nc[N_DRIVER].off = !any_driver(d->hosts, d->n);
 	d->gc[G_OWNER].off = d->gc[G_FLAG].off = !d->owners;
 	d->gc[G_HIST].off = d->gc[G_MEM].off = d->owners;
 	lay_reset(d->nc, N_NCOLS);
@@ -137,6 +150,8 @@ host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
 		    h->error ? h->error : "no new data");
 	else if (h->error != NULL)
 		cell_set(c, PAIR_RED, "%s", h->error);
+	else if (h->have_snap && rntop_host_key_changed(h))
+		cell_set(c, PAIR_RED, "%.1fs  %s", age, h->warning);
 	else if (h->degraded != NULL && h->have_snap)
 		cell_set(c, PAIR_RED, "%.1fs  %s", age, h->degraded);
 	else if (h->have_snap)
@@ -145,7 +160,9 @@ host_age_cell(struct draw *d, const struct rntop_host *h, struct cell *c)
 		    h->warning ? h->warning : "");
 	else
 		cell_set(c, 0, "%s", h->warning ? h->warning : "");
-	if (h->state == RNTOP_HOST_OK && h->warning != NULL)
+	if (h->state == RNTOP_HOST_OK && rntop_host_key_changed(h))
+		c->pair = PAIR_RED;
+	else if (h->state == RNTOP_HOST_OK && h->warning != NULL)
 		c->pair = PAIR_DIM;
 }
 
@@ -162,7 +179,9 @@ ui_host_cells(struct draw *d, const struct rntop_host *h, struct cell *c)
 	ui_host_figures(h, &f);
 	cell_set(&c[N_HOST], 0, "%s", h->name);
 	/* a host that answers with a lost GPU, a fault, is not simply ok */
-	if (ok && h->degraded != NULL)
+	if (ok && rntop_host_key_changed(h))
+		cell_set(&c[N_STATUS], PAIR_RED, "KEY CHANGED");
+	else if (ok && h->degraded != NULL)
 		cell_set(&c[N_STATUS], PAIR_RED, "degraded");
 	else
 		cell_set(&c[N_STATUS], ok ? 0 : PAIR_RED, "%s",
@@ -275,7 +294,8 @@ ui_gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
 	cell_set(&c[G_IDX], 0, "%ld", g->index);
 	cell_set(&c[G_NAME], 0, "%s", g->name[0] ? g->name : "?");
 	if (lost)
-		cell_set(&c[G_UTIL], PAIR_RED, "LOST");
+		cell_set(&c[G_UTIL], PAIR_RED, "%s", rntop_gpu_gone(g) ? "GONE" :
+		    "LOST");
 	else if (g->valid & RNTOP_V(RNTOP_F_UTIL))
 		cell_set(&c[G_UTIL], stale ? 0 : ui_util_pair(g->util),
 		    "%s%.0f%%", held(stale), g->util);

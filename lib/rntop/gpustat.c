@@ -35,6 +35,8 @@ rntop_na_name(enum rntop_na na)
 		return "unknown";
 	if (na == RNTOP_NA_UNQUERIED)
 		return "not queried";
+	if (na == RNTOP_NA_GONE)
+		return "GPU is gone";
 	for (i = 0; i < sizeof(sentinels) / sizeof(sentinels[0]); i++)
 		if (sentinels[i].na == na)
 			return sentinels[i].text;
@@ -47,9 +49,16 @@ rntop_gpu_lost(const struct rntop_gpu *g)
 	int i;
 
 	for (i = 0; i < RNTOP_GPU_NFIELDS; i++)
-		if (g->na[i] == RNTOP_NA_LOST || g->na[i] == RNTOP_NA_RESET)
+		if (g->na[i] == RNTOP_NA_LOST || g->na[i] == RNTOP_NA_RESET ||
+		    g->na[i] == RNTOP_NA_GONE)
 			return 1;
 	return 0;
+}
+
+int
+rntop_gpu_gone(const struct rntop_gpu *g)
+{
+	return g->na[RNTOP_F_UTIL] == RNTOP_NA_GONE;
 }
 
 /* RNTOP_NA_NONE when s is a value, else why it is not one. */

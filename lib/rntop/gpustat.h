@@ -67,6 +67,7 @@ enum rntop_na {
 	RNTOP_NA_ERROR,		/* [Unknown Error] */
 	RNTOP_NA_OTHER,		/* any other [...] */
 	RNTOP_NA_UNQUERIED,	/* not in the query (an older nvidia-smi) */
+	RNTOP_NA_GONE,		/* listed before, missing from the list now */
 };
 
 #define RNTOP_UUID_MAX	96
@@ -91,8 +92,13 @@ struct rntop_gpu {
 	char		 name[RNTOP_NAME_MAX];	/* "" when unknown */
 };
 
-/* A GPU is lost (or needs a reset) when any field says so. */
+/*
+ * A GPU is lost (or needs a reset) when any field says so; a GPU that
+ * is gone (RNTOP_NA_GONE: nvidia-smi no longer lists it) is lost too.
+ */
 int	 rntop_gpu_lost(const struct rntop_gpu *);
+/* Whether the GPU is gone: seen before, missing from the list now. */
+int	 rntop_gpu_gone(const struct rntop_gpu *);
 /* "N/A", "Not Supported", ... for a reason; "" for RNTOP_NA_NONE. */
 const char *rntop_na_name(enum rntop_na);
 

@@ -31,3 +31,16 @@ rntop_ssh_state_name(enum rntop_ssh_state s)
 
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
+
+const char *
+rntop_key_check_name(enum rntop_key_check k)
+{
+	switch (k) {
+	case RNTOP_KEY_NONE: break;
+	case RNTOP_KEY_KNOWN: return "known";
+	case RNTOP_KEY_LEARNT: return "learnt";
+	case RNTOP_KEY_UNCHECKED: return "unchecked";
+	case RNTOP_KEY_CHANGED: return "changed";
+	}
+	return NULL;
+}

@@ -92,6 +92,17 @@ struct rntop_ssh_target {
 	enum rntop_shk		 strict;
 };
 
+/* How the host key of the last session was taken. */
+enum rntop_key_check {
+	RNTOP_KEY_NONE = 0,	/* no key seen yet */
+	RNTOP_KEY_KNOWN,	/* known_hosts has it */
+	RNTOP_KEY_LEARNT,	/* accept-new added it */
+	RNTOP_KEY_UNCHECKED,	/* strict no: known_hosts has no entry */
+	RNTOP_KEY_CHANGED,	/* strict no: known_hosts has ANOTHER key */
+};
+/* "known", "learnt", "unchecked", "changed"; NULL for none. */
+const char *rntop_key_check_name(enum rntop_key_check);
+
 /* What the caller may read about a host between steps. */
 struct rntop_ssh_status {
 	enum rntop_ssh_state	 state;
@@ -99,6 +110,7 @@ struct rntop_ssh_status {
 	const char		*error;		/* NULL when none */
 	const char		*warning;	/* e.g. host key not checked */
 	const char		*fingerprint;	/* "SHA256:..." once seen */
+	enum rntop_key_check	 key;
 	int			 polling;	/* fell back to one-shots */
 	unsigned long		 noise;		/* non-CSV lines, all channels */
 	unsigned long		 connects;	/* sessions established */

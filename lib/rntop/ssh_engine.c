@@ -418,6 +418,7 @@ rntop_ssh_status(const struct rntop_ssh *e, size_t idx,
 	st->error = h->error;
 	st->warning = h->warning;
 	st->fingerprint = h->fp[0] ? h->fp : NULL;
+	st->key = h->key;
 	st->polling = h->polling;
 	st->noise = h->noise_base + (h->ps_live ? h->ps.noise : 0);
 	st->connects = h->connects;

@@ -41,6 +41,7 @@ struct host {
 	enum rntop_ssh_fail	 fail;
 	char			*error, *warning;
 	char			 fp[64];
+	enum rntop_key_check	 key;
 	int			 fd;
 	struct addrinfo		*ai, *ai_cur;
 	LIBSSH2_SESSION		*s;

@@ -259,9 +259,25 @@ rntop_ssh_check_hostkey(struct host *h)
 	libssh2_knownhost_free(kh);
 	free(h->warning);
 	h->warning = NULL;
+	h->key = RNTOP_KEY_KNOWN;
 	if (rc == LIBSSH2_KNOWNHOST_CHECK_MATCH)
 		return 0;
+	/*
+	 * Not checking is the user's choice; a key that changed is still
+	 * news (a reinstall, or someone in the middle): said as OpenSSH
+	 * says it, never in the words of a host with no entry.
+	 */
+	if (h->strict == RNTOP_SHK_NO &&
+	    rc == LIBSSH2_KNOWNHOST_CHECK_MISMATCH) {
+		h->key = RNTOP_KEY_CHANGED;
+		h->warning = xasprintf("REMOTE HOST IDENTIFICATION HAS CHANGED "
+		    "for %s: the server offers %s %s, known_hosts has another "
+		    "key (used anyway: --strict-host-key-checking no)",
+		    h->kh_name, tname, h->fp);
+		return 0;
+	}
 	if (h->strict == RNTOP_SHK_NO) {
+		h->key = RNTOP_KEY_UNCHECKED;
 		h->warning = xasprintf("host key for %s not checked (%s %s)",
 		    h->kh_name, tname, h->fp);
 		return 0;
@@ -276,6 +292,7 @@ rntop_ssh_check_hostkey(struct host *h)
 	if (rc == LIBSSH2_KNOWNHOST_CHECK_NOTFOUND &&
 	    h->strict == RNTOP_SHK_ACCEPT_NEW) {
 		if (learn_key(h, tname, key, keylen) == 0) {
+			h->key = RNTOP_KEY_LEARNT;
 			h->warning = xasprintf("learnt host key for %s: %s %s",
 			    h->kh_name, tname, h->fp);
 			return 0;

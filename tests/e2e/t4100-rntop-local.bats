@@ -156,13 +156,23 @@ fakes_left() {
 	fake_is_gone
 }
 
-@test "--batch: a lost GPU is marked, then dropped when it disappears" {
+@test "--batch: a lost GPU is marked, then kept as gone when it disappears" {
 	scenario lost
-	run -0 rntop --local --batch -n 3 -d 0.4 --nvidia-smi "$FAKE"
-	run -0 jq -c '[.cluster.gpus, .cluster.gpus_lost, .cluster.utilization, [.hosts[0].gpus[] | .lost]]' <<<"$(printf '%s\n' "${lines[@]}")"
-	assert_output '[4,0,40,[false,false,false,false]]
-[4,1,20,[false,false,false,true]]
-[3,0,21,[false,false,false]]'
+	run -0 rntop --local --batch -n 3 -d 0.4 --nvidia-smi "$FAKE" -o "$BATS_TEST_TMPDIR/log.csv" --output-every 1
+	local third=${lines[2]}
+	run -0 jq -c '[.cluster.gpus, .cluster.gpus_lost, .cluster.utilization, [.hosts[0].gpus[] | [.lost, .gone]], .hosts[0].health, .hosts[0].problems]' <<<"$(printf '%s\n' "${lines[@]}")"
+	assert_output '[4,0,40,[[false,false],[false,false],[false,false],[false,false]],"ok",null]
+[4,1,20,[[false,false],[false,false],[false,false],[true,false]],"degraded","1 GPU lost"]
+[4,1,21,[[false,false],[false,false],[false,false],[true,true]],"degraded","1 GPU gone"]'
+	# the gone GPU keeps its UUID and model; its values are unknown, why said
+	run -0 jq -c '.hosts[0].gpus[3] | [.index, .uuid, .name, .utilization, .unknown.utilization]' <<<"$third"
+	assert_output '[3,"GPU-00000000-0000-0000-0000-000000000003","NVIDIA A100-SXM4-80GB",null,"GPU is gone"]'
+	# in the CSV a lost and a gone GPU say so, never an empty "ok" (N/A)
+	run -0 cut -d, -f2- "$BATS_TEST_TMPDIR/log.csv"
+	assert_line --index 4 'localhost,3,100,70012,81920,ok,0.0'
+	assert_line --index 8 'localhost,3,,,,lost,0.0'
+	assert_line --index 12 'localhost,3,,,,gone,0.0'
+	assert_line --index 11 'localhost,2,31,1000,81920,ok,0.0'
 }
 
 @test "--batch: noise lines are counted, not parsed" {

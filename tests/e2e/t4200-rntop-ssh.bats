@@ -125,6 +125,27 @@ H() { echo "127.0.0.1:$1"; }
 	assert_line --index 1 "host key for [127.0.0.1]:$PORT_h100 not checked (ssh-ed25519 $(host_fp h100))"
 }
 
+@test "--strict-host-key-checking no: a CHANGED key is said so in JSON and CSV, apart from one not checked" {
+	# known_hosts: wrongkey's entry holds another key; h100 has none
+	grep "^\[127.0.0.1\]:$PORT_wrongkey " "$KNOWN_HOSTS" >"$HOME/kh"
+	run -0 rntop -F /dev/null -i "$SSH_KEY" --known-hosts "$HOME/kh" --strict-host-key-checking no --once -o "$HOME/log.csv" "$(H "$PORT_wrongkey")" "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[] | .status, .host_key, .warning' <<<"$output"
+	assert_line --index 0 ok
+	assert_line --index 1 changed
+	assert_line --index 2 "REMOTE HOST IDENTIFICATION HAS CHANGED for [127.0.0.1]:$PORT_wrongkey: the server offers ssh-ed25519 $(host_fp wrongkey), known_hosts has another key (used anyway: --strict-host-key-checking no)"
+	assert_line --index 3 ok
+	assert_line --index 4 unchecked
+	assert_line --index 5 "host key for [127.0.0.1]:$PORT_h100 not checked (ssh-ed25519 $(host_fp h100))"
+	# the CSV's status column: the changed host's lines say it, values kept
+	run -0 cut -d, -f2- "$HOME/log.csv"
+	assert_line --index 1 --regexp "^$(H "$PORT_wrongkey"),0,[0-9]+,[0-9]+,[0-9]+,hostkey-changed,"
+	assert_line --index 3 --regexp "^$(H "$PORT_h100"),0,[0-9]+,[0-9]+,[0-9]+,ok,"
+	# with the key known again, it is known
+	run -0 rntop_ssh --once "$(H "$PORT_h100")"
+	run -0 jq -r '.hosts[0].host_key' <<<"$output"
+	assert_output known
+}
+
 @test "hashed known_hosts entries and @revoked keys" {
 	local kh="$HOME/kh"
 	cp "$KNOWN_HOSTS" "$kh"
@@ -184,6 +205,51 @@ H() { echo "127.0.0.1:$1"; }
 	run -1 rntop --no-ssh-config -i "$SSH_KEY" --known-hosts "$KNOWN_HOSTS" --once -t 1 --connect-timeout 2 gpu-a
 	run -0 jq -r '.hosts[0].status' <<<"$output"
 	assert_output down
+}
+
+# ssh_counted: an ssh on PATH that logs each run's arguments to
+# $HOME/ssh.log, then runs the real one.
+ssh_counted() {
+	mkdir -p "$HOME/bin"
+	printf '#!/bin/sh\necho "$*" >>"%s/ssh.log"\nexec %s "$@"\n' "$HOME" "$(command -v ssh)" >"$HOME/bin/ssh"
+	chmod +x "$HOME/bin/ssh"
+	: >"$HOME/ssh.log"
+}
+
+@test "ssh -G runs once for the hosts the ssh_config treats alike, and per host where it cannot tell" {
+	ssh_counted
+	cat >"$HOME/ssh_config" <<-EOF
+	Host gpu-special
+	    Port $PORT_models
+	Host gpu-* 127.0.0.1
+	    HostName 127.0.0.1
+	Host *
+	    Port $PORT_h100
+	    User $(id -un)
+	    IdentityFile $SSH_KEY
+	    UserKnownHostsFile $KNOWN_HOSTS
+	EOF
+	# gpu-a..c alike (Host lines 2 and 3), gpu-special (1, 2, 3), and
+	# 127.0.0.1 with its own port: three runs, not five
+	run -0 env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config" --once gpu-a gpu-b gpu-c gpu-special "127.0.0.1:$PORT_mig"
+	run -0 jq -c '[.hosts[] | [.name, .address, .status]]' <<<"$output"
+	assert_output "[[\"gpu-a\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-b\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-c\",\"$(id -un)@127.0.0.1:$PORT_h100\",\"ok\"],[\"gpu-special\",\"$(id -un)@127.0.0.1:$PORT_models\",\"ok\"],[\"127.0.0.1:$PORT_mig\",\"$(id -un)@127.0.0.1:$PORT_mig\",\"ok\"]]"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 3
+	# a name no Host line renames keeps its own name, resolved once
+	: >"$HOME/ssh.log"
+	printf 'Host *\n    User %s\n    IdentityFile %s\n    UserKnownHostsFile %s\n' "$(id -un)" "$SSH_KEY" "$KNOWN_HOSTS" >"$HOME/ssh_config2"
+	run env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config2" --once -t 2 "127.0.0.1:$PORT_h100" "localhost:$PORT_h100"
+	run -0 jq -c '[.hosts[] | .address]' <<<"$output"
+	assert_output "[\"$(id -un)@127.0.0.1:$PORT_h100\",\"$(id -un)@localhost:$PORT_h100\"]"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 1
+	# a Match block: the answer may depend on anything, one run per host
+	: >"$HOME/ssh.log"
+	printf 'Match host 127.0.0.1\n    User %s\n' "$(id -un)" >>"$HOME/ssh_config2"
+	run -0 env PATH="$HOME/bin:$PATH" rntop -F "$HOME/ssh_config2" --once "127.0.0.1:$PORT_h100" "127.0.0.1:$PORT_h100"
+	run -0 grep -c -- '-G' "$HOME/ssh.log"
+	assert_output 2
 }
 
 @test "a ProxyJump in the ssh config is said to be unsupported, not ignored silently" {
@@ -254,6 +320,15 @@ H() { echo "127.0.0.1:$1"; }
 	fakes_gone hang
 }
 
+@test "--batch: the first line waits an interval past the first answer for a hung host, not --timeout" {
+	local t0=$SECONDS
+	run -0 rntop_ssh --batch -n 1 -d 0.5 -t 20 "$(H "$PORT_hang")" "$(H "$PORT_h100")"
+	# -t 20: the old first line waited 20 s for the hung host
+	[ $((SECONDS - t0)) -le $((6 * TIME_SCALE)) ]
+	run -0 jq -c '[.hosts[] | .status]' <<<"$output"
+	assert_output '["waiting","ok"]'
+}
+
 @test "--batch over SSH: the -lms stream, a slow start, noise, a lost GPU" {
 	# under valgrind the SSH sessions alone take seconds: a longer
 	# interval, and more samples for the lost GPU's five frames
@@ -274,11 +349,12 @@ H() { echo "127.0.0.1:$1"; }
 		([.[] | .hosts[2] | select(.status == "ok")][0].noise_lines > 0)' <<<"$all"
 	assert_output '5
 true'
-	# the lost scenario: GPU 3 is lost (marked, not 0), then gone
+	# the lost scenario: GPU 3 is lost (marked, not 0), then gone: kept
+	# as gone, the host degraded
 	run -0 jq -s -c '[.[] | .cluster.gpus_lost] | max' <<<"$all"
 	assert_output 1
-	run -0 jq -c '[(.hosts[3].gpus | length), .cluster.gpus_lost]' <<<"$last"
-	assert_output '[3,0]'
+	run -0 jq -c '[(.hosts[3].gpus | length), .cluster.gpus_lost, .hosts[3].gpus[3].gone, .hosts[3].problems]' <<<"$last"
+	assert_output '[4,1,true,"1 GPU gone"]'
 	run -0 jq -c '.hosts[2].noise_lines > 1' <<<"$last"
 	assert_output true
 }

@@ -143,7 +143,7 @@ teardown() {
 	fi
 	sim DELETE /_sim/faults >/dev/null 2>&1 || true
 	if [ -n "${PAUSE_POD:-}" ]; then
-		kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai-team-b/pods/late-b" >/dev/null 2>&1 || true
+		kube_api -X DELETE "$KUBESIM_URL/api/v1/namespaces/runai-team-b/pods/$PAUSE_POD" >/dev/null 2>&1 || true
 	fi
 }
 
@@ -422,12 +422,12 @@ wait_pane() {
 	wait_pane "IDLE 0m[0-5][0-9]s"
 	# and both hosts' owner blocks (driver, IN USE, UNMANAGED)
 	wait_pane_all '^node-1 +ok +4 .* 580\.159\.04 ' '^node-2 +ok +4 .* 550\.163\.01 ' \
-		'^team-a +1\.50 +1\.50 ' '^5 GPUs allocated, 1 idle, 1 unmanaged'
+		'^team-a +1\.50 +1\.50 ' '^5\.00 GPUs allocated, 1 idle, 1 unmanaged'
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^ Projects +PROJECT +ALLOCATED +IN USE +UTIL +IDLE +DESERVED'
 	assert_line --regexp '^team-a +1\.50 +1\.50 +73% +0\.00 +4$'
 	assert_line --regexp '^team-d +1\.00 +0\.00 +0% +1\.00 +8$'
-	assert_line --regexp '^5 GPUs allocated, 1 idle, 1 unmanaged'
+	assert_line --regexp '^5\.00 GPUs allocated, 1 idle, 1 unmanaged'
 	assert_line --regexp '^node-1 +ok +4 .* 580\.159\.04 '
 	assert_line --regexp '^node-1 +1 NVIDIA H100 80GB HBM3 +60% team-a/frac-a\(0\.5\) team-b/frac-b\(0\.5\)'
 	assert_line --regexp '^node-2 +3 NVIDIA H100 80GB HBM3 +55% - +UNMANAGED'
@@ -465,14 +465,14 @@ wait_pane() {
 	OWN_ARGS+=(-o "$log" --output-every 1)
 	tmux_rntop
 	wait_pane '^node-1 +3 NVIDIA H100 80GB HBM3 +0% - '
-	wait_pane '^5 GPUs allocated'
+	wait_pane '^5\.00 GPUs allocated'
 	# the GPUs' processes (IN USE) come after the owners: pause on both
 	wait_pane '^team-b +0\.50 +0\.50 '
 	tmux -L "$TSOCK" send-keys p
 	wait_pane 'PAUSED'
 	# a pod takes node-1's free GPU 3 while the screen is paused
-	PAUSE_POD=$(make_pod runai-team-b late-b node-1 '{"project":"team-b","release":"late-b"}' '{}' 1)
-	[[ $PAUSE_POD =~ ^[0-9a-f-]{36}$ ]]
+	PAUSE_POD=late-b
+	[[ $(make_pod runai-team-b late-b node-1 '{"project":"team-b","release":"late-b"}' '{}' 1) =~ ^[0-9a-f-]{36}$ ]]
 	for i in $(seq 1 $((200 * TIME_SCALE))); do
 		tail -n 8 "$log" | grep -q ',late-b,' && break
 		sleep 0.05
@@ -484,13 +484,13 @@ wait_pane() {
 	wait_pane 'sort: util'
 	run -0 tmux -L "$TSOCK" capture-pane -p
 	assert_line --regexp '^node-1 +3 NVIDIA H100 80GB HBM3 +0% - '
-	assert_line --regexp '^5 GPUs allocated, '
+	assert_line --regexp '^5\.00 GPUs allocated, '
 	assert_line --regexp '^team-b +0\.50 +0\.50 '
 	refute_output --partial 'late-b'
 	# p again: the owners of now
 	tmux -L "$TSOCK" send-keys p
 	wait_pane '^node-1 +3 NVIDIA H100 80GB HBM3 +0% team-b/late-b '
-	wait_pane '^6 GPUs allocated'
+	wait_pane '^6\.00 GPUs allocated'
 	wait_pane '^team-b +1\.50 +0\.50 '
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
@@ -537,4 +537,21 @@ wait_pane() {
 	tmux -L "$TSOCK" send-keys q
 	wait_pane "EXIT=0"
 	sim DELETE /_sim/faults >/dev/null
+}
+
+@test "allocation in shares (12.30 as runai list nodes), idle against the share allocated" {
+	own_args
+	# a 0.3 of node-2's GPU 3 (55 % in use, by xmrig, outside any pod)
+	PAUSE_POD=frac-e
+	make_pod runai-team-b frac-e node-2 '{"project":"team-b","release":"frac-e"}' '{"gpu-fraction":"0.3","runai-gpu":"3"}' 0 >/dev/null
+	# --idle-util 100: frac-a/frac-b's GPU (60 % of a whole GPU
+	# allocated) is under it, as every whole GPU of node-1 and node-2;
+	# frac-e's at 55 % is over 100 % of its 0.3 (before: 6 idle)
+	run -0 rntop "${OWN_ARGS[@]}" --idle-util 100 --idle-after 0s --once node-1 node-2
+	local j=$output
+	run -0 jq -c '.cluster | [.gpus_allocated, .gpus_idle]' <<<"$j"
+	assert_output '[5.3,5]'
+	run -0 jq -c '[.hosts[1].gpus[3] | .idle, (.owners | map(.share))], [.hosts[0].gpus[1] | .idle, (.owners | map(.share))]' <<<"$j"
+	assert_line --index 0 '[false,[0.3]]'
+	assert_line --index 1 '[true,[0.5,0.5]]'
 }
