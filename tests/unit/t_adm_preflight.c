@@ -354,7 +354,8 @@ TEST(catalogue_ids_are_stable)
 		"nvidia.device-plugin", "storage.default-class",
 		"net.ingress", "runai.prometheus", "runai.node-roles",
 		"runai.existing-install", "net.dns.host", "net.tls.files",
-		"net.tls.live", "net.registry", "storage.nfs", NULL
+		"net.tls.live", "net.registry", "net.registry.secret",
+		"storage.nfs", NULL
 	};
 	const struct adm_check_info *ci;
 	size_t i;
@@ -368,8 +369,9 @@ TEST(catalogue_ids_are_stable)
 		T_OK(ci->title != NULL && ci->title[0] != '\0');
 		/* API checks first, then those from this host */
 		T_INT_EQ(ci->needs_api, i < 11 ? ADM_API_NEEDED :
-		    strcmp(ci->id, "net.dns.host") == 0 ? ADM_API_OPTIONAL :
-		    ADM_API_NONE);
+		    strcmp(ci->id, "net.dns.host") == 0 ||
+		    strcmp(ci->id, "net.registry.secret") == 0 ?
+		    ADM_API_OPTIONAL : ADM_API_NONE);
 	}
 	T_NULL(adm_check_info(i));
 }

@@ -945,6 +945,7 @@ TEST(golden_airgapped)
 	v.tls_crt_b64 = CRT64;
 	v.tls_key_b64 = KEY64;
 	v.registry = "registry.example.com:5000";
+	v.registry_secret = "runai-reg-creds";	/* generate-values' default */
 	v.airgapped = 1;
 	v.nfs_server = "nfs.example.com";
 	v.nfs_path = "/export/runai";
