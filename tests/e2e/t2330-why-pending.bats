@@ -18,37 +18,15 @@ load lib/cp
 CP_VERSION=2.24
 
 setup_file() {
-	cp_start
-	sim POST /_sim/controller '{"paused": true}' >/dev/null
+	cp_two_modes_file_setup
 }
 
 teardown_file() {
 	kubesim_stop
 }
 
-# Each test: its own HOME, a Kubernetes-mode kubeconfig and a copy of it
-# in control-plane mode, logged in; times in UTC.
 setup() {
-	isolate_env
-	use_sim_kubeconfig
-	export TZ=UTC
-	CP_KUBECONFIG="$HOME/.kube/cp-config"
-	cp "$KUBECONFIG" "$CP_KUBECONFIG"
-	KUBECONFIG=$CP_KUBECONFIG runai config control-plane "$CP_URL" >/dev/null
-	jq -r .password "$CP_CREDS" | KUBECONFIG=$CP_KUBECONFIG \
-		runai login --username "$CP_USER" --password-stdin >/dev/null
-}
-
-tick() {
-	sim POST /_sim/tick "{\"steps\": ${1:-1}}" >/dev/null
-}
-
-# k ARGS / c ARGS: runai in Kubernetes mode / in control-plane mode.
-k() {
-	runai "$@"
-}
-c() {
-	KUBECONFIG=$CP_KUBECONFIG runai "$@"
+	cp_two_modes_setup
 }
 
 # submit ARGS...: through the control plane, then two controller steps.

@@ -87,3 +87,37 @@ cp_signin() {
 	curl -sS -o /dev/null -w '%{redirect_url}' "$page" -d "$query" \
 		--data-urlencode "username=$2" --data-urlencode "password=$3"
 }
+
+# ---- both modes over one emulator (t2330, t2331) ----
+# cp_two_modes_file_setup: the emulator with its control plane, the
+# controller paused (tests move it with tick).
+cp_two_modes_file_setup() {
+	cp_start
+	sim POST /_sim/controller '{"paused": true}' >/dev/null
+}
+
+# cp_two_modes_setup: its own HOME, a Kubernetes-mode kubeconfig and a
+# copy of it in control-plane mode, logged in; times in UTC.
+cp_two_modes_setup() {
+	isolate_env
+	use_sim_kubeconfig
+	export TZ=UTC
+	CP_KUBECONFIG="$HOME/.kube/cp-config"
+	cp "$KUBECONFIG" "$CP_KUBECONFIG"
+	KUBECONFIG=$CP_KUBECONFIG runai config control-plane "$CP_URL" >/dev/null
+	jq -r .password "$CP_CREDS" | KUBECONFIG=$CP_KUBECONFIG \
+		runai login --username "$CP_USER" --password-stdin >/dev/null
+}
+
+# tick [N]: N steps (default 1) of the paused controller.
+tick() {
+	sim POST /_sim/tick "{\"steps\": ${1:-1}}" >/dev/null
+}
+
+# k ARGS / c ARGS: runai in Kubernetes mode / in control-plane mode.
+k() {
+	runai "$@"
+}
+c() {
+	KUBECONFIG=$CP_KUBECONFIG runai "$@"
+}
