@@ -89,10 +89,10 @@ cp_signin() {
 }
 
 # ---- both modes over one emulator (t2330, t2331) ----
-# cp_two_modes_file_setup: the emulator with its control plane, the
+# cp_two_modes_file_setup [ARGS]: the emulator (cp_start ARGS) with its control plane, the
 # controller paused (tests move it with tick).
 cp_two_modes_file_setup() {
-	cp_start
+	cp_start "$@"
 	sim POST /_sim/controller '{"paused": true}' >/dev/null
 }
 
