@@ -150,10 +150,13 @@ life() {
 	assert_line --regexp "^$lead +RUNNING +(MASTER|CHIEF|LAUNCHER) +"
 	assert_line --regexp "^$w1 +RUNNING +WORKER +"
 	# the emulator's simulated training prints one line a step per pod;
-	# --all-pods names each pod once
-	local _
-	for _ in $(seq 1 25); do
-		runai logs "$job" --all-pods --tail 1 | grep -q "^\[$w1\] step" && break
+	# --all-pods names each pod once. Wait (10 s times TIME_SCALE) until
+	# both pods have logged a step: a loaded machine may be slow to start
+	local _ logs=
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
+		logs=$(runai logs "$job" --all-pods --tail 1)
+		grep -q "^\[$w1\] step" <<<"$logs" &&
+			grep -q "^\[$lead\] step" <<<"$logs" && break
 		sleep 0.2
 	done
 	runai logs "$job" --tail 1 | grep -q "^step [0-9]*: loss="
