@@ -233,7 +233,7 @@ POST /api/v1/namespaces/$NS/services"
 	"$RAI_BIN_DIR/runai" submit int1 -i ubuntu --port 80 -s nodeport \
 		>"$BATS_TEST_TMPDIR/out" 2>"$BATS_TEST_TMPDIR/err" &
 	pid=$!
-	for i in $(seq 1 50); do exists "$(cm_path int1)" && break; sleep 0.1; done
+	for i in $(seq 1 $((50 * TIME_SCALE))); do exists "$(cm_path int1)" && break; sleep 0.1; done
 	exists "$(cm_path int1)"
 	kill -INT "$pid"
 	rc=0

@@ -178,7 +178,7 @@ H() { echo "127.0.0.1:$1"; }
 	ssh-agent -D -a "$HOME/agent.sock" >/dev/null 3>&- &
 	AGENT_PID=$!
 	local i
-	for i in $(seq 1 100); do [ -S "$HOME/agent.sock" ] && break; sleep 0.02; done
+	for i in $(seq 1 $((100 * TIME_SCALE))); do [ -S "$HOME/agent.sock" ] && break; sleep 0.02; done
 	SSH_AUTH_SOCK="$HOME/agent.sock" ssh-add -q "$SSH_KEY"
 	SSH_AUTH_SOCK="$HOME/agent.sock" run -0 rntop -F /dev/null --known-hosts "$KNOWN_HOSTS" --once "$(H "$PORT_h100")"
 	run -0 jq -r '.hosts[0].status' <<<"$output"
@@ -394,7 +394,7 @@ true'
 	rntop "${RNTOP_SSH_ARGS[@]}" --batch -d 0.2 "$(H "$PORT_models")" >"$HOME/out" 2>&1 &
 	RNTOP_PID=$!
 	local i
-	for i in $(seq 1 100); do [ -s "$HOME/out" ] && break; sleep 0.05; done
+	for i in $(seq 1 $((100 * TIME_SCALE))); do [ -s "$HOME/out" ] && break; sleep 0.05; done
 	kill -9 "$RNTOP_PID"
 	wait "$RNTOP_PID" || true
 	RNTOP_PID=

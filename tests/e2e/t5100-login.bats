@@ -334,7 +334,7 @@ remote_browser_login() {
 	pane() { tmux -L "$sock" capture-pane -p; }
 	waitpane() {
 		local i
-		for i in $(seq 1 100); do pane | grep -q "$1" && return 0; sleep 0.1; done
+		for i in $(seq 1 $((100 * TIME_SCALE))); do pane | grep -q "$1" && return 0; sleep 0.1; done
 		pane >&2
 		return 1
 	}

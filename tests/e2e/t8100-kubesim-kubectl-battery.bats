@@ -166,14 +166,14 @@ cm_yaml() { # NAME KEY=VALUE...
 	   "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "600"]}]}}}}
 	EOF
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -n "$(kubectl get pods -l job-name=casc1 -o name)" ] && break
 		sleep 0.2
 	done
 	run -0 kubectl get pods -l job-name=casc1 -o name
 	assert_output --regexp '^pod/casc1-'
 	run -0 kubectl delete job casc1 --cascade=foreground
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		[ -z "$(kubectl get pods -l job-name=casc1 -o name)" ] && break
 		sleep 0.2
 	done

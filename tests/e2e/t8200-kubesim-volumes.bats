@@ -34,7 +34,7 @@ kubectl() {
 # pod_of JOB: the job's pod once it runs (10 s at most).
 pod_of() {
 	local _ name
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		name=$(kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods?labelSelector=release%3D$1" |
 			jq -r '.items[] | select(.status.phase == "Running") | .metadata.name' | head -1)
 		[ -n "$name" ] && { echo "$name"; return 0; }

@@ -49,7 +49,7 @@ submit_web() { # JOB SERVICE-TYPE
 # answers URL TEXT: the URL answers with TEXT within 10 s
 answers() {
 	local _
-	for _ in $(seq 1 50); do
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		curl -sf --max-time 2 "$1" | grep -q "$2" && return 0
 		sleep 0.2
 	done
@@ -63,7 +63,7 @@ answers() {
 	runai submit nb1 --jupyter --port "$port:8888" >"$out" 2>&1 &
 	FORWARD_PID=$!
 	local _
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 $((100 * TIME_SCALE))); do
 		grep -q '^Forwarding from' "$out" && break
 		sleep 0.2
 	done
@@ -96,7 +96,7 @@ answers() {
 @test "an ingress job answers at the ingress controller's address, under its path" {
 	submit_web web1 ingress
 	local _
-	for _ in $(seq 1 25); do
+	for _ in $(seq 1 $((25 * TIME_SCALE))); do
 		get_obj "/apis/networking.k8s.io/v1/namespaces/$NS/ingresses/web1" |
 			jq -e '.status.loadBalancer.ingress' >/dev/null && break
 		sleep 0.2
@@ -131,8 +131,8 @@ answers() {
 
 @test "an MPI launcher has /etc/mpi/hostfile and discover_hosts.sh, and the operator's environment" {
 	run -0 runai submit-dist mpi hv3 -i horovod/horovod --workers 2 --slots-per-worker 2
-	local _
-	for _ in $(seq 1 50); do
+	local _ logs
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
 		runai exec hv3 --pod hv3-launcher -- true 2>/dev/null && break
 		sleep 0.2
 	done
@@ -151,8 +151,10 @@ OMPI_MCA_plm_rsh_args=-o ConnectionAttempts=10"
 	# the workers have no launcher's config
 	run -1 runai exec hv3 --pod hv3-worker-0 -- test -e /etc/mpi/hostfile
 	# logs --all-pods: one [pod] prefix a line
-	for _ in $(seq 1 50); do
-		runai logs hv3 --all-pods --tail 1 | grep -q '^\[hv3-worker-1\] ' && break
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do
+		logs=$(runai logs hv3 --all-pods --tail 1)
+		grep -q '^\[hv3-worker-1\] step' <<<"$logs" &&
+			grep -q '^\[hv3-launcher\] step' <<<"$logs" && break
 		sleep 0.2
 	done
 	run -0 runai logs hv3 --all-pods --tail 1

@@ -126,7 +126,7 @@ raw_controls() {
 		-addext "subjectAltName=IP:127.0.0.1" 2>/dev/null
 	"$TOP/tests/peers/hostile-https" "$d/c.pem" "$d/k.pem" "$d/port" &
 	pid=$!
-	for _ in $(seq 1 50); do [ -s "$d/port" ] && break; sleep 0.1; done
+	for _ in $(seq 1 $((50 * TIME_SCALE))); do [ -s "$d/port" ] && break; sleep 0.1; done
 	port=$(cat "$d/port")
 	cat >"$KUBECONFIG" <<KC
 apiVersion: v1
