@@ -114,9 +114,21 @@ EOF
 		printf '| %s: %s (%s) | %s | %s | %s | %s | %s |\n' \
 			"$bench" "$case" "$what" "$ours" "$peer" "$ratio" "$g" "$lim"
 	done <"$IN"
+	echo
+	echo "## Scale curves"
+	echo
+	echo "How the cost grows with the cluster (bench/plot.sh, from this table's"
+	echo "list-scale and cp-list rows and bench/rntop-scale.md; logarithmic"
+	echo "axes: a straight line of slope 1 is linear growth):"
+	echo
+	echo "![runai list -A and rntop by cluster size](scale.png)"
 } >"$OUTPUT.new"
 mv "$OUTPUT.new" "$OUTPUT"
 if [ "$(cd "$(dirname "$IN")" && pwd)/$(basename "$IN")" != "$LAST" ]; then
 	cp "$IN" "$LAST"
 fi
 echo "wrote ${OUTPUT#"$TOP"/} from $IN"
+# the curves beside it, from the same rows (kept as they were where
+# gnuplot is not installed: plot.sh says so)
+"$TOP/bench/plot.sh" "$IN" "$TOP/bench/rntop-scale.md" "$(dirname "$OUTPUT")/scale.png" ||
+	echo "report.sh: bench/scale.png not redrawn" >&2

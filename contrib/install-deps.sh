@@ -14,6 +14,7 @@ PACKAGES="build-essential pkg-config git ca-certificates curl jq openssl
  bats bats-support bats-assert docker-registry skopeo apache2-utils
  valgrind groff-base man-db shellcheck zsh bash-completion tmux
  openssh-server openssh-client pssh cppcheck time yq bubblewrap
+ python3-asyncssh gnuplot-nox
  clang libclang-rt-14-dev clang-tidy clang-tools tinyproxy lintian"
 # shellcheck disable=SC2086,SC2116 # word splitting joins the lines with single spaces
 PACKAGES=$(echo $PACKAGES)
