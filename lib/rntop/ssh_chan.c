@@ -511,4 +511,9 @@ rntop_ssh_step_timers(struct host *h)
 		h->attempt = 0;
 	if (h->s != NULL && e->conf.keepalive > 0)
 		libssh2_keepalive_send(h->s, &secs);
+	/* a session's untouched buffer pages go back (rntop/ssh_mem.h) */
+	if (h->s != NULL && h->trim_at > 0 && e->now >= h->trim_at) {
+		(void)rntop_ssh_mem_trim(&h->smem);
+		h->trim_at = e->now + RNTOP_SSH_TRIM_EVERY_S;
+	}
 }

@@ -458,6 +458,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 		free(h->hostname);
 		free(h->user);
 		free(h->kh_name);
+		free(h->noise_kept);
 		free(h->error);
 		free(h->warning);
 		free_strv(h->ids, h->nids);

@@ -71,6 +71,9 @@ rntop_ssh_parser_stop(struct host *h)
 
 	if (h->ps_live) {
 		/* its last lines outlive it, for the caller to read */
+		if (h->ps.noise > 0 && h->noise_kept == NULL)
+			h->noise_kept = xcalloc(RNTOP_NOISE_KEEP,
+			    sizeof(*h->noise_kept));
 		for (k = 1; k <= h->ps.noise; k++)
 			if ((line = rntop_gpustat_noise_line(&h->ps, k)) != NULL)
 				snprintf(h->noise_kept[(h->noise_base + k - 1) %
@@ -100,6 +103,7 @@ rntop_ssh_teardown(struct host *h)
 		/* sends fail on the shut socket, so channels free at once */
 		libssh2_session_free(h->s);
 		h->s = NULL;
+		h->trim_at = 0;
 	}
 	h->ch = NULL;
 	h->ch_phase = CH_NONE;

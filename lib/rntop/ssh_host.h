@@ -18,6 +18,7 @@
 #include "rntop/hosts.h"
 #include "rntop/owner.h"
 #include "rntop/ssh.h"
+#include "rntop/ssh_mem.h"
 
 #define STDERR_MAX	2048
 
@@ -45,6 +46,8 @@ struct host {
 	int			 fd;
 	struct addrinfo		*ai, *ai_cur;
 	LIBSSH2_SESSION		*s;
+	struct rntop_ssh_mem	 smem;		/* s's large blocks */
+	double			 trim_at;	/* give back its zero pages */
 	LIBSSH2_AGENT		*agent;
 	struct libssh2_agent_publickey *agent_id;
 	int			 agent_done;
@@ -77,8 +80,11 @@ struct host {
 	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
 	unsigned long		 noise_base;
-	/* the last noise lines of stopped parsers: line k at (k-1) % KEEP */
-	char			 noise_kept[RNTOP_NOISE_KEEP][160];
+	/*
+	 * The last noise lines of stopped parsers: line k at (k-1) % KEEP;
+	 * allocated when a stopped parser had any.
+	 */
+	char			(*noise_kept)[160];
 	unsigned long		 connects;
 	int			 answered;	/* a snapshot since connecting */
 	int			 basic;		/* the limits' fields refused */
