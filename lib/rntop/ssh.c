@@ -26,7 +26,7 @@ rntop_ssh_state_name(enum rntop_ssh_state s)
 {
 	static const char *const names[] = {
 		"idle", "connecting", "handshake", "auth", "inventory",
-		"stream", "poll", "done", "backoff", "failed",
+		"stream", "poll", "done", "backoff", "failed", "rest",
 	};
 
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";

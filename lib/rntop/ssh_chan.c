@@ -331,6 +331,13 @@ channel_done(struct host *h, int status, char *sig)
 		h->wake_at = 0;
 		return;
 	}
+	if (rntop_ssh_rotating(e)) {
+		/* too few descriptors for all: the next host's turn */
+		rntop_ssh_teardown(h);
+		h->state = RNTOP_SSH_REST;
+		h->retry_at = e->now + e->conf.interval;
+		return;
+	}
 	if (h->polling) {
 		h->state = RNTOP_SSH_POLL;
 		return;

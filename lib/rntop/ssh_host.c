@@ -111,6 +111,10 @@ rntop_ssh_teardown(struct host *h)
 		close(h->fd);
 		h->fd = -1;
 	}
+	if (h->holds_socket) {
+		h->holds_socket = 0;
+		h->eng->sockets--;
+	}
 	if (h->ai != NULL) {
 		freeaddrinfo(h->ai);
 		h->ai = h->ai_cur = NULL;
@@ -163,6 +167,20 @@ rntop_ssh_lost(struct host *h, int rc)
 	rntop_ssh_fail_host(h, RNTOP_SSHF_DOWN, 0,
 	    xasprintf("connection to %s lost: %s", h->kh_name, rntop_ssh_msg(h,
 	    rc == 0 ? "closed by the server" : "error")));
+}
+
+int
+rntop_ssh_slot_free(const struct rntop_ssh *e)
+{
+	return e->connecting < e->conf.max_connecting &&
+	    (e->conf.max_sessions == 0 || e->sockets < e->conf.max_sessions);
+}
+
+int
+rntop_ssh_rotating(const struct rntop_ssh *e)
+{
+	return e->conf.reconnect && e->conf.loop_ms > 0 &&
+	    e->conf.max_sessions > 0 && e->n > (size_t)e->conf.max_sessions;
 }
 
 double

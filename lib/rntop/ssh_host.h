@@ -79,6 +79,7 @@ struct host {
 	int			 polling;
 	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
+	int			 holds_socket;	/* in eng->sockets */
 	unsigned long		 noise_base;
 	/*
 	 * The last noise lines of stopped parsers: line k at (k-1) % KEEP;
@@ -102,6 +103,7 @@ struct rntop_ssh {
 	struct host		**hosts;
 	size_t			 n;
 	int			 connecting;
+	int			 sockets;	/* hosts holding one */
 	uint64_t		 rng;
 	double			 now;
 };
@@ -120,6 +122,10 @@ void	 rntop_ssh_fail_host(struct host *, enum rntop_ssh_fail, int sticky,
 int	 rntop_ssh_transport_error(int rc);
 /* The connection was lost (rc from libssh2, 0: closed). */
 void	 rntop_ssh_lost(struct host *, int rc);
+/* Whether another host may start connecting now (connects, sockets). */
+int	 rntop_ssh_slot_free(const struct rntop_ssh *);
+/* Whether hosts take turns for the sockets (see max_sessions). */
+int	 rntop_ssh_rotating(const struct rntop_ssh *);
 /* Silence after which a stream is given up (s). */
 double	 rntop_ssh_dead_after(const struct rntop_ssh *);
 

@@ -72,6 +72,8 @@ rntop_ssh_start_connect(struct host *h)
 
 	h->counted = 1;
 	e->connecting++;
+	h->holds_socket = 1;
+	e->sockets++;
 	h->answered = 0;
 	h->agent_done = 0;
 	h->key_i = 0;
@@ -281,7 +283,8 @@ authenticated(struct host *h)
 	 * remote start-up, the driver's initialisation included. --once
 	 * (and a host that fell back to polling) runs the one-shot alone.
 	 */
-	if (rntop_ssh_streaming(h->eng) && !h->polling) {
+	if (rntop_ssh_streaming(h->eng) && !h->polling &&
+	    !rntop_ssh_rotating(h->eng)) {
 		h->state = RNTOP_SSH_STREAM;
 		rntop_ssh_open_channel(h, 1);
 		return;
