@@ -43,7 +43,7 @@ note_big(struct rntop_ssh_mem *m, void *p, size_t len)
 }
 
 static void
-forget_big(struct rntop_ssh_mem *m, void *p)
+forget_big(struct rntop_ssh_mem *m, const void *p)
 {
 	size_t i;
 
