@@ -9,6 +9,8 @@
  * The engine counts time in seconds from its caller's clock: it gets
  * rai_now_ms() / 1000, so its deadlines and ours are one clock.
  */
+#include <dirent.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -35,6 +37,15 @@ struct remote {
 	long long		 first_answer;	/* when a host first answered */
 	long long		 now;		/* of the step reading */
 	int			 first_done;	/* the first report was due */
+	/*
+	 * The engine's entry per host (all), of which the loop polls only
+	 * the live sockets: poll() refuses more entries than RLIMIT_NOFILE,
+	 * so with a low limit the idle hosts' entries must not go to it.
+	 * map[k] is the host of the loop's entry k.
+	 */
+	struct pollfd		*all;
+	size_t			*map;
+	size_t			 nall;
 };
 
 /* The engine's clock: the same one, in seconds. */
@@ -83,6 +94,28 @@ set_own_text(char **dst, char *msg)
 	free(msg);
 }
 
+/*
+ * A host taking turns for the sockets (rntop/ssh.h, max_sessions) that
+ * answered: resting, waiting for a socket or connecting for its next
+ * one-shot, its data is as live as a polled host's between polls.
+ */
+static int
+between_turns(const struct rntop_ssh_status *st, const struct rntop_host *h)
+{
+	if (!st->polling || !h->have_snap)
+		return 0;
+	switch (st->state) {
+	case RNTOP_SSH_REST:
+	case RNTOP_SSH_IDLE:
+	case RNTOP_SSH_CONNECT:
+	case RNTOP_SSH_HANDSHAKE:
+	case RNTOP_SSH_AUTH:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 /* One host's state for outputs, from the engine and its data's age. */
 static void
 settle_host(struct remote *r, size_t i, long long now, int final)
@@ -95,7 +128,8 @@ settle_host(struct remote *r, size_t i, long long now, int final)
 
 	rntop_ssh_status(r->eng, i, &st);
 	live = st.state == RNTOP_SSH_STREAM || st.state == RNTOP_SSH_POLL ||
-	    st.state == RNTOP_SSH_DONE || st.state == RNTOP_SSH_INVENTORY;
+	    st.state == RNTOP_SSH_DONE || st.state == RNTOP_SSH_INVENTORY ||
+	    between_turns(&st, h);
 	/* the fault lines among the new noise are kept */
 	for (k = h->noise_seen + 1; k <= st.noise; k++)
 		rntop_host_note_line(h, rntop_ssh_noise_line(r->eng, i, k), now);
@@ -155,6 +189,20 @@ remote_start(struct rntop_collector *col, long long now, struct rai_err *err)
 	return 0;
 }
 
+/* The entries with a socket, into pfd; returns how many. */
+static size_t
+compact_pollfds(struct remote *r, struct pollfd *pfd)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->nall; i++)
+		if (r->all[i].fd != -1) {
+			pfd[k] = r->all[i];
+			r->map[k++] = i;
+		}
+	return k;
+}
+
 static size_t
 remote_pollfds(struct rntop_collector *col, struct pollfd *pfd,
     long long now, long long *wake)
@@ -164,7 +212,8 @@ remote_pollfds(struct rntop_collector *col, struct pollfd *pfd,
 	long long ms;
 	size_t n;
 
-	n = rntop_ssh_pollfds(r->eng, pfd, engine_time(now), &wait);
+	r->nall = rntop_ssh_pollfds(r->eng, r->all, engine_time(now), &wait);
+	n = compact_pollfds(r, pfd);
 	if (wait < before) {
 		/* a millisecond late rather than a spin before the deadline */
 		ms = wait <= 0 ? 0 : (long long)(wait * 1000) + 1;
@@ -188,8 +237,12 @@ remote_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
 {
 	struct remote *r = (struct remote *)col;
 
+	size_t k;
+
 	r->now = now;
-	rntop_ssh_step(r->eng, pfd, n, engine_time(now));
+	for (k = 0; k < n; k++)
+		r->all[r->map[k]].revents = pfd[k].revents;
+	rntop_ssh_step(r->eng, r->all, r->nall, engine_time(now));
 }
 
 static int
@@ -237,6 +290,8 @@ remote_free(struct rntop_collector *col)
 		return;
 	rntop_ssh_free(r->eng);
 	rntop_hosts_release(r->c.hosts, r->c.nhosts);
+	free(r->all);
+	free(r->map);
 	free(r->c.hosts);
 	free(r);
 }
@@ -251,16 +306,52 @@ static const struct rntop_collector_ops remote_ops = {
 	.free = remote_free,
 };
 
-/* One socket per host: lift the soft fd limit to the hard one. */
-static void
-raise_fd_limit(void)
+/*
+ * Descriptors kept free beside the hosts' sockets: the terminal, the
+ * cluster's watches, ssh-agent during authentication, a known_hosts
+ * file being read, the --log file.
+ */
+#define FD_RESERVE	24
+
+/* Descriptors open now (0, 1, 2 and what came before). */
+static long
+fds_open(void)
+{
+	DIR *d = opendir("/dev/fd");
+	struct dirent *de;
+	long n = 0;
+
+	if (d == NULL)
+		return 3;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;	/* the directory's own */
+}
+
+/*
+ * One socket per host: lifts the soft fd limit to the hard one, and
+ * returns how many sockets fit under it beside what is open and the
+ * reserve (0: no limit). Hosts past that take turns (rntop/ssh.h).
+ */
+static int
+socket_budget(void)
 {
 	struct rlimit rl;
+	long room;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0;
+	if (rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
-		(void)setrlimit(RLIMIT_NOFILE, &rl);
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT_MAX)
+		return 0;
+	room = (long)rl.rlim_cur - fds_open() - FD_RESERVE;
+	return room < 1 ? 1 : (int)room;
 }
 
 static int
@@ -349,6 +440,7 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	conf.backoff_base = o->reconnect_max < 2 ? o->reconnect_max / 2 : 1;
 	conf.backoff_max = o->reconnect_max;
 	conf.max_connecting = (int)o->concurrency;
+	conf.max_sessions = socket_budget();
 	conf.reconnect = !o->once;
 	conf.owner_every = o->interval > OWNER_REFRESH_S ? o->interval :
 	    OWNER_REFRESH_S;
@@ -357,8 +449,9 @@ rntop_remote_open(const struct rntop_opts *o, int argc, char **argv,
 	    add_hosts(r, &ts, err) == -1)
 		goto fail;
 	rntop_targets_release(&ts);
-	raise_fd_limit();
 	r->c.max_fds = rntop_ssh_count(r->eng);
+	r->all = xcalloc(r->c.max_fds + 1, sizeof(*r->all));
+	r->map = xcalloc(r->c.max_fds + 1, sizeof(*r->map));
 	r->c.report_every = RNTOP_MS(o->interval);
 	return &r->c;
 fail:

@@ -343,6 +343,9 @@ noise(struct rntop_gpustat *ps, const char *s, size_t n)
 	size_t i, j = 0;
 
 	ps->noise++;
+	if (ps->recent_noise == NULL)
+		ps->recent_noise = xcalloc(RNTOP_NOISE_KEEP,
+		    sizeof(*ps->recent_noise));
 	for (i = 0; i < n && j + 1 < sizeof(ps->last_noise); i++) {
 		unsigned char c = (unsigned char)s[i];
 
@@ -388,7 +391,9 @@ line_done(struct rntop_gpustat *ps, const char *s, size_t n)
 		return;
 	}
 	if (ps->cur.n == ps->cur.cap) {
-		ps->cur.cap = ps->cur.cap ? ps->cur.cap * 2 : 8;
+		/* first as many as the last snapshot had: most hosts have 8 */
+		ps->cur.cap = ps->cur.cap ? ps->cur.cap * 2 :
+		    ps->prev_n > 0 ? ps->prev_n : 2;
 		ps->cur.gpus = xreallocarray(ps->cur.gpus, ps->cur.cap,
 		    sizeof(*ps->cur.gpus));
 	}
@@ -463,6 +468,7 @@ rntop_gpustat_release(struct rntop_gpustat *ps)
 	rai_buf_release(&ps->line);
 	free(ps->cur.gpus);
 	free(ps->prev_idx);
+	free(ps->recent_noise);
 	memset(ps, 0, sizeof(*ps));
 }
 

@@ -125,8 +125,11 @@ struct rntop_gpustat {
 	unsigned long	 rows;		/* rows parsed */
 	unsigned long	 noise;		/* lines that were not rows */
 	char		 last_noise[160]; /* sanitised, "" when none */
-	/* the last RNTOP_NOISE_KEEP noise lines: line k at (k - 1) % KEEP */
-	char		 recent_noise[RNTOP_NOISE_KEEP][160];
+	/*
+	 * The last RNTOP_NOISE_KEEP noise lines: line k at (k - 1) % KEEP;
+	 * allocated at the first (a steady stream has none: 1.3 KiB a host).
+	 */
+	char		(*recent_noise)[160];
 	int		 limits;	/* rows of RNTOP_GPUSTAT_QUERY_LIMITS */
 	const char	*side_prefix;	/* lines for side, not rows or noise */
 	rntop_side_cb	 side;

@@ -10,6 +10,7 @@
  *   ssh_kh.c       known_hosts read whole, the host key checked
  *   ssh_chan.c     the nvidia-smi channel, its timers, owner blocks
  *   ssh_host.c     a host's failure, backoff and teardown
+ *   ssh_mem.c      libssh2's allocations, a session's zero pages given back
  *   ssh.c          the states' names (this file)
  * This file keeps only what needs none of the engine's insides: the
  * others include rntop/ssh.h for the API's types, so ssh.[ch] must
@@ -26,7 +27,7 @@ rntop_ssh_state_name(enum rntop_ssh_state s)
 {
 	static const char *const names[] = {
 		"idle", "connecting", "handshake", "auth", "inventory",
-		"stream", "poll", "done", "backoff", "failed",
+		"stream", "poll", "done", "backoff", "failed", "rest",
 	};
 
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";

@@ -39,6 +39,7 @@ enum rntop_ssh_state {
 	RNTOP_SSH_DONE,		/* once mode: answered, disconnected */
 	RNTOP_SSH_BACKOFF,	/* failed; reconnects at retry_at */
 	RNTOP_SSH_FAILED,	/* failed for good (once mode, key, auth) */
+	RNTOP_SSH_REST,		/* answered, its socket given to another */
 };
 
 /* Why the last attempt failed. */
@@ -68,6 +69,14 @@ struct rntop_ssh_conf {
 	double		 backoff_base;	/* s */
 	double		 backoff_max;	/* s */
 	int		 max_connecting;
+	/*
+	 * Sockets held at once (the descriptor limit less a reserve); 0:
+	 * no limit. Hosts past it wait for a free one; live, when there
+	 * are more hosts than this, every host takes turns: a one-shot,
+	 * then its socket goes to the next host (RNTOP_SSH_REST) and it
+	 * connects again an interval later.
+	 */
+	int		 max_sessions;
 	int		 reconnect;	/* 0: a failure is final (--once) */
 	/*
 	 * With procs_cb set, the owner block too (rntop/owner.h): beside

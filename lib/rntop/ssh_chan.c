@@ -331,6 +331,13 @@ channel_done(struct host *h, int status, char *sig)
 		h->wake_at = 0;
 		return;
 	}
+	if (rntop_ssh_rotating(e)) {
+		/* too few descriptors for all: the next host's turn */
+		rntop_ssh_teardown(h);
+		h->state = RNTOP_SSH_REST;
+		h->retry_at = e->now + e->conf.interval;
+		return;
+	}
 	if (h->polling) {
 		h->state = RNTOP_SSH_POLL;
 		return;
@@ -511,4 +518,9 @@ rntop_ssh_step_timers(struct host *h)
 		h->attempt = 0;
 	if (h->s != NULL && e->conf.keepalive > 0)
 		libssh2_keepalive_send(h->s, &secs);
+	/* a session's untouched buffer pages go back (rntop/ssh_mem.h) */
+	if (h->s != NULL && h->trim_at > 0 && e->now >= h->trim_at) {
+		(void)rntop_ssh_mem_trim(&h->smem);
+		h->trim_at = e->now + RNTOP_SSH_TRIM_EVERY_S;
+	}
 }

@@ -111,6 +111,8 @@ rntop_ssh_new(const struct rntop_ssh_conf *conf, rntop_ssh_snap_cb cb,
 	}
 	if (e->conf.max_connecting < 1)
 		e->conf.max_connecting = 1;
+	if (e->conf.max_sessions < 0)
+		e->conf.max_sessions = 0;
 	e->cb = cb;
 	e->ud = ud;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -197,6 +199,7 @@ next_wake(struct host *h)
 		SOONER(h->deadline);
 		break;
 	case RNTOP_SSH_BACKOFF:
+	case RNTOP_SSH_REST:
 		SOONER(h->retry_at);
 		break;
 	case RNTOP_SSH_INVENTORY:
@@ -229,13 +232,14 @@ step_host(struct host *h, short revents)
 
 	switch (h->state) {
 	case RNTOP_SSH_IDLE:
-		if (e->connecting < e->conf.max_connecting)
+		if (rntop_ssh_slot_free(e))
 			rntop_ssh_start_connect(h);
 		break;
 	case RNTOP_SSH_BACKOFF:
+	case RNTOP_SSH_REST:
 		if (e->now >= h->retry_at) {
 			h->state = RNTOP_SSH_IDLE;
-			if (e->connecting < e->conf.max_connecting)
+			if (rntop_ssh_slot_free(e))
 				rntop_ssh_start_connect(h);
 		}
 		break;
@@ -354,7 +358,7 @@ rntop_ssh_pollfds(struct rntop_ssh *e, struct pollfd *pfd, double now,
 		if (h->wake_at > 0 && h->wake_at - now < *wait)
 			*wait = h->wake_at - now;
 		if (h->state == RNTOP_SSH_IDLE &&
-		    e->connecting < e->conf.max_connecting)
+		    rntop_ssh_slot_free(e))
 			*wait = 0;
 	}
 	if (*wait < 0)
@@ -376,7 +380,7 @@ rntop_ssh_step(struct rntop_ssh *e, const struct pollfd *pfd, size_t n,
 
 		if (rev != 0 || (h->wake_at > 0 && now >= h->wake_at) ||
 		    (h->state == RNTOP_SSH_IDLE &&
-		    e->connecting < e->conf.max_connecting))
+		    rntop_ssh_slot_free(e)))
 			step_host(h, rev);
 	}
 }
@@ -393,6 +397,7 @@ rntop_ssh_settled(const struct rntop_ssh *e)
 		case RNTOP_SSH_DONE:
 		case RNTOP_SSH_FAILED:
 		case RNTOP_SSH_BACKOFF:
+		case RNTOP_SSH_REST:
 			continue;
 		case RNTOP_SSH_STREAM:
 		case RNTOP_SSH_POLL:
@@ -419,7 +424,8 @@ rntop_ssh_status(const struct rntop_ssh *e, size_t idx,
 	st->warning = h->warning;
 	st->fingerprint = h->fp[0] ? h->fp : NULL;
 	st->key = h->key;
-	st->polling = h->polling;
+	/* taking turns for the sockets is one-shot polling too */
+	st->polling = h->polling || rntop_ssh_rotating(e);
 	st->noise = h->noise_base + (h->ps_live ? h->ps.noise : 0);
 	st->connects = h->connects;
 	st->retry_at = h->state == RNTOP_SSH_BACKOFF ? h->retry_at : 0;
@@ -458,6 +464,7 @@ rntop_ssh_free(struct rntop_ssh *e)
 		free(h->hostname);
 		free(h->user);
 		free(h->kh_name);
+		free(h->noise_kept);
 		free(h->error);
 		free(h->warning);
 		free_strv(h->ids, h->nids);

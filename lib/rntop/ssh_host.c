@@ -71,6 +71,9 @@ rntop_ssh_parser_stop(struct host *h)
 
 	if (h->ps_live) {
 		/* its last lines outlive it, for the caller to read */
+		if (h->ps.noise > 0 && h->noise_kept == NULL)
+			h->noise_kept = xcalloc(RNTOP_NOISE_KEEP,
+			    sizeof(*h->noise_kept));
 		for (k = 1; k <= h->ps.noise; k++)
 			if ((line = rntop_gpustat_noise_line(&h->ps, k)) != NULL)
 				snprintf(h->noise_kept[(h->noise_base + k - 1) %
@@ -100,12 +103,17 @@ rntop_ssh_teardown(struct host *h)
 		/* sends fail on the shut socket, so channels free at once */
 		libssh2_session_free(h->s);
 		h->s = NULL;
+		h->trim_at = 0;
 	}
 	h->ch = NULL;
 	h->ch_phase = CH_NONE;
 	if (h->fd != -1) {
 		close(h->fd);
 		h->fd = -1;
+	}
+	if (h->holds_socket) {
+		h->holds_socket = 0;
+		h->eng->sockets--;
 	}
 	if (h->ai != NULL) {
 		freeaddrinfo(h->ai);
@@ -159,6 +167,20 @@ rntop_ssh_lost(struct host *h, int rc)
 	rntop_ssh_fail_host(h, RNTOP_SSHF_DOWN, 0,
 	    xasprintf("connection to %s lost: %s", h->kh_name, rntop_ssh_msg(h,
 	    rc == 0 ? "closed by the server" : "error")));
+}
+
+int
+rntop_ssh_slot_free(const struct rntop_ssh *e)
+{
+	return e->connecting < e->conf.max_connecting &&
+	    (e->conf.max_sessions == 0 || e->sockets < e->conf.max_sessions);
+}
+
+int
+rntop_ssh_rotating(const struct rntop_ssh *e)
+{
+	return e->conf.reconnect && e->conf.loop_ms > 0 &&
+	    e->conf.max_sessions > 0 && e->n > (size_t)e->conf.max_sessions;
 }
 
 double

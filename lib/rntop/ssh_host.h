@@ -18,6 +18,7 @@
 #include "rntop/hosts.h"
 #include "rntop/owner.h"
 #include "rntop/ssh.h"
+#include "rntop/ssh_mem.h"
 
 #define STDERR_MAX	2048
 
@@ -45,6 +46,8 @@ struct host {
 	int			 fd;
 	struct addrinfo		*ai, *ai_cur;
 	LIBSSH2_SESSION		*s;
+	struct rntop_ssh_mem	 smem;		/* s's large blocks */
+	double			 trim_at;	/* give back its zero pages */
 	LIBSSH2_AGENT		*agent;
 	struct libssh2_agent_publickey *agent_id;
 	int			 agent_done;
@@ -76,9 +79,13 @@ struct host {
 	int			 polling;
 	int			 polled_ok;	/* a one-shot answered since */
 	int			 counted;	/* in eng->connecting */
+	int			 holds_socket;	/* in eng->sockets */
 	unsigned long		 noise_base;
-	/* the last noise lines of stopped parsers: line k at (k-1) % KEEP */
-	char			 noise_kept[RNTOP_NOISE_KEEP][160];
+	/*
+	 * The last noise lines of stopped parsers: line k at (k-1) % KEEP;
+	 * allocated when a stopped parser had any.
+	 */
+	char			(*noise_kept)[160];
 	unsigned long		 connects;
 	int			 answered;	/* a snapshot since connecting */
 	int			 basic;		/* the limits' fields refused */
@@ -96,6 +103,7 @@ struct rntop_ssh {
 	struct host		**hosts;
 	size_t			 n;
 	int			 connecting;
+	int			 sockets;	/* hosts holding one */
 	uint64_t		 rng;
 	double			 now;
 };
@@ -114,6 +122,10 @@ void	 rntop_ssh_fail_host(struct host *, enum rntop_ssh_fail, int sticky,
 int	 rntop_ssh_transport_error(int rc);
 /* The connection was lost (rc from libssh2, 0: closed). */
 void	 rntop_ssh_lost(struct host *, int rc);
+/* Whether another host may start connecting now (connects, sockets). */
+int	 rntop_ssh_slot_free(const struct rntop_ssh *);
+/* Whether hosts take turns for the sockets (see max_sessions). */
+int	 rntop_ssh_rotating(const struct rntop_ssh *);
 /* Silence after which a stream is given up (s). */
 double	 rntop_ssh_dead_after(const struct rntop_ssh *);
 

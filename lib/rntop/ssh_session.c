@@ -72,6 +72,8 @@ rntop_ssh_start_connect(struct host *h)
 
 	h->counted = 1;
 	e->connecting++;
+	h->holds_socket = 1;
+	e->sockets++;
 	h->answered = 0;
 	h->agent_done = 0;
 	h->key_i = 0;
@@ -107,7 +109,7 @@ start_session(struct host *h)
 	struct kh_scan sc;
 	char *why = NULL;
 
-	h->s = libssh2_session_init_ex(NULL, NULL, NULL, h);
+	h->s = rntop_ssh_session_new(&h->smem);
 	if (h->s == NULL) {
 		rntop_ssh_fail_host(h, RNTOP_SSHF_DOWN, 0,
 		    xstrdup("cannot start an SSH session: out of memory"));
@@ -264,6 +266,9 @@ authenticated(struct host *h)
 	rntop_ssh_release_slot(h);
 	h->connects++;
 	h->healthy_since = h->eng->now;
+	/* the handshake's packets, the largest, are done (rntop/ssh_mem.h) */
+	(void)rntop_ssh_mem_trim(&h->smem);
+	h->trim_at = h->eng->now + RNTOP_SSH_TRIM_EVERY_S;
 	if (h->agent != NULL) {
 		libssh2_agent_disconnect(h->agent);
 		libssh2_agent_free(h->agent);
@@ -278,7 +283,8 @@ authenticated(struct host *h)
 	 * remote start-up, the driver's initialisation included. --once
 	 * (and a host that fell back to polling) runs the one-shot alone.
 	 */
-	if (rntop_ssh_streaming(h->eng) && !h->polling) {
+	if (rntop_ssh_streaming(h->eng) && !h->polling &&
+	    !rntop_ssh_rotating(h->eng)) {
 		h->state = RNTOP_SSH_STREAM;
 		rntop_ssh_open_channel(h, 1);
 		return;

@@ -1,0 +1,144 @@
+/*
+ * A host's libssh2 session memory (ssh.c has the map). libssh2 1.10
+ * keeps its packet buffers inside the session structure: 16 KiB for
+ * what it reads and 35,000 bytes for the packet it sends, about 54 KiB
+ * in one block that libssh2_session_init_ex clears with memset, so
+ * every page of it is resident from the start. A steady rntop session
+ * sends and receives packets of a few hundred bytes: the first pages
+ * of both buffers are used, the rest stay zeros for the session's life.
+ *
+ * libssh2 allocates through the functions here, which note the blocks
+ * of at least BIG_MIN bytes (the session structure is the first), and
+ * rntop_ssh_mem_trim hands the resident pages of those blocks that hold
+ * only zeros back with madvise(MADV_DONTNEED). The memory is private
+ * and anonymous (malloc's), so a later access to such a page gets a
+ * fresh zero-filled page: what libssh2 reads is what was there, and a
+ * page it writes again simply becomes resident again. Nothing depends
+ * on libssh2's layout; only on malloc returning private anonymous
+ * memory, which glibc and musl do.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rntop/ssh_mem.h"
+
+#include "core/banned.h"
+
+#define BIG_MIN	((size_t)16 << 10)
+
+static void
+note_big(struct rntop_ssh_mem *m, void *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < RNTOP_SSH_BIG_BLOCKS; i++)
+		if (m->big[i] == NULL) {
+			m->big[i] = p;
+			m->big_len[i] = len;
+			return;
+		}
+}
+
+static void
+forget_big(struct rntop_ssh_mem *m, const void *p)
+{
+	size_t i;
+
+	for (i = 0; p != NULL && i < RNTOP_SSH_BIG_BLOCKS; i++)
+		if (m->big[i] == p) {
+			m->big[i] = NULL;
+			m->big_len[i] = 0;
+		}
+}
+
+static LIBSSH2_ALLOC_FUNC(mem_alloc)
+{
+	struct rntop_ssh_mem *m = *abstract;
+	void *p = malloc(count);
+
+	if (p != NULL && count >= BIG_MIN)
+		note_big(m, p, count);
+	return p;
+}
+
+static LIBSSH2_FREE_FUNC(mem_free)
+{
+	forget_big(*abstract, ptr);
+	free(ptr);
+}
+
+static LIBSSH2_REALLOC_FUNC(mem_realloc)
+{
+	struct rntop_ssh_mem *m = *abstract;
+	void *p = realloc(ptr, count);
+
+	if (p == NULL)
+		return NULL;	/* ptr is unchanged, and so is its note */
+	forget_big(m, ptr);
+	if (count >= BIG_MIN)
+		note_big(m, p, count);
+	return p;
+}
+
+/*
+ * The session's abstract pointer is mem, for the functions above; the
+ * engine keeps its host elsewhere and never asks libssh2 for it.
+ */
+LIBSSH2_SESSION *
+rntop_ssh_session_new(struct rntop_ssh_mem *mem)
+{
+	memset(mem, 0, sizeof(*mem));
+	return libssh2_session_init_ex(mem_alloc, mem_free, mem_realloc, mem);
+}
+
+static int
+page_is_zero(const unsigned char *p, size_t len)
+{
+	return p[0] == 0 && memcmp(p, p + 1, len - 1) == 0;
+}
+
+/* The zero pages of one block that are resident now, given back. */
+static size_t
+trim_block(unsigned char *p, size_t len, size_t page)
+{
+	uintptr_t lo = ((uintptr_t)p + page - 1) & ~(uintptr_t)(page - 1);
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(page - 1);
+	unsigned char inmem[64];
+	size_t i, n, freed = 0;
+
+	if (hi <= lo)
+		return 0;
+	n = (hi - lo) / page;
+	if (n > sizeof(inmem))
+		n = sizeof(inmem);
+	/* pages not resident are zeros already: reading them would fault */
+	if (mincore((void *)lo, n * page, inmem) == -1)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char *pg = (unsigned char *)lo + i * page;
+
+		if (!(inmem[i] & 1) || !page_is_zero(pg, page))
+			continue;
+		if (madvise(pg, page, MADV_DONTNEED) == 0)
+			freed += page;
+	}
+	return freed;
+}
+
+size_t
+rntop_ssh_mem_trim(struct rntop_ssh_mem *m)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t i, freed = 0;
+
+	if (page <= 0)
+		return 0;
+	for (i = 0; i < RNTOP_SSH_BIG_BLOCKS; i++)
+		if (m->big[i] != NULL)
+			freed += trim_block(m->big[i], m->big_len[i],
+			    (size_t)page);
+	return freed;
+}
