@@ -102,6 +102,8 @@ host_lines(const struct rntop_host *h, long long now, struct rai_strv *out)
 		    (double)h->retry_in_ms / 1000);
 	line(out, "  %-14s %s", "driver", h->have_procs &&
 	    h->procs.driver[0] ? h->procs.driver : "-");
+	line(out, "  %-14s %s", "CUDA", h->have_procs &&
+	    h->procs.cuda[0] ? h->procs.cuda : "-");
 	line(out, "  %-14s %s", "node", or_none(h->node));
 	line(out, "  %-14s %lu", "other lines", h->noise);
 	line(out, "%s", "");

@@ -389,9 +389,12 @@ rntop_report_json(FILE *fp, const struct rntop_host *hosts, size_t nhosts,
 		if (ow != NULL)
 			add_host_owner_fields(h, ho);
 		/* from the owner block: with the cluster, or on the screen */
-		if (ow != NULL || ho->have_procs)
+		if (ow != NULL || ho->have_procs) {
 			add_str(h, "driver", ho->have_procs ?
 			    ho->procs.driver : NULL);
+			add_str(h, "cuda", ho->have_procs ?
+			    ho->procs.cuda : NULL);
+		}
 		gpus = cJSON_AddArrayToObject(h, "gpus");
 		/* the last values of a host that is down would mislead */
 		if (!ho->have_snap || (ho->state != RNTOP_HOST_OK &&

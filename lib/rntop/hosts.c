@@ -753,6 +753,10 @@ query_ok(const char *q)
  * and the uid in its status (shell reads), its command line (tr turns
  * the NULs and any control character into spaces, head bounds it) or
  * its comm; then one getent for the block's uids, not one per process.
+ * The CUDA version the driver supports is in no query field: the first
+ * block of a session asks "nvidia-smi --version" for it (V, kept for
+ * the session's later blocks, empty where that nvidia-smi has no such
+ * line or no --version), so a session starts one nvidia-smi more, once.
  */
 static char *
 owner_function(const char *nvidia_smi)
@@ -761,9 +765,13 @@ owner_function(const char *nvidia_smi)
 	    "--query-compute-apps=gpu_uuid,pid,used_memory "
 	    "--format=csv,noheader,nounits </dev/null 2>/dev/null) && e=ok || "
 	    "e=fail; "
+	    "[ -n \"${V+x}\" ] || V=$(LC_ALL=C %s --version </dev/null "
+	    "2>/dev/null | while IFS=: read -r k x; do case $k in "
+	    "'CUDA Version'*) printf %%s \"$x\";; esac; done); "
 	    "P=${RNTOP_PROC:-/proc}; b=$( { "
 	    "IFS= read -r l <\"$P/driver/nvidia/version\" && "
 	    "printf '#rntop driver %%s\\n' \"$l\"; "
+	    "[ -z \"$V\" ] || printf '#rntop cuda %%s\\n' \"$V\"; "
 	    "printf '%%s\\n' \"$a\" | { U=; while IFS=', ' read -r u i m _; do "
 	    "[ -n \"$u\" ] || continue; "
 	    "printf '#rntop app %%s %%s %%s\\n' \"$u\" \"$i\" \"$m\"; "
@@ -781,7 +789,7 @@ owner_function(const char *nvidia_smi)
 	    "do printf '#rntop user %%s %%s\\n' \"$x\" \"$n\"; done; }; "
 	    "} 2>/dev/null); "
 	    "printf '#rntop begin\\n%%s\\n#rntop end %%s\\n' \"$b\" \"$e\"; }; ",
-	    nvidia_smi, RNTOP_CMD_MAX - 1);
+	    nvidia_smi, nvidia_smi, RNTOP_CMD_MAX - 1);
 }
 
 static char *

@@ -161,6 +161,31 @@ rntop_driver_version(const char *line, size_t len, char out[RNTOP_DRIVER_MAX])
 	return -1;
 }
 
+int
+rntop_cuda_version(const char *s, size_t len, char out[RNTOP_CUDA_MAX])
+{
+	size_t i, n;
+
+	while (len > 0 && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (len == 0 || len >= RNTOP_CUDA_MAX || !isdigit((unsigned char)*s))
+		return -1;
+	for (i = 0, n = 0; i < len; i++)
+		if (s[i] == '.')
+			n++;
+		else if (!isdigit((unsigned char)s[i]))
+			return -1;
+	if (n == 0)
+		return -1;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	return 0;
+}
+
 void
 rntop_procs_copy(struct rntop_procs *dst, const struct rntop_procs *src)
 {
@@ -173,6 +198,7 @@ rntop_procs_copy(struct rntop_procs *dst, const struct rntop_procs *src)
 	dst->n = src->n;
 	dst->apps_ok = src->apps_ok;
 	memcpy(dst->driver, src->driver, sizeof(dst->driver));
+	memcpy(dst->cuda, src->cuda, sizeof(dst->cuda));
 }
 
 void
@@ -407,6 +433,7 @@ rntop_ownerframe_line(struct rntop_ownerframe *f, const char *s, size_t n)
 		f->cur.n = 0;
 		f->cur.apps_ok = 0;
 		f->cur.driver[0] = '\0';
+		f->cur.cuda[0] = '\0';
 	} else if (!f->open) {
 		return;	/* a block's tail without its start */
 	} else if (k == 3 && memcmp(w, "app", 3) == 0) {
@@ -421,6 +448,8 @@ rntop_ownerframe_line(struct rntop_ownerframe *f, const char *s, size_t n)
 		frame_user(&f->cur, p, end);
 	} else if (k == 6 && memcmp(w, "driver", 6) == 0) {
 		(void)rntop_driver_version(p, (size_t)(end - p), f->cur.driver);
+	} else if (k == 4 && memcmp(w, "cuda", 4) == 0) {
+		(void)rntop_cuda_version(p, (size_t)(end - p), f->cur.cuda);
 	} else if (k == 3 && memcmp(w, "end", 3) == 0) {
 		k = word(&p, end, &w);
 		f->cur.apps_ok = k == 2 && memcmp(w, "ok", 2) == 0;

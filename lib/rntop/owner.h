@@ -28,6 +28,7 @@
 #define RNTOP_POD_UID_MAX	40	/* 36 and the NUL, rounded */
 #define RNTOP_CONTAINER_MAX	72	/* a 64-hex id and the NUL */
 #define RNTOP_DRIVER_MAX	32
+#define RNTOP_CUDA_MAX		16
 #define RNTOP_PROCS_MAX		1024	/* per host; more are dropped */
 #define RNTOP_LOGIN_MAX		33	/* a login name (32) and the NUL */
 #define RNTOP_CMD_MAX		241	/* a command line, cut at 240 bytes */
@@ -51,6 +52,14 @@ int	 rntop_cgroup_pod(const char *line, size_t len,
 int	 rntop_driver_version(const char *line, size_t len,
 	    char out[RNTOP_DRIVER_MAX]);
 
+/*
+ * The CUDA version in nvidia-smi --version's "CUDA Version : 13.0" line
+ * (what follows the colon): digits and dots, blanks around them. 0 and
+ * out filled, or -1.
+ */
+int	 rntop_cuda_version(const char *s, size_t len,
+	    char out[RNTOP_CUDA_MAX]);
+
 /* One GPU process. */
 struct rntop_proc {
 	char	 gpu_uuid[RNTOP_UUID_MAX];
@@ -70,6 +79,7 @@ struct rntop_procs {
 	size_t		 n, cap;
 	int		 apps_ok;	/* the compute-apps query answered */
 	char		 driver[RNTOP_DRIVER_MAX];	/* "" when unknown */
+	char		 cuda[RNTOP_CUDA_MAX];		/* "" when unknown */
 };
 void	 rntop_procs_copy(struct rntop_procs *dst, const struct rntop_procs *);
 void	 rntop_procs_release(struct rntop_procs *);
@@ -79,8 +89,8 @@ typedef void (*rntop_procs_cb)(void *ud, const struct rntop_procs *);
 
 /*
  * Frames owner blocks from "#rntop" lines: "begin", then "driver
- * LINE", "app UUID PID MEM" and, after a process's app lines, "cg PID
- * CGROUP-LINE", "uid PID UID" (from /proc/PID/status), "cmd PID TEXT"
+ * LINE", "cuda VERSION", "app UUID PID MEM" and, after a process's app
+ * lines, "cg PID CGROUP-LINE", "uid PID UID" (from /proc/PID/status), "cmd PID TEXT"
  * (its command line, NULs and control characters made spaces on the
  * host) and "user UID NAME" (the host's name for a uid) in any number,
  * then "end ok" (or "end fail": the compute-apps query failed). A block

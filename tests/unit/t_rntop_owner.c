@@ -105,6 +105,20 @@ TEST(driver_version_lines)
 	T_INT_EQ(rntop_driver_version("Kernel Module x", 15, v), -1);
 }
 
+TEST(cuda_version_lines)
+{
+	char v[RNTOP_CUDA_MAX];
+
+	T_INT_EQ(rntop_cuda_version("        13.0", 12, v), 0);
+	T_STR_EQ(v, "13.0");
+	T_INT_EQ(rntop_cuda_version(" 12.4 ", 6, v), 0);
+	T_STR_EQ(v, "12.4");
+	T_INT_EQ(rntop_cuda_version(" 12", 3, v), -1);		/* no dot */
+	T_INT_EQ(rntop_cuda_version(" 12.4; rm", 9, v), -1);
+	T_INT_EQ(rntop_cuda_version("", 0, v), -1);
+	T_INT_EQ(rntop_cuda_version(" 1.2.3.4.5.6.7.8.9", 18, v), -1);
+}
+
 struct blocks {
 	int		 n;
 	struct rntop_procs last;
@@ -143,6 +157,7 @@ TEST(owner_blocks)
 	    "#rntop begin\n"
 	    "#rntop driver NVRM version: NVIDIA UNIX x86_64 Kernel Module  "
 	    "550.163.01  Tue\n"
+	    "#rntop cuda 12.4\n"
 	    "#rntop app GPU-a 601 1386\n"
 	    "#rntop app GPU-b 602 [N/A]\n"
 	    "#rntop app GPU-b 603 [Insufficient\n"
@@ -160,6 +175,7 @@ TEST(owner_blocks)
 	T_UINT_EQ(b.last.n, 3);
 	T_INT_EQ(b.last.apps_ok, 1);
 	T_STR_EQ(b.last.driver, "550.163.01");
+	T_STR_EQ(b.last.cuda, "12.4");
 	T_STR_EQ(b.last.v[0].gpu_uuid, "GPU-a");
 	T_INT_EQ(b.last.v[0].pid, 601);
 	T_INT_EQ(b.last.v[0].mem_known, 1);
@@ -357,6 +373,8 @@ TEST(owner_command_runs)
 	    "--query-gpu=*) echo '0, GPU-a, 5, 1, 2, 3, 4, Disabled, X';;\n"
 	    "--query-compute-apps=*) echo 'GPU-a, 601, 1386'; "
 	    "echo 'GPU-a, 602, [N/A]'; echo 'GPU-a, x$(id), 1';;\n"
+	    "--version) echo 'NVIDIA-SMI version  : 580.159.04'; "
+	    "echo 'CUDA Version        : 13.0';;\n"
 	    "esac\n");
 	fclose(fp);
 	chmod(path, 0755);
@@ -423,6 +441,7 @@ TEST(owner_command_runs)
 		return;
 	T_INT_EQ(b.last.apps_ok, 1);
 	T_STR_EQ(b.last.driver, "550.1.2");
+	T_STR_EQ(b.last.cuda, "13.0");
 	/* a pid that is not a number is printed as text, never run: dropped */
 	T_UINT_EQ(b.last.n, 2);
 	T_STR_EQ(b.last.v[0].pod_uid, UID1);
@@ -537,6 +556,7 @@ main(void)
 	RUN(cgroup_shapes);
 	RUN(cgroup_not_pods);
 	RUN(driver_version_lines);
+	RUN(cuda_version_lines);
 	RUN(owner_blocks);
 	RUN(pods_from_api);
 	RUN(owners_join);
