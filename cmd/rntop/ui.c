@@ -256,13 +256,9 @@ move_cursor(struct rntop_ui *ui, int n)
 	}
 	if (ui->rows == NULL)
 		return;
-	to = ui->cur + n;
-	/* one step: past the heading or blank next to the cursor */
-	if (n == 1 || n == -1)
-		to = nearest_data(ui->rows, (int)ui->nrows, ui->cur + n, n);
-	else
-		to = nearest_data(ui->rows, (int)ui->nrows, to, n < 0 ? -1 :
-		    1);
+	/* a step lands past the heading or blank next to the cursor */
+	to = nearest_data(ui->rows, (int)ui->nrows, ui->cur + n, n < 0 ? -1 :
+	    1);
 	/* no data row that way: the cursor stays */
 	if (to >= 0 && (n >= 0 ? to >= ui->cur : to <= ui->cur))
 		ui->cur = to;
@@ -356,7 +352,10 @@ rntop_ui_keys(struct rntop_ui *ui)
 		case 'g':
 			/* the body from its first line, the cursor on the
 			 * first data row (the draw puts it there) */
-			ui->detail_top = ui->cur = ui->top = 0;
+			if (ui->detail)
+				ui->detail_top = 0;
+			else
+				ui->cur = ui->top = 0;
 			break;
 		case KEY_END:
 		case 'G':
@@ -537,7 +536,7 @@ draw_marker(struct rntop_ui *ui, const struct rows *r, int from, int to)
 static void
 follow_cursor(struct rntop_ui *ui, const struct rows *r, int room)
 {
-	int vis;
+	int vis, max;
 
 	ui->cur = nearest_data(r->v, (int)r->n, ui->cur, 1);
 	if (ui->cur < 0)
@@ -547,8 +546,12 @@ follow_cursor(struct rntop_ui *ui, const struct rows *r, int room)
 	vis = ui->top > 0 ? room - 1 : room;
 	if (ui->cur >= ui->top + vis)
 		ui->top = ui->cur - (room - 1 > 0 ? room - 1 : 1) + 1;
-	if (ui->top > ui->body_len - room + 1 && ui->body_len > room)
-		ui->top = ui->body_len - room + 1;
+	/* no blank line at the end: the last rows fill the room */
+	max = ui->body_len - room;
+	if (max > 0 && !is_heading(r->v[max].kind))
+		max++;		/* a kept heading takes a line */
+	if (ui->top > max)
+		ui->top = max;
 	if (ui->top < 0 || ui->body_len <= room)
 		ui->top = 0;
 }
