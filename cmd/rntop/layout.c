@@ -151,13 +151,54 @@ pad(char *out, size_t size, size_t *len, int n)
 		append(out, size, len, " ", 1);
 }
 
+static int
+is_digit(char ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+/*
+ * Where an end elision of text keeps keep bytes: never inside a word
+ * that holds a digit (an address, a count, a share), whose part would
+ * read as another number; such a word goes whole.
+ */
+static size_t
+end_cut(const char *text, size_t keep)
+{
+	size_t start = keep, k;
+
+	if (keep == 0 || text[keep] == ' ' || text[keep - 1] == ' ')
+		return keep;
+	while (start > 0 && text[start - 1] != ' ')
+		start--;
+	for (k = start; text[k] != '\0' && text[k] != ' '; k++)
+		if (is_digit(text[k]))
+			return start;
+	return keep;
+}
+
+/*
+ * A middle elision keeps head bytes and the tail from byte tail: the
+ * head never ends in a digit and the tail never starts inside a run of
+ * them, so no part of a number stands beside the mark ("node-0…2").
+ */
+static void
+middle_cut(const char *text, size_t *head, size_t *tail)
+{
+	while (*head > 0 && is_digit(text[*head - 1]))
+		(*head)--;
+	while (text[*tail] != '\0' && *tail > 0 && is_digit(text[*tail]) &&
+	    is_digit(text[*tail - 1]))
+		(*tail)++;
+}
+
 void
 lay_cell(const struct lay_col *c, const char *text, int utf8, char *out,
     size_t size)
 {
 	const char *mark = utf8 ? "\u2026" : "~";
-	int tw = lay_width(text), head, tail, i;
-	size_t len = 0;
+	int tw = lay_width(text), i;
+	size_t len = 0, head, tail;
 
 	out[0] = '\0';
 	if (size == 0)
@@ -177,15 +218,19 @@ lay_cell(const struct lay_col *c, const char *text, int utf8, char *out,
 		return;
 	}
 	if (c->elide == LAY_END) {
-		append(out, size, &len, text, char_offset(text, c->w - 1));
+		append(out, size, &len, text, end_cut(text,
+		    char_offset(text, c->w - 1)));
+	} else {
+		/* the middle goes: both ends of a name tell hosts apart */
+		head = char_offset(text, c->w / 2);
+		tail = char_offset(text, tw - (c->w - 1 - c->w / 2));
+		middle_cut(text, &head, &tail);
+		append(out, size, &len, text, head);
 		append(out, size, &len, mark, strlen(mark));
+		append(out, size, &len, text + tail, strlen(text + tail));
+		pad(out, size, &len, c->w - lay_width(out));
 		return;
 	}
-	/* the middle goes: both ends of a name tell hosts apart */
-	head = (c->w - 1 + 1) / 2;
-	tail = c->w - 1 - head;
-	append(out, size, &len, text, char_offset(text, head));
 	append(out, size, &len, mark, strlen(mark));
-	append(out, size, &len, text + char_offset(text, tw - tail),
-	    strlen(text + char_offset(text, tw - tail)));
+	pad(out, size, &len, c->w - lay_width(out));
 }

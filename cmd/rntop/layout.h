@@ -46,7 +46,9 @@ void	 lay_measure(struct lay_col *, const char *text);
 void	 lay_fit(struct lay_col *, size_t n, int width);
 /*
  * text as column c shows it in exactly c->w cells: padded, aligned, or
- * elided with mark (one cell; utf8 "…", else "~") when it is longer.
+ * elided with mark (one cell; utf8 "…", else "~") when it is longer:
+ * an end elision drops a word holding a digit whole, a middle one keeps
+ * no digit beside the mark, so no part of a number is ever shown.
  * A LAY_WHOLE cell that does not fit reads as c->w '#'s, never a part.
  */
 void	 lay_cell(const struct lay_col *, const char *text, int utf8,

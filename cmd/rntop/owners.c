@@ -66,11 +66,25 @@ allocated_share(const struct rntop_gpu_own *own)
 }
 
 /*
+ * How long use over the threshold must last to end a low period: a
+ * minute, or --idle-after when shorter (a burst may not outlast the
+ * idle period it interrupts).
+ */
+static long long
+burst_window(const struct rntop_owners *ow)
+{
+	return ow->idle_after < RNTOP_IDLE_BURST_MS ? ow->idle_after :
+	    RNTOP_IDLE_BURST_MS;
+}
+
+/*
  * The flags of one GPU now: idle after its low period, unmanaged. Low
  * is under --idle-util scaled to the share allocated: a 0.25 job busy
  * on its quarter drives the GPU to 25 %, and a 5 % threshold of the
  * whole GPU would call a 0.05 job at full use idle. A burst over it
- * that ends within RNTOP_IDLE_BURST_MS keeps the low period.
+ * that ends within burst_window keeps the low period and the flag as
+ * it was when the burst began: an idle notebook's checkpoint neither
+ * restarts its clock nor blinks its IDLE off.
  */
 static void
 flag_gpu(const struct rntop_owners *ow, const struct rntop_gpu *g,
@@ -87,13 +101,13 @@ flag_gpu(const struct rntop_owners *ow, const struct rntop_gpu *g,
 	} else if (own->n > 0 && util_known && f->low_since != 0) {
 		if (f->high_since == 0)
 			f->high_since = now;
-		if (now - f->high_since >= RNTOP_IDLE_BURST_MS)
+		if (now - f->high_since >= burst_window(ow))
 			f->low_since = f->high_since = 0;
 	} else {
 		f->low_since = f->high_since = 0;
 	}
-	f->idle = f->low_since != 0 && f->high_since == 0 &&
-	    now - f->low_since >= ow->idle_after;
+	f->idle = f->low_since != 0 && (f->high_since == 0 ? now :
+	    f->high_since) - f->low_since >= ow->idle_after;
 	f->unmanaged = own->n == 0 && own->foreign > 0;
 }
 

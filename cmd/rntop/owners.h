@@ -3,9 +3,9 @@
  * blocks the collector keeps) joined with the cluster's pods (kwatch)
  * by rntop_owners_map, then the flags rntop derives - idle (allocated,
  * utilisation under --idle-util times the share allocated, for
- * --idle-after, a burst shorter than RNTOP_IDLE_BURST_MS not breaking
- * it) and unmanaged (used
- * by processes of no pod, with no pod allocated) - and the Projects
+ * --idle-after, a burst shorter than RNTOP_IDLE_BURST_MS, or than
+ * --idle-after when that is shorter, not breaking it) and unmanaged
+ * (used by processes of no pod, with no pod allocated) - and the Projects
  * figures. Recomputed right before every output, since pods and
  * snapshots move between them; times are rai_now_ms().
  */
@@ -21,8 +21,8 @@
 
 /*
  * A GPU's low period is broken only by use over the threshold for this
- * long (ms): one burst (a checkpoint, a validation pass) leaves an idle
- * notebook idle.
+ * long (ms; --idle-after when shorter): one burst (a checkpoint, a
+ * validation pass) leaves an idle notebook idle.
  */
 #define RNTOP_IDLE_BURST_MS	60000
 

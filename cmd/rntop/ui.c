@@ -208,24 +208,60 @@ rntop_ui_paused(const struct rntop_ui *ui)
 	return ui->paused;
 }
 
+/* The rows the cursor stops on: a project, a host, a GPU. */
+static int
+is_data(enum row_kind k)
+{
+	return k == ROW_PROJECT || k == ROW_HOST || k == ROW_GPU;
+}
+
 /*
- * Moves the cursor n rows (the view follows it when drawn), or scrolls
- * the detail view.
+ * The data row nearest to row k of v, looking towards dir (1 down, -1
+ * up) first, then back; -1 when the body has none.
+ */
+static int
+nearest_data(const struct row *v, int n, int k, int dir)
+{
+	int i;
+
+	if (k > n - 1)
+		k = n - 1;
+	if (k < 0)
+		k = 0;
+	for (i = k; i >= 0 && i < n; i += dir)
+		if (is_data(v[i].kind))
+			return i;
+	for (i = k; i >= 0 && i < n; i -= dir)
+		if (is_data(v[i].kind))
+			return i;
+	return -1;
+}
+
+/*
+ * Moves the cursor n data rows' worth (the view follows it when drawn):
+ * it lands on a data row, headings and blanks are stepped over, so no
+ * key press is spent on a row that cannot be selected. Or scrolls the
+ * detail view.
  */
 static void
 move_cursor(struct rntop_ui *ui, int n)
 {
+	int to;
+
 	if (ui->detail) {
 		ui->detail_top += n;
 		if (ui->detail_top < 0)
 			ui->detail_top = 0;
 		return;
 	}
-	ui->cur += n;
-	if (ui->cur > ui->body_len - 1)
-		ui->cur = ui->body_len - 1;
-	if (ui->cur < 0)
-		ui->cur = 0;
+	if (ui->rows == NULL)
+		return;
+	/* a step lands past the heading or blank next to the cursor */
+	to = nearest_data(ui->rows, (int)ui->nrows, ui->cur + n, n < 0 ? -1 :
+	    1);
+	/* no data row that way: the cursor stays */
+	if (to >= 0 && (n >= 0 ? to >= ui->cur : to <= ui->cur))
+		ui->cur = to;
 }
 
 /* A key while typing a filter; returns 1 when it was one. */
@@ -314,7 +350,12 @@ rntop_ui_keys(struct rntop_ui *ui)
 			break;
 		case KEY_HOME:
 		case 'g':
-			move_cursor(ui, -(ui->body_len + ui->detail_top));
+			/* the body from its first line, the cursor on the
+			 * first data row (the draw puts it there) */
+			if (ui->detail)
+				ui->detail_top = 0;
+			else
+				ui->cur = ui->top = 0;
 			break;
 		case KEY_END:
 		case 'G':
@@ -359,7 +400,8 @@ draw_help(void)
 		"",
 		"  q            quit",
 		"  ? h          this help (any of them again: back)",
-		"  arrows j k   move the cursor a row (k: see below)",
+		"  arrows j k   move the cursor to the next project, host",
+		"               or GPU row (k: see below)",
 		"  PgUp PgDn    a page",
 		"  Home End     first / last row",
 		"  Enter        the detail of the host or GPU under the",
@@ -383,7 +425,9 @@ draw_help(void)
 		"green = busy (80 % and more). n/a = unknown, ? = not seen,",
 		"~ = held from a stale host (dim); never 0 for unknown.",
 		"Columns that do not fit are left out whole; a cut name",
-		"shows \u2026 (~ without UTF-8) where it was cut.",
+		"shows \u2026 (~ without UTF-8) where it was cut; GPU",
+		"owners that do not fit are counted (+1). \"rows A-B of N\"",
+		"counts project, host and GPU rows.",
 	};
 	size_t i;
 
@@ -425,7 +469,7 @@ draw_body_row(struct draw *d, int y, const struct row *r)
 		ui_draw_heading(d, y, d->gc, G_NCOLS);
 		break;
 	case ROW_GPU:
-		ui_gpu_cells(d, r->a, r->b, c);
+		ui_gpu_row_cells(d, r->a, r->b, c);
 		ui_draw_cells(d, y, d->gc, G_NCOLS, c);
 		if (d->gc[G_HIST].shown) {
 			x = d->gc[G_HIST].x;
@@ -456,15 +500,72 @@ section_of(const struct rows *r, int k)
 }
 
 /*
+ * "rows A-B of N" on the last line: the data rows shown (from row from
+ * to row to) of all of them, headings and blanks not counted, so B-A+1
+ * is what the screen shows. Nothing when every one shows, or none does.
+ */
+static void
+draw_marker(struct rntop_ui *ui, const struct rows *r, int from, int to)
+{
+	int k, before = 0, shown = 0, total = 0;
+	char mark[64];
+
+	for (k = 0; k < (int)r->n; k++) {
+		if (!is_data(r->v[k].kind))
+			continue;
+		total++;
+		if (k < from)
+			before++;
+		else if (k <= to)
+			shown++;
+	}
+	if (shown == 0 || shown == total)
+		return;
+	snprintf(mark, sizeof(mark), "rows %d-%d of %d", before + 1,
+	    before + shown, total);
+	ui_style_on(ui, 0, A_REVERSE);
+	ui_put_text(LINES - 1, COLS > lay_width(mark) ? COLS -
+	    lay_width(mark) : 0, mark);
+	ui_style_off(ui, 0, A_REVERSE);
+}
+
+/*
+ * The first body row shown, so the cursor's row is on the screen (room
+ * lines, one of them a kept heading once the body is scrolled).
+ */
+static void
+follow_cursor(struct rntop_ui *ui, const struct rows *r, int room)
+{
+	int vis, max;
+
+	ui->cur = nearest_data(r->v, (int)r->n, ui->cur, 1);
+	if (ui->cur < 0)
+		ui->cur = 0;
+	if (ui->cur < ui->top)
+		ui->top = ui->cur;
+	vis = ui->top > 0 ? room - 1 : room;
+	if (ui->cur >= ui->top + vis)
+		ui->top = ui->cur - (room - 1 > 0 ? room - 1 : 1) + 1;
+	/* no blank line at the end: the last rows fill the room */
+	max = ui->body_len - room;
+	if (max > 0 && !is_heading(r->v[max].kind))
+		max++;		/* a kept heading takes a line */
+	if (ui->top > max)
+		ui->top = max;
+	if (ui->top < 0 || ui->body_len <= room)
+		ui->top = 0;
+}
+
+/*
  * The body below the Cluster lines: the rows from ui->top, the heading
  * of the section the first one is in kept on top, and a last line of
- * its own for "rows X-Y of N" when they do not all fit.
+ * its own for "rows A-B of N" when they do not all fit.
  */
 static void
 draw_body(struct draw *d, const struct rows *r, int first)
 {
 	struct rntop_ui *ui = d->ui;
-	int room = LINES - first, y = first, row, sec, last = -1, vis;
+	int room = LINES - first, y = first, row, sec, last = -1;
 
 	ui->body_len = (int)r->n;
 	if (room < 1)
@@ -472,17 +573,7 @@ draw_body(struct draw *d, const struct rows *r, int first)
 	if (ui->body_len > room)
 		room--;		/* the rows marker's own line */
 	ui->body_rows = room;
-	move_cursor(ui, 0);
-	/* the view follows the cursor; a kept heading takes a line */
-	if (ui->cur < ui->top)
-		ui->top = ui->cur;
-	vis = ui->top > 0 ? room - 1 : room;
-	if (ui->cur >= ui->top + vis)
-		ui->top = ui->cur - (room - 1 > 0 ? room - 1 : 1) + 1;
-	if (ui->top > ui->body_len - room + 1 && ui->body_len > room)
-		ui->top = ui->body_len - room + 1;
-	if (ui->top < 0 || ui->body_len <= room)
-		ui->top = 0;
+	follow_cursor(ui, r, room);
 	row = ui->top;
 	if (r->n > 0 && room > 1 && !is_heading(r->v[row].kind) &&
 	    (sec = section_of(r, row)) != row && is_heading(r->v[sec].kind)) {
@@ -492,21 +583,12 @@ draw_body(struct draw *d, const struct rows *r, int first)
 	for (; room > 0 && row < ui->body_len; row++, room--, y++) {
 		draw_body_row(d, y, &r->v[row]);
 		/* the cursor's row, where Enter opens the detail */
-		if (row == ui->cur && (r->v[row].kind == ROW_HOST ||
-		    r->v[row].kind == ROW_GPU))
+		if (row == ui->cur && is_data(r->v[row].kind))
 			mvchgat(y, 0, -1, A_REVERSE, 0, NULL);
 		last = row;
 	}
-	if (ui->body_len > ui->body_rows) {
-		char mark[64];
-
-		snprintf(mark, sizeof(mark), "rows %d-%d of %d", ui->top + 1,
-		    last + 1, ui->body_len);
-		ui_style_on(ui, 0, A_REVERSE);
-		ui_put_text(LINES - 1, COLS > lay_width(mark) ? COLS -
-		    lay_width(mark) : 0, mark);
-		ui_style_off(ui, 0, A_REVERSE);
-	}
+	if (ui->body_len > ui->body_rows)
+		draw_marker(ui, r, ui->top, last);
 }
 
 /* Appends s cut into lines of at most width characters to out. */
@@ -568,6 +650,7 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 	struct rows rows = { NULL, 0, 0 };
 	struct draw d;
 	size_t *order, shown;
+	int first;
 
 	ui->have_owners = ow != NULL;
 	if (ui->help) {
@@ -613,10 +696,15 @@ rntop_ui_draw(struct rntop_ui *ui, struct rntop_host *hosts, size_t n,
 	ui_init_cols(&d);
 	order = ui_view_order(ui, hosts, n, ow, &shown);
 	ui_build_rows(ui, hosts, order, shown, ow, &rows);
+	/* the Cluster lines, one more with the cluster's allocation */
+	first = ow != NULL ? 6 : 5;
+	/* a body that does not fit spends no line on a blank */
+	if ((int)rows.n > LINES - first)
+		ui_drop_blanks(&rows);
 	ui_fit_tables(&d, &rows);
 	erase();
 	ui_draw_cluster(&d, interval, cluster);
-	draw_body(&d, &rows, ow != NULL ? 6 : 5);
+	draw_body(&d, &rows, first);
 	/* kept for Enter, which reads what is on the screen */
 	free(ui->rows);
 	ui->rows = rows.v;

@@ -267,6 +267,25 @@ draw_counts(struct draw *d, const struct rntop_agg *a, const char *where)
 	ui_style_off(d->ui, PAIR_RED, 0);
 }
 
+/*
+ * The allocation line's figures, in fewer words when the screen is too
+ * narrow for them all: a figure is never left to be cut at the edge.
+ */
+static void
+allocation_text(const struct rntop_owners *ow, struct seg *s)
+{
+	seg_set(s, 0, 0, "%.2f GPUs allocated, %zu idle, %zu unmanaged",
+	    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
+	if (lay_width(s->text) <= COLS)
+		return;
+	seg_set(s, 0, 0, "%.2f alloc, %zu idle, %zu unmanaged",
+	    ow->gpus_allocated, ow->gpus_idle, ow->gpus_unmanaged);
+	if (lay_width(s->text) <= COLS)
+		return;
+	seg_set(s, 0, 0, "%.2f alloc, %zu idle", ow->gpus_allocated,
+	    ow->gpus_idle);
+}
+
 void
 ui_draw_cluster(struct draw *d, double interval, const struct rntop_hist
     *cluster)
@@ -303,9 +322,7 @@ ui_draw_cluster(struct draw *d, double interval, const struct rntop_hist
 	if (d->ow == NULL)
 		return;
 	if (d->ow->kw->synced)
-		seg_set(&s[0], 0, 0, "%.2f GPUs allocated, %zu idle, %zu "
-		    "unmanaged", d->ow->gpus_allocated, d->ow->gpus_idle,
-		    d->ow->gpus_unmanaged);
+		allocation_text(d->ow, &s[0]);
 	else
 		seg_set(&s[0], 0, 0, "? GPUs allocated, ? idle, ? unmanaged");
 	/* like a host's error: one line, and the rest goes on */

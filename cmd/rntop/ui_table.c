@@ -245,6 +245,128 @@ owner_text(const struct rntop_gpu_own *own, char *buf, size_t len)
 	}
 }
 
+/*
+ * The owners in width cells, for a column narrower than their whole
+ * text: every share stays whole, the "project/job" names are shortened
+ * in the middle with a mark (the longest first, down to 3 cells), and
+ * the owners that still do not fit are counted at the end ("+1"), so a
+ * hidden owner is never a silent one.
+ */
+#define OWNER_NAME_MIN	3
+
+struct owner_piece {
+	char	name[CELL_MAX];
+	char	share[16];
+	int	w;		/* the name's cells as shown */
+};
+
+static void
+owner_pieces(const struct rntop_gpu_own *own, struct owner_piece *p)
+{
+	size_t k;
+
+	for (k = 0; k < own->n; k++) {
+		char *safe;
+
+		snprintf(p[k].name, sizeof(p[k].name), "%s/%s",
+		    own->v[k].pod->project, own->v[k].pod->job);
+		safe = rai_text_sanitize(p[k].name);
+		snprintf(p[k].name, sizeof(p[k].name), "%s", safe);
+		free(safe);
+		p[k].share[0] = '\0';
+		if (own->v[k].share < 1)
+			snprintf(p[k].share, sizeof(p[k].share), "(%.2g)",
+			    own->v[k].share);
+		p[k].w = lay_width(p[k].name);
+	}
+}
+
+/* Narrows the widest of the first m names until they take room; 0: no. */
+static int
+owner_squeeze(struct owner_piece *p, size_t m, int room)
+{
+	size_t k, widest;
+	int sum = 0;
+
+	for (k = 0; k < m; k++)
+		sum += p[k].w;
+	while (sum > room) {
+		for (k = 1, widest = 0; k < m; k++)
+			if (p[k].w > p[widest].w)
+				widest = k;
+		if (p[widest].w <= OWNER_NAME_MIN)
+			return 0;
+		p[widest].w--;
+		sum--;
+	}
+	return 1;
+}
+
+static void
+trim_end(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && s[n - 1] == ' ')
+		s[--n] = '\0';
+}
+
+/* The first m pieces at their widths, then "+rest" when some are left. */
+static void
+owner_join(const struct owner_piece *p, size_t m, size_t rest, int utf8,
+    char *buf, size_t len)
+{
+	char name[4 * CELL_MAX];
+	size_t k, used = 0;
+	struct lay_col c = { "", 0, 0, LAY_MIDDLE, 0, 0, 0, 0, 0, 0, 0, 0 };
+	int n;
+
+	buf[0] = '\0';
+	for (k = 0; k < m && used < len; k++) {
+		c.w = p[k].w;
+		lay_cell(&c, p[k].name, utf8, name, sizeof(name));
+		/* a cut that stopped short of a digit pads: not inside */
+		trim_end(name);
+		n = snprintf(buf + used, len - used, "%s%s%s", k ? " " : "",
+		    name, p[k].share);
+		if (n < 0)
+			return;
+		used += (size_t)n;
+	}
+	if (rest > 0 && used < len)
+		snprintf(buf + used, len - used, " +%zu", rest);
+}
+
+void
+ui_owner_fit(const struct rntop_gpu_own *own, int width, int utf8,
+    char *buf, size_t len)
+{
+	struct owner_piece p[RNTOP_OWNERS_MAX];
+	size_t m, k;
+	int fixed;
+	char more[24];
+
+	owner_pieces(own, p);
+	for (m = own->n; m > 0; m--) {
+		more[0] = '\0';
+		if (m < own->n)
+			snprintf(more, sizeof(more), " +%zu", own->n - m);
+		fixed = lay_width(more) + (int)m - 1;
+		for (k = 0; k < m; k++) {
+			fixed += lay_width(p[k].share);
+			p[k].w = lay_width(p[k].name);
+		}
+		if (owner_squeeze(p, m, width - fixed)) {
+			owner_join(p, m, own->n - m, utf8, buf, len);
+			return;
+		}
+	}
+	/* not even one: how many, if that fits */
+	snprintf(buf, len, "%zu owners", own->n);
+	if (lay_width(buf) > width)
+		buf[0] = '\0';
+}
+
 /* The GPU's flag: idle and for how long, unmanaged, or no process. */
 static void
 owner_flag(struct cell *c, const struct rntop_gpu_own *own,
@@ -327,6 +449,19 @@ ui_gpu_cells(struct draw *d, size_t i, size_t j, struct cell *c)
 		if (lost && k <= G_NAME)
 			c[k].pair = PAIR_RED;
 	}
+}
+
+void
+ui_gpu_row_cells(struct draw *d, size_t i, size_t j, struct cell *c)
+{
+	const struct rntop_gpu_own *own = ui_gpu_owners(d->ow, i, j);
+	const struct lay_col *col = &d->gc[G_OWNER];
+
+	ui_gpu_cells(d, i, j, c);
+	if (own != NULL && own->n > 0 && col->shown &&
+	    lay_width(c[G_OWNER].text) > col->w)
+		ui_owner_fit(own, col->w, d->ui->utf8, c[G_OWNER].text,
+		    sizeof(c[G_OWNER].text));
 }
 
 void

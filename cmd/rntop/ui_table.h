@@ -47,6 +47,14 @@ void	 ui_init_cols(struct draw *);
 void	 ui_host_cells(struct draw *, const struct rntop_host *,
 	    struct cell *);
 void	 ui_gpu_cells(struct draw *, size_t i, size_t j, struct cell *);
+/* As ui_gpu_cells, the owners fitted to the column's width as drawn. */
+void	 ui_gpu_row_cells(struct draw *, size_t i, size_t j, struct cell *);
+/*
+ * A GPU's owners in width cells: shares whole, names shortened with a
+ * mark, "+N" for the owners left out (ui_table.c).
+ */
+void	 ui_owner_fit(const struct rntop_gpu_own *, int width, int utf8,
+	    char *buf, size_t len);
 void	 ui_project_cells(const struct rntop_project_row *, struct cell *);
 /* Measures every row of the body, then fits the three tables to COLS. */
 void	 ui_fit_tables(struct draw *, const struct rows *);

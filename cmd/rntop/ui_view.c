@@ -176,6 +176,28 @@ state_text(const struct rntop_host *h)
 	return rntop_host_state_name(h->state);
 }
 
+/* A filter with * ? [ matches text whole as a glob, any case. */
+static int
+glob_matches(const char *text, const char *filter)
+{
+	char name[256], pat[FILTER_MAX];
+	size_t k;
+
+	for (k = 0; text[k] != '\0' && k + 1 < sizeof(name); k++)
+		name[k] = (char)tolower((unsigned char)text[k]);
+	name[k] = '\0';
+	for (k = 0; filter[k] != '\0' && k + 1 < sizeof(pat); k++)
+		pat[k] = (char)tolower((unsigned char)filter[k]);
+	pat[k] = '\0';
+	return fnmatch(pat, name, 0) == 0;
+}
+
+static int
+is_glob(const char *filter)
+{
+	return strpbrk(filter, "*?[") != NULL;
+}
+
 /*
  * A host matches a filter with * or ? as a glob on its whole name, any
  * case; else as a part of its name or its state.
@@ -183,19 +205,10 @@ state_text(const struct rntop_host *h)
 static int
 host_matches(const struct rntop_host *h, const char *filter)
 {
-	char name[256], pat[FILTER_MAX];
-	size_t k;
-
-	if (strpbrk(filter, "*?[") == NULL)
+	if (!is_glob(filter))
 		return contains(h->name, filter) ||
 		    contains(state_text(h), filter);
-	for (k = 0; h->name[k] != '\0' && k + 1 < sizeof(name); k++)
-		name[k] = (char)tolower((unsigned char)h->name[k]);
-	name[k] = '\0';
-	for (k = 0; filter[k] != '\0' && k + 1 < sizeof(pat); k++)
-		pat[k] = (char)tolower((unsigned char)filter[k]);
-	pat[k] = '\0';
-	return fnmatch(pat, name, 0) == 0;
+	return glob_matches(h->name, filter);
 }
 
 /*
@@ -348,6 +361,74 @@ cmp_gpu_values(const void *a, const void *b)
 	return x->b < y->b ? -1 : x->b > y->b;
 }
 
+/*
+ * Whether a project's row shows under the filter: its name matches (a
+ * part, or a glob), or it owns a GPU shown because of itself: on a host
+ * or of a model that matched, or by a job of it that matched. A
+ * project sharing a GPU with the one filtered for stays out.
+ */
+static int
+project_shown(const struct rntop_ui *ui, const struct rntop_host *hosts,
+    const size_t *order, size_t shown, const struct rntop_owners *ow,
+    const char *name)
+{
+	const char *f = ui->filter;
+	size_t i, j, k;
+
+	if (f[0] == '\0' || (is_glob(f) ? glob_matches(name, f) :
+	    contains(name, f)))
+		return 1;
+	for (i = 0; i < shown; i++) {
+		const struct rntop_host *h = &hosts[order[i]];
+		int host_hit = host_matches(h, f);
+
+		for (j = 0; j < host_gpu_rows(h); j++) {
+			const struct rntop_gpu_own *own =
+			    ui_gpu_owners(ow, order[i], j);
+			int hit = host_hit || contains(h->snap.gpus[j].name, f);
+
+			for (k = 0; own != NULL && k < own->n; k++)
+				if (strcmp(own->v[k].pod->project, name) == 0 &&
+				    (hit || contains(own->v[k].pod->job, f)))
+					return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The Projects section: the heading, the projects the filter shows and
+ * a blank; none of it when a filter shows no project.
+ */
+static void
+project_rows(const struct rntop_ui *ui, const struct rntop_host *hosts,
+    const size_t *order, size_t shown, const struct rntop_owners *ow,
+    struct rows *r)
+{
+	size_t i, start = r->n;
+
+	add_row(r, ROW_PROJECTS, 0, 0);
+	for (i = 0; i < ow->nprojects; i++)
+		if (project_shown(ui, hosts, order, shown, ow,
+		    ow->projects[i].name))
+			add_row(r, ROW_PROJECT, i, 0);
+	if (r->n == start + 1 && ui->filter[0] != '\0')
+		r->n = start;
+	else
+		add_row(r, ROW_BLANK, 0, 0);
+}
+
+void
+ui_drop_blanks(struct rows *r)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < r->n; i++)
+		if (r->v[i].kind != ROW_BLANK)
+			r->v[k++] = r->v[i];
+	r->n = k;
+}
+
 void
 ui_build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
     const size_t *order, size_t shown, const struct rntop_owners *ow,
@@ -356,12 +437,8 @@ ui_build_rows(struct rntop_ui *ui, const struct rntop_host *hosts,
 	size_t i, j, first;
 	int owners = ow != NULL && !ui->hide_owners;
 
-	if (owners) {
-		add_row(r, ROW_PROJECTS, 0, 0);
-		for (i = 0; i < ow->nprojects; i++)
-			add_row(r, ROW_PROJECT, i, 0);
-		add_row(r, ROW_BLANK, 0, 0);
-	}
+	if (owners)
+		project_rows(ui, hosts, order, shown, ow, r);
 	add_row(r, ROW_NODES, 0, 0);
 	if (shown == 0 && ui->filter[0] != '\0')
 		add_row(r, ROW_NOMATCH, 0, 0);

@@ -47,6 +47,8 @@ struct rows {
 void	 ui_build_rows(struct rntop_ui *, const struct rntop_host *,
 	    const size_t *order, size_t shown, const struct rntop_owners *,
 	    struct rows *);
+/* The blank rows between sections out, for a body that does not fit. */
+void	 ui_drop_blanks(struct rows *);
 /* Enter: the detail of the host or GPU under the cursor. */
 void	 ui_open_detail(struct rntop_ui *);
 

@@ -127,14 +127,17 @@ $(printf '127.0.0.1:%s\n' "$PORT_h100" "$PORT_models" | sort)"
 	sleep 1
 	run -0 screen
 	assert_line --partial "rntop"
+	# the marker counts host and GPU rows (3 and 6), not headings; the
+	# body does not fit, so no blank line separates the sections
 	keys End
-	wait_screen "rows [0-9]+-12 of 12"
+	wait_screen "rows [0-9]+-9 of 9"
 	# the GPUs heading stays on top of the rows scrolled to
 	run -0 screen
 	[[ $(screen | sed -n 6p) =~ ^\ GPUs\ HOST\ +IDX ]]
 	keys Home
-	# the marker has the last line: 4 rows show below Cluster
-	wait_screen "rows 1-4 of 12"
+	# the marker has the last line: the Nodes heading and 3 hosts show
+	wait_screen "rows 1-3 of 9"
+	[[ $(screen | sed -n 6p) =~ ^\ Nodes\ HOST ]]
 	tmux -L "$TSOCK" resize-window -x 120 -y 30
 	wait_screen "^ GPUs"
 	keys q

@@ -149,7 +149,7 @@ check_screen_soon() {
 	wait_screen "^prod-.*….*-01 "
 	tmux -L "$TSOCK" send-keys End
 	# the GPUs heading stays on top of the scrolled rows
-	wait_screen "rows [0-9]+-22 of 22$"
+	wait_screen "rows [0-9]+-19 of 19$"
 	[[ $(screen | sed -n 6p) =~ ^\ GPUs\ HOST\ +IDX ]]
 	tmux -L "$TSOCK" send-keys q
 	wait_screen '^EXIT=0$'
@@ -218,8 +218,9 @@ capture_when() {
 	assert_line --regexp "^127.0.0.1:$PORT_hung +timeout +\? +\? +\? +\? nvidia-smi did not answer in $T1 s\$"
 	refute_line --regexp "^127.0.0.1:$PORT_hung +[0-9]"
 	assert_line --regexp '^1/2 hosts, 8 GPUs, 0 unknown, 1 degraded: prod-gpu-cluster-east-node-01, \+\? GPUs on 1 host not seen$'
-	# the detail says what it is waiting for, whole (its name sorts first)
-	tmux -L "$TSOCK" send-keys Down Enter
+	# the detail says what it is waiting for, whole (its name sorts
+	# first: the cursor starts on its row)
+	tmux -L "$TSOCK" send-keys Enter
 	wait_screen "^Host 127.0.0.1:$PORT_hung"
 	run -0 screen
 	assert_line --regexp '^  status +timeout'
@@ -256,9 +257,9 @@ $xid
 	assert_line --regexp "^127.0.0.1:$PORT_xid +degraded +2 +[0-9]+% .* [0-9.]+s  NVRM: Xid \(PCI:0000:18:00\): 48, pid=777, DBE \(double bit error\) ECC error detected\.\$"
 	assert_line --regexp "^2/2 hosts, 6 GPUs, 0 unknown, 1 degraded: 127.0.0.1:$PORT_xid\$"
 	assert_line --regexp '^prod-gpu-cluster-east-node-02 +ok '
-	# the detail (its name sorts first): the line under the fault lines,
-	# seen again and counted
-	tmux -L "$TSOCK" send-keys Down Enter
+	# the detail (its name sorts first, the cursor on it): the line under
+	# the fault lines, seen again and counted
+	tmux -L "$TSOCK" send-keys Enter
 	wait_screen "^Host 127.0.0.1:$PORT_xid"
 	run -0 screen
 	assert_line --regexp '^  status +ok \(degraded\)$'
@@ -320,8 +321,9 @@ $xid
 	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
 	tmux -L "$TSOCK" send-keys "rntop $ARGS -d 0.3 $HOSTS; echo EXIT=\$?" Enter
 	wait_screen "^3/4 hosts"
-	# the down host (third row under Nodes): its error whole, wrapped
-	tmux -L "$TSOCK" send-keys Down Down Down Enter
+	# the down host (third row under Nodes; the cursor starts on the
+	# first, the heading is stepped over): its error whole, wrapped
+	tmux -L "$TSOCK" send-keys Down Down Enter
 	wait_screen "^Host prod-gpu-cluster-east-node-03"
 	run -0 bash -c "tmux -L $TSOCK capture-pane -p | tr -d '\n '"
 	assert_output --partial "cannotconnectto127.0.0.1port$DEAD_PORT:Connectionrefused"
@@ -372,7 +374,7 @@ $xid
 	grep -Eq '^prod-gpu-cluster-east-node-01 +degraded +8 .* [0-9.]+s ' "$BATS_TEST_TMPDIR/a"
 	# still paused: End scrolls, s r sorts the GPUs idlest first
 	tmux -L "$TSOCK" send-keys End
-	wait_screen "rows [0-9]+-22 of 22"
+	wait_screen "rows [0-9]+-19 of 19"
 	tmux -L "$TSOCK" send-keys Home s r
 	wait_screen "sort: util \(reversed\)   PAUSED"
 	run -0 bash -c "tmux -L $TSOCK capture-pane -p | grep -E '^prod-gpu-cluster-east-node-0[124] +[0-9]+ ' | head -n 2"
