@@ -319,13 +319,17 @@ struct node_fill {
 	size_t			  n;
 };
 
-/* A pod on a node names its job's NODE ("<multiple>" for a second one). */
+/*
+ * A pod on a node names its job's NODE ("<multiple>" for a second one).
+ * A job's NODE is "" (finished) or "-" (not) until a pod names one: no
+ * node is called "-".
+ */
 static void
 fill_from_pod(struct node_fill *nf, const cJSON *p)
 {
 	struct rai_job_view key, *kp = &key, **hit;
 	const char *node = rai_json_str(p, "nodeName");
-	char *was;
+	const char *was;
 	size_t i;
 
 	if (node == NULL)
@@ -343,8 +347,8 @@ fill_from_pod(struct node_fill *nf, const cJSON *p)
 		was = nf->byuid[i]->node;
 		if (strcmp(was, node) == 0)
 			continue;
-		nf->byuid[i]->node = xstrdup(*was == '\0' ? node : "<multiple>");
-		free(was);
+		rai_job_view_set_node(nf->byuid[i], *was == '\0' ||
+		    strcmp(was, "-") == 0 ? node : "<multiple>");
 	}
 }
 
@@ -388,16 +392,7 @@ fill_nodes(struct cp *c, struct rai_job_list *jl, struct rai_err *err)
 	free(path);
 	free(cf);
 	free(nf.byuid);
-	if (rc == -1)
-		return -1;
-	/* a pending (preempted) or suspended job, no pod of which is on a
-	   node, is on none now */
-	for (i = 0; i < jl->n; i++)
-		if (!jl->v[i].finished && *jl->v[i].node == '\0') {
-			free(jl->v[i].node);
-			jl->v[i].node = xstrdup("-");
-		}
-	return 0;
+	return rc;
 }
 
 static int
@@ -418,8 +413,9 @@ struct jobs_read {
 };
 
 /*
- * One page of workloads, as it comes: those asked for become views (a
- * few hundred bytes each), the page's JSON goes.
+ * One page of workloads, as it comes: those asked for become views, each
+ * with its strings in one block (under 200 bytes of text with the
+ * view), the page's JSON goes.
  */
 static int
 jobs_page(void *ud, cJSON *items, struct rai_err *err)
@@ -436,7 +432,12 @@ jobs_page(void *ud, cJSON *items, struct rai_err *err)
 			r->jl->v = xreallocarray(r->jl->v, r->cap,
 			    sizeof(*r->jl->v));
 		}
-		cp_job_view(it, &r->jl->v[r->jl->n++]);
+		cp_job_view(it, &r->jl->v[r->jl->n]);
+		/* a pending (preempted) or suspended job is on no node until
+		   fill_nodes finds a pod of it on one */
+		if (!r->jl->v[r->jl->n].finished)
+			rai_job_view_set_node(&r->jl->v[r->jl->n], "-");
+		rai_job_view_pack(&r->jl->v[r->jl->n++]);
 	}
 	cJSON_Delete(items);
 	return 0;

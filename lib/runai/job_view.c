@@ -270,23 +270,35 @@ job_project(const cJSON *chief, const char *project)
 	return xstrdup(p);
 }
 
+#define VIEW_STRINGS 13
+
+/* The addresses of a view's strings, those that pack in one block. */
+static void
+string_slots(struct rai_job_view *v, char **slot[VIEW_STRINGS])
+{
+	char **all[VIEW_STRINGS] = { &v->name, &v->namespace, &v->project,
+	    &v->uid, &v->kind, &v->status, &v->type, &v->user, &v->node,
+	    &v->image, &v->gpus, &v->service_urls, &v->command_line };
+
+	memcpy(slot, all, sizeof(all));
+}
+
 /*
  * A view's strings in one allocation with the view's own block: with
  * 10,000 jobs, 13 small allocations each cost more than the text.
  */
-static void
-pack_view(struct rai_job_view *v)
+void
+rai_job_view_pack(struct rai_job_view *v)
 {
-	char **slot[] = { &v->name, &v->namespace, &v->project, &v->uid,
-	    &v->kind, &v->status, &v->type, &v->user, &v->node, &v->image,
-	    &v->gpus, &v->service_urls, &v->command_line };
-	size_t i, len[sizeof(slot) / sizeof(slot[0])], total = 0;
+	char **slot[VIEW_STRINGS];
+	size_t i, len[VIEW_STRINGS], total = 0;
 	char *mem, *p;
 
-	for (i = 0; i < sizeof(slot) / sizeof(slot[0]); i++)
+	string_slots(v, slot);
+	for (i = 0; i < VIEW_STRINGS; i++)
 		total += (len[i] = strlen(*slot[i])) + 1;
 	p = mem = xmalloc(total);
-	for (i = 0; i < sizeof(slot) / sizeof(slot[0]); i++) {
+	for (i = 0; i < VIEW_STRINGS; i++) {
 		char *old = *slot[i];
 
 		memcpy(p, old, len[i] + 1);
@@ -295,6 +307,26 @@ pack_view(struct rai_job_view *v)
 		p += len[i] + 1;
 	}
 	v->mem = mem;
+}
+
+void
+rai_job_view_set_node(struct rai_job_view *v, const char *node)
+{
+	char **slot[VIEW_STRINGS], *mem = v->mem;
+	size_t i;
+
+	if (mem != NULL) {
+		/* each string its own again, the block goes, then packed anew */
+		string_slots(v, slot);
+		for (i = 0; i < VIEW_STRINGS; i++)
+			*slot[i] = xstrdup(*slot[i]);
+		v->mem = NULL;
+		free(mem);
+	}
+	free(v->node);
+	v->node = xstrdup(node);
+	if (mem != NULL)
+		rai_job_view_pack(v);
 }
 
 void
@@ -328,7 +360,7 @@ rai_job_view_indexed(const cJSON *wl, const cJSON *pods,
 		v->created = 0;
 	v->created_by_cli = app != NULL && strcmp(app, "runaijob") == 0;
 	gpu_cell(v, wl, pods, chief);
-	pack_view(v);
+	rai_job_view_pack(v);
 }
 
 void
@@ -372,7 +404,7 @@ rai_job_view_invalid(const cJSON *cm, const char *project,
 	if (v->created == (time_t)-1)
 		v->created = 0;
 	v->invalid = 1;
-	pack_view(v);
+	rai_job_view_pack(v);
 }
 
 void

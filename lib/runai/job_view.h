@@ -64,6 +64,10 @@ void	 rai_job_view_make(const cJSON *workload, const cJSON *pods,
 	    const cJSON *services, const cJSON *nodes, const char *project,
 	    struct rai_job_view *);
 void	 rai_job_view_release(struct rai_job_view *);
+/* The view's strings moved into one block (v->mem), as a fetch of many keeps them. */
+void	 rai_job_view_pack(struct rai_job_view *);
+/* The NODE cell replaced, in a packed view or not. */
+void	 rai_job_view_set_node(struct rai_job_view *, const char *node);
 
 /* ---- for rai_jobs_fetch (job.c), which builds views as lists arrive ---- */
 

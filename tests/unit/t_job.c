@@ -106,11 +106,39 @@ TEST(job_status_without_chief)
 	cJSON_Delete(wl);
 }
 
+/* NODE replaced in a view whose strings are packed in one block, twice. */
+TEST(set_node_repacks_a_packed_view)
+{
+	cJSON *wl = cJSON_Parse("{\"kind\":\"RunaiJob\",\"metadata\":"
+	    "{\"name\":\"j1\",\"namespace\":\"runai-a\",\"uid\":\"u1\"},"
+	    "\"spec\":{\"template\":{\"spec\":{\"containers\":"
+	    "[{\"image\":\"ubuntu\"}]}}}}");
+	struct rai_job_view v;
+
+	rai_job_view_make(wl, NULL, NULL, NULL, "team-a", &v);
+	T_NOT_NULL(v.mem);
+	rai_job_view_set_node(&v, "node-1");
+	T_STR_EQ(v.node, "node-1");
+	/* packed again: the node lies in the new block */
+	T_NOT_NULL(v.mem);
+	T_OK(v.node > v.mem && v.node < v.mem + 64);
+	rai_job_view_set_node(&v, "<multiple>");
+	T_STR_EQ(v.node, "<multiple>");
+	T_STR_EQ(v.name, "j1");
+	T_STR_EQ(v.namespace, "runai-a");
+	T_STR_EQ(v.project, "team-a");
+	T_STR_EQ(v.uid, "u1");
+	T_STR_EQ(v.image, "ubuntu");
+	rai_job_view_release(&v);
+	cJSON_Delete(wl);
+}
+
 int
 main(void)
 {
 	RUN(job_views_from_fixtures);
 	RUN(pod_status_terminating);
 	RUN(job_status_without_chief);
+	RUN(set_node_repacks_a_packed_view);
 	return t_done();
 }

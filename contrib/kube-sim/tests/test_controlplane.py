@@ -18,7 +18,7 @@ from kubesim import demo
 from kubesim.controlplane import realm
 from kubesim.controlplane import server as cpserver
 from kubesim.controlplane.judge import Judge
-from kubesim.objutil import CLAIMS, PYTORCHJOBS, RUNAIJOBS, SERVICES
+from kubesim.objutil import CLAIMS, PODS, PYTORCHJOBS, RUNAIJOBS, SERVICES
 from kubesim.resources import Registry
 from kubesim.store import Store
 
@@ -234,6 +234,42 @@ class ProfileCase:
         self.assertEqual([w["name"] for w in page["workloads"]], ["w1"])
         projects = self.c.call("GET", "/api/v1/org-unit/projects?filterBy=name==team-b")[1]
         self.assertEqual([p["name"] for p in projects["projects"]], ["team-b"])
+        self.assertEqual(self.violations(), [])
+
+    def test_a_page_built_alone_is_the_page_of_all_entries(self):
+        """/workloads filters, sorts and pages on the workloads' own
+        fields, then builds the page's entries alone: the same page as
+        the one cut from every full entry, pods and phases read."""
+        self.login()
+        for i, kind in enumerate(["trainings", "workspaces", "trainings"]):
+            self.assertLess(self.submit("p%d" % i, kind)[0], 300)
+        self.cp.settings({"bulkWorkloads": {"count": 7, "project": "team-a"}})
+        ns = self.cp.state.projects()[0]["namespace"]
+        self.sim.store.create(PODS, ns, {
+            "metadata": {"name": "p1-0", "labels": {"release": "p1"}},
+            "spec": {"containers": [{"name": "c", "image": "ubuntu"}], "nodeName": "n1"},
+            "status": {"phase": "Running"}})
+        queries = ["limit=4", "limit=4&offset=4", "limit=3&offset=9",
+                   "sortBy=name&sortOrder=desc&limit=5", "sortBy=phase",
+                   "filterBy=phase==Running", "filterBy=type==Workspace",
+                   "filterBy=name=@bulk-,projectName==team-a&offset=2&limit=2",
+                   "search=P1", "filterBy=runningPods==1"]
+        stored = 0
+        for q in queries:
+            query = urllib.parse.parse_qs(q)
+            routes = cpserver.Routes(self.cp, "GET", "/api/v1/workloads", query, None, {})
+            listed = self.cp.state.all()
+            if not cpserver._on_stored_fields(query):
+                continue
+            stored += 1
+            with self.cp.state.pods_read_once():
+                got = routes._stored_page(listed)
+            self.assertEqual(got, routes._full_page(listed), q)
+        # every query but the one on runningPods, which needs the entries
+        self.assertEqual(stored, len(queries) - 1)
+        page = self.c.call("GET", "/api/v1/workloads?filterBy=phase==Running")[1]
+        self.assertEqual([(w["name"], w["runningPods"]) for w in page["workloads"]],
+                         [("p1", 1)])
         self.assertEqual(self.violations(), [])
 
     def test_given_name_as_prefix_and_name_clash(self):

@@ -233,17 +233,26 @@ def _page(items, query):
     return page, nxt
 
 
-def _filtered(items, query):
-    for field, op, want in _split_filters(",".join(query.get("filterBy", []))):
-        items = [x for x in items if _matches(x.get(field), op, want)]
+def _filtered(items, query, field=dict.get):
+    """filterBy, search and sortBy on items; field(item, name) is the
+    item's value of a field (an item is the entry itself by default)."""
+    for name, op, want in _split_filters(",".join(query.get("filterBy", []))):
+        items = [x for x in items if _matches(field(x, name), op, want)]
     search = query.get("search", [""])[0]
     if search:
-        items = [x for x in items if search.lower() in (x.get("name") or "").lower()]
+        items = [x for x in items if search.lower() in (field(x, "name") or "").lower()]
     sort_by = query.get("sortBy", [""])[0]
     if sort_by:
         desc = query.get("sortOrder", ["asc"])[0] == "desc"
-        items = sorted(items, key=lambda x: str(x.get(sort_by) or ""), reverse=desc)
+        items = sorted(items, key=lambda x: str(field(x, sort_by) or ""), reverse=desc)
     return items
+
+
+def _on_stored_fields(query):
+    """Whether the query filters and sorts on views.STORED_FIELDS alone."""
+    names = [f for f, _, _ in _split_filters(",".join(query.get("filterBy", [])))]
+    names.append(query.get("sortBy", [""])[0] or "name")
+    return all(n in views.STORED_FIELDS for n in names)
 
 
 def served_query(cp, query):
@@ -529,11 +538,28 @@ class Routes:
     def workloads(self):
         self.st.forget_deleted()
         deleted = self.query.get("deleted", ["false"])[0] == "true"
-        items = [views.workload(self.st, self.cp.profile, wl) for wl in self.st.all()
-                 if (wl.phase == "Deleted") == deleted]
-        items.sort(key=lambda w: w["createdAt"])
-        page, nxt = _page(_filtered(items, self.query), self.query)
+        listed = [wl for wl in self.st.all() if (wl.phase == "Deleted") == deleted]
+        with self.st.pods_read_once():
+            page, nxt = self._stored_page(listed) if _on_stored_fields(self.query) \
+                else self._full_page(listed)
         return 200, dict({"workloads": page}, **({"next": nxt} if nxt else {}))
+
+    def _full_page(self, listed):
+        """The page, filtered and sorted on the full entries of all."""
+        items = [views.workload(self.st, self.cp.profile, wl) for wl in listed]
+        items.sort(key=lambda w: w["createdAt"])
+        return _page(_filtered(items, self.query), self.query)
+
+    def _stored_page(self, listed):
+        """The page as the full entries would give it, filtered and sorted
+        on the workloads' own fields, with entries built for the page
+        alone: 10,000 workloads in pages of 500 cost 500 entries a page,
+        not 10,000."""
+        rows = [(views.stored(self.st, wl), wl) for wl in listed]
+        rows.sort(key=lambda r: r[0]["createdAt"])
+        rows = _filtered(rows, self.query, field=lambda r, name: r[0].get(name))
+        page, nxt = _page(rows, self.query)
+        return [views.workload(self.st, self.cp.profile, wl) for _, wl in page], nxt
 
     def events(self, wid):
         wl = self.workload(wid)

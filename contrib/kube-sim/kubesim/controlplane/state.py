@@ -9,6 +9,7 @@ submitter, submitted spec, desired phase, deletion time - is kept in
 `workloads`, keyed by UUID. The phase is derived from the cluster
 objects on every read, so it moves over the controller's ticks."""
 
+import contextlib
 import threading
 import uuid
 
@@ -17,7 +18,7 @@ from kubesim.errors import ApiError
 from kubesim.gpus import GPU, pod_gpus
 from kubesim.objutil import (NODES, PODS, PROJECTS, RUNAIJOBS, bound_active,
                              condition_true, meta_of, node_name_of, phase_of)
-from kubesim.store import now_rfc3339
+from kubesim.store import clone, now_rfc3339
 
 EVENTS = ("", "v1", "events")
 # Run:ai's node pools on the cluster (resources.py serves the kind)
@@ -73,6 +74,7 @@ class State:
         self.workloads = {}         # id -> Workload
         self.project_ids = {}       # name -> numeric string
         self.pool_ids = {DEFAULT_POOL: "1"}     # node pool name -> numeric string
+        self._read_once = threading.local()     # pods_read_once's index
 
     # ---- projects ----
 
@@ -166,8 +168,28 @@ class State:
         return self.store.get(wl.gvr, wl.namespace, wl.name)
 
     def pods(self, wl):
+        index = getattr(self._read_once, "pods", None)
+        if index is not None:
+            return [clone(p) for p in index.get((wl.namespace, wl.name), ())]
         return [p for p in self.store.list(PODS, wl.namespace)
                 if (meta_of(p).get("labels") or {}).get("release") == wl.name]
+
+    @contextlib.contextmanager
+    def pods_read_once(self):
+        """Within it, this thread's pods(wl) come from one read of every
+        pod, grouped by namespace and release label: a list of thousands
+        of workloads reads the pods once, not once (or three times) per
+        workload. The same pods, in the same order (by name)."""
+        index = {}
+        for p in self.store.select(PODS):
+            m = meta_of(p)
+            key = (m.get("namespace"), (m.get("labels") or {}).get("release"))
+            index.setdefault(key, []).append(p)
+        self._read_once.pods = index
+        try:
+            yield
+        finally:
+            self._read_once.pods = None
 
     def events(self, wl):
         names = {wl.name} | {meta_of(p)["name"] for p in self.pods(wl)}

@@ -136,6 +136,25 @@ def workload(state, profile, wl, detailed=False):
     return out
 
 
+# The fields of a workload's list entry that its own record gives (the
+# phase read as workload() reads it): what the list filters and sorts on
+# before it builds the entries of the page asked for alone.
+STORED_FIELDS = ("type", "name", "id", "source", "clusterId", "projectName",
+                 "projectId", "departmentName", "departmentId", "namespace",
+                 "createdAt", "submittedBy", "phase", "phaseUpdatedAt", "deletedAt")
+
+
+def stored(state, wl):
+    """Those fields, with the values workload() gives them."""
+    phase = state.refresh_phase(wl)
+    return {"type": wl.type, "name": wl.name, "id": wl.id, "source": "CLI",
+            "clusterId": wl.cluster_id, "projectName": wl.project["name"],
+            "projectId": wl.project["id"], "departmentName": "default",
+            "departmentId": "1", "namespace": wl.namespace, "createdAt": wl.created_at,
+            "submittedBy": wl.created_by, "phase": phase, "phaseUpdatedAt": wl.phase_at,
+            "deletedAt": wl.deleted_at}
+
+
 def _requested_pods(wl):
     """The pods asked for; an inference's replicas with their bounds."""
     out = {"number": _pods_requested(wl)}
