@@ -40,13 +40,15 @@ FROM_POD_READS = 4         # reads from the pod (a frame each) sent in one write
 HEAD_ROOM = 18             # the largest WebSocket head (10) and SPDY's (8)
 
 
-def _frame_in_place(buf, at, head, n):
+def frame_in_place(buf, at, head, n, room=HEAD_ROOM):
     """buf[at:] becomes head and the n bytes that were read to
-    buf[at + HEAD_ROOM:]; returns where they end."""
+    buf[at + room:] (room: the longest head); returns where they end.
+    The pod's bytes are framed where they were read, without a fresh
+    object for each read (see Session._from_pod)."""
     start = at + len(head)
     buf[at:start] = head
-    if start != at + HEAD_ROOM:
-        buf[start:start + n] = buf[at + HEAD_ROOM:at + HEAD_ROOM + n]
+    if start != at + room:
+        buf[start:start + n] = buf[at + room:at + room + n]
     return start + n
 
 
@@ -86,7 +88,7 @@ class RawTransport:
     def frame_data(buf, at, stream_id, n):
         """Frames in place the n bytes of the pod's at buf[at + HEAD_ROOM:]
         as a DATA frame starting at buf[at]; returns where it ends."""
-        return _frame_in_place(buf, at, spdy.Codec.data_head(stream_id, n), n)
+        return frame_in_place(buf, at, spdy.Codec.data_head(stream_id, n), n)
 
     def close(self):
         pass
@@ -132,7 +134,7 @@ class TunnelTransport:
         """As RawTransport.frame_data, the DATA frame in a binary message
         of its own."""
         head = spdy.Codec.data_head(stream_id, n)
-        return _frame_in_place(buf, at, wsproto.binary_head(len(head) + n) + head, n)
+        return frame_in_place(buf, at, wsproto.binary_head(len(head) + n) + head, n)
 
     def close(self):
         if not self.ws.eof and not self.ws.close_received:
