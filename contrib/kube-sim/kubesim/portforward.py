@@ -33,6 +33,8 @@ from kubesim.podreq import POLL, READ_CHUNK, pod_still_running, stopping, stream
 
 SERVED = (wsproto.V4, wsproto.V1, spdyforward.TUNNEL)
 TO_POD_MAX = 1 << 20     # client bytes held for a port before we stop reading the client
+FROM_POD_READS = 8       # reads from the pod (a message each) sent in one write
+HEAD_ROOM = 5            # a data message's head: WebSocket's (4 at most here), the channel
 CONNECT_TIMEOUT = 5.0
 
 
@@ -138,6 +140,9 @@ class Forward:
         self.targets = [Target(i, port, pod) for i, port in enumerate(ports)]
         self.stopping = stopping
         self.killed = False
+        # the pod's bytes are read into this and framed in place (see
+        # spdyforward.Session._from_pod: the same cost, the same cure)
+        self.out = memoryview(bytearray(FROM_POD_READS * (HEAD_ROOM + READ_CHUNK)))
 
     def kill(self):
         """The pod ended (called from another thread): stop."""
@@ -216,17 +221,33 @@ class Forward:
         del t.to_pod[:n]
 
     def _from_pod(self, t):
-        try:
-            data = t.sock.recv(READ_CHUNK * 2)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        if not data:
-            t.close()  # the pod closed it: the port's forward is over
-            return
-        if not self.ws.send_channel(t.data_channel, data):
+        """What the port's socket holds, a message of READ_CHUNK at most
+        a read (as the kubelet frames a stream), as many as
+        FROM_POD_READS, framed in one buffer and sent in one write."""
+        end, ended = 0, False
+        for _ in range(FROM_POD_READS):
+            n = self._read_pod(t, end)
+            if n <= 0:
+                ended = n == 0
+                break
+            end = spdyforward.frame_in_place(self.out, end, wsproto.channel_head(
+                t.data_channel, n), n, HEAD_ROOM)
+            if n < READ_CHUNK:
+                break              # drained: no use asking again
+        if end and not self.ws.send(self.out[:end]):
             t.close()
+        elif ended:
+            t.close()  # the pod closed it: the port's forward is over
+
+    def _read_pod(self, t, at):
+        """Reads the port's bytes to self.out[at + HEAD_ROOM:]: how many,
+        0 at the end of its stream, -1 when it has none now."""
+        try:
+            return t.sock.recv_into(self.out[at + HEAD_ROOM:at + HEAD_ROOM + READ_CHUNK])
+        except (BlockingIOError, InterruptedError):
+            return -1
+        except OSError:
+            return 0
 
 
 def _negotiate(handler):

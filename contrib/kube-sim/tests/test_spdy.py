@@ -12,7 +12,7 @@ import unittest
 import zlib
 
 import support  # noqa: F401  (sys.path)
-from kubesim import portforward, spdy, spdyforward
+from kubesim import portforward, spdy, spdyforward, wsproto
 
 
 class Client:
@@ -144,6 +144,7 @@ class Peer:
         self.buf = b""
         self.data = {}
         self.fin = set()
+        self.largest = 0           # the largest data frame's length
         self.next_id = 1
 
     def pair(self, port, request_id):
@@ -171,6 +172,7 @@ class Peer:
                     break
                 head, payload, self.buf = self.buf[:8], self.buf[8:8 + n], self.buf[8 + n:]
                 if not head[0] & 0x80:               # a data frame
+                    self.largest = max(self.largest, n)
                     sid = struct.unpack(">I", head[:4])[0]
                     self.data[sid] = self.data.get(sid, b"") + payload
                     if head[4] & spdy.FLAG_FIN:
@@ -249,6 +251,50 @@ class SessionWhenThePodEnds(unittest.TestCase):
             peer.send(data, b"n%d" % i, fin=True)
             self.assertTrue(peer.read_until(lambda: data in peer.fin))
             self.assertEqual(peer.data[data], b"N%d" % i)
+
+
+class ThePodsBytesFramedInPlace(unittest.TestCase):
+    """What the session reads from the pod is framed in its own buffer,
+    several frames to a write: the frames are those built one at a time."""
+
+    def framed(self, transport, chunks):
+        buf, end = bytearray(len(chunks) * (spdyforward.HEAD_ROOM + spdyforward.FRAME_MAX)), 0
+        for chunk in chunks:
+            buf[end + spdyforward.HEAD_ROOM:end + spdyforward.HEAD_ROOM + len(chunk)] = chunk
+            end = transport.frame_data(buf, end, 5, len(chunk))
+        return bytes(buf[:end])
+
+    def test_raw_frames(self):
+        chunks = [b"a" * spdyforward.FRAME_MAX, b"tail"]
+        self.assertEqual(self.framed(spdyforward.RawTransport, chunks),
+                         b"".join(spdy.Codec.data_head(5, len(c)) + c for c in chunks))
+
+    def test_each_frame_in_a_binary_message_of_its_own(self):
+        chunks = [b"b" * spdyforward.FRAME_MAX, b"x" * 200, b"tail"]   # 10, 4, 2-byte heads
+        self.assertEqual(self.framed(spdyforward.TunnelTransport, chunks),
+                         b"".join(wsproto.binary_head(8 + len(c)) + spdy.Codec.data_head(5, len(c))
+                                  + c for c in chunks))
+
+    def test_a_download_arrives_whole_in_frames_of_at_most_frame_max(self):
+        ours, theirs = socket.socketpair()
+        session = spdyforward.Session(spdyforward.RawTransport(FakeHandler(ours)), POD,
+                                      portforward.connect_error, portforward.gone_error)
+        thread = threading.Thread(target=session.run, daemon=True)
+        thread.start()
+        port, lsock = upper_server()
+        peer = Peer(theirs)
+        try:
+            sent = bytes(range(97, 123)) * 20000      # 520,000 bytes
+            _, data = peer.pair(port, 0)
+            for i in range(0, len(sent), 60000):
+                peer.send(data, sent[i:i + 60000], fin=i + 60000 >= len(sent))
+            self.assertTrue(peer.read_until(lambda: data in peer.fin))
+            self.assertEqual(peer.data[data], sent.upper())
+            self.assertLessEqual(peer.largest, spdyforward.FRAME_MAX)
+        finally:
+            theirs.close()
+            thread.join(5)
+            lsock.close()
 
 
 if __name__ == "__main__":
