@@ -111,8 +111,8 @@ own_request(struct host *h, const struct rntop_snap *s)
 
 /*
  * The block of a host with no memory in use, without an nvidia-smi
- * run: no process, the driver of the last block (it does not change
- * under a running stream).
+ * run: no process, the driver and CUDA versions of the last block
+ * (they do not change under a running stream).
  */
 static void
 own_known_empty(struct host *h)
@@ -122,6 +122,7 @@ own_known_empty(struct host *h)
 	memset(&none, 0, sizeof(none));
 	none.apps_ok = 1;
 	memcpy(none.driver, h->of.cur.driver, sizeof(none.driver));
+	memcpy(none.cuda, h->of.cur.cuda, sizeof(none.cuda));
 	h->own_want = 0;
 	h->own_pending = 0;
 	h->own_asked = h->eng->now;

@@ -85,8 +85,8 @@ devices_held() {
 	assert_output '["team-a/nb1 0.5 1","team-a/train1 1 1","team-a/train1 1 1","team-b/nb2 0.5 1"]'
 	run -0 jq -c '[.hosts[].gpus[] | select(.memory_used == 0) | .owners] | unique' <<<"$j"
 	assert_output '[[]]'
-	run -0 jq -r '[.hosts[].driver] | unique | .[]' <<<"$j"
-	assert_output '580.159.04'
+	run -0 jq -r '[.hosts[] | "\(.driver) \(.cuda)"] | unique | .[]' <<<"$j"
+	assert_output '580.159.04 13.0'
 	# training GPUs run hot at once
 	local train_gpus
 	train_gpus=$(jq -r '.gpus[] | select(.tenants | any(.pod | startswith("runai-team-a/train1"))) | .uuid' \

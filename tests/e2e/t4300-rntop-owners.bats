@@ -294,13 +294,16 @@ last_is() {
 	# that has it names 401 on 4096 MiB
 	run -0 jq -sc 'first(.[] | .hosts[0].gpus[0] | select(.processes != null)) | [.memory_used, [.processes[].pid]]' <<<"$output"
 	assert_output '[4096,[401]]'
-	run -0 jq -c '.hosts[0] | [.status, .driver, .gpus[0].memory_used, .gpus[0].processes, .gpus[1].processes]' <<<"$last"
-	assert_output '["ok","580.159.04",0,[],[]]'
+	run -0 jq -c '.hosts[0] | [.status, .driver, .cuda, .gpus[0].memory_used, .gpus[0].processes, .gpus[1].processes]' <<<"$last"
+	assert_output '["ok","580.159.04","12.4",0,[],[]]'
 	fakes_gone n4
-	# two runs in all (the fake's PID log): the stream and the block at its start
+	# three runs in all (the fake's PID log): the stream, the block at
+	# its start and, once a session, --version for the CUDA version
 	run -0 wc -l <"$(sshd_dir n4)/fake.pids"
-	assert_output 2
+	assert_output 3
 	run -0 grep -c '^argv: --query-compute-apps=' "$(sshd_dir n4)/fake.log"
+	assert_output 1
+	run -0 grep -c '^argv: --version' "$(sshd_dir n4)/fake.log"
 	assert_output 1
 	sshd_stop n4
 }
