@@ -6,6 +6,7 @@
 
 load lib/common
 load lib/sshd
+load lib/tmux
 
 setup_file() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
@@ -28,38 +29,14 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${TMUX_PID:-}" ]; then
-		tmux -L "$TSOCK" kill-server 2>/dev/null || true
-		kill "$TMUX_PID" 2>/dev/null || true
-	fi
+	tmux_stop
 }
 
 # A shell in a 120x30 tmux pane; TMUX_PID is the tmux server's PID.
 tmux_start() {
-	tmux -L "$TSOCK" -f /dev/null new-session -d -x 120 -y 30 \
-		"env PS1='$ ' bash --norc --noprofile" 3>&-
-	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
+	tmux_pane 120 30
 }
 
-keys() {
-	tmux -L "$TSOCK" send-keys "$@"
-}
-
-screen() {
-	tmux -L "$TSOCK" capture-pane -p "$@"
-}
-
-# wait_screen REGEX: waits up to 10 s (times TIME_SCALE) for the pane to show it.
-wait_screen() {
-	local i
-	for i in $(seq 1 $((200 * TIME_SCALE))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "the screen never showed '$1':" >&2
-	screen >&2
-	return 1
-}
 
 # Starts rntop in the pane on h100, models and a dead port.
 start_rntop() {

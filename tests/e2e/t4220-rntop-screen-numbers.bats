@@ -10,6 +10,7 @@
 
 load lib/common
 load lib/sshd
+load lib/tmux
 
 setup_file() {
 	command -v tmux >/dev/null || skip "tmux is not installed"
@@ -58,26 +59,9 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${TMUX_PID:-}" ]; then
-		tmux -L "$TSOCK" kill-server 2>/dev/null || true
-		kill "$TMUX_PID" 2>/dev/null || true
-	fi
+	tmux_stop
 }
 
-screen() {
-	tmux -L "$TSOCK" capture-pane -p "$@"
-}
-
-wait_screen() {
-	local i
-	for i in $(seq 1 $((200 * TIME_SCALE))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "the screen never showed '$1':" >&2
-	screen >&2
-	return 1
-}
 
 # check_screen W H NAME: the pane's numbers against the JSON
 check_screen() {

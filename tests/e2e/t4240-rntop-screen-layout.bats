@@ -12,6 +12,7 @@
 
 load lib/common
 load lib/sshd
+load lib/tmux
 
 GPU_ROW=index,uuid,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw,mig.mode.current,name
 
@@ -103,39 +104,9 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${TMUX_PID:-}" ]; then
-		tmux -L "$TSOCK" kill-server 2>/dev/null || true
-		kill "$TMUX_PID" 2>/dev/null || true
-	fi
+	tmux_stop
 }
 
-# tmux_run COLS ROWS CMD: CMD in a shell in a COLSxROWS tmux pane.
-tmux_run() {
-	tmux -L "$TSOCK" -f /dev/null new-session -d -x "$1" -y "$2" \
-		"env PS1='$ ' HOME='$HOME' bash --norc --noprofile" 3>&-
-	TMUX_PID=$(tmux -L "$TSOCK" display-message -p '#{pid}')
-	keys "$3; echo EXIT=\$?" Enter
-}
-
-keys() {
-	tmux -L "$TSOCK" send-keys "$@"
-}
-
-screen() {
-	tmux -L "$TSOCK" capture-pane -p "$@"
-}
-
-# wait_screen REGEX: waits up to 10 s (times TIME_SCALE) for the pane to show it.
-wait_screen() {
-	local i
-	for i in $(seq 1 $((200 * TIME_SCALE))); do
-		screen | grep -Eq -- "$1" && return 0
-		sleep 0.05
-	done
-	echo "the screen never showed '$1':" >&2
-	screen >&2
-	return 1
-}
 
 # check W H NAME: the pane's layout (lib/rntop-layout-check.py), retried
 # for 3 s (times TIME_SCALE) while rntop draws after a key or resize; the
