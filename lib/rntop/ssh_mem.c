@@ -42,16 +42,25 @@ note_big(struct rntop_ssh_mem *m, void *p, size_t len)
 		}
 }
 
-static void
-forget_big(struct rntop_ssh_mem *m, const void *p)
+/* The note of block p, or -1. */
+static int
+big_slot(const struct rntop_ssh_mem *m, const void *p)
 {
 	size_t i;
 
 	for (i = 0; p != NULL && i < RNTOP_SSH_BIG_BLOCKS; i++)
-		if (m->big[i] == p) {
-			m->big[i] = NULL;
-			m->big_len[i] = 0;
-		}
+		if (m->big[i] == p)
+			return (int)i;
+	return -1;
+}
+
+static void
+forget_slot(struct rntop_ssh_mem *m, int slot)
+{
+	if (slot < 0)
+		return;
+	m->big[slot] = NULL;
+	m->big_len[slot] = 0;
 }
 
 static LIBSSH2_ALLOC_FUNC(mem_alloc)
@@ -66,18 +75,21 @@ static LIBSSH2_ALLOC_FUNC(mem_alloc)
 
 static LIBSSH2_FREE_FUNC(mem_free)
 {
-	forget_big(*abstract, ptr);
+	struct rntop_ssh_mem *m = *abstract;
+
+	forget_slot(m, big_slot(m, ptr));
 	free(ptr);
 }
 
 static LIBSSH2_REALLOC_FUNC(mem_realloc)
 {
 	struct rntop_ssh_mem *m = *abstract;
+	int slot = big_slot(m, ptr);	/* before: ptr may be freed */
 	void *p = realloc(ptr, count);
 
 	if (p == NULL)
 		return NULL;	/* ptr is unchanged, and so is its note */
-	forget_big(m, ptr);
+	forget_slot(m, slot);
 	if (count >= BIG_MIN)
 		note_big(m, p, count);
 	return p;
