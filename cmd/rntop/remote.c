@@ -236,7 +236,6 @@ remote_step(struct rntop_collector *col, const struct pollfd *pfd, size_t n,
     long long now)
 {
 	struct remote *r = (struct remote *)col;
-
 	size_t k;
 
 	r->now = now;

@@ -754,9 +754,10 @@ query_ok(const char *q)
  * the NULs and any control character into spaces, head bounds it) or
  * its comm; then one getent for the block's uids, not one per process.
  * The CUDA version the driver supports is in no query field: the first
- * block of a session asks "nvidia-smi --version" for it (V, kept for
- * the session's later blocks, empty where that nvidia-smi has no such
- * line or no --version), so a session starts one nvidia-smi more, once.
+ * block of a session asks "nvidia-smi --version" for it (rntop_cuda,
+ * a name no login environment sets, kept for the session's later
+ * blocks; empty where that nvidia-smi has no such line or no
+ * --version), so a session starts one nvidia-smi more, once.
  */
 static char *
 owner_function(const char *nvidia_smi)
@@ -765,13 +766,14 @@ owner_function(const char *nvidia_smi)
 	    "--query-compute-apps=gpu_uuid,pid,used_memory "
 	    "--format=csv,noheader,nounits </dev/null 2>/dev/null) && e=ok || "
 	    "e=fail; "
-	    "[ -n \"${V+x}\" ] || V=$(LC_ALL=C %s --version </dev/null "
-	    "2>/dev/null | while IFS=: read -r k x; do case $k in "
+	    "[ -n \"${rntop_cuda+x}\" ] || rntop_cuda=$(LC_ALL=C %s "
+	    "--version </dev/null 2>/dev/null | while IFS=: read -r k x; do case $k in "
 	    "'CUDA Version'*) printf %%s \"$x\";; esac; done); "
 	    "P=${RNTOP_PROC:-/proc}; b=$( { "
 	    "IFS= read -r l <\"$P/driver/nvidia/version\" && "
 	    "printf '#rntop driver %%s\\n' \"$l\"; "
-	    "[ -z \"$V\" ] || printf '#rntop cuda %%s\\n' \"$V\"; "
+	    "[ -z \"$rntop_cuda\" ] || "
+	    "printf '#rntop cuda %%s\\n' \"$rntop_cuda\"; "
 	    "printf '%%s\\n' \"$a\" | { U=; while IFS=', ' read -r u i m _; do "
 	    "[ -n \"$u\" ] || continue; "
 	    "printf '#rntop app %%s %%s %%s\\n' \"$u\" \"$i\" \"$m\"; "
