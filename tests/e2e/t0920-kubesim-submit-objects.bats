@@ -88,6 +88,13 @@ service() {
 		  "spec": {"type": $t, "selector": {"release": $n}, "ports": $p}}'
 }
 
+# free_node_port: the first port from 31000 up that no service of the
+# cluster holds.
+free_node_port() {
+	api GET /api/v1/services | jq '[.items[].spec.ports[]?.nodePort // empty] as $used
+		| first(range(31000; 32768) | select(. as $p | $used | index($p) | not))'
+}
+
 # claim NAME [CLASS]: a 2Gi ReadWriteOnce claim (no storageClassName without CLASS).
 claim() {
 	jq -nc --arg n "$1" --arg c "${2-}" --argjson has "$([ $# -ge 2 ] && echo true || echo false)" \
@@ -155,14 +162,17 @@ NOT_IN_RANGE='provided port is not in the valid range. The range of valid ports 
 }
 
 @test "a nodePort out of range or already taken is the API server's 422" {
-	local body
+	local body port
+	# a port no service of the cluster holds (the demo's own services
+	# get random ones, which could be any fixed number)
+	port=$(free_node_port)
 	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np3 NodePort '[{"port": 80, "nodePort": 31000}]')")" = 201 ]
-	[ "$(body '.spec.ports[0].nodePort')" = 31000 ]
+	    "$(service np3 NodePort '[{"port": 80, "nodePort": '"$port"'}]')")" = 201 ]
+	[ "$(body '.spec.ports[0].nodePort')" = "$port" ]
 	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np4 NodePort '[{"port": 8080, "nodePort": 31000}]')")" = 422 ]
+	    "$(service np4 NodePort '[{"port": 8080, "nodePort": '"$port"'}]')")" = 422 ]
 	run -0 body '[.reason, .message, .details.causes[0].field, .details.causes[0].reason] | join("|")'
-	assert_output 'Invalid|Service "np4" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is already allocated|spec.ports[0].nodePort|FieldValueInvalid'
+	assert_output "Invalid|Service \"np4\" is invalid: spec.ports[0].nodePort: Invalid value: $port: provided port is already allocated|spec.ports[0].nodePort|FieldValueInvalid"
 	[ "$(call POST "/api/v1/namespaces/$NS/services" \
 	    "$(service np5 NodePort '[{"port": 81}, {"port": 80, "nodePort": 80}]')")" = 422 ]
 	run -0 body .message
@@ -173,10 +183,10 @@ NOT_IN_RANGE='provided port is not in the valid range. The range of valid ports 
 	# an update may not take another service's port either
 	[ "$(call POST "/api/v1/namespaces/$NS/services" \
 	    "$(service np6 NodePort '[{"port": 80}]')")" = 201 ]
-	body=$(api GET "$(svc_path np6)" | jq -c '.spec.ports[0].nodePort = 31000')
+	body=$(api GET "$(svc_path np6)" | jq -c '.spec.ports[0].nodePort = '"$port")
 	[ "$(call PUT "$(svc_path np6)" "$body")" = 422 ]
 	run -0 body .message
-	assert_output 'Service "np6" is invalid: spec.ports[0].nodePort: Invalid value: 31000: provided port is already allocated'
+	assert_output "Service \"np6\" is invalid: spec.ports[0].nodePort: Invalid value: $port: provided port is already allocated"
 }
 
 @test "kubectl shows the allocated node port and the 422 in the real client's words" {
