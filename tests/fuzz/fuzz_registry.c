@@ -46,12 +46,12 @@ token(const char *s, size_t n)
 }
 
 static void
-realm(const char *s, int plain)
+realm(const char *s, int plain, const char *allow)
 {
 	struct rai_err err = RAI_ERR_INIT;
 	const char *auth, *end;
 
-	if (adm_realm_check(s, "reg:5000", plain, &err) == 0) {
+	if (adm_realm_check(s, "reg:5000", plain, allow, &err) == 0) {
 		if (strncasecmp(s, "https:", 6) != 0 &&
 		    (!plain || strncasecmp(s, "http:", 5) != 0))
 			abort();
@@ -112,7 +112,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case 1:
 	case 2:
-		realm(s, data[0] % 4 == 2);
+		/* the realm on its own, or beside an origin the user allowed */
+		realm(s, data[0] % 4 == 2,
+		    data[0] & 4 ? "https://auth.example:8443" : NULL);
 		break;
 	default:
 		location(s);
