@@ -1,6 +1,7 @@
 /*
  * runai inference VERB: the control plane's inference workloads
- * (Kubernetes mode has none: the source says so in one line).
+ * (Kubernetes mode has none: the source says so in one line), also as
+ * "runai inference standard VERB".
  */
 #include <stddef.h>
 
@@ -18,15 +19,36 @@ static const struct rai_cmd inf_streams[] = {
 	RUNAI_WL_STREAMS("an inference workload")
 };
 
+/*
+ * CLI v2 from 2.23 calls the same commands "inference standard ...",
+ * beside "inference distributed" and "inference nim": both names work.
+ */
+#define INFERENCE_VERBS \
+	&runai_cmd_inference_submit, \
+	&runai_cmd_inference_update, \
+	&inf_list, \
+	&inf_describe, \
+	&inf_delete, \
+	&inf_streams[0],	/* logs */ \
+	&inf_streams[1],	/* exec */ \
+	&inf_streams[2],	/* bash */ \
+	&inf_streams[4]		/* port-forward */
+
+static const struct rai_cmd *const standard_subcmds[] = {
+	INFERENCE_VERBS,
+	NULL
+};
+
+static const struct rai_cmd inf_standard = {
+	.name = "standard",
+	.summary = "the same commands, by the name CLI v2 gives them from "
+	    "2.23",
+	.subcmds = standard_subcmds,
+};
+
 static const struct rai_cmd *const inf_subcmds[] = {
-	&runai_cmd_inference_submit,
-	&inf_list,
-	&inf_describe,
-	&inf_delete,
-	&inf_streams[0],	/* logs */
-	&inf_streams[1],	/* exec */
-	&inf_streams[2],	/* bash */
-	&inf_streams[4],	/* port-forward */
+	INFERENCE_VERBS,
+	&inf_standard,
 	NULL
 };
 

@@ -18,6 +18,7 @@
 #include "core/buf.h"
 #include "core/strv.h"
 #include "core/text.h"
+#include "inference_scaling.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/inference.h"
@@ -55,16 +56,7 @@ struct inference_opts {
 	struct rai_strv	 annotations;
 	/* serving and autoscaling */
 	const char	*serving_port;
-	long		 min_replicas;
-	long		 max_replicas;
-	long		 initial_replicas;
-	long		 activation_replicas;
-	const char	*metric;
-	long		 metric_threshold;
-	double		 metric_threshold_pct;
-	long		 concurrency_limit;
-	long		 scale_down_delay;
-	long		 scale_to_zero_retention;
+	struct inference_scaling_opts	 scaling;
 	long		 init_timeout;
 	long		 request_timeout;
 	int		 dry_run;
@@ -142,34 +134,7 @@ static const struct rai_opt inference_opts[] = {
 	  .help = "the port the model is served on, with protocol=, "
 	      "authorization-type=, authorized-users=, authorized-groups=, "
 	      "cluster-local-access-only" },
-	COUNT_OPT("min-replicas", min_replicas,
-	    "replicas at least (default 1; 0 scales to zero)"),
-	COUNT_OPT("max-replicas", max_replicas,
-	    "replicas at most (default: --min-replicas, or 1)"),
-	COUNT_OPT("initial-replicas", initial_replicas,
-	    "replicas at the first start (default: --min-replicas, or 1)"),
-	COUNT_OPT("activation-replicas", activation_replicas,
-	    "replicas started when waking from zero"),
-	{ .long_name = "metric", .type = RAI_OPT_STRING, .offset = OFF(metric),
-	  .argh = "<metric>",
-	  .help = "what the replicas scale by: throughput, concurrency, "
-	      "latency or a custom metric (needed when min < max, but for "
-	      "0 and 1)" },
-	COUNT_OPT("metric-threshold", metric_threshold,
-	    "the metric's value per replica to scale at (required with "
-	    "--metric)"),
-	{ .long_name = "metric-threshold-percentage", .type = RAI_OPT_DOUBLE,
-	  .offset = OFF(metric_threshold_pct), .argh = "<percent>",
-	  .help = "the share of the threshold to aim at, 1 to 100 (throughput "
-	      "and concurrency; the control plane's default 70)" },
-	COUNT_OPT("concurrency-hard-limit", concurrency_limit,
-	    "requests one replica serves at once at most (0: no limit)"),
-	COUNT_OPT("scale-down-delay-seconds", scale_down_delay,
-	    "how long a replica stays after it is no longer needed "
-	    "(at most 3600)"),
-	COUNT_OPT("scale-to-zero-retention-seconds", scale_to_zero_retention,
-	    "with --min-replicas 0: how long the last replica stays (at most "
-	    "3600)"),
+	INFERENCE_SCALING_OPTS(struct inference_opts, scaling),
 	COUNT_OPT("initialization-timeout-seconds", init_timeout,
 	    "how long a replica may take to become ready"),
 	COUNT_OPT("request-timeout-seconds", request_timeout,
@@ -211,7 +176,6 @@ check_negatives(struct rai_ctx *ctx, const struct inference_opts *o)
 		{ "gpu-portion-request", o->gpu_portion },
 		{ "cpu-core-request", o->cpu },
 		{ "cpu-core-limit", o->cpu_limit },
-		{ "metric-threshold-percentage", o->metric_threshold_pct },
 	};
 	size_t i;
 
@@ -334,17 +298,8 @@ make_inference(struct rai_ctx *ctx, const struct inference_opts *o,
 	if (o->serving_port != NULL && rai_inference_parse_port(o->serving_port,
 	    inf, rai_ctx_err(ctx)) == -1)
 		return -1;
-	inf->min_replicas = o->min_replicas;
-	inf->max_replicas = o->max_replicas;
-	inf->initial_replicas = o->initial_replicas;
-	inf->activation_replicas = o->activation_replicas;
-	inf->metric = o->metric;
-	inf->metric_threshold = o->metric_threshold;
-	inf->metric_threshold_pct = rai_opt_given(ctx,
-	    "metric-threshold-percentage") ? o->metric_threshold_pct : -1;
-	inf->concurrency_limit = o->concurrency_limit;
-	inf->scale_down_delay = o->scale_down_delay;
-	inf->scale_to_zero_retention = o->scale_to_zero_retention;
+	if (inference_scaling_fill(ctx, &o->scaling, inf) == -1)
+		return -1;
 	inf->init_timeout = o->init_timeout;
 	inf->request_timeout = o->request_timeout;
 	return rai_inference_check(inf, rai_ctx_err(ctx));

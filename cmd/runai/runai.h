@@ -155,6 +155,7 @@ extern const struct rai_cmd runai_cmd_alias_mpi;
 extern const struct rai_cmd runai_cmd_alias_xgboost;
 extern const struct rai_cmd runai_cmd_alias_jax;
 extern const struct rai_cmd runai_cmd_inference_submit;
+extern const struct rai_cmd runai_cmd_inference_update;
 /* the original CLI's old command names */
 extern const struct rai_cmd runai_cmd_get;
 extern const struct rai_cmd runai_cmd_project;

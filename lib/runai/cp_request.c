@@ -459,9 +459,9 @@ add_compute(cJSON *spec, const struct rai_submit_spec *s, struct rai_err *err)
 	return 0;
 }
 
-static int
-request_spec(cJSON *spec, const struct rai_submit_spec *s,
-    const char *release, struct rai_err *err)
+int
+cp_container_fields(cJSON *spec, const struct rai_submit_spec *s,
+    struct rai_err *err)
 {
 	if (s->image != NULL)
 		cJSON_AddStringToObject(spec, "image", s->image);
@@ -475,7 +475,14 @@ request_spec(cJSON *spec, const struct rai_submit_spec *s,
 		add_words(spec, "args", s->cmd + 1, s->ncmd - 1);
 	} else
 		add_words(spec, "args", s->cmd, s->ncmd);
-	if (add_env(spec, &s->env, err) == -1 ||
+	return add_env(spec, &s->env, err);
+}
+
+static int
+request_spec(cJSON *spec, const struct rai_submit_spec *s,
+    const char *release, struct rai_err *err)
+{
+	if (cp_container_fields(spec, s, err) == -1 ||
 	    add_compute(spec, s, err) == -1 || add_storage(spec, s, err) == -1 ||
 	    add_ports(spec, s, err) == -1 ||
 	    add_meta_pairs(spec, "labels", "--label", &s->pod_labels,
@@ -778,6 +785,16 @@ add_scaling(cJSON *spec, const struct rai_inference_spec *inf,
 		    "initializationTimeoutSeconds", (double)inf->init_timeout);
 	add_count(spec, "servingConfiguration", &sc, "requestTimeoutSeconds",
 	    (double)inf->request_timeout);
+}
+
+int
+cp_inference_scaling(cJSON *spec, const struct rai_inference_spec *inf,
+    const char *release, struct rai_err *err)
+{
+	if (inference_release_check(inf, release, err) == -1)
+		return -1;
+	add_scaling(spec, inf, release);
+	return 0;
 }
 
 int

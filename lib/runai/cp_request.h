@@ -49,6 +49,22 @@ int	 cp_dist_request(cJSON *body, const struct rai_dist_spec *,
  */
 int	 cp_inference_request(cJSON *body, const struct rai_inference_spec *,
 	    const char *release, struct rai_err *);
+/*
+ * The container's own fields of spec into a request's spec, pure: the
+ * image, its pull policy, the working directory, the command or
+ * arguments (one string each, words as a shell reads them back) and the
+ * environment variables. RAI_E_USAGE for a variable not NAME=VALUE.
+ */
+int	 cp_container_fields(cJSON *spec, const struct rai_submit_spec *,
+	    struct rai_err *);
+/*
+ * The autoscaling (and serving timeouts) given in inf into spec, as
+ * release has them, without judging the whole (an update merges them
+ * with the workload's own first). RAI_E_USAGE naming the release for a
+ * setting it has no field for.
+ */
+int	 cp_inference_scaling(cJSON *spec, const struct rai_inference_spec *,
+	    const char *release, struct rai_err *);
 /* Where an inference's request is POSTed. */
 #define CP_INFERENCES_PATH	"/api/v1/workloads/inferences"
 /* Where the request is POSTed (dist: NULL unless submit-dist). */

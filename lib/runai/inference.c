@@ -219,8 +219,9 @@ scales_to_zero_by(const char *metric)
 }
 
 /* The numbers' own bounds: the API's minimum, its maximum, int32. */
-static int
-check_bounds(const struct rai_inference_spec *s, struct rai_err *err)
+int
+rai_inference_check_bounds(const struct rai_inference_spec *s,
+    struct rai_err *err)
 {
 	const struct {
 		const char	*flag;
@@ -325,7 +326,8 @@ check_access(const struct rai_inference_spec *s, struct rai_err *err)
 int
 rai_inference_check(const struct rai_inference_spec *s, struct rai_err *err)
 {
-	if (check_bounds(s, err) == -1 || check_metric(s, err) == -1 ||
+	if (rai_inference_check_bounds(s, err) == -1 ||
+	    check_metric(s, err) == -1 ||
 	    check_access(s, err) == -1)
 		return -1;
 	return 0;

@@ -64,6 +64,14 @@ int	 rai_inference_parse_port(const char *arg, struct rai_inference_spec *,
 int	 rai_inference_check(const struct rai_inference_spec *,
 	    struct rai_err *);
 
+/*
+ * The numbers given, each alone within the API's bounds (an update's
+ * settings, before they are merged with the workload's). RAI_E_USAGE
+ * naming the flag.
+ */
+int	 rai_inference_check_bounds(const struct rai_inference_spec *,
+	    struct rai_err *);
+
 /* Whether metric is one every release knows (throughput, concurrency,
  * latency); any other is a custom metric's name. */
 int	 rai_inference_builtin_metric(const char *metric);

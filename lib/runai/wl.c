@@ -127,6 +127,14 @@ rai_wl_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 }
 
 int
+rai_wl_update(struct rai_wl *wl, struct rai_wl_update *u, struct rai_err *err)
+{
+	if (wl->ops->update == NULL)
+		return unsupported(wl, "updating an inference workload", err);
+	return wl->ops->update(wl, u, err);
+}
+
+int
 rai_wl_top_jobs(struct rai_wl *wl, int all, struct rai_job_list *jl,
     struct rai_prom_vec *m, time_t now, struct rai_err *qerr,
     struct rai_err *err)
@@ -395,6 +403,15 @@ rai_wl_submit_release(struct rai_wl_submit *s)
 	cJSON_Delete(s->request);
 	s->name = NULL;
 	s->request = NULL;
+}
+
+void
+rai_wl_update_release(struct rai_wl_update *u)
+{
+	cJSON_Delete(u->request);
+	free(u->request_path);
+	u->request = NULL;
+	u->request_path = NULL;
 }
 
 void

@@ -169,6 +169,21 @@ struct rai_wl_submit {
 };
 void	 rai_wl_submit_release(struct rai_wl_submit *);
 
+/*
+ * What "inference update" changes (in: the fields given, NULL or unset
+ * for the others) and what was sent (out).
+ */
+struct rai_wl_update {
+	const char			*job;
+	const struct rai_submit_spec	*spec;	/* the container's fields */
+	const struct rai_inference_spec	*scaling;
+	int				 dry_run;
+	/* out */
+	cJSON		*request;	/* what is (or would be) sent */
+	char		*request_path;
+};
+void	 rai_wl_update_release(struct rai_wl_update *);
+
 /* Where a job's pods are reached for logs, exec, attach, port-forward. */
 struct rai_wl_stream {
 	struct kube_client	*client;	/* borrowed */
@@ -352,6 +367,9 @@ struct rai_wl_ops {
 	int	(*assets)(struct rai_wl *, enum rai_wl_asset_kind,
 		    const struct rai_wl_asset_query *, struct rai_wl_assets *,
 		    struct rai_err *);
+	/* An inference of the resolved project changed in place. */
+	int	(*update)(struct rai_wl *, struct rai_wl_update *,
+		    struct rai_err *);
 };
 
 /*
@@ -419,6 +437,8 @@ int	 rai_wl_node_pools(struct rai_wl *, struct rai_wl_node_pools *,
 int	 rai_wl_pvcs(struct rai_wl *, struct rai_wl_pvcs *, struct rai_err *);
 int	 rai_wl_assets(struct rai_wl *, enum rai_wl_asset_kind,
 	    const struct rai_wl_asset_query *, struct rai_wl_assets *,
+	    struct rai_err *);
+int	 rai_wl_update(struct rai_wl *, struct rai_wl_update *,
 	    struct rai_err *);
 /* "environments": what a kind is called in messages. */
 const char *rai_wl_asset_noun(enum rai_wl_asset_kind);

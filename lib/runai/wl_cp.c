@@ -21,6 +21,7 @@
 #include "runai/cp_nodes.h"
 #include "runai/cp_objects.h"
 #include "runai/cp_pages.h"
+#include "runai/cp_update.h"
 #include "runai/cp_work.h"
 #include "runai/wl_cp.h"
 #include "runai/wl_kube_detail.h"
@@ -362,6 +363,31 @@ cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	return 0;
 }
 
+static int
+cp_update_op(struct rai_wl *wl, struct rai_wl_update *u, struct rai_err *err)
+{
+	struct cp_update cu = { 0 };
+	int rc;
+
+	if (rai_wl_resolve(wl, NULL, err) == -1)
+		return -1;
+	cu.project = wl->project;
+	cu.name = u->job;
+	cu.spec = u->spec;
+	cu.scaling = u->scaling;
+	cu.dry_run = u->dry_run;
+	rc = cp_update_inference(CP(wl), &cu, err);
+	if (rc == 0 && u->dry_run) {
+		redact(cu.request);
+		u->request = cu.request;
+		u->request_path = cu.path;
+		cu.request = NULL;
+		cu.path = NULL;
+	}
+	cp_update_release(&cu);
+	return rc;
+}
+
 /* ---- use ---- */
 
 /* The control plane's names for top job's numbers, in its order. */
@@ -690,6 +716,7 @@ static const struct rai_wl_ops cp_ops = {
 	.describe = cp_describe,
 	.act = cp_act,
 	.submit = cp_submit_op,
+	.update = cp_update_op,
 	.top_jobs = cp_top_jobs,
 	.nodes = cp_wl_nodes,
 	.node_metrics = cp_node_metrics,

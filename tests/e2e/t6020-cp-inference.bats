@@ -259,6 +259,83 @@ inference_id() {
 	# the flags are checked first there too
 	run -2 runai inference submit kube1 -p team-a -i img --max-replicas 3
 	assert_output --partial "runai: error: --metric is needed"
+	run -1 runai inference update kube1 -p team-a -i img
+	assert_output "runai: error: updating an inference workload is not available in Kubernetes mode"
+}
+
+# patches PATH-REGEX: how many PATCHes the control plane got there.
+patches() {
+	grep -c "\"method\":\"PATCH\",\"path\":\"$1" "$CP_REQUESTS" || true
+}
+
+@test "update (2.21+): the image and one variable change; the others and the autoscaling stay" {
+	cp_login
+	local -a scaling=(--min-replicas 1 --max-replicas 3 --metric concurrency --metric-threshold 5)
+	run -0 runai inference submit upd1 -p team-a -i busybox --serving-port 8000 \
+		"${scaling[@]}" -e A=1 -e B=2 -- sleep 300
+	if ! since 2.21; then
+		run -2 runai inference update upd1 -p team-a -i busybox:1.36
+		assert_output "runai: error: updating an inference needs a control plane of 2.21 or later (this is $(release))"
+		assert_equal "$(patches /)" 0
+		return
+	fi
+	local id
+	id=$(inference_id upd1)
+	run -0 runai inference update upd1 -p team-a -i busybox:1.36 -e B=3 -e C=4 --max-replicas 4
+	assert_line --index 0 "The inference 'upd1' has been updated"
+	assert_line --index 1 "You can run \`runai inference describe upd1 -p team-a\` to check its status"
+	run -0 cp_status_of PATCH "^/api/v1/workloads/inferences/$id\$"
+	assert_output "$([ "$CP_VERSION" = 2.21 ] && echo 200 || echo 202)"
+	run -0 runai inference describe upd1 -p team-a -o json
+	assert_equal "$(jq -c '.submitted.spec | [.image, .environmentVariables, .autoscaling]' <<<"$output")" \
+		'["busybox:1.36",[{"name":"A","value":"1"},{"name":"B","value":"3"},{"name":"C","value":"4"}],{"minReplicas":1,"maxReplicas":4,"metric":"concurrency","metricThreshold":5}]'
+	# the cluster object's pods are made from the new template
+	run -0 kube_api "$KUBESIM_URL/apis/run.ai/v1/namespaces/$NS/runaijobs/upd1"
+	assert_equal "$(jq -r '.spec.template.spec.containers[0].image' <<<"$output")" busybox:1.36
+	# the "standard" name of CLI v2 from 2.23 is the same command
+	run -0 runai inference standard update upd1 -p team-a --min-replicas 2
+	assert_line --index 0 "The inference 'upd1' has been updated"
+	run -0 runai inference describe upd1 -p team-a -o json
+	assert_equal "$(jq -c '.submitted.spec.autoscaling | [.minReplicas, .maxReplicas]' <<<"$output")" '[2,4]'
+}
+
+@test "update judges the merged autoscaling, and a dry run sends nothing" {
+	cp_login
+	since 2.21 || skip "2.18 has no update (the test above checks its refusal)"
+	local before
+	before=$(patches /)
+	# the workload's maximum is 4: a minimum of 5 alone is refused
+	run -2 runai inference update upd1 -p team-a --min-replicas 5
+	assert_output "runai: error: with the inference's other autoscaling settings: --max-replicas (4) is below --min-replicas (5)"
+	run -0 runai inference update upd1 -p team-a -e API_TOKEN=s3cret -c --dry-run -- python serve.py
+	assert_line --index 0 "# PATCH /api/v1/workloads/inferences/$(inference_id upd1)"
+	assert_line "  command: python"
+	assert_line "  args: serve.py"
+	refute_output --partial s3cret
+	run -0 runai inference update upd1 -p team-a --working-dir /srv --dry-run -o json
+	assert_equal "$(jq -c '.spec' <<<"$output")" '{"workingDir":"/srv"}'
+	assert_equal "$(patches /)" "$before"
+}
+
+@test "update: nothing given, no name, a training, a name not there: one line each, nothing sent" {
+	cp_login
+	local before
+	before=$(wc -l <"$CP_REQUESTS")
+	run -2 runai inference update upd1 -p team-a
+	assert_output 'runai: error: nothing to update: give -i, the command after "--", -e, --working-dir or an autoscaling flag'
+	run -2 runai inference update -p team-a -i img
+	assert_output "runai: error: which inference? give its name"
+	run -2 runai inference update upd1 -p team-a --scale-down-delay-seconds 7200
+	assert_output "runai: error: --scale-down-delay-seconds must be from 0 to 3600"
+	assert_equal "$(wc -l <"$CP_REQUESTS")" "$before"
+	since 2.21 || return 0
+	run -0 runai training submit trn1 -p team-a -i busybox -- sleep 300
+	before=$(patches /)
+	run -2 runai inference update trn1 -p team-a -i img
+	assert_output "runai: error: 'trn1' in project team-a is a Training workload, not an inference"
+	run -1 runai inference update nosuch -p team-a -i img
+	assert_output "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
+	assert_equal "$(patches /)" "$before"
 }
 
 @test "the judge saw no schema violation in anything above" {

@@ -1,8 +1,8 @@
 /*
  * Unit tests of an inference's settings (lib/runai/inference) and of
- * the control plane's request for one (cp_inference_request): the
- * --serving-port syntax, the checks of the whole, and what each release
- * takes.
+ * the control plane's request for one (cp_inference_request) and its
+ * update (cp_update_body): the --serving-port syntax, the checks of the
+ * whole, what each release takes, and what an update keeps.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "core/err.h"
 #include "core/json.h"
 #include "runai/cp_request.h"
+#include "runai/cp_update.h"
 #include "runai/inference.h"
 #include "runai/submit.h"
 
@@ -316,6 +317,77 @@ TEST(what_an_inference_has_no_field_for_is_refused)
 	cJSON_Delete(body);
 }
 
+/* The update's body over current (JSON text), compact, or the error. */
+static char *
+update(const char *current, const struct rai_submit_spec *s,
+    const struct rai_inference_spec *inf, const char *release)
+{
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *now = cJSON_Parse(current), *body = NULL;
+	char *out;
+
+	if (cp_update_body(now, s, inf, release, &body, &err) == -1) {
+		out = strdup(err.message);
+		T_NULL(body);
+	} else {
+		out = cJSON_PrintUnformatted(body);
+	}
+	rai_err_release(&err);
+	cJSON_Delete(body);
+	cJSON_Delete(now);
+	return out;
+}
+
+TEST(an_update_keeps_what_is_not_given)
+{
+	const char *now = "{\"image\":\"a\",\"environmentVariables\":"
+	    "[{\"name\":\"A\",\"value\":\"1\"},{\"name\":\"B\","
+	    "\"value\":\"2\"}],\"autoscaling\":{\"minReplicas\":1,"
+	    "\"maxReplicas\":3,\"metric\":\"latency\","
+	    "\"metricThreshold\":5,\"concurrencyHardLimit\":null}}";
+	struct rai_inference_spec inf;
+	struct rai_submit_spec s;
+	char *b;
+
+	rai_inference_spec_init(&inf);
+	rai_submit_spec_init(&s);
+	rai_strv_push(&s.env, "B=3");
+	rai_strv_push(&s.env, "C=4");
+	inf.max_replicas = 4;
+	b = update(now, &s, &inf, "2.21.12");
+	/* B in its place, C after; max in its place, the null gone */
+	T_STR_EQ(b, "{\"spec\":{\"environmentVariables\":[{\"name\":\"A\","
+	    "\"value\":\"1\"},{\"name\":\"B\",\"value\":\"3\"},"
+	    "{\"name\":\"C\",\"value\":\"4\"}],\"autoscaling\":"
+	    "{\"minReplicas\":1,\"maxReplicas\":4,\"metric\":\"latency\","
+	    "\"metricThreshold\":5}}}");
+	free(b);
+	rai_strv_release(&s.env);
+	/* judged whole: a minimum above the workload's maximum */
+	inf.max_replicas = -1;
+	inf.min_replicas = 5;
+	b = update(now, &s, &inf, "2.21.12");
+	T_STR_EQ(b, "with the inference's other autoscaling settings: "
+	    "--max-replicas (3) is below --min-replicas (5)");
+	free(b);
+	/* what the release has no field for, and nothing at all */
+	rai_inference_spec_init(&inf);
+	inf.concurrency_limit = 4;
+	b = update(now, &s, &inf, "2.18.45");
+	T_STR_CONTAINS(b, "--concurrency-hard-limit needs a control plane of "
+	    "2.21 or later");
+	free(b);
+	rai_inference_spec_init(&inf);
+	b = update(now, &s, &inf, "2.24.10");
+	T_STR_CONTAINS(b, "nothing to update");
+	free(b);
+	/* no workload spec at all: the given alone */
+	s.image = "b";
+	b = update("null", &s, &inf, "2.24.10");
+	T_STR_EQ(b, "{\"spec\":{\"image\":\"b\"}}");
+	free(b);
+}
+
 int
 main(void)
 {
@@ -325,5 +397,6 @@ main(void)
 	RUN(bounds_of_the_numbers);
 	RUN(the_request_per_release);
 	RUN(what_an_inference_has_no_field_for_is_refused);
+	RUN(an_update_keeps_what_is_not_given);
 	return t_done();
 }

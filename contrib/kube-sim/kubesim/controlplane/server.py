@@ -348,20 +348,58 @@ class Routes:
     # ---- inference workloads ----
 
     def inferences(self, rest, m):
-        """POST /workloads/inferences, GET and DELETE /{id}: where the
-        release's document has them; a release without them answers 404
-        as for any path it does not serve. Inferences are not suspended."""
+        """POST /workloads/inferences, GET, PATCH (2.21+) and DELETE
+        /{id}: where the release's document has them; a release without
+        them answers 404 as for any path it does not serve. Inferences
+        are not suspended."""
         if not self.cp.judge.has_path(m, self.path.rstrip("/")):
             raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
         if not rest and m == "POST":
             return self.create("Inference")
-        if len(rest) == 1 and m in ("GET", "DELETE"):
+        if len(rest) == 1 and m in ("GET", "DELETE", "PATCH"):
             wl = self.workload(rest[0], "Inference")
             if m == "DELETE":
                 return self.delete(wl)
+            if m == "PATCH":
+                return self.update_inference(wl)
             self.st.refresh_phase(wl)
             return 200, views.submitted(wl)
         raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+
+    def update_inference(self, wl):
+        """PATCH /workloads/inferences/{id}: each field of the body's spec
+        replaces the workload's whole (the document's InferenceUpdateSpec;
+        the judge has checked the names and types), judged as a create's
+        spec is. The cluster object takes the new pod template and
+        replica count; the pods running keep theirs (the emulator has no
+        Knative to roll a new revision out)."""
+        if wl.deleted_at is not None:
+            raise CpError(404, "workload %s not found" % wl.id)
+        given = (self.body or {}).get("spec") if isinstance(self.body, dict) else None
+        if not isinstance(given, dict):
+            raise CpError(400, "spec is required")
+        spec = dict(wl.spec)
+        for key, value in given.items():
+            if value is None:
+                spec.pop(key, None)
+            else:
+                spec[key] = value
+        self.check_inference(spec)
+        issues = self.compliance(spec)
+        if issues:
+            raise CpError(400, "the workload does not comply with the policy: %s" % "; ".join(
+                "%s: %s" % (i["field"], i["details"]) for i in issues))
+        if not spec.get("image"):
+            raise CpError(400, "spec.image is required")
+        wl.spec = spec
+        job = self.st.kube_object(wl)
+        if job is not None:
+            fresh = runaijob(wl)
+            job["spec"]["template"] = fresh["spec"]["template"]
+            job["spec"]["parallelism"] = fresh["spec"]["parallelism"]
+            job["spec"]["completions"] = fresh["spec"]["completions"]
+            self.cp.sim.store.update(wl.gvr, wl.namespace, job)
+        return self.cp.profile["update_status"], views.submitted(wl)
 
     @staticmethod
     def check_inference(spec):
