@@ -100,7 +100,11 @@ runai_wl_v2_type(const struct rai_job_view *v)
 		return "Workspace";
 	if (strcmp(t, "Inference") == 0)
 		return "Inference";
-	return "Training";
+	if (*t == '\0' || strcmp(t, "Train") == 0 ||
+	    strcmp(t, "Distributed") == 0 || *runai_wl_framework(v) != '\0')
+		return "Training";
+	/* a control plane's other type: a manifest's kind ("Job") */
+	return t;
 }
 
 int

@@ -37,7 +37,10 @@ void	 runai_wl_group_of(const struct rai_ctx *, struct runai_wl_group *);
 /* Whether a job belongs to the group. */
 int	 runai_wl_group_has(const struct runai_wl_group *,
 	    const struct rai_job_view *);
-/* The CLI v2 type of a job: "Workspace", "Training" or "Inference". */
+/*
+ * The CLI v2 type of a job: "Workspace", "Training" or "Inference"; a
+ * control plane's other type (a manifest's kind, "Job") as it is.
+ */
 const char *runai_wl_v2_type(const struct rai_job_view *);
 /* A distributed job's framework title ("PyTorch"), or "" for none. */
 const char *runai_wl_framework(const struct rai_job_view *);

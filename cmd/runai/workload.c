@@ -1,7 +1,7 @@
 /*
- * runai workload list|describe|delete|logs|exec: the CLI v2 grammar's
- * commands over every kind of workload (workspaces, trainings,
- * inference) at once.
+ * runai workload submit|list|describe|delete|logs|exec: the CLI v2
+ * grammar's commands over every kind of workload (workspaces,
+ * trainings, inference) at once; submit takes a Kubernetes manifest.
  */
 #include <stddef.h>
 
@@ -32,6 +32,7 @@ static const struct rai_cmd workload_delete = {
 };
 
 static const struct rai_cmd *const workload_subcmds[] = {
+	&runai_cmd_workload_submit,
 	&workload_list,
 	&workload_describe,
 	&workload_delete,
@@ -44,6 +45,7 @@ static const struct rai_cmd *const workload_subcmds[] = {
 
 const struct rai_cmd runai_cmd_workload = {
 	.name = "workload",
-	.summary = "list, describe and delete workloads of every type",
+	.summary = "submit manifests; list, describe and delete workloads of "
+	    "every type",
 	.subcmds = workload_subcmds,
 };

@@ -583,6 +583,75 @@ kube_has_group_version(struct kube_client *c, const char *group,
 	return -1;
 }
 
+void
+kube_kind_res_release(struct kube_kind_res *k)
+{
+	free(k->group);
+	free(k->version);
+	free(k->plural);
+	memset(k, 0, sizeof(*k));
+}
+
+/* The resource of resources[] that is kind itself (not a subresource). */
+static const cJSON *
+resource_of_kind(const cJSON *list, const char *kind)
+{
+	const cJSON *r;
+	const char *name, *k;
+
+	cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(list,
+	    "resources")) {
+		name = rai_json_str(r, "name");
+		k = rai_json_str(r, "kind");
+		if (name != NULL && k != NULL && strchr(name, '/') == NULL &&
+		    strcmp(k, kind) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+int
+kube_kind_resource(struct kube_client *c, const char *api_version,
+    const char *kind, struct kube_kind_res *out, struct rai_err *err)
+{
+	const char *slash = strchr(api_version, '/');
+	struct rai_buf b = RAI_BUF_INIT;
+	const cJSON *r;
+	cJSON *list = NULL;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->group = slash != NULL ?
+	    xstrndup(api_version, (size_t)(slash - api_version)) : xstrdup("");
+	out->version = xstrdup(slash != NULL ? slash + 1 : api_version);
+	group_version_path(&b, out->group, out->version);
+	rc = client_request_json(c, "GET", rai_buf_str(&b), NULL, NULL,
+	    KUBE_REQ_IDEMPOTENT, &list, err);
+	rai_buf_release(&b);
+	if (rc == -1 && err->kind == RAI_E_HTTP && err->http_status == 404) {
+		rai_err_release(err);
+		rc = rai_err_set(err, RAI_E_NOTFOUND, "the cluster does not "
+		    "serve %s", api_version);
+	}
+	if (rc == 0 && (r = resource_of_kind(list, kind)) == NULL)
+		rc = rai_err_set(err, RAI_E_NOTFOUND, "the cluster has no kind "
+		    "%s in %s", kind, api_version);
+	else if (rc == 0) {
+		out->plural = xstrdup(rai_json_str(r, "name"));
+		out->res.namespaced = cJSON_IsTrue(
+		    cJSON_GetObjectItemCaseSensitive(r, "namespaced"));
+	}
+	cJSON_Delete(list);
+	if (rc == -1) {
+		kube_kind_res_release(out);
+		return -1;
+	}
+	out->res.group = out->group;
+	out->res.version = out->version;
+	out->res.plural = out->plural;
+	return 0;
+}
+
 int
 kube_server_version(struct kube_client *c, char **git_version,
     struct rai_err *err)

@@ -174,6 +174,20 @@ int	 kube_delete(struct kube_client *, const struct kube_res *,
 	    const char *ns, const char *name, const char *propagation,
 	    unsigned flags, cJSON **out, struct rai_err *);
 
+/*
+ * The resource that serves kind in api_version ("apps/v1", "v1"), from
+ * the API server's discovery; res points into the strings it owns.
+ * RAI_E_NOTFOUND when the cluster serves no such group version or kind.
+ */
+struct kube_kind_res {
+	struct kube_res	 res;
+	char		*group;
+	char		*version;
+	char		*plural;
+};
+int	 kube_kind_resource(struct kube_client *, const char *api_version,
+	    const char *kind, struct kube_kind_res *, struct rai_err *);
+void	 kube_kind_res_release(struct kube_kind_res *);
 /* *found = whether the API server serves group/version (discovery). */
 int	 kube_has_group_version(struct kube_client *, const char *group,
 	    const char *version, int *found, struct rai_err *);

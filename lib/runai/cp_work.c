@@ -758,10 +758,18 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 	char *path;
 	int rc;
 
+	/*
+	 * Another type (a manifest's kind, submitted through Workloads
+	 * V2): deleted there from 2.24; it has no suspend.
+	 */
+	if (kind == NULL && id != NULL && a == CP_DELETE &&
+	    cp_version_at_least(cp_cluster(c, "version"), 2, 24))
+		kind = "v2";
 	if (kind == NULL || id == NULL)
 		return rai_err_set(err, RAI_E_USAGE, "workload %s is of type %s, "
-		    "which runai cannot manage yet", rai_json_str_or(wl, "name",
-		    "?"), rai_json_str_or(wl, "type", "?"));
+		    "which runai cannot %s", rai_json_str_or(wl, "name", "?"),
+		    rai_json_str_or(wl, "type", "?"), a == CP_DELETE ?
+		    "delete on this control plane" : "suspend or resume");
 	/* the API has no suspend or resume of an inference */
 	if (a != CP_DELETE && strcmp(kind, "inferences") == 0)
 		return rai_err_set(err, RAI_E_USAGE, "an inference workload "
@@ -773,7 +781,9 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 		return rai_err_set(err, RAI_E_USAGE, "suspending or resuming a "
 		    "distributed workload needs a control plane of 2.20 or later "
 		    "(this is %s)", cp_cluster(c, "version"));
-	if (a == CP_DELETE)
+	if (a == CP_DELETE && strcmp(kind, "v2") == 0)
+		path = xasprintf("/api/v2/workloads/%s", id);
+	else if (a == CP_DELETE)
 		path = xasprintf("/api/v1/workloads/%s/%s", kind, id);
 	else
 		path = xasprintf("/api/v1/workloads/%s/%s/%s", kind, id,

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/json.h"
+#include "core/log.h"
 #include "runai/wl.h"
 
 #include "core/banned.h"
@@ -132,6 +134,60 @@ rai_wl_update(struct rai_wl *wl, struct rai_wl_update *u, struct rai_err *err)
 	if (wl->ops->update == NULL)
 		return unsupported(wl, "updating an inference workload", err);
 	return wl->ops->update(wl, u, err);
+}
+
+/*
+ * Every "env" list of name/value pairs in o, at any depth (a manifest's
+ * containers'), with the values of names like secrets' redacted.
+ */
+static void
+redact_env(cJSON *o)
+{
+	cJSON *it, *e;
+	const char *name;
+
+	cJSON_ArrayForEach(it, o) {
+		if (it->string != NULL && strcmp(it->string, "env") == 0 &&
+		    cJSON_IsArray(it)) {
+			cJSON_ArrayForEach(e, it) {
+				name = rai_json_str_or(e, "name", "");
+				if (rai_json_str(e, "value") != NULL &&
+				    rai_is_secret_name(name, strlen(name)))
+					rai_json_set_str(e, "value",
+					    "<redacted>");
+			}
+		} else if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
+			redact_env(it);
+		}
+	}
+}
+
+int
+rai_wl_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
+    struct rai_err *err)
+{
+	if (wl->ops->submit_manifest == NULL)
+		return unsupported(wl, "submitting a manifest", err);
+	if (wl->ops->submit_manifest(wl, m, err) == -1)
+		return -1;
+	/* a dry run's request is shown */
+	if (m->request != NULL)
+		redact_env(m->request);
+	return 0;
+}
+
+const char *
+rai_wl_manifest_name(const struct rai_wl_manifest *m, int *is_prefix)
+{
+	const char *own = rai_json_str(m->manifest, "metadata.name");
+
+	*is_prefix = 0;
+	if (m->name != NULL)
+		return m->name;
+	if (m->prefix == NULL && own != NULL && *own != '\0')
+		return own;
+	*is_prefix = 1;
+	return m->prefix != NULL ? m->prefix : "workload";
 }
 
 int
@@ -403,6 +459,16 @@ rai_wl_submit_release(struct rai_wl_submit *s)
 	cJSON_Delete(s->request);
 	s->name = NULL;
 	s->request = NULL;
+}
+
+void
+rai_wl_manifest_release(struct rai_wl_manifest *m)
+{
+	free(m->made);
+	cJSON_Delete(m->request);
+	free(m->request_path);
+	m->made = m->request_path = NULL;
+	m->request = NULL;
 }
 
 void

@@ -184,6 +184,35 @@ struct rai_wl_update {
 };
 void	 rai_wl_update_release(struct rai_wl_update *);
 
+/*
+ * What "workload submit -f" sends (in) and what came of it (out): a
+ * Kubernetes manifest as the project's workload.
+ */
+struct rai_wl_manifest {
+	const char	*name;		/* NAME given, or NULL */
+	const char	*prefix;	/* --name-prefix, or NULL */
+	const cJSON	*manifest;	/* one object, as the file has it */
+	/* the control plane's scheduling fields; NULL: its defaults */
+	const char	*priority;
+	const char	*category;
+	const char	*preemptibility;
+	int		 dry_run;
+	/* out */
+	char		*made;		/* the workload's name as made */
+	cJSON		*request;	/* dry run: what would be sent, the
+					   values of variables named like
+					   secrets redacted */
+	char		*request_path;	/* and where */
+};
+void	 rai_wl_manifest_release(struct rai_wl_manifest *);
+/*
+ * The name to ask for: NAME, else the manifest's metadata.name; else
+ * (*is_prefix) the base of one the server makes: --name-prefix, or
+ * "workload". Borrowed.
+ */
+const char *rai_wl_manifest_name(const struct rai_wl_manifest *,
+	    int *is_prefix);
+
 /* Where a job's pods are reached for logs, exec, attach, port-forward. */
 struct rai_wl_stream {
 	struct kube_client	*client;	/* borrowed */
@@ -367,6 +396,9 @@ struct rai_wl_ops {
 	int	(*assets)(struct rai_wl *, enum rai_wl_asset_kind,
 		    const struct rai_wl_asset_query *, struct rai_wl_assets *,
 		    struct rai_err *);
+	/* A manifest as a workload of the resolved project. */
+	int	(*submit_manifest)(struct rai_wl *, struct rai_wl_manifest *,
+		    struct rai_err *);
 	/* An inference of the resolved project changed in place. */
 	int	(*update)(struct rai_wl *, struct rai_wl_update *,
 		    struct rai_err *);
@@ -439,6 +471,8 @@ int	 rai_wl_assets(struct rai_wl *, enum rai_wl_asset_kind,
 	    const struct rai_wl_asset_query *, struct rai_wl_assets *,
 	    struct rai_err *);
 int	 rai_wl_update(struct rai_wl *, struct rai_wl_update *,
+	    struct rai_err *);
+int	 rai_wl_submit_manifest(struct rai_wl *, struct rai_wl_manifest *,
 	    struct rai_err *);
 /* "environments": what a kind is called in messages. */
 const char *rai_wl_asset_noun(enum rai_wl_asset_kind);

@@ -17,6 +17,7 @@
 #include "kube/config.h"
 #include "runai/cluster_api.h"
 #include "runai/cp_assets.h"
+#include "runai/cp_manifest.h"
 #include "runai/cp_metrics.h"
 #include "runai/cp_nodes.h"
 #include "runai/cp_objects.h"
@@ -361,6 +362,15 @@ cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	s->name = submitted_name(wl, out, s);
 	cJSON_Delete(out);
 	return 0;
+}
+
+static int
+cp_manifest_op(struct rai_wl *wl, struct rai_wl_manifest *m,
+    struct rai_err *err)
+{
+	if (rai_wl_resolve(wl, NULL, err) == -1)
+		return -1;
+	return cp_submit_manifest(CP(wl), wl->project, m, err);
 }
 
 static int
@@ -717,6 +727,7 @@ static const struct rai_wl_ops cp_ops = {
 	.act = cp_act,
 	.submit = cp_submit_op,
 	.update = cp_update_op,
+	.submit_manifest = cp_manifest_op,
 	.top_jobs = cp_top_jobs,
 	.nodes = cp_wl_nodes,
 	.node_metrics = cp_node_metrics,

@@ -20,6 +20,7 @@
 #include "runai/submit_apply.h"
 #include "runai/wl_kube.h"
 #include "runai/wl_kube_detail.h"
+#include "runai/wl_kube_manifest.h"
 #include "runai/wl_kube_objects.h"
 #include "runai/workload.h"
 
@@ -489,6 +490,15 @@ dry_run_list(const struct rai_submit_result *res)
 }
 
 static int
+kube_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
+    struct rai_err *err)
+{
+	if (rai_wl_resolve(wl, NULL, err) == -1)
+		return -1;
+	return rai_wl_kube_manifest(CLIENT(wl), wl->ns, wl->project, m, err);
+}
+
+static int
 kube_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 {
 	struct wl_kube *k = KUBE(wl);
@@ -794,6 +804,7 @@ static const struct rai_wl_ops kube_ops = {
 	.act_check = kube_act_check,
 	.act = kube_act,
 	.submit = kube_submit,
+	.submit_manifest = kube_submit_manifest,
 	.top_jobs = kube_top_jobs,
 	.nodes = kube_nodes,
 	.node_metrics = kube_node_metrics,

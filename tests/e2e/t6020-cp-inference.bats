@@ -338,6 +338,16 @@ patches() {
 	assert_equal "$(patches /)" "$before"
 }
 
+@test "workload submit -f (a manifest) needs 2.24: earlier releases refuse it in one line" {
+	cp_login
+	since 2.24 && skip "2.24 takes it (t6025)"
+	printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: m1}\n' >"$BATS_TEST_TMPDIR/m.yaml"
+	run -2 runai workload submit -f "$BATS_TEST_TMPDIR/m.yaml" -p team-a
+	assert_output "runai: error: submitting a manifest needs a control plane of 2.24 or later (this is $(release))"
+	run -1 grep -c '"/api/v2/' "$CP_REQUESTS"
+	assert_output 0
+}
+
 @test "the judge saw no schema violation in anything above" {
 	run -0 cat "$CP_VIOLATIONS"
 	assert_output ""

@@ -3,6 +3,7 @@ HTTP: the client allows that only to a loopback address), bearer checks,
 the routes, the error envelope, the request log (control-plane-
 requests.jsonl, secrets left out) and the judge around every exchange."""
 
+import base64
 import json
 import os
 import re
@@ -11,6 +12,8 @@ import time
 import urllib.parse
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import yaml
 
 from kubesim import prometheus
 from kubesim.errors import ApiError
@@ -297,6 +300,8 @@ class Routes:
     def dispatch(self):
         if self.path.startswith("/v1/k8s/"):
             return self.k8s_dispatch()
+        if self.path.startswith("/api/v2/"):
+            return self.v2_dispatch()
         p = self.path.rstrip("/").split("/")[3:]   # after /api/v1
         m = self.method
         if p[:1] == ["asset"] and len(p) == 2 and p[1] in assets.GROUPS and m == "GET":
@@ -400,6 +405,83 @@ class Routes:
             job["spec"]["completions"] = fresh["spec"]["completions"]
             self.cp.sim.store.update(wl.gvr, wl.namespace, job)
         return self.cp.profile["update_status"], views.submitted(wl)
+
+    # ---- manifests (Workloads V2, 2.24+) ----
+
+    def v2_dispatch(self):
+        """POST /api/v2/workloads, GET and DELETE /{id}: a Kubernetes
+        manifest as a workload, where the release's document has them."""
+        m, path = self.method, self.path.rstrip("/")
+        p = path.split("/")[3:]     # after /api/v2
+        if not self.cp.judge.has_path(m, path):
+            raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+        if p == ["workloads"] and m == "POST":
+            return self.create_manifest()
+        if len(p) == 2 and p[0] == "workloads" and m in ("GET", "DELETE"):
+            wl = self.workload(p[1])
+            if getattr(wl, "manifest", None) is None:
+                raise CpError(404, "workload %s not found" % wl.id)
+            if m == "DELETE":
+                self.delete(wl)
+                return 202, views.manifest_workload(self.st, wl, "Deleted")
+            return 200, views.manifest_workload(self.st, wl)
+        raise CpError(404, "no such endpoint: %s %s" % (m, self.path))
+
+    def _manifest_of(self, b):
+        manifest = b.get("manifest")
+        if manifest is None and isinstance(b.get("manifestBase64Encoded"), str):
+            try:
+                manifest = yaml.safe_load(base64.b64decode(b["manifestBase64Encoded"]))
+            except (ValueError, yaml.YAMLError) as e:
+                raise CpError(400, "manifestBase64Encoded: %s" % str(e).splitlines()[0])
+        if not isinstance(manifest, dict):
+            raise CpError(400, "manifest or manifestBase64Encoded is required")
+        return manifest
+
+    def create_manifest(self):
+        """The manifest's object made in the project's namespace, named as
+        the metadata says, labelled with the project's queue; the workload
+        is listed with the manifest's kind as its type."""
+        b = self.body if isinstance(self.body, dict) else {}
+        meta = b.get("metadata") if isinstance(b.get("metadata"), dict) else {}
+        name, pid = meta.get("name"), str(meta.get("projectId") or "")
+        if not isinstance(name, str) or not re.match(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", name):
+            raise CpError(400, "metadata.name must be a DNS label starting with a letter")
+        if meta.get("clusterId") != self.st.cluster_id:
+            raise CpError(400, "cluster %s not found" % meta.get("clusterId"))
+        project = self.st.project_by_id(pid)
+        if project is None:
+            raise CpError(400, "project %s not found" % pid)
+        manifest = self._manifest_of(b)
+        res = self.cp.sim.store.registry.by_kind(str(manifest.get("apiVersion") or ""),
+                                                 str(manifest.get("kind") or ""))
+        if res is None or not res.namespaced:
+            raise CpError(400, "the cluster has no namespaced kind %s in %s" % (
+                manifest.get("kind"), manifest.get("apiVersion")))
+        if meta.get("useGivenNameAsPrefix"):
+            name = "%s-%s" % (name, name_suffix())
+        wl = Workload(res.kind, name, project, self.st.cluster_id, self._user(), {})
+        wl.gvr, wl.manifest = res.gvr, manifest
+        wl.v2_meta = {k: meta[k] for k in ("priority", "category", "preemptibility")
+                      if meta.get(k) is not None}
+        try:
+            self.st.add(wl)
+        except ApiError as e:
+            raise CpError(409, e.message)
+        obj = json.loads(json.dumps(manifest))
+        obj_meta = obj.setdefault("metadata", {})
+        obj_meta.pop("generateName", None)
+        obj_meta.update(name=name, namespace=wl.namespace)
+        labels = obj_meta.setdefault("labels", {})
+        labels.update({"runai/queue": project["name"], "runai/workload-id": wl.id})
+        if wl.v2_meta.get("priority"):
+            labels["priorityClassName"] = wl.v2_meta["priority"]
+        try:
+            self.cp.sim.store.create(wl.gvr, wl.namespace, obj)
+        except ApiError as e:
+            self.st.workloads.pop(wl.id, None)
+            raise CpError(400 if e.code < 500 else 503, e.message)
+        return 202, views.manifest_workload(self.st, wl)
 
     @staticmethod
     def check_inference(spec):
@@ -842,7 +924,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             if path == "/api/v1/token" and self.command == "POST":
                 return self.token(cp, body, entry)
-            if not path.startswith(("/api/v1/", "/v1/k8s/")):
+            if not path.startswith(("/api/v1/", "/api/v2/", "/v1/k8s/")):
                 raise CpError(404, "not found")
             claims = self.bearer(cp)
             entry["user"] = claims.get("sub")

@@ -252,3 +252,19 @@ def node_pool(state, p, legacy=False):
             "createdBy": "admin@run.ai", "createdAt": p["createdAt"],
             "updatedBy": "admin@run.ai", "updatedAt": p["createdAt"],
             "isDefault": p["name"] == "default"}
+
+
+def manifest_workload(state, wl, desired=None):
+    """A workload submitted as a manifest (WorkloadV2): its metadata, and
+    the object as made on the cluster beside the manifest as sent."""
+    meta = {"name": wl.name, "projectId": wl.project["id"], "id": wl.id,
+            "gvk": {"group": wl.gvr[0], "version": wl.gvr[1], "kind": wl.type},
+            "projectName": wl.project["name"], "clusterId": wl.cluster_id,
+            "tenantId": TENANT_ID, "departmentId": "1", "departmentName": "default",
+            "createdAt": wl.created_at, "createdBy": wl.created_by,
+            "updatedAt": wl.phase_at, "updatedBy": wl.created_by}
+    meta.update(getattr(wl, "v2_meta", {}))
+    made = state.kube_object(wl)
+    return {"metadata": meta, "desiredPhase": desired or wl.desired,
+            "workloadManifest": made if made is not None else wl.manifest,
+            "rawManifest": wl.manifest}
