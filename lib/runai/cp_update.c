@@ -195,7 +195,7 @@ find_inference(struct cp *c, struct cp_update *u, struct rai_err *err)
 	type = rai_json_str(wl, "type");
 	id = rai_json_str(wl, "id");
 	if (type == NULL || strcmp(type, "Inference") != 0)
-		rc = rai_err_set(err, RAI_E_USAGE, "'%s' in project %s is a %s "
+		rc = rai_err_set(err, RAI_E_NOTFOUND, "'%s' in project %s is a %s "
 		    "workload, not an inference", u->name, u->project,
 		    type != NULL ? type : "(typeless)");
 	else if (id == NULL)

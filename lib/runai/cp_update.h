@@ -48,8 +48,9 @@ void	 cp_update_release(struct cp_update *);
 
 /*
  * Finds the inference by name in the project, reads its spec, and sends
- * the body (not with dry_run). RAI_E_USAGE before 2.21 or for a
- * workload that is not an inference; RAI_E_NOTFOUND as cp_job_find.
+ * the body (not with dry_run). RAI_E_USAGE before 2.21; RAI_E_NOTFOUND
+ * as cp_job_find, and for a workload of that name that is not an
+ * inference.
  */
 int	 cp_update_inference(struct cp *, struct cp_update *, struct rai_err *);
 

@@ -126,6 +126,16 @@ researcher_commands() {
 	suite "$v" "" submit --job-name-prefix exp -p team-a -i ubuntu -- sleep 60
 	suite "$v" "" submit ws1 -p team-a -i jupyter/base --interactive -g 0.5 --cpu 0.5 --memory 1G
 	suite "$v" "" submit-dist pytorch dist1 -p team-a -i pytorch/pytorch --workers 2 -g 1
+	# what a release has (earlier ones refuse before sending: exit 2)
+	if [ "$v" != 2.18 ]; then
+		suite "$v" "" inference update inf1 -p team-a -i vllm:2 --max-replicas 3 -e A=1
+	fi
+	if [ "$v" = 2.24 ]; then
+		printf 'apiVersion: batch/v1\nkind: Job\nmetadata: {name: m1}\nspec: {template: {spec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}}}\n' \
+			>"$BATS_FILE_TMPDIR/m1.yaml"
+		suite "$v" "" workload submit -f "$BATS_FILE_TMPDIR/m1.yaml" -p team-a --priority high
+		must_pass "$v" "workload submit -f $BATS_FILE_TMPDIR/m1.yaml -p team-a --priority high"
+	fi
 	suite "$v" "" suspend job1 -p team-a
 	suite "$v" "" resume job1 -p team-a
 	suite "$v" "" delete job1 -p team-a
