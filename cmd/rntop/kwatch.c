@@ -385,7 +385,7 @@ put_pod(struct rntop_kwatch *w, const cJSON *m)
 	p.job = dup_str(m, "job");
 	p.whole = rai_json_num(m, "whole", 0);
 	p.frac = rai_json_num(m, "frac", 0);
-	p.gpu_index = (long)rai_json_num(m, "idx", -1);
+	p.gpu_index = rai_json_long(m, "idx", -1, -1, 1023);
 	/* while a list is read the table is new: no pod is there twice */
 	i = w->syncing ? (size_t)-1 : pod_index(w, uid);
 	if (i != (size_t)-1) {

@@ -5,6 +5,7 @@
  * reads the API and adds exactly one result.
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,8 +139,9 @@ adm_pf_check_gpu_operator(struct pf *pf)
 static void
 ds_counts(const cJSON *ds, long *desired, long *ready)
 {
-	*desired = (long)rai_json_num(ds, "status.desiredNumberScheduled", 0);
-	*ready = (long)rai_json_num(ds, "status.numberReady", 0);
+	*desired = rai_json_long(ds, "status.desiredNumberScheduled", 0, 0,
+	    INT32_MAX);
+	*ready = rai_json_long(ds, "status.numberReady", 0, 0, INT32_MAX);
 }
 
 void

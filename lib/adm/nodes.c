@@ -505,7 +505,7 @@ adm_tolerates(const cJSON *tolerations, const char *key, const char *value,
     const char *effect, long *seconds)
 {
 	const cJSON *t, *ts;
-	long min = -1;
+	long min = -1, secs;
 	int found = 0;
 	const cJSON *list = cJSON_IsArray(tolerations) ? tolerations : NULL;
 
@@ -517,10 +517,10 @@ adm_tolerates(const cJSON *tolerations, const char *key, const char *value,
 		ts = rai_json_child(t, "tolerationSeconds");
 		if (!cJSON_IsNumber(ts))
 			continue;
-		if (ts->valuedouble <= 0)
-			min = 0;
-		else if (min < 0 || (long)ts->valuedouble < min)
-			min = (long)ts->valuedouble;
+		/* clamped: a value past a long's range would overflow it */
+		secs = rai_json_long(ts, "", 0, 0, INT32_MAX);
+		if (min < 0 || secs < min)
+			min = secs;
 	}
 	if (seconds != NULL)
 		*seconds = found ? min : 0;

@@ -156,7 +156,8 @@ status_parse(struct rai_err *err, const char *body, size_t len)
 		err->obj_name = dup_or_null(rai_json_str(details, "name"));
 		if (rai_json_num(details, "retryAfterSeconds", 0) > 0)
 			err->retry_after =
-			    (int)rai_json_num(details, "retryAfterSeconds", 0);
+			    (int)rai_json_long(details, "retryAfterSeconds", 0, 0,
+			    86400);
 		status_causes(err, details);
 	}
 	cJSON_Delete(root);

@@ -3,6 +3,7 @@
  * reads as absent, so callers handle "missing" and "malformed" the same
  * way and a hostile server cannot make us dereference a wrong type.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,21 @@ rai_json_num(const cJSON *obj, const char *path, double def)
 	const cJSON *v = rai_json_get(obj, path);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : def;
+}
+
+long
+rai_json_long(const cJSON *obj, const char *path, long def, long min,
+    long max)
+{
+	const cJSON *v = rai_json_get(obj, path);
+
+	if (!cJSON_IsNumber(v) || isnan(v->valuedouble))
+		return def;
+	if (v->valuedouble <= (double)min)
+		return min;
+	if (v->valuedouble >= (double)max)
+		return max;
+	return (long)v->valuedouble;
 }
 
 int

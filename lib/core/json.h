@@ -21,6 +21,13 @@ const cJSON	*rai_json_child(const cJSON *, const char *key);
 const char	*rai_json_str(const cJSON *, const char *path);	/* NULL if absent */
 const char	*rai_json_str_or(const cJSON *, const char *path, const char *def);
 double		 rai_json_num(const cJSON *, const char *path, double def);
+/*
+ * A whole number at path, clamped to [min, max] (both within 2^53), so
+ * that what a server sends (1e300, -5) never overflows a cast or a sum;
+ * def when absent, not a number, or NaN.
+ */
+long		 rai_json_long(const cJSON *, const char *path, long def,
+		    long min, long max);
 int		 rai_json_bool(const cJSON *, const char *path, int def);
 /* Items of an array at path; NULL when absent. */
 const cJSON	*rai_json_array(const cJSON *, const char *path);

@@ -51,7 +51,7 @@ watch_error_event(struct stream *s, const cJSON *obj)
 		    "%s sent an ERROR event without a Status", s->url);
 	if ((text = cJSON_PrintUnformatted(obj)) == NULL)
 		rai_die("out of memory printing JSON");
-	rai_err_from_http(&s->ev_err, (long)rai_json_num(obj, "code", 500),
+	rai_err_from_http(&s->ev_err, rai_json_long(obj, "code", 500, 0, 999),
 	    "application/json", text, strlen(text), 0);
 	cJSON_free(text);
 	return -1;

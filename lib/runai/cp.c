@@ -30,6 +30,9 @@
 #include "core/banned.h"
 
 #define STORE_MAX	((size_t)256 << 10)
+/* The latest expiry a stored token may name, in seconds (past 2^53 a
+   double would not hold it exactly). */
+#define EXPIRY_MAX	1000000000000000L
 #define STORE_LOCK_WAIT_MS	10000L
 /* A token this close to its expiry is renewed first (at most a fifth of
  * its life, as kube/token.c does for id-tokens). */
@@ -186,9 +189,10 @@ set_access(struct cp *c, const char *token, long long exp, long long life)
 static void
 access_from(struct cp *c, const cJSON *login)
 {
-	set_access(c, rai_json_str(login, "accessToken"), (long long)
-	    rai_json_num(login, "expiresAt", -1), (long long)rai_json_num(
-	    login, "expiresIn", -1));
+	/* the store is a file a person may edit: numbers clamped */
+	set_access(c, rai_json_str(login, "accessToken"), rai_json_long(login,
+	    "expiresAt", -1, -1, EXPIRY_MAX), rai_json_long(login, "expiresIn",
+	    -1, -1, EXPIRY_MAX));
 }
 
 /*

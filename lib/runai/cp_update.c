@@ -5,6 +5,7 @@
  * carries the workload's own list and object with the given ones set
  * over them.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,15 @@
 
 #include "core/banned.h"
 
-/* A whole number of the workload's autoscaling, -1 when it has none. */
+/*
+ * A whole number of the workload's autoscaling, -1 when it has none (or
+ * a negative one); clamped to int32, as the API's fields are.
+ */
 static long
 count_of(const cJSON *a, const char *key)
 {
-	const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, key);
-
-	return cJSON_IsNumber(n) && n->valuedouble >= 0 ?
-	    (long)n->valuedouble : -1;
+	return rai_json_long(cJSON_GetObjectItemCaseSensitive(a, key), "", -1,
+	    -1, INT32_MAX);
 }
 
 /* The autoscaling object as the checks read it (strings borrowed). */

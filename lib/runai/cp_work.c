@@ -268,7 +268,8 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 {
 	const char *phase = rai_json_str(wl, "phase");
 	const cJSON *images = rai_json_array(wl, "images");
-	int requested = (int)rai_json_num(wl, "requestedPods.number", 1);
+	int requested = (int)rai_json_long(wl, "requestedPods.number", 1, 0,
+	    INT32_MAX);
 
 	memset(v, 0, sizeof(*v));
 	v->name = xstrdup(rai_json_str_or(wl, "name", ""));
@@ -295,7 +296,8 @@ cp_job_view(const cJSON *wl, struct rai_job_view *v)
 	v->gpus_requested = rai_json_num(wl,
 	    "podsRequestedResources.gpu.request", 0);
 	rai_job_view_gpu_cell(v);
-	v->pods_running = (int)rai_json_num(wl, "runningPods", 0);
+	v->pods_running = (int)rai_json_long(wl, "runningPods", 0, 0,
+	    INT32_MAX);
 	v->pods_pending = v->finished || v->pods_running >= requested ? 0 :
 	    requested - v->pods_running;
 	v->created = rai_parse_rfc3339(rai_json_str_or(wl, "createdAt", ""));

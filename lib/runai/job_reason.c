@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -306,7 +307,8 @@ pod_containers(struct rai_why_facts *f, const cJSON *pod, int failed)
 			continue;
 		f->has_exit = 1;
 		f->crashing = !failed;
-		f->exit_code = (int)rai_json_num(t, "exitCode", 0);
+		f->exit_code = (int)rai_json_long(t, "exitCode", 0,
+		    INT32_MIN, INT32_MAX);
 		f->exit_reason = rai_json_str(t, "reason");
 		f->exited_at = rai_parse_rfc3339(rai_json_str_or(t,
 		    "finishedAt", ""));

@@ -3,6 +3,7 @@
  * the scheduler's calculated one and the kubectl-style status of a pod,
  * in the reference CLI's order of choice (see job_status.h).
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -98,10 +99,11 @@ container_reason(const cJSON *cs, char *buf, size_t len)
 			return r;
 		if (rai_json_num(t, "signal", 0) != 0)
 			snprintf(buf, len, "Signal:%d",
-			    (int)rai_json_num(t, "signal", 0));
+			    (int)rai_json_long(t, "signal", 0, 0, 255));
 		else
 			snprintf(buf, len, "ExitCode:%d",
-			    (int)rai_json_num(t, "exitCode", 0));
+			    (int)rai_json_long(t, "exitCode", 0, INT32_MIN,
+			    INT32_MAX));
 		return buf;
 	}
 	return NULL;

@@ -220,8 +220,8 @@ ingress_path(const cJSON *ingresses, const char *ns, const char *name,
 			    "http.paths")) {
 				if (strcmp(rai_json_str_or(p,
 				    "backend.service.name", ""), name) == 0 &&
-				    (long)rai_json_num(p,
-				    "backend.service.port.number", -1) == port)
+				    rai_json_long(p,
+				    "backend.service.port.number", -1, -1, 65535) == port)
 					return rai_json_str_or(p, "path", "/");
 			}
 	}
@@ -273,7 +273,7 @@ ingress_urls(struct rai_buf *b, const cJSON *svc,
 		return;
 	cJSON_ArrayForEach(p, rai_json_array(svc, "spec.ports")) {
 		path = ingress_path(ix->ingresses, ns, name,
-		    (long)rai_json_num(p, "port", 0));
+		    rai_json_long(p, "port", 0, 0, 65535));
 		if (path == NULL)
 			continue;
 		if (strcmp(ix->ingress_base, "<pending>") == 0)
@@ -306,10 +306,10 @@ service_urls(struct rai_buf *b, const cJSON *svc,
 		return;
 	}
 	cJSON_ArrayForEach(p, rai_json_array(svc, "spec.ports")) {
-		port = (long)rai_json_num(p, "port", 0);
+		port = rai_json_long(p, "port", 0, 0, 65535);
 		if (strcmp(type, "NodePort") == 0)
 			snprintf(url, sizeof(url), "%s:%ld", node_addr,
-			    (long)rai_json_num(p, "nodePort", 0));
+			    rai_json_long(p, "nodePort", 0, 0, 65535));
 		else if (strcmp(type, "LoadBalancer") != 0)
 			continue;
 		else if (host == NULL)

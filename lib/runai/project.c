@@ -78,8 +78,8 @@ rai_projects_from_crd(const cJSON *list, struct rai_project_list *pl)
 		dept = rai_json_str(item, "spec.department");
 		p->department = (dept && *dept) ? xstrdup(dept) : NULL;
 		p->deserved_gpus = rai_json_num(item, "spec.deservedGpus", 0);
-		p->interactive_limit_secs = (long)rai_json_num(item,
-		    "spec.interactiveJobTimeLimitSecs", 0);
+		p->interactive_limit_secs = rai_json_long(item,
+		    "spec.interactiveJobTimeLimitSecs", 0, 0, INT32_MAX);
 		p->interactive_affinity = str_array(rai_json_array(item,
 		    "spec.nodeAffinityInteractive"));
 		p->train_affinity = str_array(rai_json_array(item,

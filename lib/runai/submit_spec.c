@@ -9,6 +9,7 @@
 #include <grp.h>
 #include <pwd.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -790,7 +791,8 @@ claim_id(const cJSON *claims, const char *key, long *out)
 	const cJSON *v = rai_json_child(claims, key);
 	char *end;
 
-	if (cJSON_IsNumber(v) && v->valuedouble >= 0) {
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 &&
+	    v->valuedouble <= UINT32_MAX) {
 		*out = (long)v->valuedouble;
 		return 0;
 	}

@@ -236,13 +236,20 @@ TEST(json_paths_and_types)
 	struct rai_err err = RAI_ERR_INIT;
 	const char *doc = "{\"metadata\":{\"name\":\"n\",\"labels\":"
 	    "{\"runai/queue\":\"team-a\"}},\"spec\":{\"deservedGpus\":2.5,"
-	    "\"x\":true},\"items\":[1]}";
+	    "\"x\":true,\"big\":1e300,\"small\":-1e300},\"items\":[1]}";
 
 	T_INT_EQ(rai_json_parse(doc, strlen(doc), "doc", &root, &err), 0);
 	T_STR_EQ(rai_json_str(root, "metadata.name"), "n");
 	T_STR_EQ(rai_json_label(root, "runai/queue"), "team-a");
 	T_DBL_EQ(rai_json_num(root, "spec.deservedGpus", -1), 2.5);
 	T_DBL_EQ(rai_json_num(root, "metadata.name", -1), -1);
+	/* whole numbers clamped to the range asked for, def when absent */
+	T_INT_EQ(rai_json_long(root, "spec.deservedGpus", -1, 0, 10), 2);
+	T_INT_EQ(rai_json_long(root, "spec.deservedGpus", -1, 0, 1), 1);
+	T_INT_EQ(rai_json_long(root, "metadata.name", -7, 0, 10), -7);
+	T_INT_EQ(rai_json_long(root, "spec.none", -7, 0, 10), -7);
+	T_INT_EQ(rai_json_long(root, "spec.big", 0, -5, 5), 5);
+	T_INT_EQ(rai_json_long(root, "spec.small", 0, -5, 5), -5);
 	T_NULL(rai_json_str(root, "spec.deservedGpus"));
 	T_INT_EQ(rai_json_bool(root, "spec.x", 0), 1);
 	T_NOT_NULL(rai_json_array(root, "items"));

@@ -4,6 +4,7 @@
  * mapping, and a control-plane Workload as a list-jobs row.
  */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -327,6 +328,19 @@ TEST(a_workload_is_a_list_row)
 	cp_job_view(wl, &v);
 	T_STR_EQ(v.status, "Suspended");
 	T_INT_EQ(v.pods_pending, 0);
+	rai_job_view_release(&v);
+	/*
+	 * Counts a server may send that no int holds (a mock's random
+	 * values): clamped, never an overflow (UBSan checks it here).
+	 */
+	cJSON_ReplaceItemInObject(wl, "phase", cJSON_CreateString("Running"));
+	cJSON_ReplaceItemInObject(wl, "runningPods",
+	    cJSON_CreateNumber(-1416231665));
+	cJSON_ReplaceItemInObject(wl, "requestedPods",
+	    cJSON_Parse("{\"number\": 1e300}"));
+	cp_job_view(wl, &v);
+	T_INT_EQ(v.pods_running, 0);
+	T_INT_EQ(v.pods_pending, INT32_MAX);
 	rai_job_view_release(&v);
 	cJSON_Delete(wl);
 }
