@@ -101,7 +101,9 @@ rntop_ssh_teardown(struct host *h)
 	}
 	if (h->s != NULL) {
 		/* sends fail on the shut socket, so channels free at once */
-		libssh2_session_free(h->s);
+		(void)libssh2_session_free(h->s);
+		/* and what libssh2 left (a key exchange's keys) goes too */
+		(void)rntop_ssh_mem_release(&h->smem);
 		h->s = NULL;
 		h->trim_at = 0;
 	}

@@ -16,7 +16,14 @@
  * page it writes again simply becomes resident again. Nothing depends
  * on libssh2's layout; only on malloc returning private anonymous
  * memory, which glibc and musl do.
+ *
+ * Each block is also linked into its session's list: libssh2 1.10 does
+ * not free everything when a session is freed in the middle of a key
+ * exchange (the curve25519 key pair it made, 64 bytes), which happens
+ * when rntop stops while hosts still connect. The engine frees what is
+ * left once it has freed the session.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,36 +70,108 @@ forget_slot(struct rntop_ssh_mem *m, int slot)
 	m->big_len[slot] = 0;
 }
 
+/*
+ * Every block carries a header that links it into its session's list,
+ * so that what libssh2 never frees can be freed when the session goes
+ * (rntop_ssh_mem_release). The header is as aligned as malloc's
+ * blocks, so the block libssh2 gets is too.
+ */
+union rntop_ssh_block {
+	struct {
+		union rntop_ssh_block	*prev;
+		union rntop_ssh_block	*next;
+	} l;
+	/* what malloc aligns for (C99 has no max_align_t) */
+	long double	align_ld;
+	long long	align_ll;
+	void		*align_p;
+};
+
+static void
+link_block(struct rntop_ssh_mem *m, union rntop_ssh_block *b)
+{
+	b->l.prev = NULL;
+	b->l.next = m->live;
+	if (m->live != NULL)
+		m->live->l.prev = b;
+	m->live = b;
+}
+
+static void
+unlink_block(struct rntop_ssh_mem *m, union rntop_ssh_block *b)
+{
+	if (b->l.prev != NULL)
+		b->l.prev->l.next = b->l.next;
+	else
+		m->live = b->l.next;
+	if (b->l.next != NULL)
+		b->l.next->l.prev = b->l.prev;
+}
+
 static LIBSSH2_ALLOC_FUNC(mem_alloc)
 {
 	struct rntop_ssh_mem *m = *abstract;
-	void *p = malloc(count);
+	union rntop_ssh_block *b;
 
-	if (p != NULL && count >= BIG_MIN)
-		note_big(m, p, count);
-	return p;
+	if (count > SIZE_MAX - sizeof(*b) ||
+	    (b = malloc(sizeof(*b) + count)) == NULL)
+		return NULL;
+	link_block(m, b);
+	if (count >= BIG_MIN)
+		note_big(m, b + 1, count);
+	return b + 1;
 }
 
 static LIBSSH2_FREE_FUNC(mem_free)
 {
 	struct rntop_ssh_mem *m = *abstract;
+	union rntop_ssh_block *b;
 
+	if (ptr == NULL)
+		return;
+	b = (union rntop_ssh_block *)ptr - 1;
 	forget_slot(m, big_slot(m, ptr));
-	free(ptr);
+	unlink_block(m, b);
+	free(b);
 }
 
 static LIBSSH2_REALLOC_FUNC(mem_realloc)
 {
 	struct rntop_ssh_mem *m = *abstract;
-	int slot = big_slot(m, ptr);	/* before: ptr may be freed */
-	void *p = realloc(ptr, count);
+	union rntop_ssh_block *b, *nb;
+	int slot;
 
-	if (p == NULL)
-		return NULL;	/* ptr is unchanged, and so is its note */
+	if (ptr == NULL)
+		return mem_alloc(count, abstract);
+	if (count > SIZE_MAX - sizeof(*b))
+		return NULL;
+	b = (union rntop_ssh_block *)ptr - 1;
+	slot = big_slot(m, ptr);	/* before: ptr may be freed */
+	unlink_block(m, b);
+	if ((nb = realloc(b, sizeof(*b) + count)) == NULL) {
+		link_block(m, b);	/* ptr is unchanged, and so is its note */
+		return NULL;
+	}
+	link_block(m, nb);
 	forget_slot(m, slot);
 	if (count >= BIG_MIN)
-		note_big(m, p, count);
-	return p;
+		note_big(m, nb + 1, count);
+	return nb + 1;
+}
+
+size_t
+rntop_ssh_mem_release(struct rntop_ssh_mem *m)
+{
+	union rntop_ssh_block *b;
+	size_t n = 0;
+
+	while ((b = m->live) != NULL) {
+		m->live = b->l.next;
+		free(b);
+		n++;
+	}
+	memset(m, 0, sizeof(*m));
+	return n;
 }
 
 /*

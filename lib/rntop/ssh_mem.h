@@ -19,9 +19,11 @@
 
 /* The large blocks of one session that trimming looks at. */
 #define RNTOP_SSH_BIG_BLOCKS	2
+union rntop_ssh_block;
 struct rntop_ssh_mem {
-	void	*big[RNTOP_SSH_BIG_BLOCKS];
-	size_t	 big_len[RNTOP_SSH_BIG_BLOCKS];
+	void			*big[RNTOP_SSH_BIG_BLOCKS];
+	size_t			 big_len[RNTOP_SSH_BIG_BLOCKS];
+	union rntop_ssh_block	*live;	/* every block the session holds */
 };
 
 /*
@@ -35,5 +37,12 @@ LIBSSH2_SESSION *rntop_ssh_session_new(struct rntop_ssh_mem *mem);
  * session reads there stays zeros (see ssh_mem.c).
  */
 size_t	 rntop_ssh_mem_trim(struct rntop_ssh_mem *mem);
+/*
+ * After libssh2_session_free (whatever it returned: the session is never
+ * used again): frees every block the session still holds, which
+ * libssh2 leaves behind when freed mid-handshake, and clears mem.
+ * Returns how many there were.
+ */
+size_t	 rntop_ssh_mem_release(struct rntop_ssh_mem *mem);
 
 #endif

@@ -76,10 +76,41 @@ TEST(a_session_is_noted_and_trimmed)
 	libssh2_exit();
 }
 
+/*
+ * What a session holds can be freed without libssh2: the engine does so
+ * after libssh2_session_free, which leaves a key exchange's keys behind
+ * when it stops one midway. Here nothing is freed by libssh2 at all, and
+ * the release frees every block (the sanitizers' leak check runs on
+ * this test).
+ */
+TEST(a_session_left_behind_is_freed_whole)
+{
+	struct rntop_ssh_mem m;
+	LIBSSH2_SESSION *s;
+
+	T_INT_EQ(libssh2_init(0), 0);
+	s = rntop_ssh_session_new(&m);
+	T_NOT_NULL(s);
+	/* one more block the session keeps: its method preference */
+	T_INT_EQ(libssh2_session_method_pref(s, LIBSSH2_METHOD_KEX,
+	    "curve25519-sha256"), 0);
+	T_OK(rntop_ssh_mem_release(&m) >= 2);
+	T_NULL(m.live);
+	T_NULL(m.big[0]);
+	/* a session freed by libssh2 leaves nothing to release */
+	s = rntop_ssh_session_new(&m);
+	T_INT_EQ(libssh2_session_method_pref(s, LIBSSH2_METHOD_KEX,
+	    "curve25519-sha256"), 0);
+	T_INT_EQ(libssh2_session_free(s), 0);
+	T_UINT_EQ(rntop_ssh_mem_release(&m), 0);
+	libssh2_exit();
+}
+
 int
 main(void)
 {
 	RUN(zero_pages_go_data_stays);
 	RUN(a_session_is_noted_and_trimmed);
+	RUN(a_session_left_behind_is_freed_whole);
 	return t_done();
 }
