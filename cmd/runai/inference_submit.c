@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/out.h"
 #include "core/alloc.h"
 #include "core/buf.h"
 #include "core/strv.h"
 #include "core/text.h"
 #include "inference_scaling.h"
+#include "request_print.h"
 #include "kube/quantity.h"
 #include "runai.h"
 #include "runai/inference.h"
@@ -389,19 +389,12 @@ submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
 		print_refusal(ctx, err);
 		return 1;
 	}
-	if (o->dry_run && o->output != NULL && strcmp(o->output, "json") == 0)
-		rai_out_json(ctx->out, s.request);
-	else if (o->dry_run) {
-		fprintf(ctx->out, "# POST %s\n", s.request_path);
-		rc = rai_out_yaml(ctx->out, s.request, err);
-	} else {
-		rai_text_put(ctx->out, "The inference '", s.name, "' has been "
-		    "submitted successfully\n");
-		rai_text_put(ctx->out, "You can run `runai inference describe ",
-		    s.name, " -p ");
-		rai_text_put(ctx->out, "", RUNAI_WL(ctx)->project,
-		    "` to check its status\n");
-	}
+	if (o->dry_run)
+		rc = runai_print_request(ctx, "POST", s.request_path, s.request,
+		    o->output != NULL && strcmp(o->output, "json") == 0);
+	else
+		runai_say_done(ctx, "inference", s.name,
+		    "submitted successfully");
 	rai_wl_submit_release(&s);
 	return rc;
 }

@@ -10,10 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/out.h"
 #include "core/strv.h"
-#include "core/text.h"
 #include "inference_scaling.h"
+#include "request_print.h"
 #include "runai.h"
 #include "runai/inference.h"
 #include "runai/submit.h"
@@ -128,27 +127,6 @@ changes_anything(const struct rai_submit_spec *s,
 }
 
 static int
-show_or_say(struct rai_ctx *ctx, const struct update_opts *o,
-    const struct rai_wl_update *u)
-{
-	if (o->dry_run && o->output != NULL && strcmp(o->output, "json") == 0) {
-		rai_out_json(ctx->out, u->request);
-		return 0;
-	}
-	if (o->dry_run) {
-		fprintf(ctx->out, "# PATCH %s\n", u->request_path);
-		return rai_out_yaml(ctx->out, u->request, rai_ctx_err(ctx));
-	}
-	rai_text_put(ctx->out, "The inference '", u->job, "' has been "
-	    "updated\n");
-	rai_text_put(ctx->out, "You can run `runai inference describe ",
-	    u->job, " -p ");
-	rai_text_put(ctx->out, "", RUNAI_WL(ctx)->project,
-	    "` to check its status\n");
-	return 0;
-}
-
-static int
 cmd_inference_update(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	struct update_opts *o = opts;
@@ -156,7 +134,7 @@ cmd_inference_update(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct rai_inference_spec inf;
 	struct rai_wl_update u = { 0 };
 	const char *name = NULL;
-	int ncmd = 0, rc = -1;
+	int ncmd = 0, rc;
 
 	rai_inference_spec_init(&inf);
 	if (split_args(ctx, argc, argv, &name, &ncmd) == -1 ||
@@ -174,8 +152,12 @@ cmd_inference_update(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	u.spec = &spec;
 	u.scaling = &inf;
 	u.dry_run = o->dry_run;
-	if (rai_wl_update(RUNAI_WL(ctx), &u, rai_ctx_err(ctx)) == 0)
-		rc = show_or_say(ctx, o, &u);
+	rc = rai_wl_update(RUNAI_WL(ctx), &u, rai_ctx_err(ctx));
+	if (rc == 0 && o->dry_run)
+		rc = runai_print_request(ctx, "PATCH", u.request_path, u.request,
+		    o->output != NULL && strcmp(o->output, "json") == 0);
+	else if (rc == 0)
+		runai_say_done(ctx, "inference", name, "updated");
 	rai_wl_update_release(&u);
 	return rc;
 }

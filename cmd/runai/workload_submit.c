@@ -12,10 +12,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "cli/out.h"
 #include "core/file.h"
-#include "core/text.h"
 #include "core/yaml.h"
+#include "request_print.h"
 #include "runai.h"
 #include "runai/wl.h"
 
@@ -114,27 +113,6 @@ read_manifest(struct rai_ctx *ctx, const char *file, cJSON **out)
 }
 
 static int
-show_or_say(struct rai_ctx *ctx, const struct manifest_opts *o,
-    const struct rai_wl_manifest *m)
-{
-	if (o->dry_run && o->output != NULL && strcmp(o->output, "json") == 0) {
-		rai_out_json(ctx->out, m->request);
-		return 0;
-	}
-	if (o->dry_run) {
-		fprintf(ctx->out, "# POST %s\n", m->request_path);
-		return rai_out_yaml(ctx->out, m->request, rai_ctx_err(ctx));
-	}
-	rai_text_put(ctx->out, "The workload '", m->made, "' has been "
-	    "submitted successfully\n");
-	rai_text_put(ctx->out, "You can run `runai workload describe ",
-	    m->made, " -p ");
-	rai_text_put(ctx->out, "", RUNAI_WL(ctx)->project,
-	    "` to check its status\n");
-	return 0;
-}
-
-static int
 cmd_workload_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 {
 	struct manifest_opts *o = opts;
@@ -153,8 +131,12 @@ cmd_workload_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	m.category = o->category;
 	m.preemptibility = o->preemptibility;
 	m.dry_run = o->dry_run;
-	if (rai_wl_submit_manifest(RUNAI_WL(ctx), &m, rai_ctx_err(ctx)) == 0)
-		rc = show_or_say(ctx, o, &m);
+	rc = rai_wl_submit_manifest(RUNAI_WL(ctx), &m, rai_ctx_err(ctx));
+	if (rc == 0 && o->dry_run)
+		rc = runai_print_request(ctx, "POST", m.request_path, m.request,
+		    o->output != NULL && strcmp(o->output, "json") == 0);
+	else if (rc == 0)
+		runai_say_done(ctx, "workload", m.made, "submitted successfully");
 	rai_wl_manifest_release(&m);
 out:
 	cJSON_Delete(manifest);
