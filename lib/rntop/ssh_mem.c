@@ -73,63 +73,71 @@ forget_slot(struct rntop_ssh_mem *m, int slot)
 /*
  * Every block carries a header that links it into its session's list,
  * so that what libssh2 never frees can be freed when the session goes
- * (rntop_ssh_mem_release). The header is as aligned as malloc's
- * blocks, so the block libssh2 gets is too.
+ * (rntop_ssh_mem_release). The header takes BLOCK_HEAD bytes, a
+ * multiple of 16, so the block libssh2 gets is as aligned as malloc's.
  */
-union rntop_ssh_block {
-	struct {
-		union rntop_ssh_block	*prev;
-		union rntop_ssh_block	*next;
-	} l;
-	/* what malloc aligns for (C99 has no max_align_t) */
-	long double	align_ld;
-	long long	align_ll;
-	void		*align_p;
+struct rntop_ssh_block {
+	struct rntop_ssh_block	*prev;
+	struct rntop_ssh_block	*next;
 };
+#define BLOCK_HEAD	((sizeof(struct rntop_ssh_block) + 15) / 16 * 16)
+
+static void *
+payload_of(struct rntop_ssh_block *b)
+{
+	return (char *)b + BLOCK_HEAD;
+}
+
+static struct rntop_ssh_block *
+block_of(void *payload)
+{
+	return (struct rntop_ssh_block *)(void *)((char *)payload -
+	    BLOCK_HEAD);
+}
 
 static void
-link_block(struct rntop_ssh_mem *m, union rntop_ssh_block *b)
+link_block(struct rntop_ssh_mem *m, struct rntop_ssh_block *b)
 {
-	b->l.prev = NULL;
-	b->l.next = m->live;
+	b->prev = NULL;
+	b->next = m->live;
 	if (m->live != NULL)
-		m->live->l.prev = b;
+		m->live->prev = b;
 	m->live = b;
 }
 
 static void
-unlink_block(struct rntop_ssh_mem *m, union rntop_ssh_block *b)
+unlink_block(struct rntop_ssh_mem *m, struct rntop_ssh_block *b)
 {
-	if (b->l.prev != NULL)
-		b->l.prev->l.next = b->l.next;
+	if (b->prev != NULL)
+		b->prev->next = b->next;
 	else
-		m->live = b->l.next;
-	if (b->l.next != NULL)
-		b->l.next->l.prev = b->l.prev;
+		m->live = b->next;
+	if (b->next != NULL)
+		b->next->prev = b->prev;
 }
 
 static LIBSSH2_ALLOC_FUNC(mem_alloc)
 {
 	struct rntop_ssh_mem *m = *abstract;
-	union rntop_ssh_block *b;
+	struct rntop_ssh_block *b;
 
-	if (count > SIZE_MAX - sizeof(*b) ||
-	    (b = malloc(sizeof(*b) + count)) == NULL)
+	if (count > SIZE_MAX - BLOCK_HEAD ||
+	    (b = malloc(BLOCK_HEAD + count)) == NULL)
 		return NULL;
 	link_block(m, b);
 	if (count >= BIG_MIN)
-		note_big(m, b + 1, count);
-	return b + 1;
+		note_big(m, payload_of(b), count);
+	return payload_of(b);
 }
 
 static LIBSSH2_FREE_FUNC(mem_free)
 {
 	struct rntop_ssh_mem *m = *abstract;
-	union rntop_ssh_block *b;
+	struct rntop_ssh_block *b;
 
 	if (ptr == NULL)
 		return;
-	b = (union rntop_ssh_block *)ptr - 1;
+	b = block_of(ptr);
 	forget_slot(m, big_slot(m, ptr));
 	unlink_block(m, b);
 	free(b);
@@ -138,35 +146,35 @@ static LIBSSH2_FREE_FUNC(mem_free)
 static LIBSSH2_REALLOC_FUNC(mem_realloc)
 {
 	struct rntop_ssh_mem *m = *abstract;
-	union rntop_ssh_block *b, *nb;
+	struct rntop_ssh_block *b, *nb;
 	int slot;
 
 	if (ptr == NULL)
 		return mem_alloc(count, abstract);
-	if (count > SIZE_MAX - sizeof(*b))
+	if (count > SIZE_MAX - BLOCK_HEAD)
 		return NULL;
-	b = (union rntop_ssh_block *)ptr - 1;
+	b = block_of(ptr);
 	slot = big_slot(m, ptr);	/* before: ptr may be freed */
 	unlink_block(m, b);
-	if ((nb = realloc(b, sizeof(*b) + count)) == NULL) {
+	if ((nb = realloc(b, BLOCK_HEAD + count)) == NULL) {
 		link_block(m, b);	/* ptr is unchanged, and so is its note */
 		return NULL;
 	}
 	link_block(m, nb);
 	forget_slot(m, slot);
 	if (count >= BIG_MIN)
-		note_big(m, nb + 1, count);
-	return nb + 1;
+		note_big(m, payload_of(nb), count);
+	return payload_of(nb);
 }
 
 size_t
 rntop_ssh_mem_release(struct rntop_ssh_mem *m)
 {
-	union rntop_ssh_block *b;
+	struct rntop_ssh_block *b;
 	size_t n = 0;
 
 	while ((b = m->live) != NULL) {
-		m->live = b->l.next;
+		m->live = b->next;
 		free(b);
 		n++;
 	}

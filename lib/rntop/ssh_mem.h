@@ -19,11 +19,11 @@
 
 /* The large blocks of one session that trimming looks at. */
 #define RNTOP_SSH_BIG_BLOCKS	2
-union rntop_ssh_block;
+struct rntop_ssh_block;
 struct rntop_ssh_mem {
 	void			*big[RNTOP_SSH_BIG_BLOCKS];
 	size_t			 big_len[RNTOP_SSH_BIG_BLOCKS];
-	union rntop_ssh_block	*live;	/* every block the session holds */
+	struct rntop_ssh_block	*live;	/* every block the session holds */
 };
 
 /*
