@@ -72,6 +72,15 @@ body() {
 	jq -r "$1" "$BODY_FILE"
 }
 
+# status_is CODE METHOD PATH [BODY]: call, and on another status say
+# which, with the answer (a bare [ ... = CODE ] says only "failed").
+status_is() {
+	local code=$1 got
+	shift
+	got=$(call "$@")
+	[ "$got" = "$code" ] || { echo "$1 $2: $got, not $code: $(cat "$BODY_FILE")"; false; }
+}
+
 tick() {
 	sim POST /_sim/tick "{\"steps\": ${1:-1}}" >/dev/null
 }
@@ -166,23 +175,23 @@ NOT_IN_RANGE='provided port is not in the valid range. The range of valid ports 
 	# a port no service of the cluster holds (the demo's own services
 	# get random ones, which could be any fixed number)
 	port=$(free_node_port)
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np3 NodePort '[{"port": 80, "nodePort": '"$port"'}]')")" = 201 ]
+	status_is 201 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np3 NodePort '[{"port": 80, "nodePort": '"$port"'}]')"
 	[ "$(body '.spec.ports[0].nodePort')" = "$port" ]
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np4 NodePort '[{"port": 8080, "nodePort": '"$port"'}]')")" = 422 ]
+	status_is 422 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np4 NodePort '[{"port": 8080, "nodePort": '"$port"'}]')"
 	run -0 body '[.reason, .message, .details.causes[0].field, .details.causes[0].reason] | join("|")'
 	assert_output "Invalid|Service \"np4\" is invalid: spec.ports[0].nodePort: Invalid value: $port: provided port is already allocated|spec.ports[0].nodePort|FieldValueInvalid"
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np5 NodePort '[{"port": 81}, {"port": 80, "nodePort": 80}]')")" = 422 ]
+	status_is 422 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np5 NodePort '[{"port": 81}, {"port": 80, "nodePort": 80}]')"
 	run -0 body .message
 	assert_output "Service \"np5\" is invalid: spec.ports[1].nodePort: Invalid value: 80: $NOT_IN_RANGE"
 	# refused means not stored
 	[ "$(call GET "$(svc_path np4)")" = 404 ]
 	[ "$(call GET "$(svc_path np5)")" = 404 ]
 	# an update may not take another service's port either
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np6 NodePort '[{"port": 80}]')")" = 201 ]
+	status_is 201 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np6 NodePort '[{"port": 80}]')"
 	body=$(api GET "$(svc_path np6)" | jq -c '.spec.ports[0].nodePort = '"$port")
 	[ "$(call PUT "$(svc_path np6)" "$body")" = 422 ]
 	run -0 body .message
@@ -207,19 +216,21 @@ NOT_IN_RANGE='provided port is not in the valid range. The range of valid ports 
 }
 
 @test "ClusterIP may not name a nodePort; switching to ClusterIP drops and frees them" {
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service cip2 ClusterIP '[{"port": 80, "nodePort": 31500}]')")" = 422 ]
+	local port
+	port=$(free_node_port)
+	status_is 422 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service cip2 ClusterIP '[{"port": 80, "nodePort": '"$port"'}]')"
 	run -0 body '[.message, .details.causes[0].reason] | join("|")'
 	assert_output "Service \"cip2\" is invalid: spec.ports[0].nodePort: Forbidden: may not be used when \`type\` is 'ClusterIP'|FieldValueForbidden"
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np9 NodePort '[{"port": 80, "nodePort": 31500}]')")" = 201 ]
+	status_is 201 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np9 NodePort '[{"port": 80, "nodePort": '"$port"'}]')"
 	api PATCH "$(svc_path np9)" '{"spec": {"type": "ClusterIP"}}' >/dev/null
 	run -0 jq -c '[.spec.type, (.spec.ports[0] | has("nodePort")), (.spec | has("externalTrafficPolicy"))]' \
 		<<<"$(api GET "$(svc_path np9)")"
 	assert_output '["ClusterIP",false,false]'
 	# the port is free again
-	[ "$(call POST "/api/v1/namespaces/$NS/services" \
-	    "$(service np10 NodePort '[{"port": 80, "nodePort": 31500}]')")" = 201 ]
+	status_is 201 POST "/api/v1/namespaces/$NS/services" \
+	    "$(service np10 NodePort '[{"port": 80, "nodePort": '"$port"'}]')"
 }
 
 @test "an update that leaves nodePort out keeps the allocated port" {
