@@ -357,10 +357,16 @@ hv2-worker-1.hv2-worker.$NS.svc slots=4" ]
 
 @test "OnFailure workers restart in place, as the kubelet does, until the backoff limit fails the job (kubectl 1.32 judges)" {
 	have_kubectl_132 || skip "kubectl 1.32 not installed at $KUBECTL_132"
-	local tmpl='{"metadata": {"annotations": {"kube-sim/duration": "1", "kube-sim/exit-code": "3",
-	    "kube-sim/restart-backoff": "0.5"}},
-	  "spec": {"schedulerName": "runai-scheduler",
-	    "containers": [{"name": "pytorch", "image": "pytorch/pytorch"}]}}'
+	# each run and each back-off TIME_SCALE times longer on a slow
+	# machine: the pod must still be there when kubectl reads it after
+	# its first restart (four runs end the job, and the operator then
+	# removes its pods)
+	local tmpl
+	tmpl=$(jq -nc --arg d "$((2 * TIME_SCALE))" --arg b "$(awk -v s="$TIME_SCALE" 'BEGIN { print 0.5 * s }')" \
+		'{"metadata": {"annotations": {"kube-sim/duration": $d, "kube-sim/exit-code": "3",
+		    "kube-sim/restart-backoff": $b}},
+		  "spec": {"schedulerName": "runai-scheduler",
+		    "containers": [{"name": "pytorch", "image": "pytorch/pytorch"}]}}')
 	jq -n --argjson t "$tmpl" '{apiVersion: "kubeflow.org/v1", kind: "PyTorchJob",
 	    metadata: {name: "ip"},
 	    spec: {runPolicy: {backoffLimit: 3},
