@@ -65,7 +65,6 @@ struct inference_opts {
 
 static const char *const pull_policies[] = { "Always", "IfNotPresent",
 	"Never", NULL };
-static const char *const formats[] = { "yaml", "json", NULL };
 
 #define OFF(f)	offsetof(struct inference_opts, f)
 /* a whole number the API takes, -1 until given */
@@ -139,12 +138,7 @@ static const struct rai_opt inference_opts[] = {
 	    "how long a replica may take to become ready"),
 	COUNT_OPT("request-timeout-seconds", request_timeout,
 	    "how long one request may take"),
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, .offset = OFF(dry_run),
-	  .help = "print the request instead of sending it" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = OFF(output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_DRY_RUN_OPTS(struct inference_opts, dry_run, output),
 	RAI_OPT_END
 };
 
@@ -336,8 +330,8 @@ check_offline(struct rai_ctx *ctx, const struct inference_opts *o,
 	char *probe = NULL;
 	int rc;
 
-	if (o->output != NULL && !o->dry_run)
-		return USAGE(ctx, "-o/--output is for --dry-run");
+	if (runai_dry_run_check(ctx, o->dry_run, o->output) == -1)
+		return -1;
 	if (o->image == NULL || *o->image == '\0')
 		return USAGE(ctx, "-i/--image is required: the image that "
 		    "serves the model");
@@ -391,7 +385,7 @@ submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
 	}
 	if (o->dry_run)
 		rc = runai_print_request(ctx, "POST", s.request_path, s.request,
-		    o->output != NULL && strcmp(o->output, "json") == 0);
+		    o->output);
 	else
 		runai_say_done(ctx, "inference", s.name,
 		    "submitted successfully");

@@ -34,7 +34,6 @@ struct update_opts {
 
 static const char *const pull_policies[] = { "Always", "IfNotPresent",
 	"Never", NULL };
-static const char *const formats[] = { "yaml", "json", NULL };
 
 #define OFF(f)	offsetof(struct update_opts, f)
 
@@ -59,12 +58,7 @@ static const struct rai_opt update_opts[] = {
 	  .offset = OFF(create_home_dir),
 	  .help = "make a home directory for the container's user" },
 	INFERENCE_SCALING_OPTS(struct update_opts, scaling),
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, .offset = OFF(dry_run),
-	  .help = "print the request instead of sending it" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = OFF(output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_DRY_RUN_OPTS(struct update_opts, dry_run, output),
 	RAI_OPT_END
 };
 
@@ -94,8 +88,8 @@ make_spec(struct rai_ctx *ctx, const struct update_opts *o, const char *name,
 {
 	if (o->command && ncmd == 0)
 		return USAGE(ctx, "-c/--command takes the command after \"--\"");
-	if (o->output != NULL && !o->dry_run)
-		return USAGE(ctx, "-o/--output is for --dry-run");
+	if (runai_dry_run_check(ctx, o->dry_run, o->output) == -1)
+		return -1;
 	if (o->image != NULL && *o->image == '\0')
 		return USAGE(ctx, "-i/--image must not be empty");
 	rai_submit_spec_init(s);
@@ -155,7 +149,7 @@ cmd_inference_update(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	rc = rai_wl_update(RUNAI_WL(ctx), &u, rai_ctx_err(ctx));
 	if (rc == 0 && o->dry_run)
 		rc = runai_print_request(ctx, "PATCH", u.request_path, u.request,
-		    o->output != NULL && strcmp(o->output, "json") == 0);
+		    o->output);
 	else if (rc == 0)
 		runai_say_done(ctx, "inference", name, "updated");
 	rai_wl_update_release(&u);

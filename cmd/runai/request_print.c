@@ -2,6 +2,7 @@
  * The control plane's commands' last lines; see request_print.h.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/out.h"
 #include "core/text.h"
@@ -10,11 +11,22 @@
 
 #include "core/banned.h"
 
+const char *const runai_request_formats[] = { "yaml", "json", NULL };
+
+int
+runai_dry_run_check(struct rai_ctx *ctx, int dry_run, const char *output)
+{
+	if (output != NULL && !dry_run)
+		return rai_err_set(rai_ctx_err(ctx), RAI_E_USAGE,
+		    "-o/--output is for --dry-run");
+	return 0;
+}
+
 int
 runai_print_request(struct rai_ctx *ctx, const char *method, const char *path,
-    const cJSON *request, int json)
+    const cJSON *request, const char *output)
 {
-	if (json) {
+	if (output != NULL && strcmp(output, "json") == 0) {
 		rai_out_json(ctx->out, request);
 		return 0;
 	}

@@ -7,16 +7,38 @@
 #ifndef RUNAI_REQUEST_PRINT_H
 #define RUNAI_REQUEST_PRINT_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 #include "runai.h"
 
+/* -o/--output's formats for a dry run. */
+extern const char *const runai_request_formats[];
+
 /*
- * "# METHOD PATH" and the request as YAML; with json the request alone,
- * as JSON. 0, or -1 with the context's error set.
+ * The rows of --dry-run and -o/--output for a command's table (the
+ * int and const char * fields dry and out of T).
+ */
+#define RUNAI_DRY_RUN_OPTS(T, dry, out) \
+	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, \
+	  .offset = offsetof(T, dry), \
+	  .help = "print the request instead of sending it" }, \
+	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM, \
+	  .offset = offsetof(T, out), .argh = "<format>", \
+	  .help = "with --dry-run: yaml (default) or json", \
+	  .choices = runai_request_formats, .comp = RAI_COMP_CHOICES }
+
+/* -o without --dry-run: a usage error (-1), else 0. */
+int	 runai_dry_run_check(struct rai_ctx *, int dry_run,
+	    const char *output);
+
+/*
+ * "# METHOD PATH" and the request as YAML, or with output "json" the
+ * request alone, as JSON. 0, or -1 with the context's error set.
  */
 int	 runai_print_request(struct rai_ctx *, const char *method,
-	    const char *path, const cJSON *request, int json);
+	    const char *path, const cJSON *request, const char *output);
 
 /*
  * "The NOUN 'NAME' has been DONE", then how to see its status: "runai

@@ -35,7 +35,6 @@ struct manifest_opts {
 
 static const char *const preemptibilities[] = { "preemptible",
 	"non-preemptible", NULL };
-static const char *const formats[] = { "yaml", "json", NULL };
 
 #define OFF(f)	offsetof(struct manifest_opts, f)
 
@@ -58,12 +57,7 @@ static const struct rai_opt manifest_opts[] = {
 	  .offset = OFF(preemptibility), .argh = "<value>",
 	  .help = "preemptible or non-preemptible (control-plane mode)",
 	  .choices = preemptibilities, .comp = RAI_COMP_CHOICES },
-	{ .long_name = "dry-run", .type = RAI_OPT_BOOL, .offset = OFF(dry_run),
-	  .help = "print the request instead of sending it" },
-	{ .short_name = 'o', .long_name = "output", .type = RAI_OPT_ENUM,
-	  .offset = OFF(output), .argh = "<format>",
-	  .help = "with --dry-run: yaml (default) or json",
-	  .choices = formats, .comp = RAI_COMP_CHOICES },
+	RUNAI_DRY_RUN_OPTS(struct manifest_opts, dry_run, output),
 	RAI_OPT_END
 };
 
@@ -82,8 +76,8 @@ check_flags(struct rai_ctx *ctx, const struct manifest_opts *o, int argc,
 	if (argc == 1 && o->prefix != NULL)
 		return USAGE(ctx, "--name-prefix is for a name the server makes: "
 		    "give it or a name ('%s'), not both", argv[0]);
-	if (o->output != NULL && !o->dry_run)
-		return USAGE(ctx, "-o/--output is for --dry-run");
+	if (runai_dry_run_check(ctx, o->dry_run, o->output) == -1)
+		return -1;
 	return 0;
 }
 
@@ -134,7 +128,7 @@ cmd_workload_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	rc = rai_wl_submit_manifest(RUNAI_WL(ctx), &m, rai_ctx_err(ctx));
 	if (rc == 0 && o->dry_run)
 		rc = runai_print_request(ctx, "POST", m.request_path, m.request,
-		    o->output != NULL && strcmp(o->output, "json") == 0);
+		    o->output);
 	else if (rc == 0)
 		runai_say_done(ctx, "workload", m.made, "submitted successfully");
 	rai_wl_manifest_release(&m);
@@ -175,8 +169,9 @@ const struct rai_cmd runai_cmd_workload_submit = {
 	    "--preemptibility are the control plane's and are refused "
 	    "there.\n\n"
 	    "--dry-run prints the request and where it would go, as YAML (or "
-	    "JSON with -o json), the values of variables named like secrets "
-	    "redacted.",
+	    "JSON with -o json), with the values of variables named like "
+	    "secrets, of keys that name a credential and of annotations "
+	    "holding them redacted.",
 	.examples = manifest_examples,
 	.opts = manifest_opts,
 	.opts_size = sizeof(struct manifest_opts),

@@ -9,7 +9,7 @@
 
 #include "core/alloc.h"
 #include "core/json.h"
-#include "core/log.h"
+#include "kube/redact.h"
 #include "runai/wl.h"
 
 #include "core/banned.h"
@@ -136,32 +136,6 @@ rai_wl_update(struct rai_wl *wl, struct rai_wl_update *u, struct rai_err *err)
 	return wl->ops->update(wl, u, err);
 }
 
-/*
- * Every "env" list of name/value pairs in o, at any depth (a manifest's
- * containers'), with the values of names like secrets' redacted.
- */
-static void
-redact_env(cJSON *o)
-{
-	cJSON *it, *e;
-	const char *name;
-
-	cJSON_ArrayForEach(it, o) {
-		if (it->string != NULL && strcmp(it->string, "env") == 0 &&
-		    cJSON_IsArray(it)) {
-			cJSON_ArrayForEach(e, it) {
-				name = rai_json_str_or(e, "name", "");
-				if (rai_json_str(e, "value") != NULL &&
-				    rai_is_secret_name(name, strlen(name)))
-					rai_json_set_str(e, "value",
-					    "<redacted>");
-			}
-		} else if (cJSON_IsObject(it) || cJSON_IsArray(it)) {
-			redact_env(it);
-		}
-	}
-}
-
 int
 rai_wl_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
     struct rai_err *err)
@@ -170,9 +144,8 @@ rai_wl_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
 		return unsupported(wl, "submitting a manifest", err);
 	if (wl->ops->submit_manifest(wl, m, err) == -1)
 		return -1;
-	/* a dry run's request is shown */
-	if (m->request != NULL)
-		redact_env(m->request);
+	/* a dry run's request is shown: credentials in it are masked */
+	kube_redact(m->request);
 	return 0;
 }
 

@@ -199,9 +199,8 @@ struct rai_wl_manifest {
 	int		 dry_run;
 	/* out */
 	char		*made;		/* the workload's name as made */
-	cJSON		*request;	/* dry run: what would be sent, the
-					   values of variables named like
-					   secrets redacted */
+	cJSON		*request;	/* dry run: what would be sent,
+					   credentials redacted (kube_redact) */
 	char		*request_path;	/* and where */
 };
 void	 rai_wl_manifest_release(struct rai_wl_manifest *);
