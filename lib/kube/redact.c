@@ -79,6 +79,24 @@ redact_named_value(cJSON *obj)
 		set_string(value, KUBE_REDACTED);
 }
 
+/* A Secret's data and stringData: every value, whatever its key. */
+static void
+redact_secret_values(cJSON *secret)
+{
+	static const char *const fields[] = { "data", "stringData" };
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(secret, "kind");
+	cJSON *c;
+	size_t i;
+
+	if (!cJSON_IsString(kind) || strcmp(kind->valuestring, "Secret") != 0)
+		return;
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(secret,
+		    fields[i]))
+			if (cJSON_IsString(c))
+				set_string(c, KUBE_REDACTED);
+}
+
 void
 kube_redact(cJSON *node)
 {
@@ -86,8 +104,10 @@ kube_redact(cJSON *node)
 
 	if (node == NULL)
 		return;
-	if (cJSON_IsObject(node))
+	if (cJSON_IsObject(node)) {
 		redact_named_value(node);
+		redact_secret_values(node);
+	}
 	cJSON_ArrayForEach(c, node) {
 		if (cJSON_IsString(c)) {
 			if (c->string != NULL &&

@@ -10,8 +10,9 @@
  * like a secret; and in every other annotation (a command line, the
  * last-applied-configuration's copy of the object), what core/log.c's
  * text redaction masks: secret-named variables' values, secret keys in
- * embedded JSON, JWTs and NAME=VALUE assignments. Redacted values read
- * "<redacted>".
+ * embedded JSON, JWTs and NAME=VALUE assignments. A Secret met anyway
+ * (a manifest someone hands over) loses every value of its data and
+ * stringData. Redacted values read "<redacted>".
  */
 #ifndef KUBE_REDACT_H
 #define KUBE_REDACT_H

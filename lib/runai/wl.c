@@ -140,8 +140,19 @@ int
 rai_wl_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
     struct rai_err *err)
 {
+	const char *kind = rai_json_str(m->manifest, "kind");
+
 	if (wl->ops->submit_manifest == NULL)
 		return unsupported(wl, "submitting a manifest", err);
+	/*
+	 * A Secret is no workload, and its values would go where requests
+	 * go: --dry-run's output and -v's body logs, which mask only what
+	 * is named like a credential.
+	 */
+	if (kind != NULL && strcmp(kind, "Secret") == 0)
+		return rai_err_set(err, RAI_E_USAGE, "a Secret is not a "
+		    "workload; create it with kubectl, not through runai's "
+		    "requests and their logs");
 	if (wl->ops->submit_manifest(wl, m, err) == -1)
 		return -1;
 	/* a dry run's request is shown: credentials in it are masked */

@@ -159,6 +159,13 @@ posts() {
 	printf -- '- a\n- b\n' >"$BATS_TEST_TMPDIR/list.yaml"
 	run -2 c workload submit -f "$BATS_TEST_TMPDIR/list.yaml" -p team-a
 	assert_output "runai: error: $BATS_TEST_TMPDIR/list.yaml holds no object to submit"
+	# a Secret is refused in both modes, its value in no output
+	printf 'apiVersion: v1\nkind: Secret\nmetadata: {name: s1}\nstringData: {k: hunter2}\n' >"$BATS_TEST_TMPDIR/s.yaml"
+	run -2 c workload submit -f "$BATS_TEST_TMPDIR/s.yaml" -p team-a --dry-run
+	assert_output "runai: error: a Secret is not a workload; create it with kubectl, not through runai's requests and their logs"
+	run -2 k workload submit -f "$BATS_TEST_TMPDIR/s.yaml" -p team-a -v 8
+	assert_line --index -1 "runai: error: a Secret is not a workload; create it with kubectl, not through runai's requests and their logs"
+	refute_output --partial hunter2
 	run -2 c workload submit a b -f "$(job_manifest)" -p team-a
 	assert_output "runai: error: one name, please (got 'b' too)"
 	run -2 c workload submit a -f "$(job_manifest)" -p team-a --name-prefix x

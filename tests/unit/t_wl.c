@@ -2,13 +2,17 @@
  * Unit tests of the workload interface's own parts (lib/runai/wl.c): an
  * operation a source has not fails in one line naming the mode, the
  * optional ones read as "nothing to do", resolve runs once, and the
- * records' helpers. The sources themselves run end to end (t2* against
+ * records' helpers, a Secret refused as a manifest and masked in a
+ * tree. The sources themselves run end to end (t2* against
  * the Kubernetes emulator, t6000 against the control plane's).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "core/err.h"
+#include "kube/redact.h"
 #include "runai/wl.h"
 
 #include "harness.h"
@@ -31,6 +35,26 @@ fake_free(struct rai_wl *wl)
 	rai_wl_release(wl);
 	free(wl);
 }
+
+static int manifests_sent;
+
+/* A source's manifest submit: what it would send is the manifest. */
+static int
+fake_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
+    struct rai_err *err)
+{
+	(void)wl;
+	(void)err;
+	manifests_sent++;
+	m->request = cJSON_Duplicate(m->manifest, 1);
+	return 0;
+}
+
+static const struct rai_wl_ops manifest_ops = {
+	.resolve = fake_resolve,
+	.submit_manifest = fake_submit_manifest,
+	.free = fake_free,
+};
 
 /* A source with nothing but resolve: every other call must say so. */
 static const struct rai_wl_ops bare_ops = {
@@ -129,6 +153,57 @@ TEST(detail_events_name_their_source_in_lower_case)
 	T_NULL(d.events);
 }
 
+TEST(a_secret_is_refused_before_the_source_sees_it)
+{
+	struct rai_wl *wl = calloc(1, sizeof(*wl));
+	struct rai_wl_manifest m = { 0 };
+	struct rai_err err = RAI_ERR_INIT;
+	cJSON *secret = cJSON_Parse("{\"apiVersion\":\"v1\",\"kind\":"
+	    "\"Secret\",\"stringData\":{\"x\":\"hunter2\"}}");
+	cJSON *job = cJSON_Parse("{\"kind\":\"Job\",\"spec\":{\"env\":"
+	    "[{\"name\":\"DB_PASSWORD\",\"value\":\"pw\"}]}}");
+
+	rai_wl_init(wl, &manifest_ops, "", "in test mode");
+	manifests_sent = 0;
+	m.manifest = secret;
+	T_INT_EQ(rai_wl_submit_manifest(wl, &m, &err), -1);
+	T_INT_EQ(err.kind, RAI_E_USAGE);
+	T_STR_EQ(err.message, "a Secret is not a workload; create it with "
+	    "kubectl, not through runai's requests and their logs");
+	T_INT_EQ(manifests_sent, 0);
+	T_NULL(m.request);
+	rai_err_release(&err);
+	/* a workload goes through, its request masked for showing */
+	m.manifest = job;
+	T_INT_EQ(rai_wl_submit_manifest(wl, &m, &err), 0);
+	T_INT_EQ(manifests_sent, 1);
+	T_STR_EQ(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    m.request, "spec"), "env"), 0)->child->next->valuestring,
+	    KUBE_REDACTED);
+	rai_wl_manifest_release(&m);
+	cJSON_Delete(secret);
+	cJSON_Delete(job);
+	rai_wl_free(wl);
+}
+
+TEST(a_secret_met_in_a_tree_loses_its_values)
+{
+	cJSON *list = cJSON_Parse("{\"kind\":\"List\",\"items\":[{\"kind\":"
+	    "\"Secret\",\"metadata\":{\"name\":\"s1\"},\"data\":{\"k\":"
+	    "\"aHVudGVyMg==\"},\"stringData\":{\"plain\":\"hunter2\"}},"
+	    "{\"kind\":\"ConfigMap\",\"data\":{\"k\":\"kept\"}}]}");
+	char *out;
+
+	kube_redact(list);
+	out = cJSON_PrintUnformatted(list);
+	T_STR_EQ(out, "{\"kind\":\"List\",\"items\":[{\"kind\":\"Secret\","
+	    "\"metadata\":{\"name\":\"s1\"},\"data\":{\"k\":\"<redacted>\"},"
+	    "\"stringData\":{\"plain\":\"<redacted>\"}},{\"kind\":"
+	    "\"ConfigMap\",\"data\":{\"k\":\"kept\"}}]}");
+	free(out);
+	cJSON_Delete(list);
+}
+
 int
 main(void)
 {
@@ -136,5 +211,7 @@ main(void)
 	RUN(resolve_runs_once_and_blank_project_is_none);
 	RUN(detail_fields_keep_their_order);
 	RUN(detail_events_name_their_source_in_lower_case);
+	RUN(a_secret_is_refused_before_the_source_sees_it);
+	RUN(a_secret_met_in_a_tree_loses_its_values);
 	return t_done();
 }
