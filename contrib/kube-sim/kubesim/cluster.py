@@ -14,8 +14,8 @@ import traceback
 
 from kubesim.errors import ApiError
 from kubesim.gpus import DEFAULT_GPU_MEMORY_MIB, GPU, fmt_gpus, node_gpu_memory, pod_gpus
-from kubesim.objutil import (CLAIMS, NAMESPACES, NODES, PODS, PREEMPTED, PROJECTS,
-                             RUNAI_SCHEDULER, STORAGECLASSES, TRAINING, WORKLOADS,
+from kubesim.objutil import (CLAIMS, LEADERWORKERSETS, NAMESPACES, NODES, PODS, PREEMPTED,
+                             PROJECTS, RUNAI_SCHEDULER, STORAGECLASSES, TRAINING, WORKLOADS,
                              condition_of, condition_true, controller_uid, is_active, key_of,
                              label_of, meta_of, node_name_of, number, phase_of)
 
@@ -45,8 +45,11 @@ class World:
         self.workloads = [(gvr, w) for gvr in WORKLOADS for w in stored(store, gvr)]
         # distributed training jobs: owners of pods (gangs), not batch workloads
         self.training = [(gvr, w) for gvr in TRAINING for w in stored(store, gvr)]
+        # groups of a leader and its workers: owners of pods too
+        self.leader_worker_sets = [(LEADERWORKERSETS, w)
+                                   for w in stored(store, LEADERWORKERSETS)]
         self.by_uid = {meta_of(w).get("uid"): (gvr, w)
-                       for gvr, w in self.workloads + self.training}
+                       for gvr, w in self.workloads + self.training + self.leader_worker_sets}
         self.claims = {key_of(c): c for c in stored(store, CLAIMS)}
         self.classes = {meta_of(c).get("name"): c for c in stored(store, STORAGECLASSES)}
         gpu_nodes = [n for n in self.nodes.values()

@@ -17,6 +17,10 @@ One step, under the store lock:
      XGBoostJobs and MPIJobs get all their pods at once (one gang) and
      their headless Services, failed pods are replaced as restartPolicy
      allows, finished jobs are cleaned by cleanPodPolicy;
+  2c. the LeaderWorkerSet controller (lws.py): each group of a leader
+     and its workers gets its pods (the workers at once or once the
+     leader is Ready), groups come and go with spec.replicas, a group
+     whose pod restarted is made again whole;
   3. persistent volume claims are bound (volumes.py: the PV controller
      and a dynamic provisioner): a claim of an existing StorageClass gets
      a volume, one of a WaitForFirstConsumer class once a pod using it is
@@ -28,8 +32,8 @@ One step, under the store lock:
      work within quota, preempting over-share work for a project under
      its share); then claims waiting for a pod just placed are bound;
   5. pods the kubelet started print a log line;
-  6. workloads and training jobs get their status and the Run:ai
-     scheduler annotations (runai-calculated-status, runai-running-pods, ...);
+  6. workloads, training jobs and LeaderWorkerSets get their status and
+     the Run:ai scheduler annotations (runai-calculated-status, runai-running-pods, ...);
   7. LoadBalancer services get an ingress IP (127.0.0.N) one step after
      they are first seen (services.py);
   8. each node's GPU files (nodegpus.py) say which pods hold its GPUs,
@@ -58,8 +62,9 @@ from kubesim.cluster import World, store_write
 from kubesim.errors import ApiError, bad_request, not_found
 from kubesim.kubelet import Kubelet
 from kubesim.nodegpus import NodeGpuFiles
-from kubesim.objutil import (CLAIMS, HOLD, NODES, PODS, PROJECTS, SERVICES, STORAGECLASSES,
-                             TRAINING, WORKLOADS, annotation_of, clone, controller_uid,
+from kubesim.lws import LeaderWorkerSetController
+from kubesim.objutil import (CLAIMS, HOLD, LEADERWORKERSETS, NODES, PODS, PROJECTS, SERVICES,
+                             STORAGECLASSES, TRAINING, WORKLOADS, annotation_of, clone, controller_uid,
                              is_active, key_of, meta_of, node_name_of, phase_of, rfc3339,
                              runai_pod_status, set_condition)
 from kubesim.services import LoadBalancers
@@ -91,12 +96,14 @@ class Controller:
         self.taints = TaintManager(self)
         self.workloads = WorkloadController(self)
         self.training = TrainingController(self)
+        self.leader_worker_sets = LeaderWorkerSetController(self)
         self.volumes = VolumeBinder(self)
         self.scheduler = scheduler.Scheduler(self)
         self.load_balancers = LoadBalancers(self)
         self.node_gpus = NodeGpuFiles(getattr(sim, "state_dir", None), self.store)
-        self._parts = (self.kubelet, self.taints, self.workloads, self.training, self.volumes,
-                       self.scheduler, self.load_balancers)
+        self._parts = (self.kubelet, self.taints, self.workloads, self.training,
+                       self.leader_worker_sets, self.volumes, self.scheduler,
+                       self.load_balancers)
         self.store.add_listener(self._on_change)
 
     # thread ---------------------------------------------------------------
@@ -149,7 +156,8 @@ class Controller:
                 part.forget(uid)
         if getattr(self._local, "active", False):
             return
-        if gvr in WORKLOADS or gvr in TRAINING or gvr in (NODES, PROJECTS, SERVICES, CLAIMS, STORAGECLASSES) or \
+        if gvr in WORKLOADS or gvr in TRAINING or gvr in (
+                LEADERWORKERSETS, NODES, PROJECTS, SERVICES, CLAIMS, STORAGECLASSES) or \
                 (gvr == PODS and event_type in ("ADDED", "DELETED")):
             self._wake.set()
 
@@ -170,12 +178,14 @@ class Controller:
                 self.taints.evict_tainted(world, now)
                 self.workloads.reconcile(world, now)
                 self.training.reconcile(world, now)
+                self.leader_worker_sets.reconcile(world, now)
                 self.volumes.bind_claims(world, now)
                 self.scheduler.schedule(world, now)
                 self.volumes.bind_claims(world, now)   # claims waiting for a pod just placed
                 self.kubelet.print_logs(world)
                 self.workloads.update_status(world, now)
                 self.training.update_status(world, now)
+                self.leader_worker_sets.update_status(world, now)
                 self.workloads.annotate_pods(world)
                 self.load_balancers.assign(now)
                 self.node_gpus.write(now)
@@ -281,6 +291,9 @@ class Controller:
         gvr, wl = found
         if gvr in TRAINING:
             self.training.update_status(World(self.store), now)
+            return
+        if gvr == LEADERWORKERSETS:
+            self.leader_worker_sets.update_status(World(self.store), now)
             return
         current = self.store.get(gvr, *key_of(wl))
         if current is not None:

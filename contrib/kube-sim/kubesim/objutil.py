@@ -23,6 +23,11 @@ TFJOBS = ("kubeflow.org", "v1", "tfjobs")
 XGBOOSTJOBS = ("kubeflow.org", "v1", "xgboostjobs")
 MPIJOBS = ("kubeflow.org", "v2beta1", "mpijobs")
 TRAINING = (PYTORCHJOBS, TFJOBS, XGBOOSTJOBS, MPIJOBS)
+# Groups of a leader and its workers (lws.py): a distributed inference.
+LEADERWORKERSETS = ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets")
+# the label of a LeaderWorkerSet's pod that says its group (the
+# scheduler places each group as a gang of its own)
+LWS_GROUP_INDEX = "leaderworkerset.sigs.k8s.io/group-index"
 SERVICES = ("", "v1", "services")
 CONFIGMAPS = ("", "v1", "configmaps")
 CLAIMS = ("", "v1", "persistentvolumeclaims")

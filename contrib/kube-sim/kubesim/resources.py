@@ -61,6 +61,9 @@ TABLE = [_Row(*r) for r in (
     ("kubeflow.org", "v1", "tfjobs", "TFJob", True, [], RW, ["status"], True),
     ("kubeflow.org", "v1", "xgboostjobs", "XGBoostJob", True, [], RW, ["status"], True),
     ("kubeflow.org", "v2beta1", "mpijobs", "MPIJob", True, [], RW, ["status"], True),
+    # groups of a leader and its workers (lws.py runs them): a distributed inference
+    ("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "LeaderWorkerSet", True, ["lws"],
+     RW, ["status"], True),
 )]
 
 # The operator's CRDs print the newest condition's type and the age.

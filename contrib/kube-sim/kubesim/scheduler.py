@@ -1,6 +1,7 @@
 """The GPU scheduler part: each step it builds the fair-share planner's
 inputs from the cluster snapshot (node states, projects' deserved GPUs,
-running and pending jobs: a workload's pods form one gang), asks
+running and pending jobs: a workload's pods form one gang, each group
+of a LeaderWorkerSet one of its own), asks
 `fairshare.decide`, and applies the answer: preempted pods are deleted
 with a `Preempted` event (their workload makes them again, Pending),
 placed pods are bound (a shared GPU's index in annotation runai-gpu),
@@ -19,9 +20,9 @@ GPUs for the next one.
 from kubesim import fairshare
 from kubesim.cluster import Part
 from kubesim.errors import ApiError
-from kubesim.objutil import (HOLD, PODS, PREEMPTED, RUNAI_SCHEDULER, annotation_of,
-                             bound_active, clone, condition_of, controller_uid, key_of, label_of,
-                             meta_of, node_name_of, phase_of, set_condition)
+from kubesim.objutil import (HOLD, LWS_GROUP_INDEX, PODS, PREEMPTED, RUNAI_SCHEDULER,
+                             annotation_of, bound_active, clone, condition_of, controller_uid,
+                             key_of, label_of, meta_of, node_name_of, phase_of, set_condition)
 from kubesim.placement import NodeState, node_states, place  # noqa: F401  (the controller's)
 from kubesim.volumes import claims_problem
 
@@ -52,11 +53,22 @@ def fair_share_projects(world):
     return {p: (d or 0.0) for p, d in world.deserved.items() if p in with_ns}
 
 
+def gang_of(pod):
+    """The key of the gang a pod is placed with: its workload, or its
+    group within a LeaderWorkerSet (a group serves on its own: one placed
+    while another waits is of use); a pod of no workload alone."""
+    uid = controller_uid(pod)
+    if not uid:
+        return key_of(pod)
+    group = label_of(pod, LWS_GROUP_INDEX)
+    return uid if group is None else (uid, group)
+
+
 def jobs_of(world, pods, running, deserved):
-    """Pods grouped into fair-share jobs, by workload (else one per pod)."""
+    """Pods grouped into fair-share jobs, by gang (gang_of)."""
     groups = {}
     for pod in pods:
-        groups.setdefault(controller_uid(pod) or key_of(pod), []).append(pod)
+        groups.setdefault(gang_of(pod), []).append(pod)
     jobs = []
     for key, group in groups.items():
         group.sort(key=key_of)

@@ -65,13 +65,13 @@ class Layout(unittest.TestCase):
     def test_controller_parts_never_reach_the_controller(self):
         g = graph()
         for part in ("objutil", "gpus", "cluster", "kubelet", "taints", "volumes",
-                     "scheduler", "workloads", "services"):
+                     "scheduler", "workloads", "training", "lws", "services"):
             self.assertNotIn("controller", reaches(g, part), part)
 
     def test_shared_ground_imports_no_part(self):
         g = graph()
-        parts = {"kubelet", "taints", "volumes", "scheduler", "workloads", "services",
-                 "controller", "logs", "podproc", "channels", "attach", "podexec"}
+        parts = {"kubelet", "taints", "volumes", "scheduler", "workloads", "training", "lws",
+                 "services", "controller", "logs", "podproc", "channels", "attach", "podexec"}
         for ground in ("objutil", "gpus", "cluster", "podreq"):
             self.assertEqual(reaches(g, ground) & parts, set(), ground)
         self.assertEqual(g["objutil"], set())
@@ -87,8 +87,8 @@ class Layout(unittest.TestCase):
     def test_the_api_does_not_import_the_runtime(self):
         # api.py and main.py load the runtime by name, so the API runs without it
         g = graph()
-        runtime = {"controller", "kubelet", "scheduler", "workloads", "logs", "podexec",
-                   "attach", "podproc", "channels"}
+        runtime = {"controller", "kubelet", "scheduler", "workloads", "lws",
+                   "logs", "podexec", "attach", "podproc", "channels"}
         for core in ("api", "server", "store", "main", "sim"):
             self.assertEqual(reaches(g, core) & runtime, set(), core)
 

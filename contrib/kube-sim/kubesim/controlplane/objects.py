@@ -1,7 +1,8 @@
 """The cluster objects a workload submitted to the emulated control plane
-becomes: a RunaiJob (trainings, workspaces) or a training-operator job
-(distributed), the claims it asks to be made, a Service for its ports
-and an Ingress for its exposed URLs. The emulator's own controllers then run them as any other.
+becomes: a RunaiJob (trainings, workspaces), a training-operator job
+(distributed) or a LeaderWorkerSet (distributed inferences), the claims
+it asks to be made, a Service for its ports and an Ingress for its
+exposed URLs. The emulator's own controllers then run them as any other.
 
 An inference is served by Knative on a real cluster, which the emulator
 does not have (nor a Deployment controller). Its closest runnable kind
@@ -12,8 +13,8 @@ scale."""
 
 import shlex
 
-from kubesim import training
-from kubesim.objutil import MPIJOBS, PYTORCHJOBS, TFJOBS, XGBOOSTJOBS
+from kubesim import lws, training
+from kubesim.objutil import LEADERWORKERSETS, MPIJOBS, PYTORCHJOBS, TFJOBS, XGBOOSTJOBS
 
 
 def _split_words(text):
@@ -28,10 +29,11 @@ def claim_name(wl, i, pvc):
     return pvc.get("claimName") or "%s-pvc-%d" % (wl.name, i)
 
 
-def _volumes(wl):
-    """The pod's volumes and mounts for spec.storage: claims by name,
-    host directories (path on the node, mountPath in the container)."""
-    storage = wl.spec.get("storage") or {}
+def _volumes(wl, spec=None):
+    """The pod's volumes and mounts for the storage of spec (the
+    workload's by default): claims by name, host directories (path on
+    the node, mountPath in the container)."""
+    storage = (wl.spec if spec is None else spec).get("storage") or {}
     volumes, mounts = [], []
     for i, pvc in enumerate(storage.get("pvc") or []):
         name = "pvc-%d" % i
@@ -149,11 +151,12 @@ def _pairs(spec, key):
             if p.get("name") and not p.get("exclude")}
 
 
-def pod_template(wl, spec, container_name, labels):
+def pod_template(wl, spec, container_name, labels, storage=None):
     """The pod template of a submitted spec: its container (image,
     command, environment, GPUs as the emulator's RunaiJobs take them,
     CPU and memory, console, ports, volumes), the labels given and the
-    submitter's annotation."""
+    submitter's annotation. The volumes are those of the workload's
+    storage, or of storage (a spec) where given."""
     compute = spec.get("compute") or {}
     container = {"name": container_name, "image": spec.get("image"),
                  "imagePullPolicy": spec.get("imagePullPolicy") or "Always",
@@ -184,7 +187,7 @@ def pod_template(wl, spec, container_name, labels):
              if p.get("container")] + [{"containerPort": c} for c in _serving(spec)]
     if ports:
         container["ports"] = ports
-    volumes, mounts = _volumes(wl)
+    volumes, mounts = _volumes(wl, storage)
     pod_spec = {"schedulerName": "runai-scheduler", "restartPolicy": "Never",
                 "containers": [container]}
     _scheduling_security(spec, pod_spec, container)
@@ -218,7 +221,8 @@ def runaijob(wl):
 
 
 # the pods' priority class by workload type, where it is not "train"
-PRIORITY_CLASSES = {"Workspace": "build", "Inference": "inference"}
+PRIORITY_CLASSES = {"Workspace": "build", "Inference": "inference",
+                    "DistributedInference": "inference"}
 
 
 # the API's framework names -> the training operator's resource, its
@@ -254,3 +258,71 @@ def training_job(wl, body):
 
 
 FRAMEWORKS_KEYS = {gvr: training.FRAMEWORKS[gvr].specs_key for gvr in training.FRAMEWORKS}
+
+
+# --- distributed inferences --------------------------------------------------
+
+def _member_template(wl, spec, labels, port):
+    """A leader's or a worker's pod template: the role's own container
+    fields and storage, its working directory, the serving port (port,
+    on the leader)."""
+    tmpl = pod_template(wl, spec, wl.name, labels, storage=spec)
+    container = tmpl["spec"]["containers"][0]
+    if spec.get("workingDir"):
+        container["workingDir"] = spec["workingDir"]
+    if port:
+        container.setdefault("ports", []).append({"containerPort": port})
+    return tmpl
+
+
+def serving_port(spec):
+    return (spec.get("servingPort") or {}).get("port")
+
+
+def leader_worker_set(wl):
+    """The LeaderWorkerSet of a distributed inference: spec.replicas
+    groups of a leader and spec.workers workers, the leader's template
+    from spec.leader, the workers' from spec.worker (the leader's where
+    there are no workers: the kind requires a worker template)."""
+    spec = wl.spec
+    labels = {"app": "runai", "release": wl.name, "runai/workload-id": wl.id,
+              "priorityClassName": spec.get("priorityClass") or
+              PRIORITY_CLASSES["DistributedInference"]}
+    leader = spec.get("leader") or {}
+    worker = spec.get("worker") or leader
+    lwt = {"size": 1 + int(spec.get("workers") or 0),
+           "restartPolicy": spec.get("restartPolicy") or lws.RECREATE,
+           "leaderTemplate": _member_template(wl, leader, labels, serving_port(spec)),
+           "workerTemplate": _member_template(wl, worker, labels, None)}
+    return {"apiVersion": "/".join(LEADERWORKERSETS[:2]), "kind": "LeaderWorkerSet",
+            "metadata": {"name": wl.name, "labels": labels},
+            "spec": {"replicas": int(spec.get("replicas") or 0),
+                     "startupPolicy": spec.get("startupPolicy") or "LeaderCreated",
+                     "leaderWorkerTemplate": lwt}}
+
+
+def serving_service_name(wl):
+    """The name of a distributed inference's serving Service: the
+    workload's own is the LeaderWorkerSet's headless Service."""
+    return "%s-serving" % wl.name
+
+
+def serving_service(wl, owner):
+    """A ClusterIP Service for spec.servingPort, on the leaders of every
+    group, owned by the LeaderWorkerSet (owner, as stored): it goes with
+    it. None without a serving port."""
+    port = serving_port(wl.spec)
+    if not port:
+        return None
+    meta = owner["metadata"]
+    return {"apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": serving_service_name(wl),
+                         "labels": {"runai/workload-id": wl.id, "release": wl.name},
+                         "ownerReferences": [{
+                             "apiVersion": owner["apiVersion"], "kind": owner["kind"],
+                             "name": meta["name"], "uid": meta["uid"],
+                             "blockOwnerDeletion": True}]},
+            "spec": {"type": "ClusterIP",
+                     "selector": {lws.SET_NAME: wl.name, lws.WORKER_INDEX: "0"},
+                     "ports": [{"name": "serving", "protocol": "TCP", "port": port,
+                                "targetPort": port}]}}

@@ -23,6 +23,8 @@ from kubesim.store import now_rfc3339
 from kubesim.workloads import name_suffix
 
 from kubesim.controlplane import assets, clusterapi, realm, views
+from kubesim.controlplane.distinf import DistributedInferences
+from kubesim.controlplane.errors import CpError
 from kubesim.controlplane.objects import (FRAMEWORKS, ingress, new_claims, runaijob,
                                           service, training_job)
 from kubesim.controlplane.judge import Judge, query_of
@@ -38,12 +40,6 @@ VIOLATIONS_FILE = "control-plane-violations.jsonl"
 REQUESTS_FILE = "control-plane-requests.jsonl"
 # the operators of the filter grammar, longest first
 FILTER_OPS = ("==", "!=", "<=", ">=", "=@", "!@", "=^", "=$")
-
-
-class CpError(Exception):
-    def __init__(self, code, message, extra=None):
-        super().__init__(message)
-        self.code, self.message, self.extra = code, message, extra or {}
 
 
 class ControlPlane:
@@ -289,7 +285,7 @@ def served_answer(cp, method, query, status, answer):
     return answer
 
 
-class Routes:
+class Routes(DistributedInferences):
     """One request's work; raises CpError for an error answer."""
 
     def __init__(self, cp, method, path, query, body, claims):
@@ -327,6 +323,8 @@ class Routes:
             return self.all_pods()
         if p[:2] == ["workloads", "inferences"]:
             return self.inferences(p[2:], m)
+        if p[:2] == ["workloads", "distributed-inferences"]:
+            return self.distributed_inferences(p[2:], m)
         if p[:1] == ["workloads"] and len(p) == 2 and p[1] in TYPES and m == "POST":
             return self.create(TYPES[p[1]])
         if p[:1] == ["workloads"] and len(p) == 2 and m == "GET":
@@ -709,8 +707,8 @@ class Routes:
         return self.claims.get("email") or self.claims.get("preferred_username") or \
             self.claims.get("sub")
 
-    def create(self, kind):
-        b = self.body if isinstance(self.body, dict) else {}
+    def creation_target(self, b):
+        """The name and project of a create request's body (b), checked."""
         name, pid = b.get("name"), str(b.get("projectId") or "")
         if not isinstance(name, str) or not re.match(r"^[a-z]([-a-z0-9]*[a-z0-9])?$", name):
             raise CpError(400, "name must be a DNS label starting with a letter")
@@ -719,6 +717,25 @@ class Routes:
         project = self.st.project_by_id(pid)
         if project is None:
             raise CpError(400, "project %s not found" % pid)
+        return name, project
+
+    def add_workload(self, kind, name, project, spec, as_prefix):
+        """The workload recorded (its name made from name where
+        as_prefix); 400 where the project has one of that name."""
+        requested = name
+        if as_prefix:
+            name = "%s-%s" % (name, name_suffix())
+        wl = Workload(kind, name, project, self.st.cluster_id, self._user(), spec)
+        wl.requested_name = requested
+        try:
+            self.st.add(wl)
+        except ApiError as e:
+            raise CpError(400, e.message)
+        return wl
+
+    def create(self, kind):
+        b = self.body if isinstance(self.body, dict) else {}
+        name, project = self.creation_target(b)
         spec = self.with_template(kind, b.get("templateId"), b.get("spec") or {})
         if kind == "Distributed" and spec.get("distributedFramework") not in FRAMEWORKS:
             raise CpError(400, "spec.distributedFramework must be one of %s"
@@ -736,15 +753,7 @@ class Routes:
                           {"complianceIssues": issues})
         if not spec.get("image"):
             raise CpError(400, "spec.image is required")
-        requested = name
-        if b.get("useGivenNameAsPrefix"):
-            name = "%s-%s" % (name, name_suffix())
-        wl = Workload(kind, name, project, self.st.cluster_id, self._user(), spec)
-        wl.requested_name = requested
-        try:
-            self.st.add(wl)
-        except ApiError as e:
-            raise CpError(400, e.message)
+        wl = self.add_workload(kind, name, project, spec, b.get("useGivenNameAsPrefix"))
         try:
             for claim in new_claims(wl):
                 if self.cp.sim.store.get(CLAIMS, wl.namespace,

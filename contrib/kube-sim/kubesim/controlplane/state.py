@@ -3,6 +3,7 @@
 Projects, nodes, pods and events are read from the store each time; a
 workload submitted here becomes a RunaiJob (with its pods made by the
 emulator's own controller; an inference's replicas too, see objects.py),
+a training-operator job or a LeaderWorkerSet (a distributed inference),
 so kubectl, logs and exec see it as any other. What the control plane
 alone knows - the workload's UUID, type,
 submitter, submitted spec, desired phase, deletion time - is kept in
@@ -32,7 +33,8 @@ TYPES = {"trainings": "Training", "workspaces": "Workspace", "distributed": "Dis
 class Workload:
     def __init__(self, kind, name, project, cluster_id, created_by, spec):
         self.id = str(uuid.uuid4())
-        self.type = kind                # Training | Workspace | Distributed | Inference
+        # Training | Workspace | Distributed | Inference | DistributedInference
+        self.type = kind
         self.gvr = RUNAIJOBS            # the cluster object's resource
         self.name = name
         self.project = project          # the project view (dict)
@@ -254,6 +256,8 @@ class State:
         phases = [phase_of(p) for p in pods]
         if "Running" in phases:
             return "Running"
+        if not pods and wl.type == "DistributedInference" and not wl.spec.get("replicas"):
+            return "Running"    # scaled to no groups: nothing to wait for
         if not pods:
             return "Resuming" if wl.desired == "Running" and wl.phase in (
                 "Stopped", "Stopping", "Resuming") else "Creating"

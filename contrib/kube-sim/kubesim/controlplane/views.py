@@ -76,15 +76,29 @@ def _pod_gpus(pod):
 
 # per workload type where it is not a training's: the priority (2.21+),
 # the category (2.22+)
-PRIORITIES = {"Workspace": 125, "Inference": 150}
-CATEGORIES = {"Workspace": "Build", "Inference": "Deploy"}
+PRIORITIES = {"Workspace": 125, "Inference": 150, "DistributedInference": 150}
+CATEGORIES = {"Workspace": "Build", "Inference": "Deploy", "DistributedInference": "Deploy"}
+# the types that are deleted, never suspended
+NOT_SUSPENDED = ("Inference", "DistributedInference")
 
 
 def _priority_class(wl):
     return PRIORITY_CLASSES.get(wl.type, "train")
 
 
+def _roles(wl):
+    """A distributed inference's [(container spec, pods of it per group)]:
+    the leader, and the workers where there are any."""
+    out = [(wl.spec.get("leader") or {}, 1)]
+    workers = int(wl.spec.get("workers") or 0)
+    if workers:
+        out.append((wl.spec.get("worker") or {}, workers))
+    return out
+
+
 def _pods_requested(wl):
+    if wl.type == "DistributedInference":
+        return int(wl.spec.get("replicas") or 0) * sum(n for _, n in _roles(wl))
     if wl.type == "Inference":
         return inference_replicas(wl.spec)
     if wl.type != "Distributed":
@@ -103,6 +117,14 @@ def workload(state, profile, wl, detailed=False):
             _gpus_requested(getattr(wl, "master_spec", None) or {})
     if wl.type == "Inference":
         gpus *= inference_replicas(wl.spec)
+    images = [wl.spec.get("image") or ""]
+    if wl.type == "DistributedInference":
+        gpus = int(wl.spec.get("replicas") or 0) * sum(
+            _gpus_requested(role) * n for role, n in _roles(wl))
+        images = []
+        for role, _ in _roles(wl):
+            if (role.get("image") or "") not in images:
+                images.append(role.get("image") or "")
     out = {
         "type": wl.type, "name": wl.name, "id": wl.id, "source": "CLI",
         "priorityClassName": _priority_class(wl),
@@ -113,12 +135,12 @@ def workload(state, profile, wl, detailed=False):
         "tenantId": TENANT_ID, "runningPods": len(running), "phaseUpdatedAt": wl.phase_at,
         "k8sPhaseUpdatedAt": wl.phase_at, "updatedAt": wl.phase_at,
         "deletedAt": wl.deleted_at,
-        "images": [wl.spec.get("image") or ""],
+        "images": images,
         "requestedPods": _requested_pods(wl),
         "podsRequestedResources": {"gpu": {"request": gpus}},
         "allocatedResources": {"gpu": sum(_pod_gpus(p) for p in running)},
         # an inference is deleted, never suspended
-        "actionsSupport": {"delete": True, "suspend": wl.type != "Inference"},
+        "actionsSupport": {"delete": True, "suspend": wl.type not in NOT_SUSPENDED},
         "requestedNodePools": wl.spec.get("nodePools") or ["default"],
     }
     if wl.spec.get("priorityClass"):
