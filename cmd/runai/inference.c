@@ -1,7 +1,8 @@
 /*
  * runai inference VERB: the control plane's inference workloads
  * (Kubernetes mode has none: the source says so in one line), also as
- * "runai inference standard VERB".
+ * "runai inference standard VERB"; and "runai inference distributed
+ * VERB", served by groups of a leader and its workers.
  */
 #include <stddef.h>
 
@@ -46,9 +47,41 @@ static const struct rai_cmd inf_standard = {
 	.subcmds = standard_subcmds,
 };
 
+/* The same shared verbs, for the distributed ones alone. */
+static const struct rai_cmd dinf_list =
+    RUNAI_WL_LIST("distributed inference workloads");
+static const struct rai_cmd dinf_describe =
+    RUNAI_WL_DESCRIBE("a distributed inference workload");
+static const struct rai_cmd dinf_delete =
+    RUNAI_WL_DELETE("a distributed inference workload");
+static const struct rai_cmd dinf_streams[] = {
+	RUNAI_WL_STREAMS("a distributed inference workload")
+};
+
+static const struct rai_cmd *const distributed_subcmds[] = {
+	&runai_cmd_inference_dist_submit,
+	&runai_cmd_inference_dist_scale,
+	&dinf_list,
+	&dinf_describe,
+	&dinf_delete,
+	&dinf_streams[0],	/* logs */
+	&dinf_streams[1],	/* exec */
+	&dinf_streams[2],	/* bash */
+	&dinf_streams[4],	/* port-forward */
+	NULL
+};
+
+static const struct rai_cmd inf_distributed = {
+	.name = "distributed",
+	.summary = "inference served by groups of a leader and its workers "
+	    "(control plane 2.23+)",
+	.subcmds = distributed_subcmds,
+};
+
 static const struct rai_cmd *const inf_subcmds[] = {
 	INFERENCE_VERBS,
 	&inf_standard,
+	&inf_distributed,
 	NULL
 };
 

@@ -14,9 +14,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
-#include "core/buf.h"
 #include "core/strv.h"
-#include "core/text.h"
 #include "inference_scaling.h"
 #include "request_print.h"
 #include "kube/quantity.h"
@@ -231,20 +229,6 @@ check_quantities(struct rai_ctx *ctx, const struct inference_opts *o)
 	return 0;
 }
 
-/* "a,b" from the repeated --node-pools, or NULL. */
-static char *
-join_pools(const struct rai_strv *pools)
-{
-	struct rai_buf b = RAI_BUF_INIT;
-	size_t i;
-
-	if (pools->n == 0)
-		return NULL;
-	for (i = 0; i < pools->n; i++)
-		rai_buf_addf(&b, "%s%s", i > 0 ? "," : "", pools->v[i]);
-	return rai_buf_detach(&b, NULL);
-}
-
 static int
 make_spec(struct rai_ctx *ctx, const struct inference_opts *o,
     struct inference_job *j, const char *name, char **cmd, size_t ncmd)
@@ -278,7 +262,7 @@ make_spec(struct rai_ctx *ctx, const struct inference_opts *o,
 	s->memory_limit = o->memory_limit;
 	s->large_shm = o->large_shm;
 	s->node_type = o->node_type;
-	s->node_pools = j->node_pools = join_pools(&o->node_pools);
+	s->node_pools = j->node_pools = rai_strv_join(&o->node_pools, ",");
 	s->pod_labels = o->labels;
 	s->pod_annotations = o->annotations;
 	return 0;
@@ -348,23 +332,6 @@ check_offline(struct rai_ctx *ctx, const struct inference_opts *o,
 
 /* ---- sending ---- */
 
-/* The control plane's verdict, one line per field, after the error. */
-static void
-print_refusal(struct rai_ctx *ctx, const struct rai_err *err)
-{
-	size_t i;
-	char *f, *m;
-
-	rai_err_print(err, stderr, ctx->prog->name);
-	for (i = 0; i < err->ncauses; i++) {
-		f = rai_text_sanitize(err->causes[i].field);
-		m = rai_text_sanitize(err->causes[i].message);
-		fprintf(stderr, "  %s: %s\n", f, m);
-		free(f);
-		free(m);
-	}
-}
-
 static int
 submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
     struct inference_job *j)
@@ -380,7 +347,7 @@ submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
 	if (rai_wl_submit(RUNAI_WL(ctx), &s, err) == -1) {
 		if (err->ncauses == 0)
 			return -1;
-		print_refusal(ctx, err);
+		runai_print_refusal(ctx, err);
 		return 1;
 	}
 	if (o->dry_run)

@@ -2,6 +2,7 @@
  * The control plane's commands' last lines; see request_print.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/out.h"
@@ -44,4 +45,20 @@ runai_say_done(struct rai_ctx *ctx, const char *noun, const char *name,
 	rai_text_put(ctx->out, "", name, " -p ");
 	rai_text_put(ctx->out, "", RUNAI_WL(ctx)->project,
 	    "` to check its status\n");
+}
+
+void
+runai_print_refusal(struct rai_ctx *ctx, const struct rai_err *err)
+{
+	size_t i;
+	char *f, *m;
+
+	rai_err_print(err, stderr, ctx->prog->name);
+	for (i = 0; i < err->ncauses; i++) {
+		f = rai_text_sanitize(err->causes[i].field);
+		m = rai_text_sanitize(err->causes[i].message);
+		fprintf(stderr, "  %s: %s\n", f, m);
+		free(f);
+		free(m);
+	}
 }

@@ -40,6 +40,10 @@ int	 runai_dry_run_check(struct rai_ctx *, int dry_run,
 int	 runai_print_request(struct rai_ctx *, const char *method,
 	    const char *path, const cJSON *request, const char *output);
 
+/* The control plane's verdict on stderr: the error, then one line per
+ * field it named (err->causes). */
+void	 runai_print_refusal(struct rai_ctx *, const struct rai_err *);
+
 /*
  * "The NOUN 'NAME' has been DONE", then how to see its status: "runai
  * NOUN describe NAME -p PROJECT" (the resolved project).

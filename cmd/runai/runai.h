@@ -156,6 +156,8 @@ extern const struct rai_cmd runai_cmd_alias_xgboost;
 extern const struct rai_cmd runai_cmd_alias_jax;
 extern const struct rai_cmd runai_cmd_inference_submit;
 extern const struct rai_cmd runai_cmd_inference_update;
+extern const struct rai_cmd runai_cmd_inference_dist_submit;
+extern const struct rai_cmd runai_cmd_inference_dist_scale;
 extern const struct rai_cmd runai_cmd_workload_submit;
 /* the original CLI's old command names */
 extern const struct rai_cmd runai_cmd_get;

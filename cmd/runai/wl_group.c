@@ -66,6 +66,10 @@ runai_wl_group_of(const struct rai_ctx *ctx, struct runai_wl_group *g)
 	} else if (word_is(path, len, "inference")) {
 		g->kind = RUNAI_WL_INFERENCE;
 		g->noun = "inference";
+		if (word_is(second, len2, "distributed")) {
+			g->kind = RUNAI_WL_DIST_INFERENCE;
+			g->noun = "distributed inference";
+		}
 	} else if (word_is(path, len, "training")) {
 		g->kind = RUNAI_WL_TRAINING;
 		g->noun = "training";
@@ -98,7 +102,9 @@ runai_wl_v2_type(const struct rai_job_view *v)
 
 	if (strncmp(t, "Interactive", 11) == 0)
 		return "Workspace";
-	if (strcmp(t, "Inference") == 0)
+	/* the CLI v2's types are three: a distributed one is an inference */
+	if (strcmp(t, "Inference") == 0 ||
+	    strcmp(t, "DistributedInference") == 0)
 		return "Inference";
 	if (*t == '\0' || strcmp(t, "Train") == 0 ||
 	    strcmp(t, "Distributed") == 0 || *runai_wl_framework(v) != '\0')
@@ -120,6 +126,9 @@ runai_wl_group_has(const struct runai_wl_group *g,
 		return strcmp(type, "Workspace") == 0;
 	case RUNAI_WL_INFERENCE:
 		return strcmp(type, "Inference") == 0;
+	case RUNAI_WL_DIST_INFERENCE:
+		return v->type != NULL &&
+		    strcmp(v->type, "DistributedInference") == 0;
 	case RUNAI_WL_TRAINING:
 		return strcmp(type, "Training") == 0;
 	case RUNAI_WL_STANDARD:
@@ -151,6 +160,8 @@ type_noun(const struct rai_job_view *v)
 	    sizeof(*frameworks); i++)
 		if (strcmp(frameworks[i].title, fw) == 0)
 			return frameworks[i].article_noun;
+	if (v->type != NULL && strcmp(v->type, "DistributedInference") == 0)
+		return "a distributed inference workload";
 	return strcmp(group_word(v), "workspace") == 0 ? "a workspace" :
 	    strcmp(group_word(v), "inference") == 0 ?
 	    "an inference workload" : "a standard training";
@@ -205,7 +216,8 @@ runai_wl_group_usable(struct rai_ctx *ctx, const struct runai_wl_group *g)
 
 	/* the control plane makes its inference services; a cluster alone
 	   has no such objects for runai to list */
-	if (g->kind != RUNAI_WL_INFERENCE ||
+	if ((g->kind != RUNAI_WL_INFERENCE &&
+	    g->kind != RUNAI_WL_DIST_INFERENCE) ||
 	    !(RUNAI_WL(ctx)->caps & RAI_WL_MAKES_OBJECTS))
 		return 0;
 	rai_err_set(err, RAI_E_CONFIG, "inference workloads are served by a "

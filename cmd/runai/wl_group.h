@@ -23,7 +23,8 @@ enum runai_wl_kind {
 	RUNAI_WL_TRAINING,	/* every training: standard and distributed */
 	RUNAI_WL_STANDARD,	/* single-pod training */
 	RUNAI_WL_FRAMEWORK,	/* one distributed framework */
-	RUNAI_WL_INFERENCE,
+	RUNAI_WL_INFERENCE,	/* every inference: standard and distributed */
+	RUNAI_WL_DIST_INFERENCE,	/* leader-worker groups */
 };
 
 struct runai_wl_group {

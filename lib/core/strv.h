@@ -18,6 +18,9 @@ struct rai_strv {
 
 /* Appends a copy of s. */
 void	rai_strv_push(struct rai_strv *, const char *);
+/* The strings joined by sep, freshly allocated; NULL when there are
+ * none. */
+char   *rai_strv_join(const struct rai_strv *, const char *sep);
 /* Frees the copies and the array; sv is left empty. */
 void	rai_strv_release(struct rai_strv *);
 

@@ -25,6 +25,7 @@
 #include "runai/cp_pager.h"
 #include "runai/cp_pages.h"
 #include "runai/cp_request.h"
+#include "runai/cp_request_dinf.h"
 #include "runai/cp_work.h"
 #include "runai/dist.h"
 #include "runai/git_sync.h"
@@ -711,7 +712,8 @@ cp_submit(struct cp *c, const struct rai_submit_spec *s,
 
 int
 cp_submit_inference(struct cp *c, const struct rai_submit_spec *s,
-    const struct rai_inference_spec *inf, const char *prefix, int dry_run,
+    const struct rai_inference_spec *inf,
+    const struct rai_dist_inference *dinf, const char *prefix, int dry_run,
     cJSON **out, struct rai_err *err)
 {
 	struct submit_target t;
@@ -721,12 +723,13 @@ cp_submit_inference(struct cp *c, const struct rai_submit_spec *s,
 	*out = NULL;
 	if (target_open(c, s->project, &t, err) == -1 ||
 	    cp_submit_request(s, prefix, t.pid, t.cluster, t.release, &body,
-	    err) == -1 || cp_inference_request(body, inf, t.release,
-	    err) == -1)
+	    err) == -1 || (dinf != NULL ? cp_dist_inference_request(body,
+	    dinf, t.release, err) : cp_inference_request(body, inf,
+	    t.release, err)) == -1)
 		cJSON_Delete(body);
 	else
-		rc = send_or_show(c, CP_INFERENCES_PATH, body, dry_run, out,
-		    err);
+		rc = send_or_show(c, dinf != NULL ? CP_DIST_INFERENCES_PATH :
+		    CP_INFERENCES_PATH, body, dry_run, out, err);
 	target_close(&t);
 	return rc;
 }
@@ -747,6 +750,8 @@ type_path(const char *type)
 		return "distributed";
 	if (strcmp(type, "Inference") == 0)
 		return "inferences";
+	if (strcmp(type, "DistributedInference") == 0)
+		return "distributed-inferences";
 	return NULL;
 }
 
@@ -773,7 +778,7 @@ cp_job_action(struct cp *c, const cJSON *wl, enum cp_action a,
 		    rai_json_str_or(wl, "type", "?"), a == CP_DELETE ?
 		    "delete on this control plane" : "suspend or resume");
 	/* the API has no suspend or resume of an inference */
-	if (a != CP_DELETE && strcmp(kind, "inferences") == 0)
+	if (a != CP_DELETE && strstr(kind, "inferences") != NULL)
 		return rai_err_set(err, RAI_E_USAGE, "an inference workload "
 		    "cannot be suspended or resumed, only deleted");
 	/* a distributed workload is suspended from 2.20 only */

@@ -15,6 +15,7 @@
 #include "runai/cp.h"
 #include "runai/cp_request.h"
 #include "runai/dist.h"
+#include "runai/dist_inference.h"
 #include "runai/inference.h"
 #include "runai/job.h"
 #include "runai/project.h"
@@ -77,11 +78,14 @@ int	 cp_submit(struct cp *, const struct rai_submit_spec *,
 
 /*
  * Submits an inference: cp_submit's request for the container, with
- * the serving port and autoscaling of inf; *out the answer
- * (Inference1), or with dry_run the request.
+ * the serving port and autoscaling of inf, or (dinf not NULL, inf
+ * unused) a distributed one's groups, with spec as their leader; *out
+ * the answer (Inference1, DistributedInference), or with dry_run the
+ * request.
  */
 int	 cp_submit_inference(struct cp *, const struct rai_submit_spec *,
-	    const struct rai_inference_spec *inf, const char *prefix,
+	    const struct rai_inference_spec *inf,
+	    const struct rai_dist_inference *dinf, const char *prefix,
 	    int dry_run, cJSON **out, struct rai_err *);
 
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };

@@ -45,9 +45,8 @@ rai_inference_spec_release(struct rai_inference_spec *s)
 
 /* ---- --serving-port ---- */
 
-/* A port number: digits only, 1..65535. */
-static int
-parse_port_number(const char *s, long *out)
+int
+rai_inference_port_number(const char *s, long *out)
 {
 	char *end;
 	long v;
@@ -61,9 +60,8 @@ parse_port_number(const char *s, long *out)
 	return 0;
 }
 
-/* a:b:c into names (none empty). */
-static int
-parse_names(const char *v, struct rai_strv *out)
+int
+rai_inference_names(const char *v, struct rai_strv *out)
 {
 	const char *p = v, *colon;
 	char *one;
@@ -90,8 +88,8 @@ static const char *const protocols[] = { "http", "grpc", NULL };
 static const char *const auth_types[] = { "public", "authenticatedUsers",
 	"authorizedUsersOrGroups", NULL };
 
-static int
-one_of(const char *v, const char *const *words)
+int
+rai_inference_one_of(const char *v, const char *const *words)
 {
 	for (; *words != NULL; words++)
 		if (strcmp(v, *words) == 0)
@@ -123,23 +121,23 @@ port_item(const char *arg, const char *item, struct rai_inference_spec *s,
 	*seen |= 1u << k;
 	switch (k) {
 	case 0:
-		ok = v != NULL && parse_port_number(v, &s->port) == 0;
+		ok = v != NULL && rai_inference_port_number(v, &s->port) == 0;
 		break;
 	case 1:
-		ok = v != NULL && one_of(v, protocols);
+		ok = v != NULL && rai_inference_one_of(v, protocols);
 		if (ok)
 			s->protocol = xstrdup(v);
 		break;
 	case 2:
-		ok = v != NULL && one_of(v, auth_types);
+		ok = v != NULL && rai_inference_one_of(v, auth_types);
 		if (ok)
 			s->auth_type = xstrdup(v);
 		break;
 	case 3:
-		ok = v != NULL && parse_names(v, &s->users) == 0;
+		ok = v != NULL && rai_inference_names(v, &s->users) == 0;
 		break;
 	case 4:
-		ok = v != NULL && parse_names(v, &s->groups) == 0;
+		ok = v != NULL && rai_inference_names(v, &s->groups) == 0;
 		break;
 	default:
 		ok = v == NULL || strcmp(v, "true") == 0 ||
@@ -166,7 +164,7 @@ rai_inference_parse_port(const char *arg, struct rai_inference_spec *s,
 	unsigned seen = 0;
 	int rc = 0;
 
-	if (parse_port_number(arg, &s->port) == 0)
+	if (rai_inference_port_number(arg, &s->port) == 0)
 		return 0;
 	if (strchr(arg, '=') == NULL)
 		return rai_err_set(err, RAI_E_USAGE, "--serving-port '%s': give "
@@ -194,7 +192,7 @@ rai_inference_builtin_metric(const char *metric)
 	static const char *const builtin[] = { "throughput", "concurrency",
 		"latency", NULL };
 
-	return metric != NULL && one_of(metric, builtin);
+	return metric != NULL && rai_inference_one_of(metric, builtin);
 }
 
 /* A custom metric's name, as the API's pattern has it. */

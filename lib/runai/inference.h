@@ -54,6 +54,13 @@ void	 rai_inference_spec_release(struct rai_inference_spec *);
 int	 rai_inference_parse_port(const char *arg, struct rai_inference_spec *,
 	    struct rai_err *);
 
+/* The pieces of that grammar, for the distributed one (dist_inference.h):
+ * a port number of digits alone, 1..65535; a:b:c into names, none
+ * empty; v one of the NULL-ended words. -1 or 0 (one_of: 1 or 0). */
+int	 rai_inference_port_number(const char *s, long *out);
+int	 rai_inference_names(const char *v, struct rai_strv *out);
+int	 rai_inference_one_of(const char *v, const char *const *words);
+
 /*
  * The settings as a whole, as the control plane would judge them:
  * bounds, a metric where min < max (but for 0 and 1), a threshold with

@@ -137,6 +137,14 @@ rai_wl_update(struct rai_wl *wl, struct rai_wl_update *u, struct rai_err *err)
 }
 
 int
+rai_wl_scale(struct rai_wl *wl, struct rai_wl_scale *u, struct rai_err *err)
+{
+	if (wl->ops->scale == NULL)
+		return unsupported(wl, "scaling a distributed inference", err);
+	return wl->ops->scale(wl, u, err);
+}
+
+int
 rai_wl_submit_manifest(struct rai_wl *wl, struct rai_wl_manifest *m,
     struct rai_err *err)
 {
@@ -457,6 +465,15 @@ rai_wl_manifest_release(struct rai_wl_manifest *m)
 
 void
 rai_wl_update_release(struct rai_wl_update *u)
+{
+	cJSON_Delete(u->request);
+	free(u->request_path);
+	u->request = NULL;
+	u->request_path = NULL;
+}
+
+void
+rai_wl_scale_release(struct rai_wl_scale *u)
 {
 	cJSON_Delete(u->request);
 	free(u->request_path);

@@ -27,6 +27,7 @@
 #include "core/strv.h"
 #include "kube/client.h"
 #include "runai/dist.h"
+#include "runai/dist_inference.h"
 #include "runai/inference.h"
 #include "runai/job.h"
 #include "runai/nodes.h"
@@ -154,6 +155,8 @@ struct rai_wl_submit {
 	const struct rai_dist_spec	*dist;	/* NULL: one pod */
 	/* NULL: not an inference (a control plane's alone) */
 	const struct rai_inference_spec	*inference;
+	/* NULL: not a distributed one (spec is its leader's container) */
+	const struct rai_dist_inference	*dist_inference;
 	const char	*prefix;	/* base of a made-up name; NULL "job" */
 	const char	*tmpl;		/* the source's own template, or NULL */
 	int		 dry_run;
@@ -183,6 +186,18 @@ struct rai_wl_update {
 	char		*request_path;
 };
 void	 rai_wl_update_release(struct rai_wl_update *);
+
+/* "inference distributed scale": the groups asked for (in), and what
+ * was sent (out). */
+struct rai_wl_scale {
+	const char	*job;
+	long		 replicas;
+	int		 dry_run;
+	/* out */
+	cJSON		*request;
+	char		*request_path;
+};
+void	 rai_wl_scale_release(struct rai_wl_scale *);
 
 /*
  * What "workload submit -f" sends (in) and what came of it (out): a
@@ -401,6 +416,9 @@ struct rai_wl_ops {
 	/* An inference of the resolved project changed in place. */
 	int	(*update)(struct rai_wl *, struct rai_wl_update *,
 		    struct rai_err *);
+	/* A distributed inference of the resolved project scaled. */
+	int	(*scale)(struct rai_wl *, struct rai_wl_scale *,
+		    struct rai_err *);
 };
 
 /*
@@ -470,6 +488,8 @@ int	 rai_wl_assets(struct rai_wl *, enum rai_wl_asset_kind,
 	    const struct rai_wl_asset_query *, struct rai_wl_assets *,
 	    struct rai_err *);
 int	 rai_wl_update(struct rai_wl *, struct rai_wl_update *,
+	    struct rai_err *);
+int	 rai_wl_scale(struct rai_wl *, struct rai_wl_scale *,
 	    struct rai_err *);
 int	 rai_wl_submit_manifest(struct rai_wl *, struct rai_wl_manifest *,
 	    struct rai_err *);

@@ -20,6 +20,7 @@
 #include "runai/cp_manifest.h"
 #include "runai/cp_metrics.h"
 #include "runai/cp_nodes.h"
+#include "runai/cp_dist_inference.h"
 #include "runai/cp_objects.h"
 #include "runai/cp_pages.h"
 #include "runai/cp_update.h"
@@ -300,17 +301,27 @@ cp_describe(struct rai_wl *wl, const char *job, int doc,
 
 /* ---- submit ---- */
 
-/* A dry run's request is shown: variables named like secrets redacted. */
+/*
+ * A dry run's request is shown: variables named like secrets redacted,
+ * in every container of it (a distributed inference's leader and
+ * worker, an MPI launcher's copy).
+ */
 static void
-redact(cJSON *body)
+redact(cJSON *node)
 {
-	cJSON *sp = cJSON_GetObjectItemCaseSensitive(body, "spec"), *e;
+	cJSON *c, *e;
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(sp,
-	    "environmentVariables"))
-		if (rai_is_secret_name(rai_json_str_or(e, "name", ""),
-		    strlen(rai_json_str_or(e, "name", ""))))
-			rai_json_set_str(e, "value", "<redacted>");
+	cJSON_ArrayForEach(c, node) {
+		if (c->string == NULL ||
+		    strcmp(c->string, "environmentVariables") != 0) {
+			redact(c);
+			continue;
+		}
+		cJSON_ArrayForEach(e, c)
+			if (rai_is_secret_name(rai_json_str_or(e, "name", ""),
+			    strlen(rai_json_str_or(e, "name", ""))))
+				rai_json_set_str(e, "value", "<redacted>");
+	}
 }
 
 /*
@@ -347,16 +358,18 @@ cp_submit_op(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	if (rai_wl_resolve(wl, NULL, err) == -1)
 		return -1;
 	s->spec->project = wl->project;
-	if ((s->inference != NULL ? cp_submit_inference(CP(wl), s->spec,
-	    s->inference, s->prefix, s->dry_run, &out, err) :
+	if ((s->inference != NULL || s->dist_inference != NULL ?
+	    cp_submit_inference(CP(wl), s->spec, s->inference,
+	    s->dist_inference, s->prefix, s->dry_run, &out, err) :
 	    cp_submit(CP(wl), s->spec, s->dist, s->prefix, s->tmpl,
 	    s->dry_run, &out, err)) == -1)
 		return -1;
 	if (s->dry_run) {
 		redact(out);
 		s->request = out;
-		s->request_path = s->inference != NULL ? CP_INFERENCES_PATH :
-		    cp_submit_path(s->spec, s->dist);
+		s->request_path = s->dist_inference != NULL ?
+		    CP_DIST_INFERENCES_PATH : s->inference != NULL ?
+		    CP_INFERENCES_PATH : cp_submit_path(s->spec, s->dist);
 		return 0;
 	}
 	s->name = submitted_name(wl, out, s);
@@ -371,6 +384,29 @@ cp_manifest_op(struct rai_wl *wl, struct rai_wl_manifest *m,
 	if (rai_wl_resolve(wl, NULL, err) == -1)
 		return -1;
 	return cp_submit_manifest(CP(wl), wl->project, m, err);
+}
+
+static int
+cp_scale_op(struct rai_wl *wl, struct rai_wl_scale *u, struct rai_err *err)
+{
+	struct cp_scale cs = { 0 };
+	int rc;
+
+	if (rai_wl_resolve(wl, NULL, err) == -1)
+		return -1;
+	cs.project = wl->project;
+	cs.name = u->job;
+	cs.replicas = u->replicas;
+	cs.dry_run = u->dry_run;
+	rc = cp_scale_dist_inference(CP(wl), &cs, err);
+	if (rc == 0 && u->dry_run) {
+		u->request = cs.request;
+		u->request_path = cs.path;
+		cs.request = NULL;
+		cs.path = NULL;
+	}
+	cp_scale_release(&cs);
+	return rc;
 }
 
 static int
@@ -727,6 +763,7 @@ static const struct rai_wl_ops cp_ops = {
 	.act = cp_act,
 	.submit = cp_submit_op,
 	.update = cp_update_op,
+	.scale = cp_scale_op,
 	.submit_manifest = cp_manifest_op,
 	.top_jobs = cp_top_jobs,
 	.nodes = cp_wl_nodes,

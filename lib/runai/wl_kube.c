@@ -510,7 +510,7 @@ kube_submit(struct rai_wl *wl, struct rai_wl_submit *s, struct rai_err *err)
 	int rc = -1;
 
 	/* the control plane makes an inference's serving objects, not runai */
-	if (s->inference != NULL)
+	if (s->inference != NULL || s->dist_inference != NULL)
 		return rai_err_set(err, RAI_E_CONFIG, "inference workloads exist "
 		    "only with a Run:ai control plane, and this context is in "
 		    "Kubernetes mode ('runai config control-plane URL' sets one)");
