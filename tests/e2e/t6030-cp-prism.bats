@@ -135,6 +135,11 @@ researcher_commands() {
 			>"$BATS_FILE_TMPDIR/m1.yaml"
 		suite "$v" "" workload submit -f "$BATS_FILE_TMPDIR/m1.yaml" -p team-a --priority high
 		must_pass "$v" "workload submit -f $BATS_FILE_TMPDIR/m1.yaml -p team-a --priority high"
+		suite "$v" "" inference distributed submit di1 -p team-a -i vllm -g 2 --workers 1 \
+			--worker-image vllm-w --replicas 2 --command 'vllm serve m' \
+			--serving-port container=8000,authorization-type=authorizedGroups,authorized-groups=ml
+		must_pass "$v" "inference distributed submit di1 -p team-a -i vllm -g 2 --workers 1 --worker-image vllm-w --replicas 2 --command vllm serve m --serving-port container=8000,authorization-type=authorizedGroups,authorized-groups=ml"
+		suite "$v" "" inference distributed scale di1 -p team-a --replicas 1
 	fi
 	suite "$v" "" suspend job1 -p team-a
 	suite "$v" "" resume job1 -p team-a
