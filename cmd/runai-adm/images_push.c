@@ -143,6 +143,12 @@ static const struct rai_opt verify_opts[] = {
 #define RATE_STEP_MS	500		/* a sample at most this often */
 #define RATE_WINDOW_MS	10000
 #define ETA_MAX_S	(2 * 86400.0)	/* beyond: no estimate at all */
+/*
+ * A recent rate below this part of the push's own average is a stall (a
+ * registry gone, a retry's back-off), not a pace to estimate from: a
+ * few bytes in the window would promise a day.
+ */
+#define STALL_FRACTION	0.01
 
 struct sample {
 	long long	 ms;
@@ -338,14 +344,16 @@ total_line(struct render *r, const struct adm_push_stats *st,
 	char sent[32], tot[32], rt[32];
 	size_t done = st->uploaded + st->skipped + st->mounted;
 	double rr = recent_rate(r, st), eta;
+	int stalled;
 	uint64_t bound = st->bytes_total + st->bytes_resent;
 	uint64_t left = bound > st->bytes_sent ? bound - st->bytes_sent : 0;
 
 	rai_buf_addf(b, "%zu of %zu blobs done, %s of up to %s sent, %s/s",
 	    done, st->blobs, iec(st->bytes_sent, sent, sizeof(sent)),
 	    iec(bound, tot, sizeof(tot)), iec((uint64_t)rr, rt, sizeof(rt)));
-	eta = rr > 0 ? (double)left / rr : 0;
-	if (left > 0 && rr <= 0 && st->retries > 0)
+	stalled = rr <= 0 || rr < rate(st) * STALL_FRACTION;
+	eta = stalled ? 0 : (double)left / rr;
+	if (left > 0 && stalled && st->retries > 0)
 		rai_buf_addstr(b, ", waiting to retry");
 	else if (left > 0 && eta >= 1 && eta < ETA_MAX_S)
 		rai_buf_addf(b, ", ETA %.0fs", eta);
@@ -984,7 +992,7 @@ const struct rai_cmd adm_cmd_images_push = {
 	    "sent never go back in the progress: what a retry sends again "
 	    "is counted and raises the \"up to\" total; the rate is that of "
 	    "the last 10 seconds, and no ETA is shown while waiting to "
-	    "retry.\n\n"
+	    "retry or while the push is stalled.\n\n"
 	    "Legacy docker save layers are uncompressed; --compress gzip "
 	    "sends them gzip-compressed, deterministically, so every run "
 	    "gives the same digests. Each such layer is compressed once, "
