@@ -15,6 +15,7 @@
 #include "core/alloc.h"
 #include "core/strv.h"
 #include "kube/quantity.h"
+#include "inference_scaling.h"
 #include "request_print.h"
 #include "runai.h"
 #include "runai/dist_inference.h"
@@ -251,35 +252,6 @@ make_groups(struct rai_ctx *ctx, const struct dinf_opts *o,
 	return rai_dist_inference_check(d, rai_ctx_err(ctx));
 }
 
-/*
- * Everything the flags alone can get wrong, before any request; the
- * leader's container through submit's own checks, with a stand-in name
- * when the control plane makes one.
- */
-static int
-check_offline(struct rai_ctx *ctx, const struct dinf_opts *o,
-    const struct rai_submit_spec *spec)
-{
-	struct rai_submit_spec s = *spec;
-	char *probe = NULL;
-	int rc;
-
-	if (runai_dry_run_check(ctx, o->dry_run, o->output) == -1)
-		return -1;
-	if (o->image == NULL || *o->image == '\0')
-		return USAGE(ctx, "-i/--image is required: the image that "
-		    "serves the model");
-	if (s.name == NULL)
-		s.name = probe = xasprintf("%s-0", o->prefix != NULL ?
-		    o->prefix : DEFAULT_PREFIX);
-	rc = rai_submit_check_spec(&s, rai_ctx_err(ctx));
-	if (rc == -1 && probe != NULL && o->prefix != NULL)
-		rai_err_prefix(rai_ctx_err(ctx), "--name-prefix '%s'",
-		    o->prefix);
-	free(probe);
-	return rc;
-}
-
 static int
 split_args(struct rai_ctx *ctx, const struct dinf_opts *o, int argc,
     char **argv, const char **name)
@@ -298,27 +270,12 @@ static int
 submit(struct rai_ctx *ctx, const struct dinf_opts *o, struct dinf_job *j)
 {
 	struct rai_wl_submit s = { 0 };
-	struct rai_err *err = rai_ctx_err(ctx);
-	int rc = 0;
 
 	s.spec = &j->spec;
 	s.dist_inference = &j->d;
 	s.prefix = o->prefix != NULL ? o->prefix : DEFAULT_PREFIX;
 	s.dry_run = o->dry_run;
-	if (rai_wl_submit(RUNAI_WL(ctx), &s, err) == -1) {
-		if (err->ncauses == 0)
-			return -1;
-		runai_print_refusal(ctx, err);
-		return 1;
-	}
-	if (o->dry_run)
-		rc = runai_print_request(ctx, "POST", s.request_path, s.request,
-		    o->output);
-	else
-		runai_say_done(ctx, "inference distributed", s.name,
-		    "submitted successfully");
-	rai_wl_submit_release(&s);
-	return rc;
+	return runai_submit_and_say(ctx, &s, "inference distributed", o->output);
 }
 
 static int
@@ -336,7 +293,8 @@ cmd_dinf_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	    check_quantities(ctx, o, &worker_cpu) == -1)
 		goto out;
 	make_leader(ctx, o, j, name);
-	if (check_offline(ctx, o, &j->spec) == -1 ||
+	if (inference_check_offline(ctx, &j->spec, o->prefix, DEFAULT_PREFIX,
+	    o->dry_run, o->output) == -1 ||
 	    make_groups(ctx, o, &j->d, worker_cpu) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;

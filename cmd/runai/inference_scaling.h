@@ -1,7 +1,9 @@
 /*
- * The autoscaling flags that "inference submit" and "inference update"
- * share: one struct in each command's options, one table of flags, and
- * the move into lib/runai/inference.h's spec.
+ * What the inference commands share: the autoscaling flags of
+ * "inference submit" and "inference update" (one struct in each
+ * command's options, one table of flags, and the move into
+ * lib/runai/inference.h's spec), and the checks of a submit's container
+ * before anything is sent (the distributed submit's too).
  */
 #ifndef RUNAI_INFERENCE_SCALING_H
 #define RUNAI_INFERENCE_SCALING_H
@@ -10,6 +12,7 @@
 
 #include "runai.h"
 #include "runai/inference.h"
+#include "runai/submit.h"
 
 /* A whole number is -1 until given (RAI_OPT_TRISTATE). */
 struct inference_scaling_opts {
@@ -72,5 +75,15 @@ struct inference_scaling_opts {
  */
 int	 inference_scaling_fill(struct rai_ctx *,
 	    const struct inference_scaling_opts *, struct rai_inference_spec *);
+
+/*
+ * Everything a submit's flags alone can get wrong, before any request:
+ * -o without --dry-run, no image, and the container through submit's
+ * own checks, with a stand-in name (<prefix>-0, prefix or def_prefix)
+ * when the control plane makes one. 0, or -1 with a usage error.
+ */
+int	 inference_check_offline(struct rai_ctx *,
+	    const struct rai_submit_spec *, const char *prefix,
+	    const char *def_prefix, int dry_run, const char *output);
 
 #endif

@@ -301,35 +301,6 @@ split_args(struct rai_ctx *ctx, const struct inference_opts *o, int argc,
 	return 0;
 }
 
-/*
- * Everything the flags alone can get wrong, before any request; the
- * container part through submit's own checks, with a stand-in name when
- * the control plane makes one.
- */
-static int
-check_offline(struct rai_ctx *ctx, const struct inference_opts *o,
-    const struct rai_submit_spec *spec)
-{
-	struct rai_submit_spec s = *spec;
-	char *probe = NULL;
-	int rc;
-
-	if (runai_dry_run_check(ctx, o->dry_run, o->output) == -1)
-		return -1;
-	if (o->image == NULL || *o->image == '\0')
-		return USAGE(ctx, "-i/--image is required: the image that "
-		    "serves the model");
-	if (s.name == NULL)
-		s.name = probe = xasprintf("%s-0", o->prefix != NULL ?
-		    o->prefix : DEFAULT_PREFIX);
-	rc = rai_submit_check_spec(&s, rai_ctx_err(ctx));
-	if (rc == -1 && probe != NULL && o->prefix != NULL)
-		rai_err_prefix(rai_ctx_err(ctx), "--name-prefix '%s'",
-		    o->prefix);
-	free(probe);
-	return rc;
-}
-
 /* ---- sending ---- */
 
 static int
@@ -337,27 +308,12 @@ submit_inference(struct rai_ctx *ctx, const struct inference_opts *o,
     struct inference_job *j)
 {
 	struct rai_wl_submit s = { 0 };
-	struct rai_err *err = rai_ctx_err(ctx);
-	int rc = 0;
 
 	s.spec = &j->spec;
 	s.inference = &j->inf;
 	s.prefix = o->prefix != NULL ? o->prefix : DEFAULT_PREFIX;
 	s.dry_run = o->dry_run;
-	if (rai_wl_submit(RUNAI_WL(ctx), &s, err) == -1) {
-		if (err->ncauses == 0)
-			return -1;
-		runai_print_refusal(ctx, err);
-		return 1;
-	}
-	if (o->dry_run)
-		rc = runai_print_request(ctx, "POST", s.request_path, s.request,
-		    o->output);
-	else
-		runai_say_done(ctx, "inference", s.name,
-		    "submitted successfully");
-	rai_wl_submit_release(&s);
-	return rc;
+	return runai_submit_and_say(ctx, &s, "inference", o->output);
 }
 
 static int
@@ -370,7 +326,8 @@ cmd_inference_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 
 	if (split_args(ctx, o, argc, argv, &name, &ncmd) == -1 ||
 	    make_spec(ctx, o, j, name, argv + argc - ncmd,
-	    (size_t)ncmd) == -1 || check_offline(ctx, o, &j->spec) == -1 ||
+	    (size_t)ncmd) == -1 || inference_check_offline(ctx, &j->spec, o->prefix,
+	    DEFAULT_PREFIX, o->dry_run, o->output) == -1 ||
 	    make_inference(ctx, o, &j->inf) == -1 ||
 	    runai_prepare(ctx, RAI_CMD_NEED_PROJECT, rai_ctx_err(ctx)) == -1)
 		goto out;

@@ -62,3 +62,26 @@ runai_print_refusal(struct rai_ctx *ctx, const struct rai_err *err)
 		free(m);
 	}
 }
+
+int
+runai_submit_and_say(struct rai_ctx *ctx, struct rai_wl_submit *s,
+    const char *noun, const char *output)
+{
+	struct rai_err *err = rai_ctx_err(ctx);
+	int rc = 0;
+
+	if (rai_wl_submit(RUNAI_WL(ctx), s, err) == -1) {
+		rai_wl_submit_release(s);
+		if (err->ncauses == 0)
+			return -1;
+		runai_print_refusal(ctx, err);
+		return 1;
+	}
+	if (s->dry_run)
+		rc = runai_print_request(ctx, "POST", s->request_path,
+		    s->request, output);
+	else
+		runai_say_done(ctx, noun, s->name, "submitted successfully");
+	rai_wl_submit_release(s);
+	return rc;
+}

@@ -44,6 +44,18 @@ int	 runai_print_request(struct rai_ctx *, const char *method,
  * field it named (err->causes). */
 void	 runai_print_refusal(struct rai_ctx *, const struct rai_err *);
 
+struct rai_wl_submit;
+/*
+ * Sends s (its fields set) through the context's workload source and
+ * says what came of it: with s->dry_run the request (as
+ * runai_print_request, in output's format), else "The NOUN 'NAME' has
+ * been submitted successfully". A refusal that names its fields is
+ * printed here whole and gives 1; another failure -1 with the
+ * context's error set. s is released.
+ */
+int	 runai_submit_and_say(struct rai_ctx *, struct rai_wl_submit *s,
+	    const char *noun, const char *output);
+
 /*
  * "The NOUN 'NAME' has been DONE", then how to see its status: "runai
  * NOUN describe NAME -p PROJECT" (the resolved project).

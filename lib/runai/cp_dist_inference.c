@@ -25,31 +25,6 @@ cp_scale_release(struct cp_scale *u)
 	u->path = NULL;
 }
 
-/* The workload called u->name in its project, and where it is. */
-static int
-find_dist_inference(struct cp *c, struct cp_scale *u, struct rai_err *err)
-{
-	cJSON *wl = NULL;
-	const char *type, *id;
-	int rc = 0;
-
-	if (cp_job_find(c, u->project, u->name, &wl, err) == -1)
-		return -1;
-	type = rai_json_str(wl, "type");
-	id = rai_json_str(wl, "id");
-	if (type == NULL || strcmp(type, "DistributedInference") != 0)
-		rc = rai_err_set(err, RAI_E_NOTFOUND, "'%s' in project %s is of "
-		    "type %s, not a distributed inference", u->name,
-		    u->project, type != NULL ? type : "(none)");
-	else if (id == NULL)
-		rc = rai_err_set(err, RAI_E_PROTO, "the control plane listed "
-		    "'%s' without an id", u->name);
-	else
-		u->path = xasprintf(CP_DIST_INFERENCES_PATH "/%s", id);
-	cJSON_Delete(wl);
-	return rc;
-}
-
 int
 cp_scale_dist_inference(struct cp *c, struct cp_scale *u,
     struct rai_err *err)
@@ -68,7 +43,9 @@ cp_scale_dist_inference(struct cp *c, struct cp_scale *u,
 	if (u->replicas < 0 || u->replicas > RAI_DIST_INFERENCE_MAX)
 		return rai_err_set(err, RAI_E_USAGE, "--replicas must be from 0 "
 		    "to %d", RAI_DIST_INFERENCE_MAX);
-	if (find_dist_inference(c, u, err) == -1)
+	if (cp_job_path_of_type(c, u->project, u->name,
+	    "DistributedInference", "a distributed inference",
+	    CP_DIST_INFERENCES_PATH, &u->path, err) == -1)
 		return -1;
 	u->request = cJSON_CreateObject();
 	cJSON_AddNumberToObject(cJSON_AddObjectToObject(u->request, "spec"),

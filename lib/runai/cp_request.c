@@ -698,8 +698,8 @@ inference_release_check(const struct rai_inference_spec *inf,
 	    inf->request_timeout >= 0, 22, release, err) == -1 ? -1 : 0;
 }
 
-static void
-add_names(cJSON *o, const char *key, const struct rai_strv *names)
+void
+cp_add_names(cJSON *o, const char *key, const struct rai_strv *names)
 {
 	cJSON *arr;
 	size_t i;
@@ -724,8 +724,8 @@ add_serving_port(cJSON *spec, const struct rai_inference_spec *inf)
 		cJSON_AddStringToObject(sp, "protocol", inf->protocol);
 	if (inf->auth_type != NULL)
 		cJSON_AddStringToObject(sp, "authorizationType", inf->auth_type);
-	add_names(sp, "authorizedUsers", &inf->users);
-	add_names(sp, "authorizedGroups", &inf->groups);
+	cp_add_names(sp, "authorizedUsers", &inf->users);
+	cp_add_names(sp, "authorizedGroups", &inf->groups);
 	if (inf->cluster_local)
 		cJSON_AddBoolToObject(sp, "clusterLocalAccessOnly", 1);
 }

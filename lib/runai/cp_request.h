@@ -65,6 +65,9 @@ int	 cp_container_fields(cJSON *spec, const struct rai_submit_spec *,
  */
 int	 cp_inference_scaling(cJSON *spec, const struct rai_inference_spec *,
 	    const char *release, struct rai_err *);
+/* names as an array of strings at key in o; nothing when there are
+ * none. */
+void	 cp_add_names(cJSON *o, const char *key, const struct rai_strv *names);
 /* Where an inference's request is POSTed. */
 #define CP_INFERENCES_PATH	"/api/v1/workloads/inferences"
 /* Where the request is POSTed (dist: NULL unless submit-dist). */

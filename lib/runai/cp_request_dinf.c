@@ -129,19 +129,6 @@ worker_of(const cJSON *leader, const struct rai_dist_inference *d,
 }
 
 static void
-add_names(cJSON *o, const char *key, const struct rai_strv *names)
-{
-	cJSON *arr;
-	size_t i;
-
-	if (names->n == 0)
-		return;
-	arr = cJSON_AddArrayToObject(o, key);
-	for (i = 0; i < names->n; i++)
-		cJSON_AddItemToArray(arr, cJSON_CreateString(names->v[i]));
-}
-
-static void
 add_serving(cJSON *spec, const struct rai_dist_serving *sv)
 {
 	cJSON *p;
@@ -152,8 +139,8 @@ add_serving(cJSON *spec, const struct rai_dist_serving *sv)
 	cJSON_AddNumberToObject(p, "port", (double)sv->port);
 	if (sv->auth_type != NULL)
 		cJSON_AddStringToObject(p, "authorizationType", sv->auth_type);
-	add_names(p, "authorizedUsers", &sv->users);
-	add_names(p, "authorizedGroups", &sv->groups);
+	cp_add_names(p, "authorizedUsers", &sv->users);
+	cp_add_names(p, "authorizedGroups", &sv->groups);
 	if (sv->expose_externally)
 		cJSON_AddBoolToObject(p, "exposeExternally", 1);
 	if (sv->exposed_url != NULL)

@@ -184,31 +184,6 @@ cp_update_release(struct cp_update *u)
 	u->path = NULL;
 }
 
-/* The inference called u->name in its project, and where it is. */
-static int
-find_inference(struct cp *c, struct cp_update *u, struct rai_err *err)
-{
-	cJSON *wl = NULL;
-	const char *type, *id;
-	int rc = 0;
-
-	if (cp_job_find(c, u->project, u->name, &wl, err) == -1)
-		return -1;
-	type = rai_json_str(wl, "type");
-	id = rai_json_str(wl, "id");
-	if (type == NULL || strcmp(type, "Inference") != 0)
-		rc = rai_err_set(err, RAI_E_NOTFOUND, "'%s' in project %s is a %s "
-		    "workload, not an inference", u->name, u->project,
-		    type != NULL ? type : "(typeless)");
-	else if (id == NULL)
-		rc = rai_err_set(err, RAI_E_PROTO, "the control plane listed "
-		    "'%s' without an id", u->name);
-	else
-		u->path = xasprintf(CP_INFERENCES_PATH "/%s", id);
-	cJSON_Delete(wl);
-	return rc;
-}
-
 int
 cp_update_inference(struct cp *c, struct cp_update *u, struct rai_err *err)
 {
@@ -226,7 +201,9 @@ cp_update_inference(struct cp *c, struct cp_update *u, struct rai_err *err)
 		rc = rai_err_set(err, RAI_E_USAGE, "updating an inference needs "
 		    "a control plane of 2.%d or later (this is %s)",
 		    CP_UPDATE_MINOR, release);
-	else if ((rc = find_inference(c, u, err)) == 0 &&
+	else if ((rc = cp_job_path_of_type(c, u->project, u->name,
+	    "Inference", "an inference", CP_INFERENCES_PATH, &u->path,
+	    err)) == 0 &&
 	    (rc = cp_call(c, "GET", u->path, NULL, NULL, &now, err)) == 0)
 		rc = cp_update_body(cJSON_GetObjectItemCaseSensitive(now,
 		    "spec"), u->spec, u->scaling, release, &u->request, err);

@@ -734,6 +734,33 @@ cp_submit_inference(struct cp *c, const struct rai_submit_spec *s,
 	return rc;
 }
 
+int
+cp_job_path_of_type(struct cp *c, const char *project, const char *name,
+    const char *type, const char *noun, const char *collection, char **path,
+    struct rai_err *err)
+{
+	cJSON *wl = NULL;
+	const char *got, *id;
+	int rc = 0;
+
+	*path = NULL;
+	if (cp_job_find(c, project, name, &wl, err) == -1)
+		return -1;
+	got = rai_json_str(wl, "type");
+	id = rai_json_str(wl, "id");
+	if (got == NULL || strcmp(got, type) != 0)
+		rc = rai_err_set(err, RAI_E_NOTFOUND, "'%s' in project %s is of "
+		    "type %s, not %s", name, project, got != NULL ? got :
+		    "(none)", noun);
+	else if (id == NULL)
+		rc = rai_err_set(err, RAI_E_PROTO, "the control plane listed "
+		    "'%s' without an id", name);
+	else
+		*path = xasprintf("%s/%s", collection, id);
+	cJSON_Delete(wl);
+	return rc;
+}
+
 /* ---- actions ---- */
 
 /* The type-specific collection of a workload ("trainings"), or NULL. */

@@ -88,6 +88,15 @@ int	 cp_submit_inference(struct cp *, const struct rai_submit_spec *,
 	    const struct rai_dist_inference *dinf, const char *prefix,
 	    int dry_run, cJSON **out, struct rai_err *);
 
+/*
+ * The path of the workload NAME of the project, COLLECTION/ID, when it
+ * is of TYPE ("Inference"); RAI_E_NOTFOUND as cp_job_find, and naming
+ * its type when it is another ("... not NOUN": "an inference").
+ */
+int	 cp_job_path_of_type(struct cp *, const char *project,
+	    const char *name, const char *type, const char *noun,
+	    const char *collection, char **path, struct rai_err *);
+
 enum cp_action { CP_DELETE, CP_SUSPEND, CP_RESUME };
 /* The action on a workload (as cp_job_find returns it); any 2xx is done. */
 int	 cp_job_action(struct cp *, const cJSON *workload, enum cp_action,

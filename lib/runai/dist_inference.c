@@ -103,9 +103,10 @@ serving_value(int k, const char *v, struct rai_dist_serving *sv)
 }
 
 static int
-serving_item(const char *arg, const char *item, struct rai_dist_serving *sv,
+serving_item(const char *arg, const char *item, void *serving,
     unsigned *seen, struct rai_err *err)
 {
+	struct rai_dist_serving *sv = serving;
 	const char *eq = strchr(item, '='), *v = eq != NULL ? eq + 1 : NULL;
 	size_t klen = eq != NULL ? (size_t)(eq - item) : strlen(item);
 	int k = serving_key(item, klen);
@@ -127,9 +128,8 @@ int
 rai_dist_serving_parse(const char *arg, struct rai_dist_serving *sv,
     struct rai_err *err)
 {
-	char *copy, *item, *next;
 	unsigned seen = 0;
-	int rc = 0;
+	int rc;
 
 	if (rai_inference_port_number(arg, &sv->port) == 0)
 		return 0;
@@ -137,14 +137,7 @@ rai_dist_serving_parse(const char *arg, struct rai_dist_serving *sv,
 		return rai_err_set(err, RAI_E_USAGE, "--serving-port '%s': give "
 		    "a port from 1 to 65535, or container=PORT with its "
 		    "options", arg);
-	copy = xstrdup(arg);
-	for (item = copy; item != NULL && rc == 0; item = next) {
-		next = strchr(item, ',');
-		if (next != NULL)
-			*next++ = '\0';
-		rc = serving_item(arg, item, sv, &seen, err);
-	}
-	free(copy);
+	rc = rai_inference_port_items(arg, serving_item, sv, &seen, err);
 	if (rc == 0 && !(seen & (1u << KEY_CONTAINER)))
 		rc = rai_err_set(err, RAI_E_USAGE, "--serving-port '%s': "
 		    "container=PORT is required", arg);

@@ -99,9 +99,10 @@ rai_inference_one_of(const char *v, const char *const *words)
 
 /* One KEY[=VALUE] of the keyed form; *seen has a bit per key given. */
 static int
-port_item(const char *arg, const char *item, struct rai_inference_spec *s,
-    unsigned *seen, struct rai_err *err)
+port_item(const char *arg, const char *item, void *spec, unsigned *seen,
+    struct rai_err *err)
 {
+	struct rai_inference_spec *s = spec;
 	static const char *const keys[] = { "container", "protocol",
 		"authorization-type", "authorized-users", "authorized-groups",
 		"cluster-local-access-only", NULL };
@@ -157,12 +158,28 @@ port_item(const char *arg, const char *item, struct rai_inference_spec *s,
 }
 
 int
+rai_inference_port_items(const char *arg, rai_inference_item_fn *one,
+    void *ctx, unsigned *seen, struct rai_err *err)
+{
+	char *copy = xstrdup(arg), *item, *next;
+	int rc = 0;
+
+	for (item = copy; item != NULL && rc == 0; item = next) {
+		next = strchr(item, ',');
+		if (next != NULL)
+			*next++ = '\0';
+		rc = one(arg, item, ctx, seen, err);
+	}
+	free(copy);
+	return rc;
+}
+
+int
 rai_inference_parse_port(const char *arg, struct rai_inference_spec *s,
     struct rai_err *err)
 {
-	char *copy, *item, *next;
 	unsigned seen = 0;
-	int rc = 0;
+	int rc;
 
 	if (rai_inference_port_number(arg, &s->port) == 0)
 		return 0;
@@ -170,14 +187,7 @@ rai_inference_parse_port(const char *arg, struct rai_inference_spec *s,
 		return rai_err_set(err, RAI_E_USAGE, "--serving-port '%s': give "
 		    "a port from 1 to 65535, or container=PORT with its "
 		    "options", arg);
-	copy = xstrdup(arg);
-	for (item = copy; item != NULL && rc == 0; item = next) {
-		next = strchr(item, ',');
-		if (next != NULL)
-			*next++ = '\0';
-		rc = port_item(arg, item, s, &seen, err);
-	}
-	free(copy);
+	rc = rai_inference_port_items(arg, port_item, s, &seen, err);
 	if (rc == 0 && !(seen & 1u))
 		rc = rai_err_set(err, RAI_E_USAGE, "--serving-port '%s': "
 		    "container=PORT is required", arg);

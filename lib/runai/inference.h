@@ -60,6 +60,12 @@ int	 rai_inference_parse_port(const char *arg, struct rai_inference_spec *,
 int	 rai_inference_port_number(const char *s, long *out);
 int	 rai_inference_names(const char *v, struct rai_strv *out);
 int	 rai_inference_one_of(const char *v, const char *const *words);
+/* Each ','-separated item of arg through one (ctx and seen passed on),
+ * until one fails: its -1, else 0. */
+typedef int	 rai_inference_item_fn(const char *arg, const char *item,
+		    void *ctx, unsigned *seen, struct rai_err *);
+int	 rai_inference_port_items(const char *arg, rai_inference_item_fn *one,
+	    void *ctx, unsigned *seen, struct rai_err *);
 
 /*
  * The settings as a whole, as the control plane would judge them:

@@ -332,7 +332,7 @@ patches() {
 	run -0 runai training submit trn1 -p team-a -i busybox -- sleep 300
 	before=$(patches /)
 	run -1 runai inference update trn1 -p team-a -i img
-	assert_output "runai: error: 'trn1' in project team-a is a Training workload, not an inference"
+	assert_output "runai: error: 'trn1' in project team-a is of type Training, not an inference"
 	run -1 runai inference update nosuch -p team-a -i img
 	assert_output "runai: error: Job nosuch does not exist in project team-a. If the job exists in a different project, use -p <project-name>."
 	assert_equal "$(patches /)" "$before"
