@@ -54,20 +54,19 @@ static const struct rai_cmd dinf_describe =
     RUNAI_WL_DESCRIBE("a distributed inference workload");
 static const struct rai_cmd dinf_delete =
     RUNAI_WL_DELETE("a distributed inference workload");
-static const struct rai_cmd dinf_streams[] = {
-	RUNAI_WL_STREAMS("a distributed inference workload")
-};
 
+/*
+ * No logs, exec, bash or port-forward yet: they find a job's pods on
+ * the cluster by their owners, and a LeaderWorkerSet's pods belong to
+ * StatefulSets of its own, which runai does not follow. Offered, they
+ * would say the workload does not exist.
+ */
 static const struct rai_cmd *const distributed_subcmds[] = {
 	&runai_cmd_inference_dist_submit,
 	&runai_cmd_inference_dist_scale,
 	&dinf_list,
 	&dinf_describe,
 	&dinf_delete,
-	&dinf_streams[0],	/* logs */
-	&dinf_streams[1],	/* exec */
-	&dinf_streams[2],	/* bash */
-	&dinf_streams[4],	/* port-forward */
 	NULL
 };
 

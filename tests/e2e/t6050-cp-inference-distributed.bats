@@ -108,6 +108,13 @@ wait_status() {
 		'[2,1,"busybox","busybox:worker"]'
 	run -0 cp_status_of GET '^/api/v1/workloads/distributed-inferences/[-0-9a-f]+$'
 	assert_line 200
+	# its pods are the cluster's, for kubectl: runai has no streams of it yet
+	jq -nc --arg ns "$NS" '{namespace: $ns, pod: "llm1-1-1", container: null,
+		lines: ["worker 1 of group 1 joined"]}' | sim POST /_sim/logs - >/dev/null
+	run -0 kube_api "$KUBESIM_URL/api/v1/namespaces/$NS/pods/llm1-1-1/log"
+	assert_output --partial "worker 1 of group 1 joined"
+	run -2 c inference distributed logs llm1 -p team-a
+	assert_line --index 0 "runai inference distributed: 'logs' is not a runai inference distributed command"
 	# a training is no distributed inference
 	run -0 c training submit tr1 -p team-a -i busybox -- sleep 300
 	run -1 c inference distributed describe tr1 -p team-a
