@@ -173,11 +173,12 @@ check_quantities(struct rai_ctx *ctx, const struct dinf_opts *o,
 		const char	*name;
 		const char	*v;
 		int		 cores;
+		double		*out;	/* where the value goes, or NULL */
 	} q[] = {
-		{ "cpu-core-request", o->cpu, 1 },
-		{ "cpu-memory-request", o->memory, 0 },
-		{ "worker-cpu-core-request", o->worker_cpu, 1 },
-		{ "worker-cpu-memory-request", o->worker_memory, 0 },
+		{ "cpu-core-request", o->cpu, 1, NULL },
+		{ "cpu-memory-request", o->memory, 0, NULL },
+		{ "worker-cpu-core-request", o->worker_cpu, 1, worker_cpu },
+		{ "worker-cpu-memory-request", o->worker_memory, 0, NULL },
 	};
 	double v;
 	size_t i;
@@ -192,8 +193,8 @@ check_quantities(struct rai_ctx *ctx, const struct dinf_opts *o,
 			    q[i].v, q[i].cores ? "a number of cores above 0 "
 			    "(for example 2 or 0.5)" : "a quantity (for "
 			    "example 4G or 512Mi)");
-		if (i == 2)
-			*worker_cpu = v;
+		if (q[i].out != NULL)
+			*q[i].out = v;
 	}
 	if (rai_opt_given(ctx, "gpu-portion-request") &&
 	    !(o->gpu_portion > 0 && o->gpu_portion <= 1))
@@ -284,7 +285,7 @@ cmd_dinf_submit(struct rai_ctx *ctx, void *opts, int argc, char **argv)
 	struct dinf_opts *o = opts;
 	struct dinf_job *j = xcalloc(1, sizeof(*j));
 	const char *name;
-	double worker_cpu;
+	double worker_cpu = -1;
 	int rc = -1;
 
 	rai_dist_inference_init(&j->d);

@@ -3,13 +3,10 @@
  * cp_dist_inference.h.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "core/alloc.h"
 #include "core/err.h"
-#include "core/json.h"
 #include "runai/cp.h"
 #include "runai/cp_dist_inference.h"
 #include "runai/cp_work.h"

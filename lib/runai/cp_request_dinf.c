@@ -2,14 +2,11 @@
  * A distributed inference's create request, made from submit's
  * (cp_request.c): see cp_request_dinf.h.
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "core/alloc.h"
 #include "core/err.h"
-#include "core/json.h"
 #include "core/strv.h"
 #include "runai/cp.h"
 #include "runai/cp_request.h"
